@@ -1,3 +1,22 @@
+/**
+ * Starts what the suites talk to, once per `npm test`: DynamoDB Local and the SNS emulator,
+ * each on a free port of 127.0.0.1, and the table. The environment set here is what every
+ * handler reads (DESIGN.md §6), and jest's workers inherit it.
+ */
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { startDynamoDbLocal } from '../../infra/local/dynamodb-local';
+import { startSnsEmulator } from '../../infra/local/sns-emulator';
+import { ensureSubscriptionTable } from '../../infra/local/subscription-table';
+import { TEST_ENV } from './test-env';
+
 export default async function globalSetup(): Promise<void> {
-  process.env.SMOKE = '1';
+  const [dynamoDb, sns] = await Promise.all([startDynamoDbLocal(), startSnsEmulator()]);
+  globalThis.__LOCAL_SERVICES__ = { dynamoDb, sns };
+
+  for (const name of ['AWS_PROFILE', 'AWS_SESSION_TOKEN', 'AWS_DEFAULT_PROFILE']) delete process.env[name];
+  Object.assign(process.env, TEST_ENV, {
+    AWS_ENDPOINT_URL_DYNAMODB: dynamoDb.endpoint,
+    AWS_ENDPOINT_URL_SNS: sns.endpoint,
+  });
+  await ensureSubscriptionTable(new DynamoDBClient({}), TEST_ENV.TABLE_NAME);
 }

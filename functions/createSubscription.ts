@@ -1,0 +1,23 @@
+import { documentClient } from '../shared/aws/dynamodb';
+import { snsClient } from '../shared/aws/sns';
+import { config } from '../shared/config';
+import { httpOperation } from '../shared/http/operation';
+import { createSubscription } from '../shared/subscriptions/create-subscription';
+import { recordView } from '../shared/subscriptions/model';
+import { SubscriptionRepository } from '../shared/subscriptions/repository';
+import { createSubscriptionRequest } from '../shared/subscriptions/rules';
+import { SubscriptionTopics } from '../shared/subscriptions/topics';
+
+const deps = {
+  repository: new SubscriptionRepository(documentClient, config.tableName),
+  topics: new SubscriptionTopics(snsClient, config.topicPrefix),
+  maxSubscriptionsPerPortal: config.maxSubscriptionsPerPortal,
+};
+
+export const handler = httpOperation('createSubscriptionRoute', {
+  body: createSubscriptionRequest,
+  run: async ({ portalId, body }) => {
+    const subscription = await createSubscription(deps, portalId, body);
+    return { message: 'Subscription created.', record: recordView(subscription) };
+  },
+});

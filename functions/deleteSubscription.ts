@@ -1,0 +1,26 @@
+import { documentClient } from '../shared/aws/dynamodb';
+import { snsClient } from '../shared/aws/sns';
+import { config } from '../shared/config';
+import { BadRequestError } from '../shared/http/errors';
+import { httpOperation } from '../shared/http/operation';
+import { deleteSubscription } from '../shared/subscriptions/delete-subscription';
+import { SubscriptionRepository } from '../shared/subscriptions/repository';
+import { configIdFromPath } from '../shared/subscriptions/rules';
+import { SubscriptionTopics } from '../shared/subscriptions/topics';
+
+const deps = {
+  repository: new SubscriptionRepository(documentClient, config.tableName),
+  topics: new SubscriptionTopics(snsClient, config.topicPrefix),
+};
+
+/** Deletes the subscription named in the path, with its SNS topic and subscription. Any body is ignored. */
+export const handler = httpOperation('deleteSubscriptionRoute', {
+  run: async ({ portalId, event }) => {
+    const configId = configIdFromPath(event.pathParameters?.configId);
+    if (!configId) {
+      throw new BadRequestError('configId: the path must end in a subscription id (a UUID).', 'INVALID_REQUEST');
+    }
+    await deleteSubscription(deps, portalId, configId);
+    return { message: 'Subscription deleted.' };
+  },
+});

@@ -1,0 +1,15 @@
+import { documentClient } from '../shared/aws/dynamodb';
+import { config } from '../shared/config';
+import { httpOperation } from '../shared/http/operation';
+import { SubscriptionRepository } from '../shared/subscriptions/repository';
+import { renameSubscriptionRequest } from '../shared/subscriptions/rules';
+
+const repository = new SubscriptionRepository(documentClient, config.tableName);
+
+export const handler = httpOperation('renameSubscriptionRoute', {
+  body: renameSubscriptionRequest,
+  run: async ({ portalId, body: { configId, name } }) => {
+    await repository.update(portalId, configId, { name });
+    return { message: 'Subscription renamed.' };
+  },
+});

@@ -1,0 +1,19 @@
+import { documentClient } from '../shared/aws/dynamodb';
+import { config } from '../shared/config';
+import { httpOperation } from '../shared/http/operation';
+import { SubscriptionRepository } from '../shared/subscriptions/repository';
+import { updateSubscriptionRequest } from '../shared/subscriptions/rules';
+
+const repository = new SubscriptionRepository(documentClient, config.tableName);
+
+/** Replaces the subscription's event list. */
+export const handler = httpOperation('updateSubscriptionRoute', {
+  body: updateSubscriptionRequest,
+  run: async ({ portalId, body: { configId, events } }) => {
+    const updated = await repository.update(portalId, configId, { events });
+    return {
+      message: 'Subscription events updated.',
+      record: { configId: updated.configId, events: updated.events, portalId: updated.portalId },
+    };
+  },
+});

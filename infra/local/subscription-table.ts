@@ -1,0 +1,24 @@
+import { CreateTableCommand, type DynamoDBClient, ResourceInUseException } from '@aws-sdk/client-dynamodb';
+import { TABLE_KEYS } from '../../shared/subscriptions/table';
+
+/** Creates the subscriptions table in DynamoDB Local, with the key schema the CDK stack gives it. */
+export async function ensureSubscriptionTable(client: DynamoDBClient, tableName: string): Promise<void> {
+  try {
+    await client.send(
+      new CreateTableCommand({
+        TableName: tableName,
+        BillingMode: 'PAY_PER_REQUEST',
+        AttributeDefinitions: [
+          { AttributeName: TABLE_KEYS.partitionKey, AttributeType: 'S' },
+          { AttributeName: TABLE_KEYS.sortKey, AttributeType: 'S' },
+        ],
+        KeySchema: [
+          { AttributeName: TABLE_KEYS.partitionKey, KeyType: 'HASH' },
+          { AttributeName: TABLE_KEYS.sortKey, KeyType: 'RANGE' },
+        ],
+      }),
+    );
+  } catch (error) {
+    if (!(error instanceof ResourceInUseException)) throw error;
+  }
+}

@@ -1,0 +1,28 @@
+/**
+ * Errors a caller can act on. Their message is shown to the caller as is, so it must say what
+ * to fix and name no internals. Anything that is not an HttpError is the service's fault and
+ * is answered with a generic 5xx (see middleware/error-envelope.ts).
+ */
+export class HttpError extends Error {
+  constructor(
+    readonly statusCode: number,
+    message: string,
+    readonly code: string,
+    options?: ErrorOptions,
+  ) {
+    super(message, options);
+    this.name = new.target.name;
+  }
+}
+
+export class BadRequestError extends HttpError {
+  constructor(message: string, code = 'BAD_REQUEST', options?: ErrorOptions) {
+    super(400, message, code, options);
+  }
+}
+
+export class UnauthorizedError extends HttpError {
+  constructor(message: string, code = 'UNAUTHORIZED') {
+    super(401, message, code);
+  }
+}

@@ -1,0 +1,47 @@
+import type { Logger } from '@aws-lambda-powertools/logger';
+import { HttpError } from '../errors';
+import { errorResponse } from '../envelope';
+import type { HttpMiddleware } from '../types';
+
+const NETWORK_ERROR_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN']);
+
+/** An AWS SDK error or a network failure: a dependency is down or refusing us. */
+function isDependencyFault(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null) return false;
+  const candidate = error as { $metadata?: unknown; code?: unknown; name?: unknown };
+  return (
+    candidate.$metadata !== undefined ||
+    (typeof candidate.code === 'string' && NETWORK_ERROR_CODES.has(candidate.code)) ||
+    candidate.name === 'TimeoutError'
+  );
+}
+
+/**
+ * Turns any error into the API's error envelope. Only HttpErrors show their message; every
+ * other error is the service's fault and gets a generic message, so that no SDK text, ARN or
+ * stack trace reaches the caller. The full error goes to the log instead.
+ */
+export function errorEnvelope(logger: Logger): HttpMiddleware {
+  return {
+    name: 'errorEnvelope',
+    onError: (request) => {
+      const { error } = request;
+      if (error instanceof HttpError) {
+        logger.info('request refused', { statusCode: error.statusCode, code: error.code, reason: error.message });
+        request.response = errorResponse(error.statusCode, error.message, error.code);
+        return;
+      }
+      if (isDependencyFault(error)) {
+        logger.error('dependency failure', error as Error);
+        request.response = errorResponse(
+          503,
+          'A backend service is temporarily unavailable; retry the request shortly.',
+          'SERVICE_UNAVAILABLE',
+        );
+        return;
+      }
+      logger.error('unexpected failure', error as Error);
+      request.response = errorResponse(500, 'The service failed to handle the request; retry it shortly.', 'INTERNAL_ERROR');
+    },
+  };
+}

@@ -1,0 +1,66 @@
+/**
+ * The operations table: the one list of the service's operations. The CDK stack builds its
+ * routes, functions and authorization scopes from it, and so does the local gateway, so a
+ * route can never exist in one and not the other. Imports nothing, so infra code can read it
+ * without pulling handler code in.
+ */
+
+/** Every path exists under both prefixes: the canonical one first, then the legacy one. */
+export const API_PREFIXES = [
+  '/v7/webhooks/public/api/subscriptions',
+  '/webhooks/api/subscriptions',
+] as const;
+
+export const SCOPES = {
+  read: 'webhooks.config:read',
+  write: 'webhooks.config:write',
+} as const;
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
+export type Scope = (typeof SCOPES)[keyof typeof SCOPES];
+
+export interface Operation {
+  /** Operation id of the interface description. */
+  readonly id: string;
+  /** Name of the handler module in `functions/` and of the Lambda function. */
+  readonly handler: string;
+  readonly method: HttpMethod;
+  /** Path after the prefix; `{configId}` is a path parameter. */
+  readonly subPath: string;
+  /** The path under each prefix, canonical first. */
+  readonly paths: readonly string[];
+  /** OAuth scope a token must carry for this route. */
+  readonly scope: Scope;
+}
+
+function operation<const Id extends string>(
+  id: Id,
+  handler: string,
+  method: HttpMethod,
+  subPath: string,
+  scope: Scope,
+): Operation & { readonly id: Id } {
+  return { id, handler, method, subPath, paths: API_PREFIXES.map((prefix) => prefix + subPath), scope };
+}
+
+export const OPERATIONS = [
+  operation('createSubscriptionRoute', 'createSubscription', 'POST', '', SCOPES.write),
+  operation('updateSubscriptionRoute', 'updateSubscription', 'PUT', '', SCOPES.write),
+  operation('activateSubscriptionRoute', 'activateSubscription', 'PUT', '/activate', SCOPES.write),
+  operation('listSubscriptionsRoute', 'listSubscriptions', 'GET', '/list', SCOPES.read),
+  operation('renameSubscriptionRoute', 'renameSubscription', 'PUT', '/rename', SCOPES.write),
+  operation('deleteSubscriptionRoute', 'deleteSubscription', 'DELETE', '/{configId}', SCOPES.write),
+] as const;
+
+export type OperationId = (typeof OPERATIONS)[number]['id'];
+
+export function operationById(id: OperationId): Operation {
+  const found = OPERATIONS.find((candidate) => candidate.id === id);
+  if (!found) throw new Error(`Unknown operation ${id}`);
+  return found;
+}
+
+/** Source file of an operation's Lambda handler, relative to the repository root. */
+export function handlerEntryOf(op: Operation): string {
+  return `functions/${op.handler}.ts`;
+}

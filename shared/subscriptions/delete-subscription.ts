@@ -1,0 +1,25 @@
+import { SubscriptionNotFoundError } from './errors';
+import type { SubscriptionRepository } from './repository';
+import type { SubscriptionTopics } from './topics';
+
+export interface DeleteSubscriptionDeps {
+  repository: SubscriptionRepository;
+  topics: SubscriptionTopics;
+}
+
+/**
+ * Removes the SNS subscription and topic first, then the record. If the record delete fails,
+ * the record is still there to address, and repeating the delete completes it (removing what
+ * is already gone from SNS is skipped); the reverse order could strand a topic no request
+ * can reach.
+ */
+export async function deleteSubscription(
+  { repository, topics }: DeleteSubscriptionDeps,
+  portalId: string,
+  configId: string,
+): Promise<void> {
+  const subscription = await repository.find(portalId, configId);
+  if (!subscription) throw new SubscriptionNotFoundError(configId);
+  await topics.close(subscription);
+  await repository.remove(portalId, configId);
+}

@@ -1,0 +1,34 @@
+/** A webhook subscription as the service stores it. */
+export interface Subscription {
+  portalId: string;
+  /** UUIDv7: sorts by creation time. */
+  configId: string;
+  name: string;
+  endpoint: string;
+  protocol: Protocol;
+  /** Event kinds from the catalog, without duplicates, in the order given. */
+  events: string[];
+  status: SubscriptionStatus;
+  topicArn: string;
+  subscriptionArn: string;
+  createdAt: string;
+}
+
+export const PROTOCOLS = ['https', 'http', 'email', 'email-json', 'sqs', 'lambda'] as const;
+export type Protocol = (typeof PROTOCOLS)[number];
+
+/** 1 = activated, 0 = deactivated. New subscriptions start activated. */
+export type SubscriptionStatus = 0 | 1;
+export const ACTIVATED: SubscriptionStatus = 1;
+
+/** The record as create answers it. */
+export function recordView(subscription: Subscription) {
+  const { configId, endpoint, events, name, portalId, protocol, subscriptionArn, topicArn, status } = subscription;
+  return { configId, endpoint, events, name, portalId, protocol, subscriptionArn, topicArn, status };
+}
+
+/** One entry of the list answer. */
+export function listEntryView(subscription: Subscription) {
+  const { configId, name, endpoint, protocol, events, status } = subscription;
+  return { configId, name, endpoint, protocol, events, status };
+}

@@ -1,0 +1,179 @@
+import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import {
+  type DynamoDBDocumentClient,
+  GetCommand,
+  QueryCommand,
+  TransactWriteCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
+import { SubscriptionLimitError, SubscriptionNotFoundError } from './errors';
+import type { Subscription } from './model';
+import { PORTAL_COUNTER_KEY, SUBSCRIPTION_KEY_PREFIX, subscriptionKeyOf } from './table';
+
+/** What rename, update and activate may change. */
+export type SubscriptionChanges = Partial<Pick<Subscription, 'name' | 'events' | 'status'>>;
+
+// Concurrent transactions on one portal's counter conflict; DynamoDB cancels the losers and
+// they are tried again, a bounded number of times.
+const MAX_TRANSACTION_ATTEMPTS = 12;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Subscription records in DynamoDB, always addressed within one portal's partition. */
+export class SubscriptionRepository {
+  constructor(
+    private readonly db: DynamoDBDocumentClient,
+    private readonly tableName: string,
+  ) {}
+
+  /** How many subscriptions the portal has (strongly consistent). */
+  async countFor(portalId: string): Promise<number> {
+    const { Item } = await this.db.send(
+      new GetCommand({
+        TableName: this.tableName,
+        Key: { portalId, sk: PORTAL_COUNTER_KEY },
+        ConsistentRead: true,
+      }),
+    );
+    return typeof Item?.subscriptionCount === 'number' ? Item.subscriptionCount : 0;
+  }
+
+  /**
+   * Stores a new subscription and counts it in one transaction, which fails when the portal
+   * already has `limit` subscriptions: concurrent inserts can never exceed the limit.
+   */
+  async insert(subscription: Subscription, limit: number): Promise<void> {
+    const { portalId, configId, ...attributes } = subscription;
+    const command = new TransactWriteCommand({
+      TransactItems: [
+        {
+          Update: {
+            TableName: this.tableName,
+            Key: { portalId, sk: PORTAL_COUNTER_KEY },
+            UpdateExpression: 'ADD subscriptionCount :one',
+            ConditionExpression: 'attribute_not_exists(subscriptionCount) OR subscriptionCount < :limit',
+            ExpressionAttributeValues: { ':one': 1, ':limit': limit },
+          },
+        },
+        {
+          Put: {
+            TableName: this.tableName,
+            Item: { portalId, sk: subscriptionKeyOf(configId), configId, ...attributes },
+            ConditionExpression: 'attribute_not_exists(sk)',
+          },
+        },
+      ],
+    });
+    await this.transact(command, (reasons) => {
+      if (reasons[0] === 'ConditionalCheckFailed') throw new SubscriptionLimitError(limit);
+    });
+  }
+
+  async find(portalId: string, configId: string): Promise<Subscription | undefined> {
+    const { Item } = await this.db.send(
+      new GetCommand({
+        TableName: this.tableName,
+        Key: { portalId, sk: subscriptionKeyOf(configId) },
+        ConsistentRead: true,
+      }),
+    );
+    return Item ? toSubscription(Item) : undefined;
+  }
+
+  /** Every subscription of the portal, oldest first, through all of DynamoDB's pages. */
+  async listFor(portalId: string): Promise<Subscription[]> {
+    const subscriptions: Subscription[] = [];
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const page = await this.db.send(
+        new QueryCommand({
+          TableName: this.tableName,
+          KeyConditionExpression: 'portalId = :portalId AND begins_with(sk, :prefix)',
+          ExpressionAttributeValues: { ':portalId': portalId, ':prefix': SUBSCRIPTION_KEY_PREFIX },
+          ConsistentRead: true,
+          ExclusiveStartKey: startKey,
+        }),
+      );
+      for (const item of page.Items ?? []) subscriptions.push(toSubscription(item));
+      startKey = page.LastEvaluatedKey;
+    } while (startKey);
+    return subscriptions;
+  }
+
+  /**
+   * Sets only the given attributes, and only if the subscription exists in this portal, so
+   * concurrent changes of different attributes never overwrite each other.
+   */
+  async update(portalId: string, configId: string, changes: SubscriptionChanges): Promise<Subscription> {
+    const names = Object.keys(changes) as (keyof SubscriptionChanges)[];
+    try {
+      const { Attributes } = await this.db.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: { portalId, sk: subscriptionKeyOf(configId) },
+          UpdateExpression: `SET ${names.map((name) => `#${name} = :${name}`).join(', ')}`,
+          ConditionExpression: 'attribute_exists(sk)',
+          ExpressionAttributeNames: Object.fromEntries(names.map((name) => [`#${name}`, name])),
+          ExpressionAttributeValues: Object.fromEntries(names.map((name) => [`:${name}`, changes[name]])),
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      return toSubscription(Attributes!);
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) throw new SubscriptionNotFoundError(configId);
+      throw error;
+    }
+  }
+
+  /** Deletes the record and uncounts it in one transaction. */
+  async remove(portalId: string, configId: string): Promise<void> {
+    const command = new TransactWriteCommand({
+      TransactItems: [
+        {
+          Delete: {
+            TableName: this.tableName,
+            Key: { portalId, sk: subscriptionKeyOf(configId) },
+            ConditionExpression: 'attribute_exists(sk)',
+          },
+        },
+        {
+          Update: {
+            TableName: this.tableName,
+            Key: { portalId, sk: PORTAL_COUNTER_KEY },
+            UpdateExpression: 'ADD subscriptionCount :minusOne',
+            ExpressionAttributeValues: { ':minusOne': -1 },
+          },
+        },
+      ],
+    });
+    await this.transact(command, (reasons) => {
+      if (reasons[0] === 'ConditionalCheckFailed') throw new SubscriptionNotFoundError(configId);
+    });
+  }
+
+  /**
+   * Runs a transaction, retrying it when it lost a conflict with a concurrent one. A
+   * cancellation for any other reason goes to `onCancelled` (with one reason code per item)
+   * to be turned into the caller's error.
+   */
+  private async transact(command: TransactWriteCommand, onCancelled: (reasons: (string | undefined)[]) => void) {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.db.send(command);
+        return;
+      } catch (error) {
+        if (!(error instanceof TransactionCanceledException)) throw error;
+        const reasons = (error.CancellationReasons ?? []).map((reason) => reason.Code);
+        const conflicted = reasons.includes('TransactionConflict');
+        if (!conflicted) onCancelled(reasons);
+        if (!conflicted || attempt >= MAX_TRANSACTION_ATTEMPTS) throw error;
+        await sleep(Math.random() * 20 * attempt);
+      }
+    }
+  }
+}
+
+function toSubscription(item: Record<string, unknown>): Subscription {
+  const { sk: _sortKey, ...subscription } = item;
+  return subscription as unknown as Subscription;
+}

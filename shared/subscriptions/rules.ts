@@ -1,0 +1,138 @@
+/**
+ * The rules a request must follow (DESIGN.md §3), as the schemas of the operations' bodies.
+ * Each schema's output is normalized: names trimmed, protocols lower-case, events without
+ * duplicates, `config_id`/`configId` merged into `configId`.
+ */
+// zod/mini: the same validator as zod, tree-shakable (about 20 KB in a bundle instead of 440 KB).
+import * as z from 'zod/mini';
+import { config } from '../config';
+import { PROTOCOLS, type Protocol } from './model';
+
+const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]/;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const EMAIL = /^[^\s@<>()[\],;:"]+@[^\s@<>()[\],;:"]+\.[^\s@<>()[\],;:"]+$/;
+const SQS_QUEUE_ARN = /^arn:aws[a-z-]*:sqs:[a-z]{2}(-[a-z]+)+-\d:\d{12}:[A-Za-z0-9_-]{1,80}(\.fifo)?$/;
+const LAMBDA_FUNCTION_ARN =
+  /^arn:aws[a-z-]*:lambda:[a-z]{2}(-[a-z]+)+-\d:\d{12}:function:[A-Za-z0-9_-]{1,64}(:[A-Za-z0-9_$-]{1,128})?$/;
+const MAX_URL_LENGTH = 2048;
+const MAX_EVENTS = 50;
+
+/** "is required" when the field is absent, otherwise what it must be. */
+function expected(what: string) {
+  return { error: (issue: { input: unknown }) => (issue.input === undefined ? 'is required.' : `must be ${what}.`) };
+}
+
+const name = z
+  .pipe(
+    z.string(expected('a string')).check(z.refine((value) => value.isWellFormed(), 'must be valid Unicode text.')),
+    z.transform((value: string) => value.trim()),
+  )
+  .check(
+    z.refine((value) => value.length > 0, 'must not be empty.'),
+    z.refine((value) => [...value].length <= 255, 'must be at most 255 characters.'),
+    z.refine((value) => !CONTROL_CHARACTERS.test(value), 'must not contain control characters.'),
+  );
+
+const eventKinds = config.eventKinds;
+const events = z.pipe(
+  z.array(z.string(expected('a string')), expected('an array of event kinds')).check(
+    z.minLength(1, 'must list at least one event kind.'),
+    z.maxLength(MAX_EVENTS, `must list at most ${MAX_EVENTS} event kinds.`),
+    z.superRefine((kinds, ctx) => {
+      const unknown = kinds.find((kind) => !eventKinds.includes(kind));
+      if (unknown !== undefined) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `unknown event kind ${JSON.stringify(String(unknown).slice(0, 100))}; allowed kinds are ${eventKinds.join(', ')}.`,
+        });
+      }
+    }),
+  ),
+  z.transform((kinds: string[]) => [...new Set(kinds)]),
+);
+
+const protocol = z.pipe(
+  z.pipe(z.string(expected(`one of ${PROTOCOLS.join(', ')}`)), z.transform((value: string) => value.toLowerCase())),
+  z.enum(PROTOCOLS, { error: `must be one of ${PROTOCOLS.join(', ')}.` }),
+);
+
+const configId = z.pipe(
+  z.string(expected('a UUID')).check(z.regex(UUID, 'must be a UUID such as 0192f8a4-7b3c-7d2e-9f01-23456789abcd.')),
+  z.transform((value: string) => value.toLowerCase()),
+);
+
+const status = z.union([z.literal(0), z.literal(1)], expected('1 (activated) or 0 (deactivated)'));
+
+/** Why an endpoint does not suit its protocol, or undefined when it does. */
+export function endpointProblem(protocol: Protocol, endpoint: string): string | undefined {
+  switch (protocol) {
+    case 'https':
+    case 'http': {
+      const problem = `must be an absolute ${protocol}:// URL of at most ${MAX_URL_LENGTH} characters for protocol ${protocol}.`;
+      if (endpoint.length > MAX_URL_LENGTH || !endpoint.toLowerCase().startsWith(`${protocol}://`)) return problem;
+      try {
+        const url = new URL(endpoint);
+        return url.hostname === '' || url.protocol !== `${protocol}:` ? problem : undefined;
+      } catch {
+        return problem;
+      }
+    }
+    case 'email':
+    case 'email-json':
+      return endpoint.length <= 254 && EMAIL.test(endpoint) ? undefined : `must be an e-mail address for protocol ${protocol}.`;
+    case 'sqs':
+      return SQS_QUEUE_ARN.test(endpoint) ? undefined : 'must be an SQS queue ARN (arn:aws:sqs:<region>:<account>:<queue>) for protocol sqs.';
+    case 'lambda':
+      return LAMBDA_FUNCTION_ARN.test(endpoint)
+        ? undefined
+        : 'must be a Lambda function ARN (arn:aws:lambda:<region>:<account>:function:<name>) for protocol lambda.';
+  }
+}
+
+export const createSubscriptionRequest = z
+  .object({ name, endpoint: z.string(expected('a string')), protocol, events })
+  .check(
+    z.superRefine((request, ctx) => {
+      const problem = endpointProblem(request.protocol, request.endpoint);
+      if (problem) ctx.addIssue({ code: 'custom', path: ['endpoint'], message: problem });
+    }),
+  );
+export type CreateSubscriptionRequest = z.output<typeof createSubscriptionRequest>;
+
+/**
+ * Bodies that address a subscription take `config_id`, or `configId` as an alias; both may be
+ * sent only when they agree. The output carries it as `configId`.
+ */
+const addressingFields = { config_id: z.optional(configId), configId: z.optional(configId) };
+type Addressing = { config_id?: string; configId?: string };
+
+const checkAddressing = z.superRefine((request: Addressing, ctx) => {
+  if (request.config_id === undefined && request.configId === undefined) {
+    ctx.addIssue({ code: 'custom', path: ['config_id'], message: 'is required.' });
+  } else if (request.config_id !== undefined && request.configId !== undefined && request.config_id !== request.configId) {
+    ctx.addIssue({ code: 'custom', path: ['config_id'], message: 'and configId differ; send only one of them.' });
+  }
+});
+
+function resolveConfigId<T extends Addressing>({ config_id, configId: alias, ...rest }: T) {
+  return { ...rest, configId: (config_id ?? alias)! };
+}
+
+export const updateSubscriptionRequest = z.pipe(
+  z.object({ ...addressingFields, events }).check(checkAddressing),
+  z.transform(resolveConfigId),
+);
+export const renameSubscriptionRequest = z.pipe(
+  z.object({ ...addressingFields, name }).check(checkAddressing),
+  z.transform(resolveConfigId),
+);
+export const activateSubscriptionRequest = z.pipe(
+  z.object({ ...addressingFields, status }).check(checkAddressing),
+  z.transform(resolveConfigId),
+);
+
+/** The `{configId}` path parameter of delete, normalized; undefined when it is not a UUID. */
+export function configIdFromPath(value: unknown): string | undefined {
+  const result = z.safeParse(configId, value);
+  return result.success ? result.data : undefined;
+}

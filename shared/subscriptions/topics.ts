@@ -1,0 +1,84 @@
+import {
+  CreateTopicCommand,
+  DeleteTopicCommand,
+  NotFoundException,
+  type SNSClient,
+  SubscribeCommand,
+  UnsubscribeCommand,
+} from '@aws-sdk/client-sns';
+import { BadRequestError } from '../http/errors';
+import { logger } from '../logger';
+import type { Protocol } from './model';
+
+export interface SubscriptionTopic {
+  topicArn: string;
+  subscriptionArn: string;
+}
+
+/** The SNS side of subscriptions: one topic per subscription and one SNS subscription of its endpoint. */
+export class SubscriptionTopics {
+  constructor(
+    private readonly sns: SNSClient,
+    private readonly topicPrefix: string,
+  ) {}
+
+  topicNameFor(configId: string): string {
+    return `${this.topicPrefix}-${configId}`;
+  }
+
+  /**
+   * Creates the topic, tagged with its portal and config ids, and subscribes the endpoint.
+   * If subscribing fails the topic is deleted again, so a failure leaves nothing behind.
+   */
+  async open(portalId: string, configId: string, protocol: Protocol, endpoint: string): Promise<SubscriptionTopic> {
+    const { TopicArn } = await this.sns.send(
+      new CreateTopicCommand({
+        Name: this.topicNameFor(configId),
+        Tags: [
+          { Key: 'portalId', Value: portalId },
+          { Key: 'configId', Value: configId },
+        ],
+      }),
+    );
+    const topicArn = TopicArn!;
+    try {
+      const { SubscriptionArn } = await this.sns.send(
+        new SubscribeCommand({ TopicArn: topicArn, Protocol: protocol, Endpoint: endpoint, ReturnSubscriptionArn: true }),
+      );
+      return { topicArn, subscriptionArn: SubscriptionArn! };
+    } catch (error) {
+      await this.deleteTopicAfterFailure(topicArn);
+      if ((error as Error).name === 'InvalidParameterException') {
+        throw new BadRequestError(
+          `endpoint: SNS refused it for protocol ${protocol}; check that it is a valid, reachable ${protocol} endpoint.`,
+          'ENDPOINT_REFUSED',
+        );
+      }
+      throw error;
+    }
+  }
+
+  /** Removes the SNS subscription and the topic. Safe to repeat: what is already gone is skipped. */
+  async close({ topicArn, subscriptionArn }: SubscriptionTopic): Promise<void> {
+    try {
+      await this.sns.send(new UnsubscribeCommand({ SubscriptionArn: subscriptionArn }));
+    } catch (error) {
+      if (!(error instanceof NotFoundException)) throw error;
+    }
+    // DeleteTopic succeeds for a topic that no longer exists.
+    await this.sns.send(new DeleteTopicCommand({ TopicArn: topicArn }));
+  }
+
+  /** Undoes a topic created by a request that is failing; the original error is what the caller sees. */
+  async deleteTopicAfterFailure(topicArn: string): Promise<void> {
+    try {
+      await this.sns.send(new DeleteTopicCommand({ TopicArn: topicArn }));
+    } catch (cleanupError) {
+      // The topic is tagged with its portal and config ids, so an operator can find and remove it.
+      logger.error('could not delete the topic of a failed create; it is orphaned', {
+        topicArn,
+        error: cleanupError as Error,
+      });
+    }
+  }
+}

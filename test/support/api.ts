@@ -1,0 +1,56 @@
+/**
+ * Calls the six handlers the way API Gateway does, and answers what an HTTP client would see.
+ * Importing this module loads the handlers, so the environment must be set first (global
+ * setup does; suites that change it import this module dynamically after changing it).
+ */
+import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { handler as activateSubscription } from '../../functions/activateSubscription';
+import { handler as createSubscription } from '../../functions/createSubscription';
+import { handler as deleteSubscription } from '../../functions/deleteSubscription';
+import { handler as listSubscriptions } from '../../functions/listSubscriptions';
+import { handler as renameSubscription } from '../../functions/renameSubscription';
+import { handler as updateSubscription } from '../../functions/updateSubscription';
+import type { OperationId } from '../../shared/operations';
+import { type HttpEventOptions, httpEvent } from './http-events';
+import { lambdaContext } from './lambda-context';
+
+const handlers = {
+  createSubscriptionRoute: createSubscription,
+  updateSubscriptionRoute: updateSubscription,
+  activateSubscriptionRoute: activateSubscription,
+  listSubscriptionsRoute: listSubscriptions,
+  renameSubscriptionRoute: renameSubscription,
+  deleteSubscriptionRoute: deleteSubscription,
+} satisfies Record<OperationId, unknown>;
+
+export interface ApiAnswer {
+  statusCode: number;
+  headers: Record<string, unknown>;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- assertions read arbitrary fields
+  body: any;
+}
+
+export async function call(operationId: OperationId, options: HttpEventOptions = {}): Promise<ApiAnswer> {
+  const result = (await handlers[operationId](httpEvent(operationId, options), lambdaContext(operationId))) as APIGatewayProxyStructuredResultV2;
+  return {
+    statusCode: result.statusCode ?? 200,
+    headers: (result.headers ?? {}) as Record<string, unknown>,
+    body: result.body === undefined ? undefined : JSON.parse(result.body),
+  };
+}
+
+/** A valid create body; override any field. */
+export function newSubscription(overrides: Record<string, unknown> = {}) {
+  return {
+    name: 'Media updates',
+    endpoint: 'https://hooks.example.com/assets',
+    protocol: 'https',
+    events: ['asset_bank.media.create', 'asset_bank.media.updated'],
+    ...overrides,
+  };
+}
+
+/** A portal id no other test uses. */
+export function freshPortal(label = 'portal'): string {
+  return `${label}-${Math.random().toString(36).slice(2, 10)}`;
+}

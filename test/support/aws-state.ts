@@ -1,0 +1,54 @@
+/** What DynamoDB and SNS hold, read through the real SDK clients: what an operator would see. */
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { ListTagsForResourceCommand, ListTopicsCommand, SNSClient, type Topic } from '@aws-sdk/client-sns';
+import { TEST_ENV } from './test-env';
+
+export const inspectDb = DynamoDBDocumentClient.from(new DynamoDBClient({}));
+export const inspectSns = new SNSClient({});
+
+/** Every item of the portal's partition (subscriptions and the counter). */
+export async function portalItems(portalId: string): Promise<Record<string, unknown>[]> {
+  const items: Record<string, unknown>[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  for (let page = 0; page < 1_000; page++) {
+    const result = await inspectDb.send(
+      new QueryCommand({
+        TableName: TEST_ENV.TABLE_NAME,
+        KeyConditionExpression: 'portalId = :p',
+        ExpressionAttributeValues: { ':p': portalId },
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    items.push(...(result.Items ?? []));
+    startKey = result.LastEvaluatedKey;
+    if (!startKey) break;
+  }
+  return items;
+}
+
+export async function subscriptionItems(portalId: string) {
+  return (await portalItems(portalId)).filter((item) => String(item.sk).startsWith('subscription#'));
+}
+
+export async function allTopicArns(): Promise<string[]> {
+  const arns: string[] = [];
+  let token: string | undefined;
+  for (let page = 0; page < 1_000; page++) {
+    const result = await inspectSns.send(new ListTopicsCommand({ NextToken: token }));
+    arns.push(...(result.Topics ?? []).map((topic: Topic) => topic.TopicArn!));
+    token = result.NextToken;
+    if (!token) break;
+  }
+  return arns;
+}
+
+/** ARNs of the topics tagged with this portal. */
+export async function portalTopicArns(portalId: string): Promise<string[]> {
+  const mine: string[] = [];
+  for (const arn of await allTopicArns()) {
+    const { Tags } = await inspectSns.send(new ListTagsForResourceCommand({ ResourceArn: arn }));
+    if (Tags?.some((tag) => tag.Key === 'portalId' && tag.Value === portalId)) mine.push(arn);
+  }
+  return mine;
+}

@@ -1,0 +1,20 @@
+import type { Context } from 'aws-lambda';
+import { randomUUID } from 'node:crypto';
+
+/** A Lambda context as the runtime passes it, with a fresh request id. */
+export function lambdaContext(functionName = 'test-function'): Context {
+  return {
+    callbackWaitsForEmptyEventLoop: true,
+    functionName,
+    functionVersion: '$LATEST',
+    invokedFunctionArn: `arn:aws:lambda:us-east-1:123456789012:function:${functionName}`,
+    memoryLimitInMB: '256',
+    awsRequestId: randomUUID(),
+    logGroupName: `/aws/lambda/${functionName}`,
+    logStreamName: 'test',
+    getRemainingTimeInMillis: () => 10_000,
+    done: () => undefined,
+    fail: () => undefined,
+    succeed: () => undefined,
+  };
+}

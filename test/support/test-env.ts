@@ -1,0 +1,19 @@
+import type { DynamoDbLocal } from '../../infra/local/dynamodb-local';
+import type { SnsEmulator } from '../../infra/local/sns-emulator';
+
+declare global {
+  // Handles of the services global setup started, for global teardown (same process).
+  var __LOCAL_SERVICES__: { dynamoDb: DynamoDbLocal; sns: SnsEmulator } | undefined;
+}
+
+/** The configuration the functions run with in tests (endpoints are added by global setup). */
+export const TEST_ENV = {
+  AWS_REGION: 'us-east-1',
+  AWS_ACCESS_KEY_ID: 'test',
+  AWS_SECRET_ACCESS_KEY: 'test',
+  TABLE_NAME: 'webhook-subscriptions-test',
+  TOPIC_PREFIX: 'webhooks-test',
+  MAX_SUBSCRIPTIONS_PER_PORTAL: '10',
+  PORTAL_CLAIM: 'portal_id',
+  POWERTOOLS_LOG_LEVEL: 'SILENT',
+} as const;
