@@ -18,5 +18,7 @@ export default async function globalSetup(): Promise<void> {
     AWS_ENDPOINT_URL_DYNAMODB: dynamoDb.endpoint,
     AWS_ENDPOINT_URL_SNS: sns.endpoint,
   });
-  await ensureSubscriptionTable(new DynamoDBClient({}), TEST_ENV.TABLE_NAME);
+  const dynamoDbClient = new DynamoDBClient({});
+  await ensureSubscriptionTable(dynamoDbClient, TEST_ENV.TABLE_NAME);
+  dynamoDbClient.destroy();
 }
