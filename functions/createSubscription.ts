@@ -1,6 +1,6 @@
 import { documentClient } from '../shared/aws/dynamodb';
 import { snsClient } from '../shared/aws/sns';
-import { config } from '../shared/config';
+import { config } from '../shared/environment';
 import { httpOperation } from '../shared/http/operation';
 import { createSubscription } from '../shared/subscriptions/create-subscription';
 import { recordView } from '../shared/subscriptions/model';

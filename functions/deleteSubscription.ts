@@ -1,6 +1,6 @@
 import { documentClient } from '../shared/aws/dynamodb';
 import { snsClient } from '../shared/aws/sns';
-import { config } from '../shared/config';
+import { config } from '../shared/environment';
 import { BadRequestError } from '../shared/http/errors';
 import { httpOperation } from '../shared/http/operation';
 import { deleteSubscription } from '../shared/subscriptions/delete-subscription';

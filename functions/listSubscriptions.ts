@@ -1,5 +1,5 @@
 import { documentClient } from '../shared/aws/dynamodb';
-import { config } from '../shared/config';
+import { config } from '../shared/environment';
 import { httpOperation } from '../shared/http/operation';
 import { listEntryView } from '../shared/subscriptions/model';
 import { SubscriptionRepository } from '../shared/subscriptions/repository';

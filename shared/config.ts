@@ -1,7 +1,8 @@
 /**
- * Service configuration, read from the environment once per cold start and checked then, so
- * a misconfigured function fails at start with a message naming the variable instead of
- * failing requests later.
+ * The service configuration (DESIGN.md §6): its defaults and the rules each value must follow.
+ * Pure: the functions load theirs once per cold start in environment.ts; the CDK app checks
+ * its context values with the same rules, so a deployed function never fails to start on a
+ * value synth accepted.
  */
 
 export const DEFAULT_EVENT_KINDS = [
@@ -31,54 +32,70 @@ export class ConfigurationError extends Error {
   override readonly name = 'ConfigurationError';
 }
 
+export const DEFAULT_TOPIC_PREFIX = 'webhooks';
+export const DEFAULT_MAX_SUBSCRIPTIONS_PER_PORTAL = 10;
+export const DEFAULT_PORTAL_CLAIM = 'portal_id';
+
 // SNS topic names are at most 256 characters of [A-Za-z0-9_-]; the suffix is '-' + a 36-character UUID.
 const TOPIC_PREFIX_PATTERN = /^[A-Za-z0-9_-]{1,219}$/;
 const EVENT_KIND_PATTERN = /^[A-Za-z0-9_.:-]{1,128}$/;
 const CLAIM_PATTERN = /^[A-Za-z0-9_.:/-]{1,128}$/;
 
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServiceConfig {
+/**
+ * What is wrong with each setting, as the end of a sentence that starts with its name
+ * ("TOPIC_PREFIX must be ..."), or undefined when it is fine.
+ */
+export const settingProblems = {
+  topicPrefix: (value: string) =>
+    TOPIC_PREFIX_PATTERN.test(value) ? undefined : `must be 1-219 characters of letters, digits, '-' or '_' (got "${value}").`,
+  maxSubscriptionsPerPortal: (text: string) =>
+    /^\d+$/.test(text) && Number(text) >= 1 && Number(text) <= 100_000
+      ? undefined
+      : `must be a whole number from 1 to 100000 (got "${text}").`,
+  eventKinds: (kinds: readonly string[]) => {
+    const invalid = kinds.filter((kind) => !EVENT_KIND_PATTERN.test(kind));
+    return kinds.length > 0 && invalid.length === 0
+      ? undefined
+      : "must be a comma-separated list of event kinds of letters, digits, '.', '_', ':' or '-'" +
+          (invalid.length ? ` (invalid: ${invalid.join(', ')}).` : ' (got none).');
+  },
+  portalClaim: (value: string) =>
+    CLAIM_PATTERN.test(value) ? undefined : `must be a JWT claim name of letters, digits, '_', '.', ':', '/' or '-' (got "${value}").`,
+};
+
+/** A comma-separated list, trimmed, without empty entries or duplicates. */
+export function splitList(text: string): string[] {
+  return [...new Set(text.split(',').map((item) => item.trim()).filter(Boolean))];
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv): ServiceConfig {
   const problems: string[] = [];
   const read = (name: string): string | undefined => {
     const value = env[name]?.trim();
     return value === '' ? undefined : value;
   };
+  const check = (name: string, problem: string | undefined) => {
+    if (problem) problems.push(`${name} ${problem}`);
+  };
 
   const tableName = read('TABLE_NAME');
   if (!tableName) problems.push('TABLE_NAME is required: set it to the name of the DynamoDB table of subscriptions.');
 
-  const topicPrefix = read('TOPIC_PREFIX') ?? 'webhooks';
-  if (!TOPIC_PREFIX_PATTERN.test(topicPrefix)) {
-    problems.push(`TOPIC_PREFIX must be 1-219 characters of letters, digits, '-' or '_' (got "${topicPrefix}").`);
-  }
+  const topicPrefix = read('TOPIC_PREFIX') ?? DEFAULT_TOPIC_PREFIX;
+  check('TOPIC_PREFIX', settingProblems.topicPrefix(topicPrefix));
 
-  const maxText = read('MAX_SUBSCRIPTIONS_PER_PORTAL') ?? '10';
-  const maxSubscriptionsPerPortal = Number(maxText);
-  if (!/^\d+$/.test(maxText) || maxSubscriptionsPerPortal < 1 || maxSubscriptionsPerPortal > 100_000) {
-    problems.push(`MAX_SUBSCRIPTIONS_PER_PORTAL must be a whole number from 1 to 100000 (got "${maxText}").`);
-  }
+  const maxText = read('MAX_SUBSCRIPTIONS_PER_PORTAL') ?? String(DEFAULT_MAX_SUBSCRIPTIONS_PER_PORTAL);
+  check('MAX_SUBSCRIPTIONS_PER_PORTAL', settingProblems.maxSubscriptionsPerPortal(maxText));
 
   const kindsText = read('EVENT_KINDS');
-  const eventKinds = kindsText
-    ? [...new Set(kindsText.split(',').map((kind) => kind.trim()).filter(Boolean))]
-    : [...DEFAULT_EVENT_KINDS];
-  const badKinds = eventKinds.filter((kind) => !EVENT_KIND_PATTERN.test(kind));
-  if (eventKinds.length === 0 || badKinds.length > 0) {
-    problems.push(
-      `EVENT_KINDS must be a comma-separated list of event kinds of letters, digits, '.', '_', ':' or '-'` +
-        (badKinds.length ? ` (invalid: ${badKinds.join(', ')}).` : '.'),
-    );
-  }
+  const eventKinds = kindsText === undefined ? [...DEFAULT_EVENT_KINDS] : splitList(kindsText);
+  check('EVENT_KINDS', settingProblems.eventKinds(eventKinds));
 
-  const portalClaim = read('PORTAL_CLAIM') ?? 'portal_id';
-  if (!CLAIM_PATTERN.test(portalClaim)) {
-    problems.push(`PORTAL_CLAIM must be a JWT claim name (got "${portalClaim}").`);
-  }
+  const portalClaim = read('PORTAL_CLAIM') ?? DEFAULT_PORTAL_CLAIM;
+  check('PORTAL_CLAIM', settingProblems.portalClaim(portalClaim));
 
   if (problems.length > 0) {
     throw new ConfigurationError(`Invalid configuration: ${problems.join(' ')}`);
   }
-  return { tableName: tableName!, topicPrefix, maxSubscriptionsPerPortal, eventKinds, portalClaim };
+  return { tableName: tableName!, topicPrefix, maxSubscriptionsPerPortal: Number(maxText), eventKinds, portalClaim };
 }
-
-/** The configuration of this process, checked when the first module that needs it loads. */
-export const config: ServiceConfig = loadConfig();

@@ -22,7 +22,7 @@ describe.each([0, 1] as const)('the six operations under prefix %i', (prefix) =>
     expect(answer.body).toEqual({ success: true, message: 'Subscription created.', record: expect.any(Object) });
     expect(record).toEqual({
       configId: expect.stringMatching(UUID_V7),
-      endpoint: 'https://hooks.example.com/assets',
+      endpoint: 'https://127.0.0.1:9/hooks/assets',
       events: ['asset_bank.media.create', 'asset_bank.media.updated'],
       name: 'Media updates',
       portalId,
@@ -161,7 +161,7 @@ describe.each([0, 1] as const)('the six operations under prefix %i', (prefix) =>
 
 describe('create with each protocol', () => {
   it.each([
-    ['https', 'https://hooks.example.com/x?y=1'],
+    ['https', 'https://127.0.0.1:9/hooks?y=1'],
     ['http', 'http://127.0.0.1:9/hook'],
     ['email', 'ops@example.com'],
     ['email-json', 'ops+hooks@example.co.uk'],

@@ -2,7 +2,7 @@ import middy from '@middy/core';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type { Context } from 'aws-lambda';
 import type * as z from 'zod/mini';
-import { config } from '../config';
+import { config } from '../environment';
 import { logger } from '../logger';
 import type { OperationId } from '../operations';
 import { successResponse } from './envelope';

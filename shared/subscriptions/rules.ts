@@ -5,7 +5,7 @@
  */
 // zod/mini: the same validator as zod, tree-shakable (about 20 KB in a bundle instead of 440 KB).
 import * as z from 'zod/mini';
-import { config } from '../config';
+import { config } from '../environment';
 import { PROTOCOLS, type Protocol } from './model';
 
 const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]/;

@@ -43,7 +43,7 @@ export async function call(operationId: OperationId, options: HttpEventOptions =
 export function newSubscription(overrides: Record<string, unknown> = {}) {
   return {
     name: 'Media updates',
-    endpoint: 'https://hooks.example.com/assets',
+    endpoint: 'https://127.0.0.1:9/hooks/assets',
     protocol: 'https',
     events: ['asset_bank.media.create', 'asset_bank.media.updated'],
     ...overrides,

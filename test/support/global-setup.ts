@@ -10,7 +10,9 @@ import { ensureSubscriptionTable } from '../../infra/local/subscription-table';
 import { TEST_ENV } from './test-env';
 
 export default async function globalSetup(): Promise<void> {
-  const [dynamoDb, sns] = await Promise.all([startDynamoDbLocal(), startSnsEmulator()]);
+  // The suites subscribe endpoints on closed ports of 127.0.0.1; one delivery attempt is enough.
+  // Delivery itself is tested by the emulator's and the local stack's own suites.
+  const [dynamoDb, sns] = await Promise.all([startDynamoDbLocal(), startSnsEmulator({ deliveryRetries: 0 })]);
   globalThis.__LOCAL_SERVICES__ = { dynamoDb, sns };
 
   for (const name of ['AWS_PROFILE', 'AWS_SESSION_TOKEN', 'AWS_DEFAULT_PROFILE']) delete process.env[name];

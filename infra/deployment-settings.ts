@@ -1,0 +1,168 @@
+/**
+ * What an operator chooses at deploy time, read from CDK context (`-c key=value` or the
+ * `context` block of cdk.json) and checked before anything is synthesized, so a bad value
+ * fails `cdk synth` with a message naming the key instead of failing every request later.
+ *
+ * The checks on topicPrefix, maxSubscriptionsPerPortal, eventKinds and portalClaim, and their
+ * defaults, are the ones the functions apply to their environment at cold start
+ * (shared/config.ts), so a value synth accepts never fails a function's start.
+ */
+import {
+  DEFAULT_EVENT_KINDS,
+  DEFAULT_MAX_SUBSCRIPTIONS_PER_PORTAL,
+  DEFAULT_PORTAL_CLAIM,
+  DEFAULT_TOPIC_PREFIX,
+  settingProblems,
+  splitList,
+} from '../shared/config';
+
+export interface DeploymentSettings {
+  /** Issuer (`iss`) the JWT authorizer accepts; API Gateway reads its OIDC discovery document. */
+  readonly jwtIssuer: string;
+  /** Audiences (`aud`, or `client_id`) the JWT authorizer accepts. */
+  readonly jwtAudience: readonly string[];
+  /** JWT claim holding the caller's portal id (PORTAL_CLAIM). */
+  readonly portalClaim: string;
+  /** Prefix of the per-subscription SNS topic names (TOPIC_PREFIX); IAM is scoped to it. */
+  readonly topicPrefix: string;
+  /** MAX_SUBSCRIPTIONS_PER_PORTAL. */
+  readonly maxSubscriptionsPerPortal: number;
+  /** EVENT_KINDS: the event catalog (DESIGN.md §5). */
+  readonly eventKinds: readonly string[];
+  /** Steady-state requests per second of the API stage. */
+  readonly throttlingRateLimit: number;
+  /** Requests the API stage accepts in a burst above the rate. */
+  readonly throttlingBurstLimit: number;
+}
+
+export const DEFAULT_SETTINGS = {
+  portalClaim: DEFAULT_PORTAL_CLAIM,
+  topicPrefix: DEFAULT_TOPIC_PREFIX,
+  maxSubscriptionsPerPortal: DEFAULT_MAX_SUBSCRIPTIONS_PER_PORTAL,
+  eventKinds: DEFAULT_EVENT_KINDS,
+  throttlingRateLimit: 50,
+  throttlingBurstLimit: 100,
+} as const;
+
+/** The context keys, as an operator types them after `-c`. */
+export const CONTEXT_KEYS = [
+  'jwtIssuer',
+  'jwtAudience',
+  'portalClaim',
+  'topicPrefix',
+  'maxSubscriptionsPerPortal',
+  'eventKinds',
+  'throttlingRateLimit',
+  'throttlingBurstLimit',
+] as const;
+export type ContextKey = (typeof CONTEXT_KEYS)[number];
+
+export class DeploymentSettingsError extends Error {
+  override readonly name = 'DeploymentSettingsError';
+}
+
+const EXAMPLE_COMMAND =
+  'npx cdk synth -c jwtIssuer=https://auth.example.com -c jwtAudience=webhooks-api';
+
+/**
+ * Reads and checks every setting; throws one error listing every problem.
+ * `readContext` is `(key) => app.node.tryGetContext(key)`.
+ */
+export function deploymentSettingsFrom(readContext: (key: ContextKey) => unknown): DeploymentSettings {
+  const problems: string[] = [];
+  const text = (key: ContextKey): string | undefined => {
+    const value = readContext(key);
+    if (value === undefined || value === null) return undefined;
+    const asText = (Array.isArray(value) ? value.join(',') : String(value)).trim();
+    return asText === '' ? undefined : asText;
+  };
+  const list = (key: ContextKey): string[] | undefined => {
+    const value = text(key);
+    return value === undefined ? undefined : splitList(value);
+  };
+  const number = (key: ContextKey, fallback: number, { integer, min, max }: { integer: boolean; min: number; max: number }) => {
+    const raw = text(key);
+    if (raw === undefined) return fallback;
+    const value = Number(raw);
+    const shape = integer ? /^\d+$/ : /^\d+(\.\d+)?$/;
+    if (!shape.test(raw) || value < min || value > max) {
+      problems.push(`${key} must be a ${integer ? 'whole ' : ''}number from ${min} to ${max} (got "${raw}").`);
+    }
+    return value;
+  };
+
+  const jwtIssuer = text('jwtIssuer');
+  if (jwtIssuer === undefined) {
+    problems.push(
+      'jwtIssuer is required: pass the token issuer of the authorization server, -c jwtIssuer=https://... ' +
+        '(the exact "iss" of its tokens).',
+    );
+  } else if (!isHttpsUrl(jwtIssuer)) {
+    problems.push(`jwtIssuer must be an https:// URL, as API Gateway's JWT authorizer requires (got "${jwtIssuer}").`);
+  }
+
+  const jwtAudience = list('jwtAudience');
+  if (jwtAudience === undefined || jwtAudience.length === 0) {
+    problems.push(
+      'jwtAudience is required: pass the audience(s) the tokens are issued for, -c jwtAudience=... ' +
+        '(comma-separated for several).',
+    );
+  }
+
+  const check = (key: ContextKey, problem: string | undefined) => {
+    if (problem) problems.push(`${key} ${problem}`);
+  };
+
+  const portalClaim = text('portalClaim') ?? DEFAULT_SETTINGS.portalClaim;
+  check('portalClaim', settingProblems.portalClaim(portalClaim));
+
+  const topicPrefix = text('topicPrefix') ?? DEFAULT_SETTINGS.topicPrefix;
+  check('topicPrefix', settingProblems.topicPrefix(topicPrefix));
+
+  const maxSubscriptionsPerPortal = number('maxSubscriptionsPerPortal', DEFAULT_SETTINGS.maxSubscriptionsPerPortal, {
+    integer: true,
+    min: 1,
+    max: 100_000,
+  });
+
+  const eventKinds = list('eventKinds') ?? [...DEFAULT_SETTINGS.eventKinds];
+  check('eventKinds', settingProblems.eventKinds(eventKinds));
+
+  // API Gateway's own limits for a stage: 10,000 requests per second, burst 5,000 (adjustable quotas).
+  const throttlingRateLimit = number('throttlingRateLimit', DEFAULT_SETTINGS.throttlingRateLimit, {
+    integer: false,
+    min: 1,
+    max: 10_000,
+  });
+  const throttlingBurstLimit = number('throttlingBurstLimit', DEFAULT_SETTINGS.throttlingBurstLimit, {
+    integer: true,
+    min: 1,
+    max: 5_000,
+  });
+
+  if (problems.length > 0) {
+    throw new DeploymentSettingsError(
+      `Cannot synthesize the webhook subscriptions stack:\n  - ${problems.join('\n  - ')}\n` +
+        `For example: ${EXAMPLE_COMMAND}`,
+    );
+  }
+  return {
+    jwtIssuer: jwtIssuer!,
+    jwtAudience: jwtAudience!,
+    portalClaim,
+    topicPrefix,
+    maxSubscriptionsPerPortal,
+    eventKinds,
+    throttlingRateLimit,
+    throttlingBurstLimit,
+  };
+}
+
+function isHttpsUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return url.protocol === 'https:' && url.hostname !== '';
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,100 @@
+/**
+ * One operation's Lambda function, with the settings every function of the service shares
+ * fixed here once: Node.js 24 on arm64, one ESM bundle per handler built by the locally
+ * installed esbuild, its own log group with a retention, and a role that starts with no
+ * permissions but writing to that log group.
+ */
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Architecture, type CfnFunction, Runtime } from 'aws-cdk-lib/aws-lambda';
+import { NodejsFunction, OutputFormat, SourceMapMode } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { handlerEntryOf, type Operation } from '../shared/operations';
+
+/** The repository root: entries and the lockfile are resolved from here, wherever cdk runs. */
+export const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+// ESM output has no `require`; a CommonJS module inside the bundle that calls require() for a
+// Node built-in gets this one instead of throwing "Dynamic require of ... is not supported".
+const CREATE_REQUIRE_BANNER =
+  "import { createRequire as __bundleCreateRequire } from 'node:module'; const require = __bundleCreateRequire(import.meta.url);";
+
+export interface OperationFunctionProps {
+  readonly operation: Operation;
+  /** The service configuration (DESIGN.md §6) the handler reads at cold start. */
+  readonly environment: Readonly<Record<string, string>>;
+  readonly logRetention: RetentionDays;
+}
+
+export class OperationFunction extends Construct {
+  readonly function: NodejsFunction;
+  readonly role: Role;
+  readonly logGroup: LogGroup;
+
+  constructor(scope: Construct, id: string, { operation, environment, logRetention }: OperationFunctionProps) {
+    super(scope, id);
+
+    this.logGroup = new LogGroup(this, 'Logs', {
+      retention: logRetention,
+      // Logs expire anyway; keeping them after `cdk destroy` would only leave orphans behind.
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+
+    // An explicit role instead of the default one: the default attaches the managed
+    // AWSLambdaBasicExecutionRole, which may create log groups and write to any of them.
+    this.role = new Role(this, 'Role', {
+      assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
+      description: `Runs ${operation.id}: writes its own logs and calls only what the operation needs.`,
+    });
+    this.logGroup.grantWrite(this.role);
+
+    this.function = new NodejsFunction(this, 'Function', {
+      entry: join(PROJECT_ROOT, handlerEntryOf(operation)),
+      handler: 'handler',
+      projectRoot: PROJECT_ROOT,
+      depsLockFilePath: join(PROJECT_ROOT, 'package-lock.json'),
+      description: `${operation.method} ${operation.paths[0]} (${operation.id})`,
+      runtime: Runtime.NODEJS_24_X,
+      architecture: Architecture.ARM_64,
+      memorySize: 256,
+      // A request makes at most a handful of SDK calls of some milliseconds each; 10 s leaves
+      // room for the SDK's retries (shared/aws/client-options.ts) while a dependency that hangs
+      // gets a 5xx well before API Gateway's own 30 s limit.
+      timeout: Duration.seconds(10),
+      role: this.role,
+      logGroup: this.logGroup,
+      environment: { ...environment, NODE_OPTIONS: '--enable-source-maps' },
+      bundling: {
+        forceDockerBundling: false,
+        format: OutputFormat.ESM,
+        target: 'node24',
+        // Prefer packages' ESM builds, so esbuild can drop what a handler does not import.
+        mainFields: ['module', 'main'],
+        banner: CREATE_REQUIRE_BANNER,
+        minify: true,
+        // Stack traces point at the TypeScript source (with NODE_OPTIONS above). The map names
+        // the source lines only; the sources' text stays out of the deployed package.
+        sourceMap: true,
+        sourceMapMode: SourceMapMode.DEFAULT,
+        sourcesContent: false,
+        // Bundle the AWS SDK instead of using the runtime's copy: the version is the one
+        // tested, and each bundle holds only the clients its handler uses.
+        externalModules: [],
+      },
+    });
+
+    // `sam local invoke <id>` names a function by this id (SAM reads it before the CDK path,
+    // whose last segment here would be "Function" for all six): the handler's name.
+    (this.function.node.defaultChild as CfnFunction).addMetadata('SamResourceId', operation.handler);
+  }
+
+  /** Allows exactly these actions on exactly these resources; "*" is refused. */
+  allow(actions: readonly string[], resources: readonly string[]): void {
+    if (resources.includes('*')) throw new Error(`${this.node.path}: grant on named resources, not on "*".`);
+    if (actions.length === 0) return;
+    this.role.addToPolicy(new PolicyStatement({ actions: [...actions], resources: [...resources] }));
+  }
+}

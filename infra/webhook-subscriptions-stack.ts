@@ -1,0 +1,144 @@
+/**
+ * The service on AWS (DESIGN.md §2): the subscriptions table, one function per operation and
+ * an HTTP API with one JWT-authorized route per operation and path prefix. Functions, routes,
+ * scopes and permissions all come from the operations table, so none can be missing here.
+ */
+import { CfnOutput, RemovalPolicy, Stack, type StackProps, Validations } from 'aws-cdk-lib';
+import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
+import { HttpApi, HttpMethod, type HttpStage, LogGroupLogDestination } from 'aws-cdk-lib/aws-apigatewayv2';
+import { HttpJwtAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
+import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
+import { AttributeType, BillingMode, Table } from 'aws-cdk-lib/aws-dynamodb';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { Construct } from 'constructs';
+import { OPERATIONS, type OperationId } from '../shared/operations';
+import { TABLE_KEYS } from '../shared/subscriptions/table';
+import type { DeploymentSettings } from './deployment-settings';
+import { OperationFunction } from './operation-function';
+import { OPERATION_PERMISSIONS } from './operation-permissions';
+
+export interface WebhookSubscriptionsStackProps extends StackProps {
+  readonly settings: DeploymentSettings;
+}
+
+const LOG_RETENTION = RetentionDays.ONE_MONTH;
+
+/** One JSON object per request: who called which route, the answer, and why it failed if it did. */
+const ACCESS_LOG_FIELDS = {
+  requestId: '$context.requestId',
+  requestTime: '$context.requestTime',
+  sourceIp: '$context.identity.sourceIp',
+  userAgent: '$context.identity.userAgent',
+  routeKey: '$context.routeKey',
+  method: '$context.httpMethod',
+  path: '$context.path',
+  protocol: '$context.protocol',
+  status: '$context.status',
+  responseLength: '$context.responseLength',
+  responseLatency: '$context.responseLatency',
+  integrationLatency: '$context.integrationLatency',
+  integrationStatus: '$context.integrationStatus',
+  integrationError: '$context.integrationErrorMessage',
+  authorizerError: '$context.authorizer.error',
+  tokenSubject: '$context.authorizer.claims.sub',
+};
+
+export class WebhookSubscriptionsStack extends Stack {
+  readonly table: Table;
+  readonly api: HttpApi;
+  readonly stage: HttpStage;
+  /** The function of each operation, by operation id. */
+  readonly functions: ReadonlyMap<OperationId, OperationFunction>;
+
+  constructor(scope: Construct, id: string, props: WebhookSubscriptionsStackProps) {
+    super(scope, id, props);
+    const { settings } = props;
+
+    this.table = new Table(this, 'Subscriptions', {
+      partitionKey: { name: TABLE_KEYS.partitionKey, type: AttributeType.STRING },
+      sortKey: { name: TABLE_KEYS.sortKey, type: AttributeType.STRING },
+      billingMode: BillingMode.PAY_PER_REQUEST,
+      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      // Customers' subscriptions outlive the stack: `cdk destroy` leaves the table in place.
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+
+    // Topics are created at run time, one per subscription, so only their name prefix is known here.
+    // A subscription's ARN is its topic's ARN plus ":<id>", so the pattern covers those too.
+    const topicArnPattern = this.formatArn({
+      service: 'sns',
+      resource: `${settings.topicPrefix}-*`,
+    });
+
+    const environment: Record<string, string> = {
+      TABLE_NAME: this.table.tableName,
+      TOPIC_PREFIX: settings.topicPrefix,
+      MAX_SUBSCRIPTIONS_PER_PORTAL: String(settings.maxSubscriptionsPerPortal),
+      PORTAL_CLAIM: settings.portalClaim,
+      EVENT_KINDS: settings.eventKinds.join(','),
+    };
+
+    const functions = new Map<OperationId, OperationFunction>();
+    for (const operation of OPERATIONS) {
+      const fn = new OperationFunction(this, operation.handler, { operation, environment, logRetention: LOG_RETENTION });
+      const permissions = OPERATION_PERMISSIONS[operation.id];
+      fn.allow(permissions.table, [this.table.tableArn]);
+      fn.allow(permissions.topics, [topicArnPattern]);
+      if (permissions.topics.length > 0) {
+        Validations.of(fn.role).acknowledge({
+          id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:sns:<AWS::Region>:<AWS::AccountId>:${settings.topicPrefix}-*]`,
+          reason:
+            `Each subscription gets its own SNS topic, named ${settings.topicPrefix}-<configId> and created at run ` +
+            'time, so the topics cannot be listed in advance; the wildcard is limited to this prefix in this ' +
+            'account and region, and to the SNS actions the operation calls.',
+        });
+      }
+      functions.set(operation.id, fn);
+    }
+    this.functions = functions;
+
+    const authorizer = new HttpJwtAuthorizer('JwtAuthorizer', settings.jwtIssuer, {
+      jwtAudience: [...settings.jwtAudience],
+    });
+    this.api = new HttpApi(this, 'Api', {
+      description: 'Webhook subscriptions of a portal: create, update, activate, list, rename, delete.',
+      // The stage is created below, with throttling and access logs.
+      createDefaultStage: false,
+    });
+    for (const operation of OPERATIONS) {
+      const integration = new HttpLambdaIntegration(`${operation.handler}Integration`, functions.get(operation.id)!.function);
+      for (const path of operation.paths) {
+        this.api.addRoutes({
+          path,
+          methods: [HttpMethod[operation.method]],
+          integration,
+          authorizer,
+          authorizationScopes: [operation.scope],
+        });
+      }
+    }
+
+    const accessLogs = new LogGroup(this, 'AccessLogs', {
+      retention: LOG_RETENTION,
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+    this.stage = this.api.addStage('DefaultStage', {
+      stageName: '$default',
+      autoDeploy: true,
+      throttle: { rateLimit: settings.throttlingRateLimit, burstLimit: settings.throttlingBurstLimit },
+      accessLogSettings: {
+        destination: new LogGroupLogDestination(accessLogs),
+        format: AccessLogFormat.custom(JSON.stringify(ACCESS_LOG_FIELDS)),
+      },
+    });
+
+    new CfnOutput(this, 'ApiUrl', {
+      description: 'Base URL of the API; the routes are under v7/webhooks/public/api/subscriptions and webhooks/api/subscriptions.',
+      value: this.stage.url,
+    });
+    new CfnOutput(this, 'TableName', {
+      description: 'DynamoDB table of the subscription records (kept by cdk destroy).',
+      value: this.table.tableName,
+    });
+  }
+}

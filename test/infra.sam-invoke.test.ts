@@ -1,0 +1,169 @@
+/**
+ * Each function of the synthesized stack, invoked as `sam local invoke -t
+ * cdk.out/WebhookSubscriptions.template.json <function> -e events/<function>.json` would: the
+ * bundle `cdk synth` produced, the environment of the template, the sample event, a separate
+ * Node process, against DynamoDB Local and the SNS emulator (test/support/cdk-lambda-runner.ts).
+ */
+import type { APIGatewayProxyEventV2WithJWTAuthorizer, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { PROJECT_ROOT } from '../infra/operation-function';
+import { STACK_NAME } from '../infra/webhook-subscriptions-app';
+import { OPERATIONS } from '../shared/operations';
+import { freshPortal } from './support/api';
+import { allTopicArns, subscriptionItems } from './support/aws-state';
+import { serviceApp } from './support/cdk-app';
+import { invokeFunction, samEnvironment, type SynthesizedFunction, synthesizedFunctions } from './support/cdk-lambda-runner';
+
+/** The config_id the sample events carry (events/*.json). */
+const SAMPLE_CONFIG_ID = '0192f8a4-7b3c-7d2e-9f01-23456789abcd';
+
+let functions: Map<string, SynthesizedFunction>;
+
+beforeAll(() => {
+  const assembly = serviceApp().app.synth();
+  functions = synthesizedFunctions(assembly.directory, assembly.getStackByName(STACK_NAME).template);
+}, 120_000);
+
+/** The sample event of a function, for this portal and (if given) this subscription. */
+function sampleEvent(handlerName: string, { portalId, configId }: { portalId?: string; configId?: string } = {}) {
+  const text = readFileSync(join(PROJECT_ROOT, 'events', `${handlerName}.json`), 'utf8');
+  const event = JSON.parse(configId ? text.replaceAll(SAMPLE_CONFIG_ID, configId) : text) as APIGatewayProxyEventV2WithJWTAuthorizer;
+  if (portalId) event.requestContext.authorizer.jwt.claims.portal_id = portalId;
+  return event;
+}
+
+/** `sam local invoke <handlerName> -e events/<handlerName>.json`, answered as an HTTP client sees it. */
+async function samLocalInvoke(handlerName: string, event: unknown) {
+  const fn = functions.get(handlerName);
+  if (!fn) throw new Error(`No function ${handlerName} in the template (has: ${[...functions.keys()].join(', ')})`);
+  const environment = {
+    ...samEnvironment(fn, {
+      // --env-vars: the table's name is a CloudFormation reference, locally the table global setup created.
+      overrides: { TABLE_NAME: process.env.TABLE_NAME! },
+      // What SAM takes from the developer's AWS profile.
+      region: process.env.AWS_REGION!,
+      accessKeyId: process.env.AWS_ACCESS_KEY_ID!,
+      secretAccessKey: process.env.AWS_SECRET_ACCESS_KEY!,
+    }),
+    // The emulators. SAM itself would not pass these: it sets only variables the template declares.
+    AWS_ENDPOINT_URL_DYNAMODB: process.env.AWS_ENDPOINT_URL_DYNAMODB!,
+    AWS_ENDPOINT_URL_SNS: process.env.AWS_ENDPOINT_URL_SNS!,
+  };
+  const invocation = await invokeFunction(fn, event, environment);
+  if (invocation.error) throw new Error(`${handlerName} failed: ${JSON.stringify(invocation.error)}\n${invocation.logs}`);
+  const result = invocation.result as APIGatewayProxyStructuredResultV2;
+  return { statusCode: result.statusCode, body: JSON.parse(result.body!), logs: invocation.logs };
+}
+
+/** A subscription created through the create function, in a portal of its own. */
+async function createdSubscription() {
+  const portalId = freshPortal('sam');
+  const created = await samLocalInvoke('createSubscription', sampleEvent('createSubscription', { portalId }));
+  expect(created.statusCode).toBe(200);
+  const { configId, topicArn } = created.body.record as { configId: string; topicArn: string };
+  return { portalId, configId, topicArn };
+}
+
+describe('the synthesized functions, invoked as sam local invoke does', () => {
+  it('has one function per operation, each with its sample event in events/', () => {
+    expect([...functions.keys()].sort()).toEqual(OPERATIONS.map((op) => op.handler).sort());
+    for (const op of OPERATIONS) {
+      const event = sampleEvent(op.handler);
+      expect(event.routeKey).toBe(`${op.method} ${op.paths[0]}`);
+      expect(event.requestContext.authorizer.jwt.scopes).toEqual([op.scope]);
+      expect(event.requestContext.authorizer.jwt.claims).toMatchObject({ portal_id: expect.any(String), scope: op.scope });
+    }
+  });
+
+  it('runs them on the Node.js major version their runtime names', () => {
+    for (const fn of functions.values()) {
+      expect(fn.runtime).toBe(`nodejs${process.versions.node.split('.')[0]}.x`);
+    }
+  });
+
+  it('create answers 200 with the record, and the record is stored', async () => {
+    const portalId = freshPortal('sam');
+
+    const answer = await samLocalInvoke('createSubscription', sampleEvent('createSubscription', { portalId }));
+
+    expect(answer.statusCode).toBe(200);
+    expect(answer.body).toMatchObject({
+      success: true,
+      record: {
+        portalId,
+        name: 'Media updates',
+        protocol: 'https',
+        endpoint: 'https://127.0.0.1:9/hooks/assets',
+        events: ['asset_bank.media.create', 'asset_bank.media.updated'],
+        status: 1,
+        // TOPIC_PREFIX as the template sets it.
+        topicArn: expect.stringMatching(/:webhooks-[0-9a-f-]{36}$/),
+      },
+    });
+    expect(await subscriptionItems(portalId)).toEqual([expect.objectContaining({ configId: answer.body.record.configId })]);
+  });
+
+  it('list answers 200 with the created subscription', async () => {
+    const { portalId, configId } = await createdSubscription();
+
+    const answer = await samLocalInvoke('listSubscriptions', sampleEvent('listSubscriptions', { portalId }));
+
+    expect(answer.statusCode).toBe(200);
+    expect(answer.body.configs).toEqual([expect.objectContaining({ configId, name: 'Media updates', status: 1 })]);
+  });
+
+  it('update answers 200 with the new event list', async () => {
+    const { portalId, configId } = await createdSubscription();
+
+    const answer = await samLocalInvoke('updateSubscription', sampleEvent('updateSubscription', { portalId, configId }));
+
+    expect(answer.statusCode).toBe(200);
+    expect(answer.body.record).toEqual({
+      configId,
+      portalId,
+      events: ['asset_bank.media.create', 'asset_bank.media.deleted'],
+    });
+  });
+
+  it('rename answers 200 and the name is stored', async () => {
+    const { portalId, configId } = await createdSubscription();
+
+    const answer = await samLocalInvoke('renameSubscription', sampleEvent('renameSubscription', { portalId, configId }));
+
+    expect(answer.statusCode).toBe(200);
+    expect(answer.body.success).toBe(true);
+    expect((await subscriptionItems(portalId))[0]).toMatchObject({ name: 'Media updates (archive)' });
+  });
+
+  it('activate answers 200 and the status is stored', async () => {
+    const { portalId, configId } = await createdSubscription();
+
+    const answer = await samLocalInvoke('activateSubscription', sampleEvent('activateSubscription', { portalId, configId }));
+
+    expect(answer.statusCode).toBe(200);
+    expect(answer.body).toEqual({ success: true, message: 'Subscription deactivated.' });
+    expect((await subscriptionItems(portalId))[0]).toMatchObject({ status: 0 });
+  });
+
+  it('delete answers 200, and the record and its topic are gone', async () => {
+    const { portalId, configId, topicArn } = await createdSubscription();
+
+    const answer = await samLocalInvoke('deleteSubscription', sampleEvent('deleteSubscription', { portalId, configId }));
+
+    expect(answer.statusCode).toBe(200);
+    expect(answer.body.success).toBe(true);
+    expect(await subscriptionItems(portalId)).toEqual([]);
+    expect(await allTopicArns()).not.toContain(topicArn);
+  });
+
+  it.each(['updateSubscription', 'renameSubscription', 'activateSubscription', 'deleteSubscription'])(
+    '%s answers the unchanged sample event 400: its config_id names no subscription',
+    async (handlerName) => {
+      const answer = await samLocalInvoke(handlerName, sampleEvent(handlerName));
+
+      expect(answer.statusCode).toBe(400);
+      expect(answer.body).toMatchObject({ success: false, code: 'SUBSCRIPTION_NOT_FOUND' });
+    },
+  );
+});

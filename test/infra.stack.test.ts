@@ -1,0 +1,298 @@
+/**
+ * The CloudFormation template `cdk synth` produces, checked against the operations table and
+ * DESIGN.md: table, functions, routes and their authorization, stage, least-privilege IAM,
+ * cdk-nag's AWS Solutions rules, and what goes into each function's bundle.
+ */
+import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
+import { Validations } from 'aws-cdk-lib';
+import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { DEFAULT_SETTINGS } from '../infra/deployment-settings';
+import { OPERATION_PERMISSIONS } from '../infra/operation-permissions';
+import { STACK_NAME } from '../infra/webhook-subscriptions-app';
+import type { WebhookSubscriptionsStack } from '../infra/webhook-subscriptions-stack';
+import { loadConfig } from '../shared/config';
+import { OPERATIONS } from '../shared/operations';
+import { TABLE_KEYS } from '../shared/subscriptions/table';
+import { logicalIdOf, REQUIRED_CONTEXT, serviceApp } from './support/cdk-app';
+
+/* eslint-disable @typescript-eslint/no-explicit-any -- CloudFormation JSON */
+type Resources = Record<string, { Type: string; Properties: any; Metadata?: any; DeletionPolicy?: string }>;
+
+let stack: WebhookSubscriptionsStack;
+let template: Template;
+let resources: Resources;
+let assemblyDirectory: string;
+
+beforeAll(() => {
+  const synthesized = serviceApp();
+  stack = synthesized.stack;
+  assemblyDirectory = synthesized.app.synth().directory;
+  template = Template.fromStack(stack);
+  resources = template.toJSON().Resources;
+}, 120_000);
+
+const tableId = () => logicalIdOf(stack, stack.table);
+const functionIdOf = (op: (typeof OPERATIONS)[number]) => logicalIdOf(stack, stack.functions.get(op.id)!.function);
+const ofType = (type: string) => Object.entries(resources).filter(([, resource]) => resource.Type === type);
+
+describe('the subscriptions table', () => {
+  it('is keyed portalId/sk (strings), on demand, with point-in-time recovery, kept on delete and replace', () => {
+    template.resourceCountIs('AWS::DynamoDB::Table', 1);
+    template.hasResource('AWS::DynamoDB::Table', {
+      DeletionPolicy: 'Retain',
+      UpdateReplacePolicy: 'Retain',
+      Properties: {
+        KeySchema: [
+          { AttributeName: TABLE_KEYS.partitionKey, KeyType: 'HASH' },
+          { AttributeName: TABLE_KEYS.sortKey, KeyType: 'RANGE' },
+        ],
+        AttributeDefinitions: [
+          { AttributeName: TABLE_KEYS.partitionKey, AttributeType: 'S' },
+          { AttributeName: TABLE_KEYS.sortKey, AttributeType: 'S' },
+        ],
+        BillingMode: 'PAY_PER_REQUEST',
+        PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+      },
+    });
+  });
+});
+
+describe('the functions', () => {
+  it('are one per operation', () => {
+    template.resourceCountIs('AWS::Lambda::Function', OPERATIONS.length);
+  });
+
+  describe.each(OPERATIONS.map((op) => [op.handler, op] as const))('%s', (_handler, op) => {
+    it('runs on Node.js 24, arm64, from its own bundle, with the service configuration', () => {
+      const fn = resources[functionIdOf(op)]!;
+
+      expect(fn.Metadata).toMatchObject({ SamResourceId: op.handler, 'aws:asset:is-bundled': true });
+      expect(fn.Properties).toMatchObject({
+        Runtime: 'nodejs24.x',
+        Architectures: ['arm64'],
+        Handler: 'index.handler',
+        Timeout: 10,
+        MemorySize: 256,
+      });
+      expect(fn.Properties.Environment.Variables).toEqual({
+        TABLE_NAME: { Ref: tableId() },
+        TOPIC_PREFIX: DEFAULT_SETTINGS.topicPrefix,
+        MAX_SUBSCRIPTIONS_PER_PORTAL: String(DEFAULT_SETTINGS.maxSubscriptionsPerPortal),
+        PORTAL_CLAIM: DEFAULT_SETTINGS.portalClaim,
+        EVENT_KINDS: DEFAULT_SETTINGS.eventKinds.join(','),
+        NODE_OPTIONS: '--enable-source-maps',
+      });
+    });
+
+    it('logs to its own log group, kept for a month', () => {
+      const logGroupId = resources[functionIdOf(op)]!.Properties.LoggingConfig.LogGroup.Ref;
+
+      expect(resources[logGroupId]).toMatchObject({ Type: 'AWS::Logs::LogGroup', Properties: { RetentionInDays: 30 } });
+    });
+
+    it('may call exactly the actions of its operation, on the table and the service topics only', () => {
+      const roleId = resources[functionIdOf(op)]!.Properties.Role['Fn::GetAtt'][0];
+      const statements = policyStatementsOf(roleId);
+      const logGroupId = resources[functionIdOf(op)]!.Properties.LoggingConfig.LogGroup.Ref;
+      const expected = OPERATION_PERMISSIONS[op.id];
+
+      expect(resources[roleId]!.Properties.ManagedPolicyArns).toBeUndefined();
+      expect(actionsOn(statements, { 'Fn::GetAtt': [logGroupId, 'Arn'] })).toEqual(['logs:CreateLogStream', 'logs:PutLogEvents']);
+      expect(actionsOn(statements, { 'Fn::GetAtt': [tableId(), 'Arn'] })).toEqual([...expected.table].sort());
+      expect(actionsOn(statements, topicArnPattern('webhooks'))).toEqual([...expected.topics].sort());
+      // Nothing else: every statement is one of the three above.
+      const granted = statements.flatMap((statement) => [statement.Action].flat());
+      expect(granted.sort()).toEqual(['logs:CreateLogStream', 'logs:PutLogEvents', ...expected.table, ...expected.topics].sort());
+    });
+  });
+
+  it('get an environment the functions accept at cold start, meaning what it says', () => {
+    for (const [, fn] of ofType('AWS::Lambda::Function')) {
+      const variables = { ...fn.Properties.Environment.Variables, TABLE_NAME: 'subscriptions' };
+
+      expect(loadConfig(variables)).toEqual({
+        tableName: 'subscriptions',
+        topicPrefix: 'webhooks',
+        maxSubscriptionsPerPortal: 10,
+        portalClaim: 'portal_id',
+        eventKinds: loadConfig({ TABLE_NAME: 'x' }).eventKinds,
+      });
+    }
+  });
+});
+
+describe('IAM', () => {
+  it('grants nothing on "*", and uses no managed policies', () => {
+    for (const [, policy] of ofType('AWS::IAM::Policy')) {
+      for (const statement of policy.Properties.PolicyDocument.Statement) {
+        expect([statement.Resource].flat()).not.toContain('*');
+        expect([statement.Action].flat().some((action: string) => action.endsWith('*'))).toBe(false);
+      }
+    }
+    for (const [, role] of ofType('AWS::IAM::Role')) {
+      expect(role.Properties.ManagedPolicyArns).toBeUndefined();
+    }
+  });
+
+  it('refuses a grant on "*" at synth', () => {
+    const fn = stack.functions.get('listSubscriptionsRoute')!;
+
+    expect(() => fn.allow(['dynamodb:Scan'], ['*'])).toThrow(/not on "\*"/);
+  });
+});
+
+describe('the HTTP API', () => {
+  it('has exactly one route per operation and path prefix', () => {
+    const routeKeys = ofType('AWS::ApiGatewayV2::Route').map(([, route]) => route.Properties.RouteKey);
+
+    expect(routeKeys.sort()).toEqual(OPERATIONS.flatMap((op) => op.paths.map((path) => `${op.method} ${path}`)).sort());
+    expect(routeKeys).toHaveLength(12);
+  });
+
+  it('checks tokens with one JWT authorizer: issuer and audience from the context', () => {
+    template.resourceCountIs('AWS::ApiGatewayV2::Authorizer', 1);
+    template.hasResourceProperties('AWS::ApiGatewayV2::Authorizer', {
+      AuthorizerType: 'JWT',
+      IdentitySource: ['$request.header.Authorization'],
+      JwtConfiguration: { Issuer: REQUIRED_CONTEXT.jwtIssuer, Audience: [REQUIRED_CONTEXT.jwtAudience] },
+    });
+  });
+
+  describe.each(OPERATIONS.map((op) => [op.id, op] as const))('%s', (_id, op) => {
+    it.each(op.paths.map((path) => [path]))('%s requires a JWT with the scope and reaches the function', (path) => {
+      const [, route] = ofType('AWS::ApiGatewayV2::Route').find(([, r]) => r.Properties.RouteKey === `${op.method} ${path}`)!;
+      const [authorizerId] = ofType('AWS::ApiGatewayV2::Authorizer')[0]!;
+
+      expect(route.Properties).toMatchObject({
+        AuthorizationType: 'JWT',
+        AuthorizerId: { Ref: authorizerId },
+        AuthorizationScopes: [op.scope],
+      });
+      const integrationId = route.Properties.Target['Fn::Join'][1][1].Ref;
+      expect(resources[integrationId]!.Properties).toMatchObject({
+        IntegrationType: 'AWS_PROXY',
+        PayloadFormatVersion: '2.0',
+        IntegrationUri: { 'Fn::GetAtt': [functionIdOf(op), 'Arn'] },
+      });
+    });
+  });
+
+  it('serves one auto-deployed $default stage, throttled, with JSON access logs', () => {
+    template.resourceCountIs('AWS::ApiGatewayV2::Stage', 1);
+    const [, stage] = ofType('AWS::ApiGatewayV2::Stage')[0]!;
+
+    expect(stage.Properties).toMatchObject({
+      StageName: '$default',
+      AutoDeploy: true,
+      DefaultRouteSettings: {
+        ThrottlingRateLimit: DEFAULT_SETTINGS.throttlingRateLimit,
+        ThrottlingBurstLimit: DEFAULT_SETTINGS.throttlingBurstLimit,
+      },
+    });
+    const logGroupId = stage.Properties.AccessLogSettings.DestinationArn['Fn::GetAtt'][0];
+    expect(resources[logGroupId]).toMatchObject({ Type: 'AWS::Logs::LogGroup', Properties: { RetentionInDays: 30 } });
+    expect(JSON.parse(stage.Properties.AccessLogSettings.Format)).toMatchObject({
+      requestId: '$context.requestId',
+      routeKey: '$context.routeKey',
+      status: '$context.status',
+      authorizerError: '$context.authorizer.error',
+      integrationError: '$context.integrationErrorMessage',
+    });
+  });
+
+  it('outputs the API URL and the table name', () => {
+    template.hasOutput('ApiUrl', { Value: { 'Fn::Join': ['', Match.arrayWith(['https://'])] } });
+    template.hasOutput('TableName', { Value: { Ref: tableId() } });
+  });
+});
+
+describe('AWS Solutions rules (cdk-nag)', () => {
+  it('find nothing that is not acknowledged', () => {
+    const report = new AwsSolutionsChecks().validateScope(stack);
+
+    expect(report.violations).toEqual([]);
+  });
+
+  it('acknowledge only the per-subscription topic wildcard, with a reason, on the roles that need it', () => {
+    const acknowledgments = stack.node
+      .findAll()
+      .flatMap((construct) =>
+        construct.node.metadata
+          .filter((entry) => entry.type === Validations.ACKNOWLEDGED_RULES_METADATA_KEY)
+          .flatMap((entry) => Object.entries(entry.data as Record<string, string>))
+          .map(([id, reason]) => ({ path: construct.node.path, id, reason })),
+      );
+
+    const wildcardId = 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:sns:<AWS::Region>:<AWS::AccountId>:webhooks-*]';
+    expect(acknowledgments.map(({ path, id }) => [path, id.replace(/^annotation::/i, '')])).toEqual(
+      OPERATIONS.filter((op) => OPERATION_PERMISSIONS[op.id].topics.length > 0).map((op) => [
+        `${STACK_NAME}/${op.handler}/Role`,
+        wildcardId,
+      ]),
+    );
+    for (const { reason } of acknowledgments) expect(reason).toMatch(/created at run time.{40,}/);
+  });
+
+  it('leave no error or warning annotations on the stack', () => {
+    expect(Annotations.fromStack(stack).findError('*', Match.anyValue())).toEqual([]);
+    expect(Annotations.fromStack(stack).findWarning('*', Match.anyValue())).toEqual([]);
+  });
+
+  it('stop the synth on a finding nobody acknowledged', () => {
+    const { app, stack: unsafe } = serviceApp({ bundle: false });
+    unsafe.functions.get('listSubscriptionsRoute')!.role.addToPolicy(new PolicyStatement({ actions: ['dynamodb:Scan'], resources: ['*'] }));
+
+    expect(() => app.synth()).toThrow(/AwsSolutions-IAM5\[Resource::\*\]/);
+  });
+});
+
+describe('the bundles', () => {
+  const sizes: Record<string, string> = {};
+  afterAll(() => console.log(`Bundle sizes (index.mjs + index.mjs.map):\n${JSON.stringify(sizes, null, 2)}`));
+
+  it.each(OPERATIONS.map((op) => [op.handler, op] as const))(
+    '%s holds the SNS client exactly when its operation calls SNS, and is ESM with a require shim',
+    (_handler, op) => {
+      const directory = join(assemblyDirectory, resources[functionIdOf(op)]!.Metadata['aws:asset:path']);
+      const code = readFileSync(join(directory, 'index.mjs'), 'utf8');
+      const kib = (file: string) => `${(statSync(join(directory, file)).size / 1024).toFixed(1)} KiB`;
+      sizes[op.handler] = `${kib('index.mjs')} + ${kib('index.mjs.map')}`;
+
+      const callsSns = OPERATION_PERMISSIONS[op.id].topics.length > 0;
+      expect(code.includes('SNSServiceException')).toBe(callsSns);
+      expect(code.includes('DynamoDBServiceException')).toBe(true);
+      expect(code.split('\n', 1)[0]).toContain('createRequire');
+      expect(code).toMatch(/export\s*\{[^}]*\bhandler\b[^}]*\}/);
+      expect(code).toMatch(/sourceMappingURL=index\.mjs\.map\s*$/);
+      expect(statSync(join(directory, 'index.mjs')).size).toBeLessThan(1024 * 1024);
+    },
+  );
+});
+
+/** Statements of the policies attached to a role. */
+function policyStatementsOf(roleLogicalId: string): { Action: string | string[]; Resource: unknown }[] {
+  return ofType('AWS::IAM::Policy')
+    .filter(([, policy]) => policy.Properties.Roles.some((role: { Ref: string }) => role.Ref === roleLogicalId))
+    .flatMap(([, policy]) => policy.Properties.PolicyDocument.Statement);
+}
+
+/** The actions granted on exactly this resource, sorted. */
+function actionsOn(statements: { Action: string | string[]; Resource: unknown }[], resource: unknown): string[] {
+  return statements
+    .filter((statement) => JSON.stringify(statement.Resource) === JSON.stringify(resource))
+    .flatMap((statement) => [statement.Action].flat())
+    .sort();
+}
+
+/** `arn:<partition>:sns:<region>:<account>:<prefix>-*` as the template writes it. */
+function topicArnPattern(prefix: string) {
+  return {
+    'Fn::Join': [
+      '',
+      ['arn:', { Ref: 'AWS::Partition' }, ':sns:', { Ref: 'AWS::Region' }, ':', { Ref: 'AWS::AccountId' }, `:${prefix}-*`],
+    ],
+  };
+}
