@@ -33,6 +33,13 @@ export interface DeploymentSettings {
   readonly throttlingRateLimit: number;
   /** Requests the API stage accepts in a burst above the rate. */
   readonly throttlingBurstLimit: number;
+  /**
+   * For `sam local invoke` only: DynamoDB and SNS endpoints (those of `npm start`) that the
+   * template then declares as AWS_ENDPOINT_URL_DYNAMODB / AWS_ENDPOINT_URL_SNS. SAM passes a
+   * function only variables its template declares, so this is how SAM reaches the emulators.
+   * Never deploy a template synthesized with them.
+   */
+  readonly localEndpoints: { readonly dynamoDb: string; readonly sns: string } | undefined;
 }
 
 export const DEFAULT_SETTINGS = {
@@ -54,6 +61,8 @@ export const CONTEXT_KEYS = [
   'eventKinds',
   'throttlingRateLimit',
   'throttlingBurstLimit',
+  'localDynamoDbEndpoint',
+  'localSnsEndpoint',
 ] as const;
 export type ContextKey = (typeof CONTEXT_KEYS)[number];
 
@@ -140,6 +149,18 @@ export function deploymentSettingsFrom(readContext: (key: ContextKey) => unknown
     max: 5_000,
   });
 
+  const localDynamoDbEndpoint = text('localDynamoDbEndpoint');
+  const localSnsEndpoint = text('localSnsEndpoint');
+  for (const [key, value] of [
+    ['localDynamoDbEndpoint', localDynamoDbEndpoint],
+    ['localSnsEndpoint', localSnsEndpoint],
+  ] as const) {
+    if (value !== undefined && !isHttpUrl(value)) problems.push(`${key} must be an http:// or https:// URL (got "${value}").`);
+  }
+  if ((localDynamoDbEndpoint === undefined) !== (localSnsEndpoint === undefined)) {
+    problems.push('localDynamoDbEndpoint and localSnsEndpoint go together: pass both or neither.');
+  }
+
   if (problems.length > 0) {
     throw new DeploymentSettingsError(
       `Cannot synthesize the webhook subscriptions stack:\n  - ${problems.join('\n  - ')}\n` +
@@ -155,7 +176,18 @@ export function deploymentSettingsFrom(readContext: (key: ContextKey) => unknown
     eventKinds,
     throttlingRateLimit,
     throttlingBurstLimit,
+    localEndpoints:
+      localDynamoDbEndpoint && localSnsEndpoint ? { dynamoDb: localDynamoDbEndpoint, sns: localSnsEndpoint } : undefined,
   };
+}
+
+function isHttpUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';
+  } catch {
+    return false;
+  }
 }
 
 function isHttpsUrl(value: string): boolean {

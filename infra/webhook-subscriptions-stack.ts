@@ -3,7 +3,7 @@
  * an HTTP API with one JWT-authorized route per operation and path prefix. Functions, routes,
  * scopes and permissions all come from the operations table, so none can be missing here.
  */
-import { CfnOutput, RemovalPolicy, Stack, type StackProps, Validations } from 'aws-cdk-lib';
+import { Annotations, CfnOutput, RemovalPolicy, Stack, type StackProps, Validations } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import { HttpApi, HttpMethod, type HttpStage, LogGroupLogDestination } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpJwtAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
@@ -76,7 +76,17 @@ export class WebhookSubscriptionsStack extends Stack {
       MAX_SUBSCRIPTIONS_PER_PORTAL: String(settings.maxSubscriptionsPerPortal),
       PORTAL_CLAIM: settings.portalClaim,
       EVENT_KINDS: settings.eventKinds.join(','),
+      ...(settings.localEndpoints && {
+        AWS_ENDPOINT_URL_DYNAMODB: settings.localEndpoints.dynamoDb,
+        AWS_ENDPOINT_URL_SNS: settings.localEndpoints.sns,
+      }),
     };
+    if (settings.localEndpoints) {
+      Annotations.of(this).addWarningV2(
+        'webhooks:localEndpoints',
+        'The functions are pointed at local DynamoDB and SNS endpoints: this template is for sam local invoke only; do not deploy it.',
+      );
+    }
 
     const functions = new Map<OperationId, OperationFunction>();
     for (const operation of OPERATIONS) {

@@ -12,7 +12,7 @@ import { STACK_NAME } from '../infra/webhook-subscriptions-app';
 import { OPERATIONS } from '../shared/operations';
 import { freshPortal } from './support/api';
 import { allTopicArns, subscriptionItems } from './support/aws-state';
-import { serviceApp } from './support/cdk-app';
+import { REQUIRED_CONTEXT, serviceApp } from './support/cdk-app';
 import { invokeFunction, samEnvironment, type SynthesizedFunction, synthesizedFunctions } from './support/cdk-lambda-runner';
 
 /** The config_id the sample events carry (events/*.json). */
@@ -21,7 +21,15 @@ const SAMPLE_CONFIG_ID = '0192f8a4-7b3c-7d2e-9f01-23456789abcd';
 let functions: Map<string, SynthesizedFunction>;
 
 beforeAll(() => {
-  const assembly = serviceApp().app.synth();
+  // As a developer synthesizes for SAM: the template declares the local endpoints (here the
+  // ones global setup started; with npm start, 127.0.0.1:8000 and :9911).
+  const assembly = serviceApp({
+    context: {
+      ...REQUIRED_CONTEXT,
+      localDynamoDbEndpoint: process.env.AWS_ENDPOINT_URL_DYNAMODB,
+      localSnsEndpoint: process.env.AWS_ENDPOINT_URL_SNS,
+    },
+  }).app.synth();
   functions = synthesizedFunctions(assembly.directory, assembly.getStackByName(STACK_NAME).template);
 }, 120_000);
 
@@ -37,19 +45,14 @@ function sampleEvent(handlerName: string, { portalId, configId }: { portalId?: s
 async function samLocalInvoke(handlerName: string, event: unknown) {
   const fn = functions.get(handlerName);
   if (!fn) throw new Error(`No function ${handlerName} in the template (has: ${[...functions.keys()].join(', ')})`);
-  const environment = {
-    ...samEnvironment(fn, {
-      // --env-vars: the table's name is a CloudFormation reference, locally the table global setup created.
-      overrides: { TABLE_NAME: process.env.TABLE_NAME! },
-      // What SAM takes from the developer's AWS profile.
-      region: process.env.AWS_REGION!,
-      accessKeyId: process.env.AWS_ACCESS_KEY_ID!,
-      secretAccessKey: process.env.AWS_SECRET_ACCESS_KEY!,
-    }),
-    // The emulators. SAM itself would not pass these: it sets only variables the template declares.
-    AWS_ENDPOINT_URL_DYNAMODB: process.env.AWS_ENDPOINT_URL_DYNAMODB!,
-    AWS_ENDPOINT_URL_SNS: process.env.AWS_ENDPOINT_URL_SNS!,
-  };
+  const environment = samEnvironment(fn, {
+    // --env-vars: the table's name is a CloudFormation reference, locally the table global setup created.
+    overrides: { TABLE_NAME: process.env.TABLE_NAME! },
+    // What SAM takes from the developer's AWS profile.
+    region: process.env.AWS_REGION!,
+    accessKeyId: process.env.AWS_ACCESS_KEY_ID!,
+    secretAccessKey: process.env.AWS_SECRET_ACCESS_KEY!,
+  });
   const invocation = await invokeFunction(fn, event, environment);
   if (invocation.error) throw new Error(`${handlerName} failed: ${JSON.stringify(invocation.error)}\n${invocation.logs}`);
   const result = invocation.result as APIGatewayProxyStructuredResultV2;

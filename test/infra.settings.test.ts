@@ -4,7 +4,7 @@
  * the functions' own (shared/config.ts), so a deployed function never fails its cold start on
  * a value synth accepted. Synthesized without bundling: only the template matters here.
  */
-import { Template } from 'aws-cdk-lib/assertions';
+import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import { DEFAULT_SETTINGS, deploymentSettingsFrom } from '../infra/deployment-settings';
 import { ConfigurationError, loadConfig } from '../shared/config';
 import { REQUIRED_CONTEXT, serviceApp } from './support/cdk-app';
@@ -151,3 +151,38 @@ function accepts(read: () => unknown): boolean {
     throw error;
   }
 }
+
+describe('synth for sam local invoke against npm start', () => {
+  it('declares the local endpoints in every function, and warns not to deploy it', () => {
+    const { stack } = serviceApp({
+      context: {
+        ...REQUIRED_CONTEXT,
+        localDynamoDbEndpoint: 'http://127.0.0.1:8000',
+        localSnsEndpoint: 'http://127.0.0.1:9911',
+      },
+      bundle: false,
+    });
+    const template = Template.fromStack(stack);
+
+    const functions = Object.values(template.findResources('AWS::Lambda::Function'));
+    expect(functions).toHaveLength(6);
+    for (const fn of functions) {
+      expect(fn.Properties.Environment.Variables).toMatchObject({
+        AWS_ENDPOINT_URL_DYNAMODB: 'http://127.0.0.1:8000',
+        AWS_ENDPOINT_URL_SNS: 'http://127.0.0.1:9911',
+      });
+    }
+    expect(Annotations.fromStack(stack).findWarning('*', Match.stringLikeRegexp('sam local invoke only'))).toHaveLength(1);
+  });
+
+  it.each([
+    [{ localDynamoDbEndpoint: 'http://127.0.0.1:8000' }, /localDynamoDbEndpoint and localSnsEndpoint go together/],
+    [{ localDynamoDbEndpoint: '127.0.0.1:8000', localSnsEndpoint: 'http://127.0.0.1:9911' }, /localDynamoDbEndpoint must be an http:\/\/ or https:\/\/ URL/],
+  ])('refuses %j', (context, message) => {
+    expect(() => settingsFrom(context)).toThrow(message);
+  });
+
+  it('declares no endpoints by default', () => {
+    expect(settingsFrom({}).localEndpoints).toBeUndefined();
+  });
+});

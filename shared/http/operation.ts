@@ -28,13 +28,14 @@ export interface OperationSpec<Body> {
   run: (input: OperationInput<Body>) => Promise<{ message: string } & Record<string, unknown>>;
 }
 
+/** A Lambda handler as the runtime calls it. */
+export type HttpHandler = (event: HttpEvent, context: Context) => Promise<HttpResult>;
+
 /**
  * Wraps an operation in the middleware chain every handler shares: Lambda context in the
  * logs, one log line per request, error → envelope, portal from the token's claims, and for
  * operations with a body, JSON parsing and validation.
  */
-/** A Lambda handler as the runtime calls it. */
-export type HttpHandler = (event: HttpEvent, context: Context) => Promise<HttpResult>;
 
 export function httpOperation<Body = undefined>(operationId: OperationId, spec: OperationSpec<Body>): HttpHandler {
   logger.appendPersistentKeys({ operation: operationId });

@@ -32,6 +32,8 @@ export function httpEvent(operationId: OperationId, options: HttpEventOptions = 
   const body =
     options.body === undefined ? undefined : typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
   const now = new Date();
+  // API Gateway's format: 12/Mar/2026:10:15:30 +0000
+  const [, day, month, year, time] = now.toUTCString().split(/,? /);
   return {
     version: '2.0',
     routeKey: `${op.method} ${route}`,
@@ -53,7 +55,7 @@ export function httpEvent(operationId: OperationId, options: HttpEventOptions = 
       requestId: randomUUID(),
       routeKey: `${op.method} ${route}`,
       stage: '$default',
-      time: now.toISOString(),
+      time: `${day}/${month}/${year}:${time} +0000`,
       timeEpoch: now.getTime(),
     },
     ...(options.configId === undefined ? {} : { pathParameters: { configId: options.configId } }),
