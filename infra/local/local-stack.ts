@@ -1,0 +1,223 @@
+/**
+ * The whole service on one machine (DESIGN.md §8): DynamoDB Local, the SNS emulator, a local
+ * OAuth token endpoint, and the gateway emulation invoking the six handlers, all on 127.0.0.1.
+ * `npm start` (start.ts) runs it with the ports and directories of the environment; the tests
+ * run it in memory on free ports.
+ *
+ * The handlers run in this process and read their configuration when they are imported, so
+ * the environment is set (local endpoints, dummy credentials, table name) before they are.
+ */
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { mkdirSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join, resolve } from 'node:path';
+import { API_PREFIXES } from '../../shared/operations';
+import { type DynamoDbLocal, startDynamoDbLocal } from './dynamodb-local';
+import { freePort } from './free-port';
+import { type Gateway, startGateway } from './gateway';
+import { createJwtAuthorizer } from './jwt-authorizer';
+import { DEFAULT_CLIENTS_FILE, loadOAuthClients, type OAuthClient } from './oauth-clients';
+import { createOAuthServer, type TokenResponse } from './oauth-server';
+import { loadOperationHandlers } from './operation-handlers';
+import { generateSigningKey, keySetOf, loadOrCreateSigningKey, type SigningKey } from './signing-key';
+import { type SnsEmulator, startSnsEmulator } from './sns-emulator';
+import { ensureSubscriptionTable } from './subscription-table';
+
+export const DEFAULT_PORTS = { api: 3000, dynamoDb: 8000, sns: 9911 } as const;
+export const DEFAULT_DATA_DIR = '.data';
+export const DEFAULT_TABLE_NAME = 'webhook-subscriptions';
+/** The `aud` of local tokens, the audience the gateway's authorizer accepts. */
+export const DEFAULT_AUDIENCE = 'webhooks-api';
+/** Credentials the handlers sign with locally; the emulators accept any. */
+export const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' } as const;
+
+const HOST = '127.0.0.1';
+
+export interface LocalStackOptions {
+  /** The API and token endpoint; default 3000, 0 = a free port. */
+  readonly port?: number;
+  /** Default 8000, 0 = a free port. */
+  readonly dynamoDbPort?: number;
+  /** Default 9911, 0 = a free port. */
+  readonly snsPort?: number;
+  /** Where state is kept between starts; default `.data`. */
+  readonly dataDir?: string;
+  /** Keep nothing: DynamoDB Local in memory, no SNS state file, a new signing key. */
+  readonly inMemory?: boolean;
+  /** The OAuth clients file; default infra/local/oauth-clients.json. */
+  readonly clientsFile?: string;
+  readonly audience?: string;
+  /** The token signing key; default: kept under dataDir, or made anew in memory. */
+  readonly signingKey?: SigningKey;
+  /** Emulator and gateway log lines; default: none. */
+  readonly log?: (line: string) => void;
+}
+
+export interface LocalStack {
+  /** Base URL of the API and the token endpoint, e.g. http://127.0.0.1:3000. */
+  readonly apiUrl: string;
+  /** The API under each prefix, canonical first. */
+  readonly apiBaseUrls: readonly string[];
+  readonly tokenUrl: string;
+  readonly jwksUrl: string;
+  /** The `iss` of local tokens (= apiUrl). */
+  readonly issuer: string;
+  readonly audience: string;
+  readonly clients: readonly OAuthClient[];
+  readonly tableName: string;
+  readonly region: string;
+  readonly dynamoDb: DynamoDbLocal;
+  readonly sns: SnsEmulator;
+  /** Where state is kept; undefined in memory. */
+  readonly dataDir: string | undefined;
+  /** A token for one of the clients, as the token endpoint would issue it. */
+  issueToken(clientId: string, scopes?: readonly string[]): Promise<TokenResponse>;
+  /** Stops the gateway, the SNS emulator and DynamoDB Local (its Java process included). */
+  stop(): Promise<void>;
+}
+
+export async function startLocalStack(options: LocalStackOptions = {}): Promise<LocalStack> {
+  const log = options.log ?? (() => undefined);
+  const dataDir = options.inMemory ? undefined : resolve(options.dataDir ?? DEFAULT_DATA_DIR);
+  // Read first: a broken clients file should fail before anything is started.
+  const clients = loadOAuthClients(options.clientsFile ?? DEFAULT_CLIENTS_FILE);
+  const region = process.env.AWS_REGION?.trim() || 'us-east-1';
+
+  // The API's port is fixed before anything starts: the issuer URL, which tokens carry, holds it.
+  const apiPort = options.port === 0 ? await freePort() : (options.port ?? DEFAULT_PORTS.api);
+  const dynamoDbPort = options.dynamoDbPort ?? DEFAULT_PORTS.dynamoDb;
+  const snsPort = options.snsPort ?? DEFAULT_PORTS.sns;
+  await Promise.all([
+    ensurePortFree(apiPort, 'PORT'),
+    ensurePortFree(dynamoDbPort, 'DYNAMODB_PORT'),
+    ensurePortFree(snsPort, 'SNS_PORT'),
+  ]);
+
+  // What has started so far, stopped in reverse: the gateway first, so no request reaches the
+  // emulators while they stop.
+  let dynamoDb: DynamoDbLocal | undefined;
+  let sns: SnsEmulator | undefined;
+  let gateway: Gateway | undefined;
+  let stopping: Promise<void> | undefined;
+  const stop = () => {
+    stopping ??= (async () => {
+      await gateway?.close();
+      await Promise.all([sns?.close(), dynamoDb?.stop()]);
+    })();
+    return stopping;
+  };
+
+  try {
+    if (dataDir) mkdirSync(join(dataDir, 'dynamodb'), { recursive: true });
+    const [dynamoDbStart, snsStart] = await Promise.allSettled([
+      startDynamoDbLocal({ port: dynamoDbPort, dataDir: dataDir && join(dataDir, 'dynamodb') }),
+      startSnsEmulator({
+        port: snsPort,
+        region,
+        stateFile: dataDir && join(dataDir, 'sns.json'),
+        log: (line) => log(`[sns] ${line}`),
+      }),
+    ]);
+    if (dynamoDbStart.status === 'fulfilled') dynamoDb = dynamoDbStart.value;
+    if (snsStart.status === 'fulfilled') sns = snsStart.value;
+    if (dynamoDbStart.status === 'rejected') throw dynamoDbStart.reason;
+    if (snsStart.status === 'rejected') throw snsStart.reason;
+    const services = { dynamoDb: dynamoDb!, sns: sns! };
+
+    const endpoints = { dynamoDb: services.dynamoDb.endpoint, sns: services.sns.endpoint };
+    const tableName = useLocalServices(region, endpoints);
+    const tableClient = new DynamoDBClient({ region, endpoint: endpoints.dynamoDb, credentials: LOCAL_CREDENTIALS });
+    try {
+      await ensureSubscriptionTable(tableClient, tableName);
+    } finally {
+      tableClient.destroy();
+    }
+    const handlers = await loadOperationHandlers();
+
+    const issuer = `http://${HOST}:${apiPort}`;
+    const audience = options.audience ?? DEFAULT_AUDIENCE;
+    const signingKey =
+      options.signingKey ??
+      (dataDir ? await loadOrCreateSigningKey(join(dataDir, 'oauth-signing-key.json')) : await generateSigningKey());
+    const oauth = createOAuthServer({
+      issuer,
+      audience,
+      portalClaim: process.env.PORTAL_CLAIM?.trim() || 'portal_id',
+      signingKey,
+      clients,
+    });
+    gateway = await startGateway({
+      port: apiPort,
+      host: HOST,
+      handlers,
+      authorize: createJwtAuthorizer({ issuer, audience: [audience], keySet: keySetOf(signingKey) }),
+      region,
+      publicRoutes: oauth.routes,
+      log: (line) => log(`[gateway] ${line}`),
+    });
+
+    return {
+      apiUrl: gateway.url,
+      apiBaseUrls: API_PREFIXES.map((prefix) => gateway!.url + prefix),
+      tokenUrl: oauth.tokenUrl,
+      jwksUrl: oauth.jwksUrl,
+      issuer,
+      audience,
+      clients,
+      tableName,
+      region,
+      ...services,
+      dataDir,
+      issueToken: (clientId, scopes) => {
+        const client = clients.find((candidate) => candidate.clientId === clientId);
+        if (!client) throw new Error(`No OAuth client ${clientId}`);
+        return oauth.issueToken(client, scopes);
+      },
+      stop,
+    };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
+/**
+ * Points the handlers' SDK clients at the local services, with dummy credentials and no
+ * profile, so nothing here can reach an AWS account whatever the developer's shell holds.
+ * TABLE_NAME and the handlers' other settings keep the values the environment gives them.
+ * Returns the table name.
+ */
+function useLocalServices(region: string, endpoints: { dynamoDb: string; sns: string }): string {
+  // A profile would make the SDK skip the credentials of the environment.
+  for (const name of ['AWS_PROFILE', 'AWS_DEFAULT_PROFILE', 'AWS_SESSION_TOKEN']) delete process.env[name];
+  const tableName = process.env.TABLE_NAME?.trim() || DEFAULT_TABLE_NAME;
+  Object.assign(process.env, {
+    TABLE_NAME: tableName,
+    AWS_REGION: region,
+    AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
+    AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
+    AWS_ENDPOINT_URL_DYNAMODB: endpoints.dynamoDb,
+    AWS_ENDPOINT_URL_SNS: endpoints.sns,
+  });
+  return tableName;
+}
+
+/**
+ * Fails with a message naming the variable when something listens on the port already. For
+ * DynamoDB Local this matters beyond the message: a server already answering there would be
+ * taken for the one just started.
+ */
+async function ensurePortFree(port: number, variable: string): Promise<void> {
+  if (port === 0) return;
+  await new Promise<void>((resolvePort, reject) => {
+    const probe = createServer();
+    probe.once('error', (error: NodeJS.ErrnoException) => {
+      reject(
+        error.code === 'EADDRINUSE'
+          ? new Error(`Port ${port} on ${HOST} is in use: stop what listens there or set ${variable} to another port.`)
+          : error,
+      );
+    });
+    probe.listen(port, HOST, () => probe.close(() => resolvePort()));
+  });
+}

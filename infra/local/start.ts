@@ -1,0 +1,117 @@
+/**
+ * `npm start`: the whole service on this machine (local-stack.ts), configured by environment
+ * variables, with a printout of where everything is and how to call it. Ctrl-C (SIGINT) or
+ * SIGTERM stops all of it, DynamoDB Local's Java process included, and exits 0.
+ *
+ *   PORT (3000)  DYNAMODB_PORT (8000)  SNS_PORT (9911)  DATA_DIR (.data)  IN_MEMORY=1
+ *   LOCAL_OAUTH_CLIENTS (infra/local/oauth-clients.json)  and the service's own variables.
+ */
+import { relative } from 'node:path';
+import { DEFAULT_DATA_DIR, DEFAULT_PORTS, LOCAL_CREDENTIALS, type LocalStack, startLocalStack } from './local-stack';
+import { SCOPES } from '../../shared/operations';
+import { DEFAULT_CLIENTS_FILE } from './oauth-clients';
+
+/** How long stopping may take before the process exits anyway (DynamoDB Local gets 5 s before SIGKILL). */
+const STOP_TIMEOUT_MS = 15_000;
+
+function portFromEnv(name: string, fallback: number): number {
+  const text = process.env[name]?.trim();
+  if (!text) return fallback;
+  const port = Number(text);
+  if (!/^\d+$/.test(text) || port > 65_535) throw new Error(`${name} must be a port number (0-65535), not "${text}".`);
+  return port;
+}
+
+/** What a developer needs to use the stack, ready to paste. */
+async function printout(stack: LocalStack, clientsFile: string): Promise<string> {
+  // The list command needs a client that may read.
+  const client = stack.clients.find((candidate) => candidate.scopes.includes(SCOPES.read)) ?? stack.clients[0];
+  const token = await stack.issueToken(client!.clientId);
+  const listUrl = `${stack.apiBaseUrls[0]}/list`;
+  const where = stack.dataDir ? `state kept in ${relative(process.cwd(), stack.dataDir) || '.'}` : 'in memory: nothing is kept';
+  const lines = [
+    '',
+    `Webhook subscriptions service running locally (${where})`,
+    '',
+    'API base URLs (every route exists under both):',
+    ...stack.apiBaseUrls.map((url) => `  ${url}`),
+    `Token endpoint:  ${stack.tokenUrl}   (issuer ${stack.issuer}, audience ${stack.audience})`,
+    `OAuth clients:   ${relative(process.cwd(), clientsFile)}`,
+    ...stack.clients.map((c) => `  ${c.clientId} / ${c.clientSecret}   portal ${c.portalId}   scopes: ${c.scopes.join(' ')}`),
+    `DynamoDB Local:  ${stack.dynamoDb.endpoint}   (table ${stack.tableName})`,
+    `SNS emulator:    ${stack.sns.endpoint}`,
+    '',
+    `Get a token (client ${client!.clientId}):`,
+    `  curl -s -X POST ${stack.tokenUrl} -d grant_type=client_credentials ` +
+      `-d client_id=${client!.clientId} -d client_secret=${client!.clientSecret} -w '\\n'`,
+    '',
+    `List the subscriptions of ${client!.portalId} (this token is valid for ${token.expires_in / 60} minutes):`,
+    `  curl -s ${listUrl} -H 'Authorization: Bearer ${token.access_token}' -w '\\n'`,
+    '',
+    'The AWS CLI against the emulators (any credentials work; these are the ones the service uses):',
+    `  export AWS_ACCESS_KEY_ID=${LOCAL_CREDENTIALS.accessKeyId} AWS_SECRET_ACCESS_KEY=${LOCAL_CREDENTIALS.secretAccessKey} ` +
+      `AWS_REGION=${stack.region} AWS_DEFAULT_REGION=${stack.region}`,
+    `  aws --endpoint-url ${stack.dynamoDb.endpoint} dynamodb scan --table-name ${stack.tableName}`,
+    `  aws --endpoint-url ${stack.sns.endpoint} sns list-topics`,
+    '',
+    'Ctrl-C stops everything.',
+    '',
+  ];
+  return lines.join('\n');
+}
+
+async function main(): Promise<void> {
+  // Signals are taken from the start: one arriving while the stack starts stops it once started,
+  // rather than leaving DynamoDB Local's Java process running without its parent.
+  let stack: LocalStack | undefined;
+  let stopRequested = false;
+  const shutDown = (running: LocalStack) =>
+    running.stop().then(
+      () => {
+        console.log('Stopped.');
+        process.exit(0);
+      },
+      (error: unknown) => {
+        console.error('Stopping failed:', error);
+        process.exit(1);
+      },
+    );
+  // The same signal can arrive more than once (from the terminal and relayed by npm and tsx):
+  // only the first counts, and a stop that hangs still ends the process, Java included.
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (stopRequested) return;
+    stopRequested = true;
+    console.log(`\n${signal}: stopping the gateway, the SNS emulator and DynamoDB Local...`);
+    setTimeout(() => {
+      console.error(`Still stopping after ${STOP_TIMEOUT_MS / 1000} s: exiting anyway.`);
+      process.exit(1);
+    }, STOP_TIMEOUT_MS).unref();
+    if (stack) void shutDown(stack);
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+
+  const clientsFile = process.env.LOCAL_OAUTH_CLIENTS?.trim() || DEFAULT_CLIENTS_FILE;
+  stack = await startLocalStack({
+    port: portFromEnv('PORT', DEFAULT_PORTS.api),
+    dynamoDbPort: portFromEnv('DYNAMODB_PORT', DEFAULT_PORTS.dynamoDb),
+    snsPort: portFromEnv('SNS_PORT', DEFAULT_PORTS.sns),
+    dataDir: process.env.DATA_DIR?.trim() || DEFAULT_DATA_DIR,
+    inMemory: process.env.IN_MEMORY === '1',
+    clientsFile,
+    log: (line) => console.log(line),
+  });
+  // Last resort if this process ends any other way (a stop that hung, a crash): no Java process left behind.
+  const { process: java } = stack.dynamoDb;
+  process.once('exit', () => {
+    if (java.exitCode === null && java.signalCode === null) java.kill('SIGKILL');
+  });
+  if (stopRequested) return shutDown(stack);
+
+  console.log(await printout(stack, clientsFile));
+}
+
+main().catch((error: unknown) => {
+  console.error(`npm start failed: ${error instanceof Error ? error.message : String(error)}`);
+  process.exit(1);
+});

@@ -1,0 +1,189 @@
+/**
+ * What the local-stack suites share: a stack in memory on free ports with test clients and a
+ * signing key the suite holds (so it can forge tokens the gateway must refuse), and an HTTP
+ * client that talks to it as curl would.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type JWTPayload, SignJWT } from 'jose';
+import { type LocalStack, type LocalStackOptions, startLocalStack } from '../../infra/local/local-stack';
+import type { OAuthClient } from '../../infra/local/oauth-clients';
+import { generateSigningKey, type SigningKey } from '../../infra/local/signing-key';
+import { SCOPES } from '../../shared/operations';
+
+/** Two portals; alpha has an admin and a read-only client. */
+export const TEST_CLIENTS = {
+  alphaAdmin: {
+    clientId: 'alpha-admin',
+    clientSecret: 'alpha-admin-secret',
+    portalId: 'portal-alpha',
+    scopes: [SCOPES.read, SCOPES.write],
+  },
+  alphaReader: { clientId: 'alpha-reader', clientSecret: 'alpha-reader-secret', portalId: 'portal-alpha', scopes: [SCOPES.read] },
+  betaAdmin: {
+    clientId: 'beta-admin',
+    clientSecret: 'beta-admin-secret',
+    portalId: 'portal-beta',
+    scopes: [SCOPES.read, SCOPES.write],
+  },
+} satisfies Record<string, OAuthClient>;
+
+export interface TestStack {
+  readonly stack: LocalStack;
+  /** The key the stack signs and verifies tokens with. */
+  readonly signingKey: SigningKey;
+  /** A directory of the suite's own, removed by stop(). */
+  readonly workDir: string;
+  stop(): Promise<void>;
+}
+
+/** A stack in memory on free ports, with TEST_CLIENTS; `overrides` may ask for more. */
+export async function startTestStack(overrides: Partial<LocalStackOptions> = {}): Promise<TestStack> {
+  const workDir = mkdtempSync(join(tmpdir(), 'local-stack-'));
+  const clientsFile = join(workDir, 'oauth-clients.json');
+  writeFileSync(clientsFile, JSON.stringify(Object.values(TEST_CLIENTS)));
+  const signingKey = overrides.signingKey ?? (await generateSigningKey());
+  try {
+    const stack = await startLocalStack({
+      port: 0,
+      dynamoDbPort: 0,
+      snsPort: 0,
+      inMemory: true,
+      clientsFile,
+      signingKey,
+      ...overrides,
+    });
+    return {
+      stack,
+      signingKey,
+      workDir,
+      stop: async () => {
+        await stack.stop();
+        rmSync(workDir, { recursive: true, force: true });
+      },
+    };
+  } catch (error) {
+    rmSync(workDir, { recursive: true, force: true });
+    throw error;
+  }
+}
+
+export interface Answer {
+  status: number;
+  headers: Headers;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- assertions read arbitrary fields
+  body: any;
+  text: string;
+}
+
+async function answerOf(response: Response): Promise<Answer> {
+  const text = await response.text();
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    body = undefined;
+  }
+  return { status: response.status, headers: response.headers, body, text };
+}
+
+/** POSTs form fields to the token endpoint, as `curl -d` does. */
+export async function requestToken(
+  stack: LocalStack,
+  fields: Record<string, string>,
+  headers: Record<string, string> = {},
+): Promise<Answer> {
+  const response = await fetch(stack.tokenUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+    body: new URLSearchParams(fields).toString(),
+    signal: AbortSignal.timeout(10_000),
+  });
+  return answerOf(response);
+}
+
+/** An access token from the token endpoint for the client (client_secret_post). */
+export async function tokenFor(stack: LocalStack, client: OAuthClient, scope?: string): Promise<string> {
+  const answer = await requestToken(stack, {
+    grant_type: 'client_credentials',
+    client_id: client.clientId,
+    client_secret: client.clientSecret,
+    ...(scope ? { scope } : {}),
+  });
+  if (answer.status !== 200) throw new Error(`token request failed: ${answer.status} ${answer.text}`);
+  return answer.body.access_token as string;
+}
+
+export interface CallOptions {
+  token?: string;
+  /** JSON-encoded unless a string. */
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+/** One HTTP request to the stack's API, e.g. `call(stack, 'PUT', prefix + '/rename', {...})`. */
+export async function call(stack: LocalStack, method: string, path: string, options: CallOptions = {}): Promise<Answer> {
+  const body = options.body === undefined ? undefined : typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
+  const response = await fetch(stack.apiUrl + path, {
+    method,
+    headers: {
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      ...(options.token ? { authorization: `Bearer ${options.token}` } : {}),
+      ...options.headers,
+    },
+    body,
+    signal: AbortSignal.timeout(15_000),
+  });
+  return answerOf(response);
+}
+
+/**
+ * A token signed with `key` carrying what the stack's token endpoint would put in one for
+ * `client`, with `overrides` applied (a claim set to undefined is left out).
+ */
+export async function forgeToken(
+  stack: LocalStack,
+  key: SigningKey,
+  client: OAuthClient,
+  overrides: JWTPayload = {},
+  header: { kid?: string } = {},
+): Promise<string> {
+  const now = Math.floor(Date.now() / 1000);
+  const claims: JWTPayload = {
+    iss: stack.issuer,
+    aud: stack.audience,
+    sub: client.clientId,
+    client_id: client.clientId,
+    portal_id: client.portalId,
+    scope: client.scopes.join(' '),
+    iat: now,
+    exp: now + 600,
+    ...overrides,
+  };
+  const defined = Object.fromEntries(Object.entries(claims).filter(([, value]) => value !== undefined));
+  return new SignJWT(defined).setProtectedHeader({ alg: 'RS256', kid: header.kid ?? key.kid }).sign(key.privateKey);
+}
+
+/** A valid create body: e-mail delivery, so no test depends on reaching an outside host. */
+export function newSubscription(overrides: Record<string, unknown> = {}) {
+  return {
+    name: 'Media updates',
+    endpoint: 'ops@example.com',
+    protocol: 'email',
+    events: ['asset_bank.media.create', 'asset_bank.media.updated'],
+    ...overrides,
+  };
+}
+
+/** Polls until `probe` gives a value, for at most `timeoutMs` and at most 1000 polls. */
+export async function waitFor<T>(what: string, probe: () => T | undefined | Promise<T | undefined>, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (let poll = 0; poll < 1_000; poll++) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) break;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
