@@ -7,7 +7,7 @@ import { readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { freePort } from './free-port';
+import { freePort, isPortFree } from './free-port';
 
 export interface DynamoDbLocalOptions {
   /** 0 or absent: a free port. */
@@ -46,6 +46,11 @@ async function answers(endpoint: string): Promise<boolean> {
 
 export async function startDynamoDbLocal(options: DynamoDbLocalOptions = {}): Promise<DynamoDbLocal> {
   const port = options.port || (await freePort());
+  // Otherwise a server already there (say, one left from an earlier run) would answer and
+  // pass for the one started here.
+  if (options.port && !(await isPortFree(port))) {
+    throw new Error(`Port ${port} of 127.0.0.1 is in use; DynamoDB Local cannot listen there.`);
+  }
   const jarDir = jarDirectory();
   const launcher = join(dirname(fileURLToPath(import.meta.url)), 'LoopbackDynamoDBLocal.java');
   const storage = options.dataDir ? ['-dbPath', options.dataDir] : ['-inMemory'];
@@ -64,6 +69,8 @@ export async function startDynamoDbLocal(options: DynamoDbLocalOptions = {}): Pr
     ],
     { stdio: ['ignore', 'ignore', 'pipe'] },
   );
+  let spawnError: Error | undefined;
+  child.once('error', (error) => (spawnError = error));
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => {
     stderr = (stderr + chunk.toString()).slice(-4_000);
@@ -81,6 +88,7 @@ export async function startDynamoDbLocal(options: DynamoDbLocalOptions = {}): Pr
 
   const deadline = Date.now() + (options.startTimeoutMs ?? 60_000);
   while (!(await answers(endpoint))) {
+    if (spawnError) throw new Error(`Could not start Java for DynamoDB Local (Java 17+ is required): ${spawnError.message}`);
     if (child.exitCode !== null) {
       throw new Error(`DynamoDB Local exited with code ${child.exitCode}. Is Java 17+ installed? ${stderr}`);
     }

@@ -12,3 +12,13 @@ export function freePort(): Promise<number> {
     });
   });
 }
+
+/** Whether nothing listens on this port of 127.0.0.1 now. */
+export function isPortFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.unref();
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
+}

@@ -36,11 +36,12 @@ export type HttpHandler = (event: HttpEvent, context: Context) => Promise<HttpRe
  * logs, one log line per request, error → envelope, portal from the token's claims, and for
  * operations with a body, JSON parsing and validation.
  */
-
 export function httpOperation<Body = undefined>(operationId: OperationId, spec: OperationSpec<Body>): HttpHandler {
-  logger.appendPersistentKeys({ operation: operationId });
   const chain = middy<HttpEvent, HttpResult, Error, OperationContext>()
     .use(injectLambdaContext(logger, { resetKeys: true }))
+    // Per invocation, not per module: where several handlers share a process (the local
+    // stack, tests), each line still names the operation it belongs to.
+    .use({ before: () => logger.appendKeys({ operation: operationId }) })
     .use(requestLog(logger))
     .use(errorEnvelope(logger))
     .use(portalFromClaims(config.portalClaim));
