@@ -16,8 +16,8 @@ const deps = {
 
 export const handler = httpOperation('createSubscriptionRoute', {
   body: createSubscriptionRequest,
-  run: async ({ portalId, body }) => {
-    const subscription = await createSubscription(deps, portalId, body);
+  run: async ({ portalId, body, context }) => {
+    const subscription = await createSubscription(deps, portalId, body, context.invokedFunctionArn);
     return { message: 'Subscription created.', record: recordView(subscription) };
   },
 });

@@ -7,13 +7,15 @@ import { dynamoDbClient } from '../shared/aws/dynamodb';
 import { snsClient } from '../shared/aws/sns';
 import { call, freshPortal, newSubscription } from './support/api';
 import { inspectDb, portalTopicArns, subscriptionItems } from './support/aws-state';
-import { injectFault } from './support/faults';
+import { injectFault, lostAnswer } from './support/faults';
 import { TEST_ENV } from './support/test-env';
 
 let removeFault: (() => void) | undefined;
+let removeSecondFault: (() => void) | undefined;
 afterEach(() => {
   removeFault?.();
-  removeFault = undefined;
+  removeSecondFault?.();
+  removeFault = removeSecondFault = undefined;
 });
 
 function expectServiceFailure(answer: { statusCode: number; body: any }) {
@@ -76,6 +78,48 @@ describe('create', () => {
 
     expect(answer.statusCode).toBe(400);
     expect(answer.body).toMatchObject({ success: false, code: 'ENDPOINT_REFUSED', message: expect.stringMatching(/^endpoint: /) });
+    await expectAgreement(portalId, 0);
+  });
+});
+
+describe('create whose answer is lost (the outcome unknown to the function)', () => {
+  it('succeeds when the record was in fact written', async () => {
+    const portalId = freshPortal();
+    removeFault = injectFault(dynamoDbClient, /TransactWrite/, { afterApplying: true, failWith: lostAnswer });
+
+    const answer = await call('createSubscriptionRoute', { portalId, body: newSubscription() });
+
+    expect(answer.statusCode).toBe(200);
+    await expectAgreement(portalId, 1);
+    expect((await subscriptionItems(portalId))[0]!.configId).toBe(answer.body.record.configId);
+  });
+
+  it('deletes the topic when the record was not written', async () => {
+    const portalId = freshPortal();
+    removeFault = injectFault(dynamoDbClient, /TransactWrite/, { failWith: lostAnswer });
+
+    expectServiceFailure(await call('createSubscriptionRoute', { portalId, body: newSubscription() }));
+
+    await expectAgreement(portalId, 0);
+  });
+
+  it('keeps the topic when the record was written but DynamoDB cannot confirm it', async () => {
+    const portalId = freshPortal();
+    removeFault = injectFault(dynamoDbClient, /TransactWrite/, { afterApplying: true, failWith: lostAnswer });
+    // The first GetItem is the limit check; the second is the look-up after the lost answer.
+    removeSecondFault = injectFault(dynamoDbClient, /^Get/, { skip: 1 });
+
+    expectServiceFailure(await call('createSubscriptionRoute', { portalId, body: newSubscription() }));
+
+    await expectAgreement(portalId, 1);
+  });
+
+  it('deletes the topic whose CreateTopic answer was lost', async () => {
+    const portalId = freshPortal();
+    removeFault = injectFault(snsClient, /CreateTopic/, { afterApplying: true, failWith: lostAnswer });
+
+    expectServiceFailure(await call('createSubscriptionRoute', { portalId, body: newSubscription() }));
+
     await expectAgreement(portalId, 0);
   });
 });

@@ -19,6 +19,7 @@ export interface OperationInput<Body> {
   /** The validated request body (undefined for operations that take none). */
   body: Body;
   event: HttpEvent;
+  context: Context;
 }
 
 export interface OperationSpec<Body> {
@@ -37,7 +38,9 @@ export type HttpHandler = (event: HttpEvent, context: Context) => Promise<HttpRe
  * operations with a body, JSON parsing and validation.
  */
 export function httpOperation<Body = undefined>(operationId: OperationId, spec: OperationSpec<Body>): HttpHandler {
-  const chain = middy<HttpEvent, HttpResult, Error, OperationContext>()
+  // Half a second before the function's timeout, answer a 503 (a TimeoutError, see
+  // error-envelope.ts) rather than let Lambda cut the request off without an answer.
+  const chain = middy<HttpEvent, HttpResult, Error, OperationContext>({ timeoutEarlyInMillis: 500 })
     .use(injectLambdaContext(logger, { resetKeys: true }))
     // Per invocation, not per module: where several handlers share a process (the local
     // stack, tests), each line still names the operation it belongs to.
@@ -49,7 +52,7 @@ export function httpOperation<Body = undefined>(operationId: OperationId, spec: 
     chain.use(jsonBody()).use(validateBody(spec.body));
   }
   const handler = chain.handler(async (event, context) => {
-    const result = await spec.run({ portalId: context.portalId, body: context.requestBody as Body, event });
+    const result = await spec.run({ portalId: context.portalId, body: context.requestBody as Body, event, context });
     return successResponse(result);
   });
   // The chain fills OperationContext's fields before the operation runs.

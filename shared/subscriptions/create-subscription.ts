@@ -1,4 +1,6 @@
 import { v7 as uuidv7 } from 'uuid';
+import { mayHaveBeenApplied } from '../aws/failures';
+import { logger } from '../logger';
 import { SubscriptionLimitError } from './errors';
 import { ACTIVATED, type Subscription } from './model';
 import type { SubscriptionRepository } from './repository';
@@ -13,20 +15,29 @@ export interface CreateSubscriptionDeps {
 
 /**
  * Creates the SNS topic and subscription first, then the record. The record write checks the
- * per-portal limit atomically; if it fails for any reason the topic is deleted before the
- * error is answered, so no topic outlives a failed create and no record lacks its topic.
+ * per-portal limit atomically; if it fails the topic is deleted before the error is answered,
+ * so no topic outlives a failed create and no record lacks its topic.
+ *
+ * When the write's outcome is unknown (its answer was lost), the record is looked up: if it
+ * was written, the create succeeded after all. Only if DynamoDB cannot even answer that is the
+ * topic kept, and logged, rather than deleted: deleting it could strand a record that was in
+ * fact written, while a kept topic is tagged with its portal and config ids for an operator.
  */
 export async function createSubscription(
   { repository, topics, maxSubscriptionsPerPortal }: CreateSubscriptionDeps,
   portalId: string,
   request: CreateSubscriptionRequest,
+  invokedFunctionArn: string,
 ): Promise<Subscription> {
   // Cheap early refusal; the transaction below is what actually enforces the limit.
   if ((await repository.countFor(portalId)) >= maxSubscriptionsPerPortal) {
     throw new SubscriptionLimitError(maxSubscriptionsPerPortal);
   }
   const configId = uuidv7();
-  const topic = await topics.open(portalId, configId, request.protocol, request.endpoint);
+  const topic = await topics.open(
+    { portalId, configId, protocol: request.protocol, endpoint: request.endpoint },
+    await topics.topicArnFor(configId, invokedFunctionArn),
+  );
   const subscription: Subscription = {
     portalId,
     configId,
@@ -41,8 +52,20 @@ export async function createSubscription(
   try {
     await repository.insert(subscription, maxSubscriptionsPerPortal);
   } catch (error) {
-    await topics.deleteTopicAfterFailure(topic.topicArn); // deleting a topic also removes its subscription
+    const written = mayHaveBeenApplied(error) ? await recordWasWritten(repository, subscription) : false;
+    if (written === true) return subscription;
+    if (written === false) await topics.deleteTopicAfterFailure(topic.topicArn); // its SNS subscription goes with it
+    else logger.error('create failed with its outcome unknown; the topic is kept for reconciliation', { ...topic });
     throw error;
   }
   return subscription;
+}
+
+/** Whether the record is stored; undefined when DynamoDB cannot tell. */
+async function recordWasWritten(repository: SubscriptionRepository, { portalId, configId }: Subscription) {
+  try {
+    return (await repository.find(portalId, configId)) !== undefined;
+  } catch {
+    return undefined;
+  }
 }

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import {
   type DynamoDBDocumentClient,
@@ -44,7 +45,7 @@ export class SubscriptionRepository {
    */
   async insert(subscription: Subscription, limit: number): Promise<void> {
     const { portalId, configId, ...attributes } = subscription;
-    const command = new TransactWriteCommand({
+    const transactItems = () => ({
       TransactItems: [
         {
           Update: {
@@ -64,7 +65,7 @@ export class SubscriptionRepository {
         },
       ],
     });
-    await this.transact(command, (reasons) => {
+    await this.transact(transactItems, (reasons) => {
       if (reasons[0] === 'ConditionalCheckFailed') throw new SubscriptionLimitError(limit);
     });
   }
@@ -127,7 +128,7 @@ export class SubscriptionRepository {
 
   /** Deletes the record and uncounts it in one transaction. */
   async remove(portalId: string, configId: string): Promise<void> {
-    const command = new TransactWriteCommand({
+    const transactItems = () => ({
       TransactItems: [
         {
           Delete: {
@@ -146,7 +147,7 @@ export class SubscriptionRepository {
         },
       ],
     });
-    await this.transact(command, (reasons) => {
+    await this.transact(transactItems, (reasons) => {
       if (reasons[0] === 'ConditionalCheckFailed') throw new SubscriptionNotFoundError(configId);
     });
   }
@@ -155,11 +156,18 @@ export class SubscriptionRepository {
    * Runs a transaction, retrying it when it lost a conflict with a concurrent one. A
    * cancellation for any other reason goes to `onCancelled` (with one reason code per item)
    * to be turned into the caller's error.
+   *
+   * Each attempt carries a client request token, so when the SDK resends it after an answer
+   * was lost (a timeout), DynamoDB does not apply it twice: a create's resent Put would
+   * otherwise fail its own condition and look like a failure though the record was written.
    */
-  private async transact(command: TransactWriteCommand, onCancelled: (reasons: (string | undefined)[]) => void) {
+  private async transact(
+    transactItems: () => Omit<ConstructorParameters<typeof TransactWriteCommand>[0], 'ClientRequestToken'>,
+    onCancelled: (reasons: (string | undefined)[]) => void,
+  ) {
     for (let attempt = 1; ; attempt++) {
       try {
-        await this.db.send(command);
+        await this.db.send(new TransactWriteCommand({ ...transactItems(), ClientRequestToken: randomUUID() }));
         return;
       } catch (error) {
         if (!(error instanceof TransactionCanceledException)) throw error;

@@ -6,6 +6,7 @@ import {
   SubscribeCommand,
   UnsubscribeCommand,
 } from '@aws-sdk/client-sns';
+import { mayHaveBeenApplied } from '../aws/failures';
 import { BadRequestError } from '../http/errors';
 import { logger } from '../logger';
 import type { Protocol } from './model';
@@ -27,20 +28,39 @@ export class SubscriptionTopics {
   }
 
   /**
-   * Creates the topic, tagged with its portal and config ids, and subscribes the endpoint.
-   * If subscribing fails the topic is deleted again, so a failure leaves nothing behind.
+   * The ARN SNS gives the topic of `configId` when this function creates it: in the function's
+   * own partition and account (from its ARN) and the SNS client's region.
    */
-  async open(portalId: string, configId: string, protocol: Protocol, endpoint: string): Promise<SubscriptionTopic> {
-    const { TopicArn } = await this.sns.send(
-      new CreateTopicCommand({
-        Name: this.topicNameFor(configId),
-        Tags: [
-          { Key: 'portalId', Value: portalId },
-          { Key: 'configId', Value: configId },
-        ],
-      }),
-    );
-    const topicArn = TopicArn!;
+  async topicArnFor(configId: string, invokedFunctionArn: string): Promise<string> {
+    const [, partition, , , account] = invokedFunctionArn.split(':');
+    return `arn:${partition}:sns:${await this.sns.config.region()}:${account}:${this.topicNameFor(configId)}`;
+  }
+
+  /**
+   * Creates the topic, tagged with its portal and config ids, and subscribes the endpoint.
+   * A failure leaves nothing behind: the topic is deleted again, also when only the answer to
+   * CreateTopic was lost (by its expected ARN; deleting a topic that does not exist succeeds).
+   */
+  async open(
+    { portalId, configId, protocol, endpoint }: { portalId: string; configId: string; protocol: Protocol; endpoint: string },
+    expectedTopicArn: string,
+  ): Promise<SubscriptionTopic> {
+    let topicArn: string;
+    try {
+      const { TopicArn } = await this.sns.send(
+        new CreateTopicCommand({
+          Name: this.topicNameFor(configId),
+          Tags: [
+            { Key: 'portalId', Value: portalId },
+            { Key: 'configId', Value: configId },
+          ],
+        }),
+      );
+      topicArn = TopicArn!;
+    } catch (error) {
+      if (mayHaveBeenApplied(error)) await this.deleteTopicAfterFailure(expectedTopicArn);
+      throw error;
+    }
     try {
       const { SubscriptionArn } = await this.sns.send(
         new SubscribeCommand({ TopicArn: topicArn, Protocol: protocol, Endpoint: endpoint, ReturnSubscriptionArn: true }),

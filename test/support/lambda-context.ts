@@ -7,7 +7,8 @@ export function lambdaContext(functionName = 'test-function'): Context {
     callbackWaitsForEmptyEventLoop: true,
     functionName,
     functionVersion: '$LATEST',
-    invokedFunctionArn: `arn:aws:lambda:us-east-1:123456789012:function:${functionName}`,
+    // The SNS emulator's account: a function's topics live in its own account.
+    invokedFunctionArn: `arn:aws:lambda:us-east-1:000000000000:function:${functionName}`,
     memoryLimitInMB: '256',
     awsRequestId: randomUUID(),
     logGroupName: `/aws/lambda/${functionName}`,

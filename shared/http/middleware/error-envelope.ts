@@ -1,20 +1,8 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
+import { isDependencyFault } from '../../aws/failures';
 import { HttpError } from '../errors';
 import { errorResponse } from '../envelope';
 import type { HttpMiddleware } from '../types';
-
-const NETWORK_ERROR_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN']);
-
-/** An AWS SDK error or a network failure: a dependency is down or refusing us. */
-function isDependencyFault(error: unknown): boolean {
-  if (typeof error !== 'object' || error === null) return false;
-  const candidate = error as { $metadata?: unknown; code?: unknown; name?: unknown };
-  return (
-    candidate.$metadata !== undefined ||
-    (typeof candidate.code === 'string' && NETWORK_ERROR_CODES.has(candidate.code)) ||
-    candidate.name === 'TimeoutError'
-  );
-}
 
 /**
  * Turns any error into the API's error envelope. Only HttpErrors show their message; every
