@@ -20,8 +20,8 @@ const UPDATE_ATTRIBUTES: OperationPermissions = { table: ['dynamodb:UpdateItem']
 
 export const OPERATION_PERMISSIONS = {
   createSubscriptionRoute: {
-    // GetItem: the early limit check (countFor). UpdateItem + PutItem: the insert transaction
-    // (counter + record).
+    // GetItem: the early limit check (countFor), and the look-up after a write whose answer
+    // was lost. UpdateItem + PutItem: the insert transaction (counter + record).
     table: ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem'],
     // CreateTopic with Tags needs TagResource too. DeleteTopic: undoing a create that failed
     // half-way.
@@ -34,6 +34,7 @@ export const OPERATION_PERMISSIONS = {
   deleteSubscriptionRoute: {
     // GetItem: find the record. DeleteItem + UpdateItem: the remove transaction (record + counter).
     table: ['dynamodb:GetItem', 'dynamodb:DeleteItem', 'dynamodb:UpdateItem'],
-    topics: ['sns:Unsubscribe', 'sns:DeleteTopic'],
+    // DeleteTopic removes the topic's SNS subscription with it.
+    topics: ['sns:DeleteTopic'],
   },
 } as const satisfies Record<OperationId, OperationPermissions>;

@@ -51,6 +51,16 @@ export interface LocalStackOptions {
   readonly signingKey?: SigningKey;
   /** Emulator and gateway log lines; default: none. */
   readonly log?: (line: string) => void;
+  /**
+   * The endpoints the handlers are to use, given those of the started emulators; default:
+   * the emulators' own. Tests put fault-injecting proxies in between.
+   */
+  readonly handlerEndpoints?: (emulators: ServiceEndpoints) => ServiceEndpoints | Promise<ServiceEndpoints>;
+}
+
+export interface ServiceEndpoints {
+  readonly dynamoDb: string;
+  readonly sns: string;
 }
 
 export interface LocalStack {
@@ -125,7 +135,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     const services = { dynamoDb: dynamoDb!, sns: sns! };
 
     const endpoints = { dynamoDb: services.dynamoDb.endpoint, sns: services.sns.endpoint };
-    const tableName = useLocalServices(region, endpoints);
+    const tableName = useLocalServices(region, (await options.handlerEndpoints?.(endpoints)) ?? endpoints);
     const tableClient = new DynamoDBClient({ region, endpoint: endpoints.dynamoDb, credentials: LOCAL_CREDENTIALS });
     try {
       await ensureSubscriptionTable(tableClient, tableName);

@@ -10,5 +10,5 @@
  */
 export const clientOptions = {
   maxAttempts: 2,
-  requestHandler: { connectionTimeout: 1_000, requestTimeout: 2_000 },
+  requestHandler: { connectionTimeout: 1_000, requestTimeout: 2_000, throwOnRequestTimeout: true },
 } as const;

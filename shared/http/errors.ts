@@ -26,3 +26,10 @@ export class UnauthorizedError extends HttpError {
     super(401, message, code);
   }
 }
+
+/** The request conflicts with another one still being processed; retrying it shortly succeeds. */
+export class ConflictError extends HttpError {
+  constructor(message: string, code = 'CONFLICT') {
+    super(409, message, code);
+  }
+}

@@ -7,6 +7,7 @@ import { logger } from '../logger';
 import type { OperationId } from '../operations';
 import { successResponse } from './envelope';
 import { errorEnvelope } from './middleware/error-envelope';
+import { idempotencyKey } from './middleware/idempotency-key';
 import { jsonBody } from './middleware/json-body';
 import { portalFromClaims } from './middleware/portal-from-claims';
 import { requestLog } from './middleware/request-log';
@@ -22,11 +23,36 @@ export interface OperationInput<Body> {
   context: Context;
 }
 
+export type OperationResult = { message: string } & Record<string, unknown>;
+
 export interface OperationSpec<Body> {
   /** Schema of the JSON body; operations without one ignore any body sent. */
   body?: z.ZodMiniType<Body>;
+  /**
+   * Makes requests with an Idempotency-Key header run at most once per portal and key
+   * (shared/http/idempotency.ts). Passed in by the operations that want it, so the others'
+   * bundles do not carry the idempotency library.
+   */
+  idempotency?: IdempotentRuns;
   /** The operation itself; its result becomes the 200 envelope `{success: true, ...}`. */
-  run: (input: OperationInput<Body>) => Promise<{ message: string } & Record<string, unknown>>;
+  run: (input: OperationInput<Body>) => Promise<OperationResult>;
+}
+
+/** What an idempotent request is recognized by: its portal and key; and compared by: its body. */
+export interface IdempotentRequest {
+  portalId: string;
+  idempotencyKey: string;
+  /** The validated body. */
+  body: unknown;
+}
+
+export interface IdempotentRuns {
+  /**
+   * Runs `operation` for the first request with this portal and key and remembers its result;
+   * answers a repeated request with that result instead of running it again. Only successful
+   * results are remembered: when `operation` throws, the key is free again.
+   */
+  runOnce(request: IdempotentRequest, context: Context, operation: () => Promise<OperationResult>): Promise<OperationResult>;
 }
 
 /** A Lambda handler as the runtime calls it. */
@@ -35,7 +61,9 @@ export type HttpHandler = (event: HttpEvent, context: Context) => Promise<HttpRe
 /**
  * Wraps an operation in the middleware chain every handler shares: Lambda context in the
  * logs, one log line per request, error → envelope, portal from the token's claims, and for
- * operations with a body, JSON parsing and validation.
+ * operations with a body, JSON parsing and validation. Idempotent operations also read the
+ * Idempotency-Key header, and run through `spec.idempotency` when a request has one: inside
+ * the error envelope, so that what is remembered is only ever a success, never an error answer.
  */
 export function httpOperation<Body = undefined>(operationId: OperationId, spec: OperationSpec<Body>): HttpHandler {
   // Half a second before the function's timeout, answer a 503 (a TimeoutError, see
@@ -48,11 +76,20 @@ export function httpOperation<Body = undefined>(operationId: OperationId, spec: 
     .use(requestLog(logger))
     .use(errorEnvelope(logger))
     .use(portalFromClaims(config.portalClaim));
+  if (spec.idempotency) {
+    chain.use(idempotencyKey());
+  }
   if (spec.body) {
     chain.use(jsonBody()).use(validateBody(spec.body));
   }
+  const { idempotency } = spec;
   const handler = chain.handler(async (event, context) => {
-    const result = await spec.run({ portalId: context.portalId, body: context.requestBody as Body, event, context });
+    const { portalId, requestBody, idempotencyKey } = context;
+    const run = () => spec.run({ portalId, body: requestBody as Body, event, context });
+    const result =
+      idempotency && idempotencyKey !== undefined
+        ? await idempotency.runOnce({ portalId, idempotencyKey, body: requestBody }, context, run)
+        : await run();
     return successResponse(result);
   });
   // The chain fills OperationContext's fields before the operation runs.

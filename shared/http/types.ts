@@ -15,6 +15,11 @@ export interface OperationContext extends Context {
   portalId: string;
   /** The request body: parsed JSON, then the validated input once validation ran. */
   requestBody: unknown;
+  /**
+   * The request's Idempotency-Key header, checked; only for idempotent operations, and
+   * undefined when the request has none.
+   */
+  idempotencyKey?: string;
 }
 
 export type HttpMiddleware = MiddlewareObj<HttpEvent, HttpResult, Error, OperationContext>;

@@ -8,10 +8,10 @@ export interface DeleteSubscriptionDeps {
 }
 
 /**
- * Removes the SNS subscription and topic first, then the record. If the record delete fails,
- * the record is still there to address, and repeating the delete completes it (removing what
- * is already gone from SNS is skipped); the reverse order could strand a topic no request
- * can reach.
+ * Removes the SNS topic (and with it the SNS subscription) first, then the record. If the
+ * record delete fails, the record is still there to address, and repeating the delete
+ * completes it (deleting a topic that is already gone succeeds); the reverse order could
+ * strand a topic no request can reach.
  */
 export async function deleteSubscription(
   { repository, topics }: DeleteSubscriptionDeps,

@@ -2,6 +2,10 @@
  * Layout of the subscriptions table, shared by the repository, the CDK stack and the local
  * stack. One partition per portal holds its subscriptions and one counter item; a portal can
  * only ever address its own partition because the partition key comes from its token.
+ *
+ * Idempotency records (shared/http/idempotency.ts) live in partitions of their own, one per
+ * idempotent operation, named `idempotency#<operation id>`: portal ids cannot contain '#'
+ * (middleware/portal-from-claims.ts), so no portal's partition is ever one of them.
  */
 export const TABLE_KEYS = { partitionKey: 'portalId', sortKey: 'sk' } as const;
 
@@ -11,3 +15,12 @@ export const SUBSCRIPTION_KEY_PREFIX = 'subscription#';
 
 /** Sort key of the item counting a portal's subscriptions, for the atomic per-portal limit. */
 export const PORTAL_COUNTER_KEY = 'portal';
+
+/** Partition key of the idempotency records of an operation (never a valid portal id). */
+export const idempotencyPartitionOf = (operationId: string) => `idempotency#${operationId}`;
+
+/**
+ * Attribute holding when an idempotency record expires, in epoch seconds: the table's TTL
+ * attribute. Only idempotency records have it; subscriptions and counters never expire.
+ */
+export const IDEMPOTENCY_EXPIRY_ATTRIBUTE = 'idempotencyExpiresAt';

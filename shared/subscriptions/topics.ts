@@ -1,11 +1,4 @@
-import {
-  CreateTopicCommand,
-  DeleteTopicCommand,
-  NotFoundException,
-  type SNSClient,
-  SubscribeCommand,
-  UnsubscribeCommand,
-} from '@aws-sdk/client-sns';
+import { CreateTopicCommand, DeleteTopicCommand, type SNSClient, SubscribeCommand } from '@aws-sdk/client-sns';
 import { mayHaveBeenApplied } from '../aws/failures';
 import { BadRequestError } from '../http/errors';
 import { logger } from '../logger';
@@ -78,14 +71,12 @@ export class SubscriptionTopics {
     }
   }
 
-  /** Removes the SNS subscription and the topic. Safe to repeat: what is already gone is skipped. */
-  async close({ topicArn, subscriptionArn }: SubscriptionTopic): Promise<void> {
-    try {
-      await this.sns.send(new UnsubscribeCommand({ SubscriptionArn: subscriptionArn }));
-    } catch (error) {
-      if (!(error instanceof NotFoundException)) throw error;
-    }
-    // DeleteTopic succeeds for a topic that no longer exists.
+  /**
+   * Removes the topic, and with it its SNS subscription (SNS deletes a topic's subscriptions
+   * with it). One call, so a failure leaves either both or neither. Safe to repeat: deleting
+   * a topic that no longer exists succeeds.
+   */
+  async close({ topicArn }: SubscriptionTopic): Promise<void> {
     await this.sns.send(new DeleteTopicCommand({ TopicArn: topicArn }));
   }
 
