@@ -1,0 +1,128 @@
+/**
+ * What subscribers receive, in SNS's HTTP/S JSON formats: the SubscriptionConfirmation and
+ * Notification bodies, their `x-amz-sns-*` headers, and the SubscribeURL and UnsubscribeURL
+ * that point back at the emulator.
+ */
+import { createHash, randomUUID } from 'node:crypto';
+import type { SnsBackend, SubscriptionRecord, TopicRecord } from './state';
+
+export type MessageType = 'SubscriptionConfirmation' | 'Notification';
+
+export interface OutgoingMessage {
+  type: MessageType;
+  messageId: string;
+  body: string;
+  headers: Record<string, string>;
+}
+
+export interface MessageAttribute {
+  name: string;
+  dataType: string;
+  stringValue?: string;
+  binaryValue?: string;
+}
+
+export interface Publication {
+  topic: TopicRecord;
+  messageId: string;
+  /** Message per protocol: with MessageStructure=json each protocol may get its own text. */
+  messageFor: (protocol: string) => string;
+  subject: string | undefined;
+  attributes: MessageAttribute[];
+  timestamp: string;
+}
+
+export function subscribeUrl(sns: SnsBackend, subscription: SubscriptionRecord): string {
+  const { topicArn, token } = subscription;
+  return `${sns.endpoint}/?${new URLSearchParams({ Action: 'ConfirmSubscription', TopicArn: topicArn, Token: token })}`;
+}
+
+function unsubscribeUrl(sns: SnsBackend, subscriptionArn: string): string {
+  return `${sns.endpoint}/?${new URLSearchParams({ Action: 'Unsubscribe', SubscriptionArn: subscriptionArn })}`;
+}
+
+/**
+ * SNS signs Message, MessageId, Subject, SubscribeURL, Timestamp, Token, TopicArn and Type with
+ * its private key. The emulator has no certificate an endpoint could check, so the field holds
+ * a digest of the same string-to-sign: well-formed and stable, not verifiable. Endpoints must
+ * not verify signatures when pointed at the emulator.
+ */
+function placeholderSignature(fields: Record<string, string | undefined>): string {
+  const signed = ['Message', 'MessageId', 'Subject', 'SubscribeURL', 'Timestamp', 'Token', 'TopicArn', 'Type'];
+  const stringToSign = signed
+    .filter((key) => fields[key] !== undefined)
+    .map((key) => `${key}\n${fields[key]}\n`)
+    .join('');
+  return createHash('sha1').update(stringToSign).digest('base64');
+}
+
+function signatureFields(sns: SnsBackend, topic: TopicRecord, fields: Record<string, string | undefined>) {
+  return {
+    SignatureVersion: topic.attributes.SignatureVersion ?? '1',
+    Signature: placeholderSignature(fields),
+    SigningCertURL: `${sns.endpoint}/SimpleNotificationService-emulator.pem`,
+  };
+}
+
+function snsHeaders(type: MessageType, messageId: string, topicArn: string): Record<string, string> {
+  return {
+    'content-type': 'text/plain; charset=UTF-8',
+    'user-agent': 'Amazon Simple Notification Service Agent',
+    'x-amz-sns-message-type': type,
+    'x-amz-sns-message-id': messageId,
+    'x-amz-sns-topic-arn': topicArn,
+  };
+}
+
+export function confirmationMessage(sns: SnsBackend, subscription: SubscriptionRecord): OutgoingMessage {
+  const topic = sns.topic(subscription.topicArn);
+  const messageId = randomUUID();
+  const fields = {
+    Type: 'SubscriptionConfirmation' as const,
+    MessageId: messageId,
+    Token: subscription.token,
+    TopicArn: topic.arn,
+    Message:
+      `You have chosen to subscribe to the topic ${topic.arn}.\n` +
+      'To confirm the subscription, visit the SubscribeURL included in this message.',
+    SubscribeURL: subscribeUrl(sns, subscription),
+    Timestamp: new Date().toISOString(),
+  };
+  return {
+    type: 'SubscriptionConfirmation',
+    messageId,
+    body: JSON.stringify({ ...fields, ...signatureFields(sns, topic, fields) }, null, 2),
+    headers: snsHeaders('SubscriptionConfirmation', messageId, topic.arn),
+  };
+}
+
+export function notificationMessage(sns: SnsBackend, subscription: SubscriptionRecord, publication: Publication): OutgoingMessage {
+  const { topic, messageId } = publication;
+  const message = publication.messageFor(subscription.protocol);
+  const headers = { ...snsHeaders('Notification', messageId, topic.arn), 'x-amz-sns-subscription-arn': subscription.arn };
+  if (subscription.attributes.RawMessageDelivery === 'true') {
+    return { type: 'Notification', messageId, body: message, headers: { ...headers, 'x-amz-sns-rawdelivery': 'true' } };
+  }
+  const fields = {
+    Type: 'Notification' as const,
+    MessageId: messageId,
+    TopicArn: topic.arn,
+    // SNS leaves Subject out entirely when the publisher gave none.
+    ...(publication.subject === undefined ? {} : { Subject: publication.subject }),
+    Message: message,
+    Timestamp: publication.timestamp,
+  };
+  const attributes = Object.fromEntries(
+    publication.attributes.map((attribute) => [
+      attribute.name,
+      { Type: attribute.dataType, Value: attribute.stringValue ?? attribute.binaryValue ?? '' },
+    ]),
+  );
+  const body = {
+    ...fields,
+    ...signatureFields(sns, topic, fields),
+    UnsubscribeURL: unsubscribeUrl(sns, subscription.arn),
+    ...(publication.attributes.length > 0 ? { MessageAttributes: attributes } : {}),
+  };
+  return { type: 'Notification', messageId, body: JSON.stringify(body, null, 2), headers };
+}

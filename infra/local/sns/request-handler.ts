@@ -1,0 +1,73 @@
+/**
+ * One HTTP request to the emulator: the recorded-deliveries listing, or an SNS action, checked
+ * for a signature, dispatched through the action table, saved when it changed something, and
+ * answered in XML (an `<ErrorResponse>` for any failure).
+ */
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { ACTIONS, UNSIGNED_ACTIONS } from './actions';
+import { errorXml, invalidParameter, requestParams, SnsError, successXml } from './query-protocol';
+import type { SnsBackend } from './state';
+
+/** A 256 KiB message, form-encoded, can grow up to nine-fold (%XX per byte of 3-byte UTF-8). */
+const MAX_REQUEST_BYTES = 4 * 1024 * 1024;
+const DELIVERIES_PATH = '/_emulator/deliveries';
+
+/** Reads the body up to MAX_REQUEST_BYTES; past that the rest is drained and the request refused. */
+function readBody(request: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    request.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= MAX_REQUEST_BYTES) chunks.push(chunk);
+    });
+    request.on('end', () => {
+      if (size > MAX_REQUEST_BYTES) reject(invalidParameter('Request body too large'));
+      else resolve(Buffer.concat(chunks).toString('utf8'));
+    });
+    request.on('error', reject);
+  });
+}
+
+function send(response: ServerResponse, status: number, contentType: string, body: string, requestId: string): void {
+  response.writeHead(status, {
+    'content-type': contentType,
+    'content-length': Buffer.byteLength(body),
+    'x-amzn-requestid': requestId,
+  });
+  response.end(body);
+}
+
+export async function handleRequest(sns: SnsBackend, request: IncomingMessage, response: ServerResponse): Promise<void> {
+  const requestId = randomUUID();
+  try {
+    const url = new URL(request.url ?? '/', 'http://emulator');
+    const body = await readBody(request);
+    if (request.method === 'GET' && url.pathname === DELIVERIES_PATH) {
+      send(response, 200, 'application/json', JSON.stringify({ deliveries: sns.recorded }), requestId);
+      return;
+    }
+    const params = requestParams(url, body);
+    const action = params.get('Action');
+    if (!action) throw new SnsError('MissingAction', 'Missing required parameter: Action');
+    const spec = Object.hasOwn(ACTIONS, action) ? ACTIONS[action] : undefined;
+    if (!spec) throw new SnsError('InvalidAction', `The action ${action} is not valid for this web service.`);
+    const signed = request.headers.authorization !== undefined;
+    if (!signed && !UNSIGNED_ACTIONS.has(action)) {
+      throw new SnsError('MissingAuthenticationToken', 'Request is missing Authentication Token', 403);
+    }
+    const result = spec.run(sns, params, { signed });
+    if (spec.writes) sns.save();
+    send(response, 200, 'text/xml', successXml(action, result, requestId), requestId);
+  } catch (error) {
+    let snsError: SnsError;
+    if (error instanceof SnsError) {
+      snsError = error;
+    } else {
+      sns.settings.log(`internal error: ${(error as Error)?.stack ?? String(error)}`);
+      snsError = new SnsError('InternalError', 'The emulator failed to process the request.', 500, 'Receiver');
+    }
+    if (!response.headersSent) send(response, snsError.status, 'text/xml', errorXml(snsError, requestId), requestId);
+  }
+}

@@ -1,0 +1,208 @@
+/**
+ * What the emulator knows: topics (with their attributes and tags), subscriptions, and the
+ * deliveries it recorded. SnsBackend holds them for the action handlers and, when a state file
+ * is configured, loads topics and subscriptions from it at start and saves them after changes.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import type { DeliveryQueue } from './delivery';
+import { confirmationMessage, type MessageType, type OutgoingMessage, subscribeUrl } from './messages';
+import { invalidParameter, type SnsError, subscriptionNotFound, topicNotFound } from './query-protocol';
+
+/** What the emulator handed to a subscriber (sent over HTTP, or only recorded for other protocols). */
+export interface RecordedDelivery {
+  at: string;
+  type: MessageType;
+  messageId: string;
+  topicArn: string;
+  subscriptionArn: string;
+  protocol: string;
+  endpoint: string;
+  body: string;
+}
+
+const MAX_RECORDED_DELIVERIES = 1_000;
+
+export const TOPIC_NAME = /^(?:[A-Za-z0-9_-]{1,256}|[A-Za-z0-9_-]{1,251}\.fifo)$/;
+export const TOPIC_ARN = /^arn:[^:]+:sns:[^:]*:[^:]+:[A-Za-z0-9_-]+(?:\.fifo)?$/;
+const SUBSCRIPTION_ARN = /^(arn:[^:]+:sns:[^:]*:[^:]+:[A-Za-z0-9_-]+(?:\.fifo)?):[0-9a-f-]{36}$/;
+
+const HTTP_PROTOCOLS = new Set(['http', 'https']);
+
+export interface Tag {
+  Key: string;
+  Value: string;
+}
+
+export interface TopicRecord {
+  arn: string;
+  name: string;
+  attributes: Record<string, string>;
+  tags: Tag[];
+  /** Creation order; listings page by it. */
+  seq: number;
+}
+
+export interface SubscriptionRecord {
+  arn: string;
+  topicArn: string;
+  protocol: string;
+  endpoint: string;
+  owner: string;
+  attributes: Record<string, string>;
+  pendingConfirmation: boolean;
+  confirmationWasAuthenticated: boolean;
+  /** The confirmation token; kept so a SubscribeURL still works after a restart. */
+  token: string;
+  seq: number;
+}
+
+interface PersistedState {
+  version: 1;
+  nextSeq: number;
+  topics: TopicRecord[];
+  subscriptions: SubscriptionRecord[];
+}
+
+interface Settings {
+  accountId: string;
+  region: string;
+  stateFile: string | undefined;
+  log: (line: string) => void;
+}
+
+/** Topics, subscriptions, and what happens to them: everything the action handlers work on. */
+export class SnsBackend {
+  readonly topics = new Map<string, TopicRecord>();
+  readonly subscriptions = new Map<string, SubscriptionRecord>();
+  readonly recorded: RecordedDelivery[] = [];
+  /** Set once the server listens; SubscribeURL and UnsubscribeURL point back here. */
+  endpoint = '';
+  private nextSeq = 1;
+  private fifoSequence = 0n;
+
+  constructor(
+    readonly settings: Settings,
+    private readonly deliveries: DeliveryQueue,
+  ) {}
+
+  topicArnFor(name: string): string {
+    return `arn:aws:sns:${this.settings.region}:${this.settings.accountId}:${name}`;
+  }
+
+  takeSeq(): number {
+    return this.nextSeq++;
+  }
+
+  nextFifoSequenceNumber(): string {
+    this.fifoSequence += 1n;
+    return this.fifoSequence.toString().padStart(20, '0');
+  }
+
+  /** The topic, after checking the ARN's shape (InvalidParameter) and existence (NotFound by default). */
+  topic(arn: string, missing: () => SnsError = topicNotFound): TopicRecord {
+    if (!TOPIC_ARN.test(arn)) throw invalidParameter('TopicArn');
+    const topic = this.topics.get(arn);
+    if (!topic) throw missing();
+    return topic;
+  }
+
+  subscription(arn: string): SubscriptionRecord {
+    if (!SUBSCRIPTION_ARN.test(arn)) throw invalidParameter('SubscriptionArn');
+    const subscription = this.subscriptions.get(arn);
+    if (!subscription) throw subscriptionNotFound();
+    return subscription;
+  }
+
+  subscriptionsOf(topicArn: string): SubscriptionRecord[] {
+    return [...this.subscriptions.values()].filter((subscription) => subscription.topicArn === topicArn);
+  }
+
+  record(delivery: RecordedDelivery): void {
+    this.recorded.push(delivery);
+    if (this.recorded.length > MAX_RECORDED_DELIVERIES) this.recorded.shift();
+  }
+
+  /** Records the message for the subscriber and, for http/https, sends it. */
+  deliver(subscription: SubscriptionRecord, message: OutgoingMessage): void {
+    this.record({
+      at: new Date().toISOString(),
+      type: message.type,
+      messageId: message.messageId,
+      topicArn: subscription.topicArn,
+      subscriptionArn: subscription.arn,
+      protocol: subscription.protocol,
+      endpoint: subscription.endpoint,
+      body: message.body,
+    });
+    if (!HTTP_PROTOCOLS.has(subscription.protocol)) {
+      this.settings.log(`recorded ${message.type} ${message.messageId} for ${subscription.protocol}:${subscription.endpoint}`);
+      return;
+    }
+    this.deliveries.enqueue({
+      url: subscription.endpoint,
+      body: message.body,
+      headers: message.headers,
+      label: `${message.type} ${message.messageId} to ${subscription.endpoint}`,
+    });
+  }
+
+  sendConfirmation(subscription: SubscriptionRecord): void {
+    const message = confirmationMessage(this, subscription);
+    if (!HTTP_PROTOCOLS.has(subscription.protocol)) {
+      // Nothing can click a link in an e-mail here; the log shows where to confirm by hand.
+      this.settings.log(`confirm ${subscription.protocol}:${subscription.endpoint} at ${subscribeUrl(this, subscription)}`);
+    }
+    this.deliver(subscription, message);
+  }
+
+  load(): void {
+    const file = this.settings.stateFile;
+    if (!file) return;
+    let text: string;
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+      throw error;
+    }
+    let state: PersistedState;
+    try {
+      state = JSON.parse(text) as PersistedState;
+    } catch (error) {
+      throw new Error(`SNS emulator state file ${file} is not valid JSON (${(error as Error).message}); fix or remove it.`);
+    }
+    if (state?.version !== 1 || !Array.isArray(state.topics) || !Array.isArray(state.subscriptions)) {
+      throw new Error(`SNS emulator state file ${file} is not in the expected format; fix or remove it.`);
+    }
+    for (const topic of state.topics) this.topics.set(topic.arn, topic);
+    for (const subscription of state.subscriptions) this.subscriptions.set(subscription.arn, subscription);
+    this.nextSeq = Math.max(Number(state.nextSeq) || 1, ...[...state.topics, ...state.subscriptions].map((r) => r.seq + 1));
+  }
+
+  /**
+   * Writes the whole state after a change. Synchronously, so writes can never interleave or be
+   * reordered, and through a temporary file renamed over the old one, so a crash mid-write
+   * leaves the previous state, never half a file. The state is small; this is cheap.
+   */
+  save(): void {
+    const file = this.settings.stateFile;
+    if (!file) return;
+    const state: PersistedState = {
+      version: 1,
+      nextSeq: this.nextSeq,
+      topics: [...this.topics.values()],
+      subscriptions: [...this.subscriptions.values()],
+    };
+    const temporary = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+    mkdirSync(dirname(file), { recursive: true });
+    try {
+      writeFileSync(temporary, JSON.stringify(state, null, 2));
+      renameSync(temporary, file);
+    } catch (error) {
+      rmSync(temporary, { force: true });
+      throw error;
+    }
+  }
+}
