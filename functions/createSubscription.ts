@@ -1,6 +1,7 @@
-import { documentClient } from '../shared/aws/dynamodb';
+import { documentClient, dynamoDbClient } from '../shared/aws/dynamodb';
 import { snsClient } from '../shared/aws/sns';
 import { config } from '../shared/environment';
+import { idempotentRuns } from '../shared/http/idempotency';
 import { httpOperation } from '../shared/http/operation';
 import { createSubscription } from '../shared/subscriptions/create-subscription';
 import { recordView } from '../shared/subscriptions/model';
@@ -14,8 +15,10 @@ const deps = {
   maxSubscriptionsPerPortal: config.maxSubscriptionsPerPortal,
 };
 
+/** Creates a subscription; with an Idempotency-Key header, at most one per portal and key. */
 export const handler = httpOperation('createSubscriptionRoute', {
   body: createSubscriptionRequest,
+  idempotency: idempotentRuns({ client: dynamoDbClient, tableName: config.tableName, operationId: 'createSubscriptionRoute' }),
   run: async ({ portalId, body, context }) => {
     const subscription = await createSubscription(deps, portalId, body, context.invokedFunctionArn);
     return { message: 'Subscription created.', record: recordView(subscription) };

@@ -1,7 +1,8 @@
 /**
  * The AWS actions each operation's function calls, and nothing more: its IAM policy is built
  * from this map. Read off the code each handler runs (shared/subscriptions/repository.ts,
- * topics.ts, create-subscription.ts, delete-subscription.ts); change it together with them.
+ * topics.ts, create-subscription.ts, delete-subscription.ts, and for create the idempotency
+ * records of shared/http/idempotency.ts); change it together with them.
  *
  * DynamoDB has no IAM action for a transaction as a whole: TransactWriteItems is authorized
  * per item, as the PutItem / UpdateItem / DeleteItem it contains.
@@ -22,7 +23,10 @@ export const OPERATION_PERMISSIONS = {
   createSubscriptionRoute: {
     // GetItem: the early limit check (countFor), and the look-up after a write whose answer
     // was lost. UpdateItem + PutItem: the insert transaction (counter + record).
-    table: ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem'],
+    // Idempotency records (Powertools' DynamoDBPersistenceLayer): PutItem takes a key, GetItem
+    // reads one already taken, UpdateItem stores the result, DeleteItem frees the key when the
+    // create failed.
+    table: ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem', 'dynamodb:DeleteItem'],
     // CreateTopic with Tags needs TagResource too. DeleteTopic: undoing a create that failed
     // half-way.
     topics: ['sns:CreateTopic', 'sns:TagResource', 'sns:Subscribe', 'sns:DeleteTopic'],

@@ -12,7 +12,7 @@ import { AttributeType, BillingMode, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { OPERATIONS, type OperationId } from '../shared/operations';
-import { TABLE_KEYS } from '../shared/subscriptions/table';
+import { IDEMPOTENCY_EXPIRY_ATTRIBUTE, TABLE_KEYS } from '../shared/subscriptions/table';
 import type { DeploymentSettings } from './deployment-settings';
 import { OperationFunction } from './operation-function';
 import { OPERATION_PERMISSIONS } from './operation-permissions';
@@ -59,6 +59,9 @@ export class WebhookSubscriptionsStack extends Stack {
       sortKey: { name: TABLE_KEYS.sortKey, type: AttributeType.STRING },
       billingMode: BillingMode.PAY_PER_REQUEST,
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      // Idempotency records carry their expiry here (epoch seconds); nothing else has it, so
+      // nothing else expires. Expired records are ignored before TTL gets round to them.
+      timeToLiveAttribute: IDEMPOTENCY_EXPIRY_ATTRIBUTE,
       // Customers' subscriptions outlive the stack: `cdk destroy` leaves the table in place.
       removalPolicy: RemovalPolicy.RETAIN,
     });

@@ -15,7 +15,7 @@ import { STACK_NAME } from '../infra/webhook-subscriptions-app';
 import type { WebhookSubscriptionsStack } from '../infra/webhook-subscriptions-stack';
 import { loadConfig } from '../shared/config';
 import { OPERATIONS } from '../shared/operations';
-import { TABLE_KEYS } from '../shared/subscriptions/table';
+import { IDEMPOTENCY_EXPIRY_ATTRIBUTE, TABLE_KEYS } from '../shared/subscriptions/table';
 import { logicalIdOf, REQUIRED_CONTEXT, serviceApp } from './support/cdk-app';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- CloudFormation JSON */
@@ -56,6 +56,12 @@ describe('the subscriptions table', () => {
         BillingMode: 'PAY_PER_REQUEST',
         PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
       },
+    });
+  });
+
+  it("expires idempotency records by TTL, on the persistence layer's expiry attribute", () => {
+    template.hasResourceProperties('AWS::DynamoDB::Table', {
+      TimeToLiveSpecification: { AttributeName: IDEMPOTENCY_EXPIRY_ATTRIBUTE, Enabled: true },
     });
   });
 });
@@ -254,7 +260,7 @@ describe('the bundles', () => {
   afterAll(() => console.log(`Bundle sizes (index.mjs + index.mjs.map):\n${JSON.stringify(sizes, null, 2)}`));
 
   it.each(OPERATIONS.map((op) => [op.handler, op] as const))(
-    '%s holds the SNS client exactly when its operation calls SNS, and is ESM with a require shim',
+    '%s holds the SNS client exactly when its operation calls SNS, the idempotency library only for create, and is ESM with a require shim',
     (_handler, op) => {
       const directory = join(assemblyDirectory, resources[functionIdOf(op)]!.Metadata['aws:asset:path']);
       const code = readFileSync(join(directory, 'index.mjs'), 'utf8');
@@ -264,6 +270,7 @@ describe('the bundles', () => {
       const callsSns = OPERATION_PERMISSIONS[op.id].topics.length > 0;
       expect(code.includes('SNSServiceException')).toBe(callsSns);
       expect(code.includes('DynamoDBServiceException')).toBe(true);
+      expect(code.includes('IdempotencyAlreadyInProgressError')).toBe(op.id === 'createSubscriptionRoute');
       expect(code.split('\n', 1)[0]).toContain('createRequire');
       expect(code).toMatch(/export\s*\{[^}]*\bhandler\b[^}]*\}/);
       expect(code).toMatch(/sourceMappingURL=index\.mjs\.map\s*$/);

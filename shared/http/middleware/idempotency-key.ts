@@ -17,6 +17,7 @@ export function idempotencyKey(): HttpMiddleware {
     name: 'idempotencyKey',
     before: (request) => {
       const value = request.event.headers?.[IDEMPOTENCY_KEY_HEADER];
+      request.context.idempotencyKey = undefined;
       if (value === undefined) return;
       if (!KEY_PATTERN.test(value) || value.trim() === '') {
         throw new BadRequestError(
