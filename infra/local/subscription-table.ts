@@ -1,7 +1,12 @@
-import { CreateTableCommand, type DynamoDBClient, ResourceInUseException } from '@aws-sdk/client-dynamodb';
-import { TABLE_KEYS } from '../../shared/subscriptions/table';
+import {
+  CreateTableCommand,
+  type DynamoDBClient,
+  ResourceInUseException,
+  UpdateTimeToLiveCommand,
+} from '@aws-sdk/client-dynamodb';
+import { IDEMPOTENCY_EXPIRY_ATTRIBUTE, TABLE_KEYS } from '../../shared/subscriptions/table';
 
-/** Creates the subscriptions table in DynamoDB Local, with the key schema the CDK stack gives it. */
+/** Creates the subscriptions table in DynamoDB Local, with the key schema and TTL attribute the CDK stack gives it. */
 export async function ensureSubscriptionTable(client: DynamoDBClient, tableName: string): Promise<void> {
   try {
     await client.send(
@@ -19,6 +24,13 @@ export async function ensureSubscriptionTable(client: DynamoDBClient, tableName:
       }),
     );
   } catch (error) {
-    if (!(error instanceof ResourceInUseException)) throw error;
+    if (error instanceof ResourceInUseException) return; // made by an earlier start, TTL and all
+    throw error;
   }
+  await client.send(
+    new UpdateTimeToLiveCommand({
+      TableName: tableName,
+      TimeToLiveSpecification: { AttributeName: IDEMPOTENCY_EXPIRY_ATTRIBUTE, Enabled: true },
+    }),
+  );
 }
