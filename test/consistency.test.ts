@@ -114,6 +114,16 @@ describe('create whose answer is lost (the outcome unknown to the function)', ()
     await expectAgreement(portalId, 1);
   });
 
+  it('is applied once when the SDK resends the transaction whose answer was lost', async () => {
+    const portalId = freshPortal();
+    removeFault = injectFault(dynamoDbClient, /TransactWrite/, { afterApplying: true, belowRetries: true, failWith: lostAnswer });
+
+    const answer = await call('createSubscriptionRoute', { portalId, body: newSubscription() });
+
+    expect(answer.statusCode).toBe(200);
+    await expectAgreement(portalId, 1);
+  });
+
   it('deletes the topic whose CreateTopic answer was lost', async () => {
     const portalId = freshPortal();
     removeFault = injectFault(snsClient, /CreateTopic/, { afterApplying: true, failWith: lostAnswer });

@@ -93,6 +93,29 @@ function operations(target: string, doomed: string) {
   ] as const satisfies readonly { name: string; needs: readonly Dependency[]; send: () => Promise<Answer> }[];
 }
 
+describe('with DynamoDB slow on transactions only', () => {
+  it('create and delete look their record up after the lost answer and succeed', async () => {
+    const target = await create('target');
+    const doomed = await create('doomed');
+    const ops = operations(target, doomed);
+
+    proxies.dynamoDb!.mode = 'slowTransactions';
+    let answers: Answer[];
+    try {
+      answers = await Promise.all(ops.map((op) => op.send()));
+    } finally {
+      proxies.dynamoDb!.mode = 'pass';
+    }
+
+    expect(answers.map((answer) => answer.status)).toEqual(ops.map(() => 200));
+    const state = await expectAgreement();
+    expect(state.records.map((record) => record.configId)).not.toContain(doomed);
+    for (const record of state.records) {
+      expect((await call(test.stack, 'DELETE', `${API}/${record.configId}`, { token })).status).toBe(200);
+    }
+  }, 60_000);
+});
+
 describe.each<[Dependency, FaultMode]>([
   ['dynamoDb', 'down'],
   ['dynamoDb', 'error'],
@@ -116,6 +139,7 @@ describe.each<[Dependency, FaultMode]>([
     }
 
     const failed = ops.filter((op) => (op.needs as readonly Dependency[]).includes(dependency));
+    expect(answers.map((answer) => answer.status)).toEqual(ops.map((op) => (failed.includes(op) ? 503 : 200)));
     ops.forEach((op, i) => {
       const answer = answers[i]!;
       if (!failed.includes(op)) {

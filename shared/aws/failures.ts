@@ -23,6 +23,13 @@ export function isDependencyFault(error: unknown): boolean {
 }
 
 /**
+ * DynamoDB refusals that say nothing about an earlier attempt of the same transaction: the SDK
+ * resent it (same client token) while the first, whose answer was lost, was still running or
+ * had already committed.
+ */
+const UNDECIDED_REFUSALS = new Set(['TransactionInProgressException', 'IdempotentParameterMismatchException']);
+
+/**
  * Whether a failed write may still have been applied: its answer was lost (a timeout, a reset
  * connection) or the service failed on its side. A refusal (4xx), a cancelled transaction or a
  * connection that was never made means it was not.
@@ -30,6 +37,7 @@ export function isDependencyFault(error: unknown): boolean {
 export function mayHaveBeenApplied(error: unknown): boolean {
   if (typeof error !== 'object' || error === null) return false;
   const candidate = error as SdkErrorShape;
+  if (typeof candidate.name === 'string' && UNDECIDED_REFUSALS.has(candidate.name)) return true;
   if (candidate.code === 'ECONNREFUSED' || candidate.name === 'TransactionCanceledException') return false;
   if (candidate.$fault === 'client') return false;
   const status = candidate.$metadata?.httpStatusCode;

@@ -1,3 +1,4 @@
+import { mayHaveBeenApplied } from '../aws/failures';
 import { SubscriptionNotFoundError } from './errors';
 import type { SubscriptionRepository } from './repository';
 import type { SubscriptionTopics } from './topics';
@@ -21,5 +22,11 @@ export async function deleteSubscription(
   const subscription = await repository.find(portalId, configId);
   if (!subscription) throw new SubscriptionNotFoundError(configId);
   await topics.close(subscription);
-  await repository.remove(portalId, configId);
+  try {
+    await repository.remove(portalId, configId);
+  } catch (error) {
+    // The answer was lost but the delete may have happened: if the record is gone, it did.
+    if (mayHaveBeenApplied(error) && (await repository.find(portalId, configId).catch(() => true)) === undefined) return;
+    throw error;
+  }
 }

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import {
   type DynamoDBDocumentClient,
@@ -157,17 +156,17 @@ export class SubscriptionRepository {
    * cancellation for any other reason goes to `onCancelled` (with one reason code per item)
    * to be turned into the caller's error.
    *
-   * Each attempt carries a client request token, so when the SDK resends it after an answer
-   * was lost (a timeout), DynamoDB does not apply it twice: a create's resent Put would
-   * otherwise fail its own condition and look like a failure though the record was written.
+   * The SDK gives each send a client request token (ClientRequestToken is an idempotency
+   * token) and keeps it when it resends after a lost answer, so DynamoDB does not apply a
+   * transaction twice; test/consistency.test.ts checks it.
    */
   private async transact(
-    transactItems: () => Omit<ConstructorParameters<typeof TransactWriteCommand>[0], 'ClientRequestToken'>,
+    transactItems: () => ConstructorParameters<typeof TransactWriteCommand>[0],
     onCancelled: (reasons: (string | undefined)[]) => void,
   ) {
     for (let attempt = 1; ; attempt++) {
       try {
-        await this.db.send(new TransactWriteCommand({ ...transactItems(), ClientRequestToken: randomUUID() }));
+        await this.db.send(new TransactWriteCommand(transactItems()));
         return;
       } catch (error) {
         if (!(error instanceof TransactionCanceledException)) throw error;

@@ -33,6 +33,14 @@ const name = z
     z.refine((value) => !CONTROL_CHARACTERS.test(value), 'must not contain control characters.'),
   );
 
+// Checked before its protocol's rules: SNS could not even encode a lone surrogate.
+const endpoint = z
+  .string(expected('a string'))
+  .check(
+    z.refine((value) => value.isWellFormed(), 'must be valid Unicode text.'),
+    z.refine((value) => !CONTROL_CHARACTERS.test(value), 'must not contain control characters.'),
+  );
+
 const eventKinds = config.eventKinds;
 const events = z.pipe(
   z.array(z.string(expected('a string')), expected('an array of event kinds')).check(
@@ -90,7 +98,7 @@ export function endpointProblem(protocol: Protocol, endpoint: string): string | 
 }
 
 export const createSubscriptionRequest = z
-  .object({ name, endpoint: z.string(expected('a string')), protocol, events })
+  .object({ name, endpoint, protocol, events })
   .check(
     z.superRefine((request, ctx) => {
       const problem = endpointProblem(request.protocol, request.endpoint);

@@ -13,7 +13,9 @@ export type FaultMode =
   /** Forward the request (it takes effect), but answer only after `slowMs`: a lost answer for a client that gives up sooner. */
   | 'slow'
   /** Answer 500 with the service's own error shape, without forwarding. */
-  | 'error';
+  | 'error'
+  /** DynamoDB: 'slow' for TransactWriteItems only, every other call passes. */
+  | 'slowTransactions';
 
 export interface FaultProxy {
   endpoint: string;
@@ -80,6 +82,9 @@ export async function startFaultProxy(
       }
       case 'slow':
         relay(incoming, outgoing, slowMs);
+        return;
+      case 'slowTransactions':
+        relay(incoming, outgoing, String(incoming.headers['x-amz-target']).endsWith('.TransactWriteItems') ? slowMs : 0);
         return;
       case 'pass':
         relay(incoming, outgoing, 0);

@@ -3,11 +3,14 @@
  * a middleware that fails matching commands the way an AWS service error would.
  */
 interface ClientWithMiddleware {
-  middlewareStack: {
-    add(middleware: unknown, options: { step: 'initialize'; name: string; override?: boolean }): void;
-    remove(name: string): boolean;
-  };
+  // The SDK's overloads per step do not fit one signature; the call below is typed instead.
+  middlewareStack: { add: (...args: never[]) => void; remove(name: string): boolean };
 }
+
+type AddMiddleware = (
+  middleware: unknown,
+  options: { step: 'initialize' | 'deserialize'; name: string; override?: boolean },
+) => void;
 
 /** An error shaped as the SDK raises for a 5xx answer, with internals a caller must never see. */
 export function serviceFault(commandName: string) {
@@ -29,7 +32,8 @@ export function lostAnswer(commandName: string) {
  * Fails the next `times` commands whose name matches, after letting `skip` of them through;
  * returns a function that removes the fault.
  * `failWith` builds the error to throw; with `afterApplying` the command first reaches the
- * service (and takes effect), then its answer is replaced by the error.
+ * service (and takes effect), then its answer is replaced by the error. With `belowRetries`
+ * the fault hits one attempt inside the SDK's retry loop, so the SDK may resend the command.
  */
 export function injectFault(
   client: ClientWithMiddleware,
@@ -39,12 +43,20 @@ export function injectFault(
     skip = 0,
     failWith = serviceFault,
     afterApplying = false,
-  }: { times?: number; skip?: number; failWith?: (commandName: string) => Error; afterApplying?: boolean } = {},
+    belowRetries = false,
+  }: {
+    times?: number;
+    skip?: number;
+    failWith?: (commandName: string) => Error;
+    afterApplying?: boolean;
+    belowRetries?: boolean;
+  } = {},
 ): () => void {
   const name = `fault-${commandPattern.source}-${Math.random().toString(36).slice(2)}`;
   let remaining = times;
   let toSkip = skip;
-  client.middlewareStack.add(
+  (client.middlewareStack.add as AddMiddleware).call(
+    client.middlewareStack,
     (next: (args: unknown) => Promise<unknown>, context: { commandName?: string }) => async (args: unknown) => {
       const commandName = context.commandName ?? '';
       if (remaining > 0 && commandPattern.test(commandName) && toSkip-- <= 0) {
@@ -54,7 +66,7 @@ export function injectFault(
       }
       return next(args);
     },
-    { step: 'initialize', name, override: true },
+    { step: belowRetries ? 'deserialize' : 'initialize', name, override: true },
   );
   return () => {
     client.middlewareStack.remove(name);
