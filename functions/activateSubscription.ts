@@ -1,5 +1,6 @@
 import { documentClient } from '../shared/aws/dynamodb';
 import { config } from '../shared/environment';
+import { jsonInput } from '../shared/http/json-input';
 import { httpOperation } from '../shared/http/operation';
 import { SubscriptionRepository } from '../shared/subscriptions/repository';
 import { activateSubscriptionRequest } from '../shared/subscriptions/rules';
@@ -8,7 +9,7 @@ const repository = new SubscriptionRepository(documentClient, config.tableName);
 
 /** Sets status 1 (activated) or 0 (deactivated). */
 export const handler = httpOperation('activateSubscriptionRoute', {
-  body: activateSubscriptionRequest,
+  body: jsonInput(activateSubscriptionRequest),
   run: async ({ portalId, body: { configId, status } }) => {
     await repository.update(portalId, configId, { status });
     return { message: status === 1 ? 'Subscription activated.' : 'Subscription deactivated.' };

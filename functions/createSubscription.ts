@@ -2,6 +2,7 @@ import { documentClient, dynamoDbClient } from '../shared/aws/dynamodb';
 import { snsClient } from '../shared/aws/sns';
 import { config } from '../shared/environment';
 import { idempotentRuns } from '../shared/http/idempotency';
+import { jsonInput } from '../shared/http/json-input';
 import { httpOperation } from '../shared/http/operation';
 import { createSubscription } from '../shared/subscriptions/create-subscription';
 import { recordView } from '../shared/subscriptions/model';
@@ -17,7 +18,7 @@ const deps = {
 
 /** Creates a subscription; with an Idempotency-Key header, at most one per portal and key. */
 export const handler = httpOperation('createSubscriptionRoute', {
-  body: createSubscriptionRequest,
+  body: jsonInput(createSubscriptionRequest),
   idempotency: idempotentRuns({ client: dynamoDbClient, tableName: config.tableName, operationId: 'createSubscriptionRoute' }),
   run: async ({ portalId, body, context }) => {
     const subscription = await createSubscription(deps, portalId, body, context.invokedFunctionArn);

@@ -1,5 +1,6 @@
 import { documentClient } from '../shared/aws/dynamodb';
 import { config } from '../shared/environment';
+import { jsonInput } from '../shared/http/json-input';
 import { httpOperation } from '../shared/http/operation';
 import { SubscriptionRepository } from '../shared/subscriptions/repository';
 import { renameSubscriptionRequest } from '../shared/subscriptions/rules';
@@ -7,7 +8,7 @@ import { renameSubscriptionRequest } from '../shared/subscriptions/rules';
 const repository = new SubscriptionRepository(documentClient, config.tableName);
 
 export const handler = httpOperation('renameSubscriptionRoute', {
-  body: renameSubscriptionRequest,
+  body: jsonInput(renameSubscriptionRequest),
   run: async ({ portalId, body: { configId, name } }) => {
     await repository.update(portalId, configId, { name });
     return { message: 'Subscription renamed.' };

@@ -1,5 +1,6 @@
 import { documentClient } from '../shared/aws/dynamodb';
 import { config } from '../shared/environment';
+import { jsonInput } from '../shared/http/json-input';
 import { httpOperation } from '../shared/http/operation';
 import { SubscriptionRepository } from '../shared/subscriptions/repository';
 import { updateSubscriptionRequest } from '../shared/subscriptions/rules';
@@ -8,7 +9,7 @@ const repository = new SubscriptionRepository(documentClient, config.tableName);
 
 /** Replaces the subscription's event list. */
 export const handler = httpOperation('updateSubscriptionRoute', {
-  body: updateSubscriptionRequest,
+  body: jsonInput(updateSubscriptionRequest),
   run: async ({ portalId, body: { configId, events } }) => {
     const updated = await repository.update(portalId, configId, { events });
     return {

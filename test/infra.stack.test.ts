@@ -260,7 +260,7 @@ describe('the bundles', () => {
   afterAll(() => console.log(`Bundle sizes (index.mjs + index.mjs.map):\n${JSON.stringify(sizes, null, 2)}`));
 
   it.each(OPERATIONS.map((op) => [op.handler, op] as const))(
-    '%s holds the SNS client exactly when its operation calls SNS, the idempotency library only for create, and is ESM with a require shim',
+    '%s holds the SNS client exactly when its operation calls SNS, the idempotency library only for create, the body parser only with a body, and is ESM with a require shim',
     (_handler, op) => {
       const directory = join(assemblyDirectory, resources[functionIdOf(op)]!.Metadata['aws:asset:path']);
       const code = readFileSync(join(directory, 'index.mjs'), 'utf8');
@@ -271,6 +271,9 @@ describe('the bundles', () => {
       expect(code.includes('SNSServiceException')).toBe(callsSns);
       expect(code.includes('DynamoDBServiceException')).toBe(true);
       expect(code.includes('IdempotencyAlreadyInProgressError')).toBe(op.id === 'createSubscriptionRoute');
+      // The JSON body parser only where the operation takes a body (list and delete ignore it).
+      const takesBody = !['listSubscriptionsRoute', 'deleteSubscriptionRoute'].includes(op.id);
+      expect(code.includes('request body is not valid JSON')).toBe(takesBody);
       expect(code.split('\n', 1)[0]).toContain('createRequire');
       expect(code).toMatch(/export\s*\{[^}]*\bhandler\b[^}]*\}/);
       expect(code).toMatch(/sourceMappingURL=index\.mjs\.map\s*$/);

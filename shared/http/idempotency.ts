@@ -39,6 +39,7 @@ import { logger } from '../logger';
 import type { OperationId } from '../operations';
 import { IDEMPOTENCY_EXPIRY_ATTRIBUTE, idempotencyPartitionOf, TABLE_KEYS } from '../subscriptions/table';
 import { BadRequestError, ConflictError } from './errors';
+import { idempotencyKey } from './middleware/idempotency-key';
 import type { IdempotentRequest, IdempotentRuns, OperationResult } from './operation';
 
 /** How long a key is remembered: 24 hours. */
@@ -93,6 +94,7 @@ export function idempotentRuns({ client, tableName, operationId }: IdempotentRun
   const runIdempotently = makeIdempotent(runAttempt, { persistenceStore, config, keyPrefix: operationId });
 
   return {
+    middleware: idempotencyKey(),
     async runOnce(request, context, operation) {
       const attempt: Attempt = { operation };
       try {

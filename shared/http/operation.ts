@@ -1,18 +1,15 @@
 import middy from '@middy/core';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type { Context } from 'aws-lambda';
-import type * as z from 'zod/mini';
 import { config } from '../environment';
 import { logger } from '../logger';
 import type { OperationId } from '../operations';
 import { successResponse } from './envelope';
 import { errorEnvelope } from './middleware/error-envelope';
-import { idempotencyKey } from './middleware/idempotency-key';
-import { jsonBody } from './middleware/json-body';
 import { portalFromClaims } from './middleware/portal-from-claims';
 import { requestLog } from './middleware/request-log';
-import { validateBody } from './middleware/validate-body';
-import type { HttpEvent, HttpResult, OperationContext } from './types';
+import type { BodyInput } from './json-input';
+import type { HttpEvent, HttpMiddleware, HttpResult, OperationContext } from './types';
 
 export interface OperationInput<Body> {
   /** The caller's portal, from the token. */
@@ -26,8 +23,8 @@ export interface OperationInput<Body> {
 export type OperationResult = { message: string } & Record<string, unknown>;
 
 export interface OperationSpec<Body> {
-  /** Schema of the JSON body; operations without one ignore any body sent. */
-  body?: z.ZodMiniType<Body>;
+  /** How the body is read (jsonInput(schema)); operations without one ignore any body sent. */
+  body?: BodyInput<Body>;
   /**
    * Makes requests with an Idempotency-Key header run at most once per portal and key
    * (shared/http/idempotency.ts). Passed in by the operations that want it, so the others'
@@ -47,6 +44,8 @@ export interface IdempotentRequest {
 }
 
 export interface IdempotentRuns {
+  /** Reads the Idempotency-Key header into the context (middleware/idempotency-key.ts). */
+  readonly middleware: HttpMiddleware;
   /**
    * Runs `operation` for the first request with this portal and key and remembers its result;
    * answers a repeated request with that result instead of running it again. Only successful
@@ -76,12 +75,9 @@ export function httpOperation<Body = undefined>(operationId: OperationId, spec: 
     .use(requestLog(logger))
     .use(errorEnvelope(logger))
     .use(portalFromClaims(config.portalClaim));
-  if (spec.idempotency) {
-    chain.use(idempotencyKey());
-  }
-  if (spec.body) {
-    chain.use(jsonBody()).use(validateBody(spec.body));
-  }
+  // Passed in by the handlers that need them, so no other bundle carries their code.
+  if (spec.idempotency) chain.use(spec.idempotency.middleware);
+  for (const middleware of spec.body?.middlewares ?? []) chain.use(middleware);
   const { idempotency } = spec;
   const handler = chain.handler(async (event, context) => {
     const { portalId, requestBody, idempotencyKey } = context;
