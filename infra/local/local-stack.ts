@@ -11,6 +11,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { mkdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
+import { DEFAULT_PORTAL_CLAIM } from '../../shared/config';
 import { API_PREFIXES } from '../../shared/operations';
 import { type DynamoDbLocal, startDynamoDbLocal } from './dynamodb-local';
 import { freePort } from './free-port';
@@ -152,7 +153,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     const oauth = createOAuthServer({
       issuer,
       audience,
-      portalClaim: process.env.PORTAL_CLAIM?.trim() || 'portal_id',
+      portalClaim: process.env.PORTAL_CLAIM?.trim() || DEFAULT_PORTAL_CLAIM,
       signingKey,
       clients,
     });

@@ -5,6 +5,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+// What the service accepts as a portal id.
+import { PORTAL_ID_PATTERN } from '../../shared/http/middleware/portal-from-claims';
 
 export interface OAuthClient {
   readonly clientId: string;
@@ -22,8 +24,6 @@ export const DEFAULT_CLIENTS_FILE = fileURLToPath(new URL('./oauth-clients.json'
 const CLIENT_ID_PATTERN = /^[\x21-\x7e]{1,128}$/;
 // A scope token of RFC 6749 §3.3: printable ASCII except space, '"' and '\'.
 const SCOPE_PATTERN = /^[\x21\x23-\x5b\x5d-\x7e]+$/;
-// What the service accepts as a portal id (shared/http/middleware/portal-from-claims.ts).
-const PORTAL_ID_PATTERN = /^[A-Za-z0-9_.:/=+@-]{1,128}$/;
 
 export class OAuthClientsError extends Error {
   override readonly name = 'OAuthClientsError';
