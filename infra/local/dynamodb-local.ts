@@ -75,7 +75,18 @@ export async function startDynamoDbLocal(options: DynamoDbLocalOptions = {}): Pr
   child.stderr?.on('data', (chunk: Buffer) => {
     stderr = (stderr + chunk.toString()).slice(-4_000);
   });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  // Whatever ends this process (a crash, a stop that hung, a signal during start-up), no Java
+  // process is left behind.
+  const killOnExit = () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  };
+  process.once('exit', killOnExit);
+  const exited = new Promise<void>((resolve) =>
+    child.once('exit', () => {
+      process.off('exit', killOnExit);
+      resolve();
+    }),
+  );
   const endpoint = `http://127.0.0.1:${port}`;
 
   const stop = async () => {

@@ -101,11 +101,6 @@ async function main(): Promise<void> {
     clientsFile,
     log: (line) => console.log(line),
   });
-  // Last resort if this process ends any other way (a stop that hung, a crash): no Java process left behind.
-  const { process: java } = stack.dynamoDb;
-  process.once('exit', () => {
-    if (java.exitCode === null && java.signalCode === null) java.kill('SIGKILL');
-  });
   if (stopRequested) return shutDown(stack);
 
   console.log(await printout(stack, clientsFile));
