@@ -8,7 +8,8 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { LOCAL_CREDENTIALS } from '../infra/local/local-stack';
 import { API_PREFIXES } from '../shared/operations';
-import { call, newSubscription, startTestStack, TEST_CLIENTS, type TestStack, tokenFor, waitFor } from './support/local-stack-client';
+import { call, newSubscription, startTestStack, TEST_CLIENTS, type TestStack, tokenFor } from './support/local-stack-client';
+import { waitFor } from './support/wait-for';
 
 interface Received {
   path: string;

@@ -4,6 +4,8 @@
  * backoff for failing endpoints, and an API that keeps answering whatever the endpoints do.
  * The endpoints are local receivers on 127.0.0.1.
  */
+import { freePort } from '../infra/local/free-port';
+import { waitFor } from './support/wait-for';
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
@@ -66,27 +68,6 @@ async function startReceiver(answer: (n: number, request: Received) => number | 
       await closed;
     },
   };
-}
-
-/** Polls until `probe` gives a value, for at most `timeoutMs` (and at most 500 polls). */
-async function waitFor<T>(what: string, probe: () => T | undefined | Promise<T | undefined>, timeoutMs = 5_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (let poll = 0; poll < 500; poll++) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) break;
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
-
-/** A TCP port of 127.0.0.1 that nothing listens on. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 const logLines: string[] = [];
@@ -292,7 +273,7 @@ describe('a failing endpoint', () => {
 
   it('that is down (connection refused) does not disturb the emulator', async () => {
     const topicArn = await newTopic();
-    const deadUrl = `http://127.0.0.1:${await closedPort()}/gone`;
+    const deadUrl = `http://127.0.0.1:${await freePort()}/gone`;
 
     const started = Date.now();
     const subscriptionArn = await subscribeHttp(topicArn, deadUrl);

@@ -52,20 +52,11 @@ export async function createSubscription(
   try {
     await repository.insert(subscription, maxSubscriptionsPerPortal);
   } catch (error) {
-    const written = mayHaveBeenApplied(error) ? await recordWasWritten(repository, subscription) : false;
+    const written = mayHaveBeenApplied(error) ? await repository.isStored(portalId, configId) : false;
     if (written === true) return subscription;
     if (written === false) await topics.deleteTopicAfterFailure(topic.topicArn); // its SNS subscription goes with it
     else logger.error('create failed with its outcome unknown; the topic is kept for reconciliation', { ...topic });
     throw error;
   }
   return subscription;
-}
-
-/** Whether the record is stored; undefined when DynamoDB cannot tell. */
-async function recordWasWritten(repository: SubscriptionRepository, { portalId, configId }: Subscription) {
-  try {
-    return (await repository.find(portalId, configId)) !== undefined;
-  } catch {
-    return undefined;
-  }
 }

@@ -26,7 +26,7 @@ export async function deleteSubscription(
     await repository.remove(portalId, configId);
   } catch (error) {
     // The answer was lost but the delete may have happened: if the record is gone, it did.
-    if (mayHaveBeenApplied(error) && (await repository.find(portalId, configId).catch(() => true)) === undefined) return;
+    if (mayHaveBeenApplied(error) && (await repository.isStored(portalId, configId)) === false) return;
     throw error;
   }
 }

@@ -80,6 +80,18 @@ export class SubscriptionRepository {
     return Item ? toSubscription(Item) : undefined;
   }
 
+  /**
+   * Whether the subscription is stored, for a write whose answer was lost; undefined when
+   * DynamoDB cannot tell either.
+   */
+  async isStored(portalId: string, configId: string): Promise<boolean | undefined> {
+    try {
+      return (await this.find(portalId, configId)) !== undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
   /** Every subscription of the portal, oldest first, through all of DynamoDB's pages. */
   async listFor(portalId: string): Promise<Subscription[]> {
     const subscriptions: Subscription[] = [];
@@ -158,7 +170,8 @@ export class SubscriptionRepository {
    *
    * The SDK gives each send a client request token (ClientRequestToken is an idempotency
    * token) and keeps it when it resends after a lost answer, so DynamoDB does not apply a
-   * transaction twice; test/consistency.test.ts checks it.
+   * transaction twice; test/consistency.test.ts checks it. A retry after a conflict is a new
+   * transaction, so each attempt builds a new command (and gets a new token).
    */
   private async transact(
     transactItems: () => ConstructorParameters<typeof TransactWriteCommand>[0],
