@@ -14,6 +14,7 @@ const deps = {
   repository: new SubscriptionRepository(documentClient, config.tableName),
   topics: new SubscriptionTopics(snsClient, config.topicPrefix),
   maxSubscriptionsPerPortal: config.maxSubscriptionsPerPortal,
+  deadLetterQueueArn: config.deliveryDeadLetterQueueArn,
 };
 
 /** Creates a subscription; with an Idempotency-Key header, at most one per portal and key. */
@@ -21,7 +22,7 @@ export const handler = httpOperation('createSubscriptionRoute', {
   body: jsonInput(createSubscriptionRequest),
   idempotency: idempotentRuns({ client: dynamoDbClient, tableName: config.tableName, operationId: 'createSubscriptionRoute' }),
   run: async ({ portalId, body, context }) => {
-    const subscription = await createSubscription(deps, portalId, body, context.invokedFunctionArn);
-    return { message: 'Subscription created.', record: recordView(subscription) };
+    const { subscription, confirmed } = await createSubscription(deps, portalId, body, context.invokedFunctionArn);
+    return { message: 'Subscription created.', record: recordView(subscription, confirmed) };
   },
 });

@@ -7,6 +7,7 @@
  * defaults, are the ones the functions apply to their environment at cold start
  * (shared/config.ts), so a value synth accepts never fails a function's start.
  */
+import { DEFAULT_EVENT_BUS_NAME } from '../shared/delivery/portal-event';
 import {
   DEFAULT_EVENT_KINDS,
   DEFAULT_MAX_SUBSCRIPTIONS_PER_PORTAL,
@@ -29,6 +30,8 @@ export interface DeploymentSettings {
   readonly maxSubscriptionsPerPortal: number;
   /** EVENT_KINDS: the event catalog (DESIGN.md §5). */
   readonly eventKinds: readonly string[];
+  /** Name of the EventBridge bus portal events arrive on. */
+  readonly eventBusName: string;
   /** Steady-state requests per second of the API stage. */
   readonly throttlingRateLimit: number;
   /** Requests the API stage accepts in a burst above the rate. */
@@ -47,6 +50,7 @@ export const DEFAULT_SETTINGS = {
   topicPrefix: DEFAULT_TOPIC_PREFIX,
   maxSubscriptionsPerPortal: DEFAULT_MAX_SUBSCRIPTIONS_PER_PORTAL,
   eventKinds: DEFAULT_EVENT_KINDS,
+  eventBusName: DEFAULT_EVENT_BUS_NAME,
   throttlingRateLimit: 50,
   throttlingBurstLimit: 100,
 } as const;
@@ -59,6 +63,7 @@ export const CONTEXT_KEYS = [
   'topicPrefix',
   'maxSubscriptionsPerPortal',
   'eventKinds',
+  'eventBusName',
   'throttlingRateLimit',
   'throttlingBurstLimit',
   'localDynamoDbEndpoint',
@@ -137,6 +142,12 @@ export function deploymentSettingsFrom(readContext: (key: ContextKey) => unknown
   const eventKinds = list('eventKinds') ?? [...DEFAULT_SETTINGS.eventKinds];
   check('eventKinds', settingProblems.eventKinds(eventKinds));
 
+  // EventBridge's rule for custom bus names; "default" is the account's own bus, not one to create.
+  const eventBusName = text('eventBusName') ?? DEFAULT_SETTINGS.eventBusName;
+  if (!/^[A-Za-z0-9._-]{1,256}$/.test(eventBusName) || eventBusName === 'default') {
+    problems.push(`eventBusName must be 1-256 letters, digits, '.', '_' or '-', and not "default" (got "${eventBusName}").`);
+  }
+
   // API Gateway's own limits for a stage: 10,000 requests per second, burst 5,000 (adjustable quotas).
   const throttlingRateLimit = number('throttlingRateLimit', DEFAULT_SETTINGS.throttlingRateLimit, {
     integer: false,
@@ -174,6 +185,7 @@ export function deploymentSettingsFrom(readContext: (key: ContextKey) => unknown
     topicPrefix,
     maxSubscriptionsPerPortal,
     eventKinds,
+    eventBusName,
     throttlingRateLimit,
     throttlingBurstLimit,
     localEndpoints:

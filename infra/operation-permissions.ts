@@ -16,8 +16,15 @@ export interface OperationPermissions {
   readonly topics: readonly string[];
 }
 
-/** Rename, update and activate: one conditional UpdateItem of their own attributes. */
-const UPDATE_ATTRIBUTES: OperationPermissions = { table: ['dynamodb:UpdateItem'], topics: [] };
+/**
+ * Update and activate: one conditional UpdateItem, the SNS subscription's filter policy set
+ * from the result, and a GetItem to check that no other change landed meanwhile
+ * (shared/subscriptions/change-delivery.ts).
+ */
+const CHANGE_DELIVERY: OperationPermissions = {
+  table: ['dynamodb:UpdateItem', 'dynamodb:GetItem'],
+  topics: ['sns:SetSubscriptionAttributes'],
+};
 
 export const OPERATION_PERMISSIONS = {
   createSubscriptionRoute: {
@@ -29,16 +36,21 @@ export const OPERATION_PERMISSIONS = {
     table: ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem', 'dynamodb:DeleteItem'],
     // CreateTopic with Tags needs TagResource too. DeleteTopic: undoing a create that failed
     // half-way.
+    // Subscribe sets the filter, delivery and redrive policies in the same call.
     topics: ['sns:CreateTopic', 'sns:TagResource', 'sns:Subscribe', 'sns:DeleteTopic'],
   },
-  updateSubscriptionRoute: UPDATE_ATTRIBUTES,
-  activateSubscriptionRoute: UPDATE_ATTRIBUTES,
-  listSubscriptionsRoute: { table: ['dynamodb:Query'], topics: [] },
-  renameSubscriptionRoute: UPDATE_ATTRIBUTES,
+  updateSubscriptionRoute: CHANGE_DELIVERY,
+  activateSubscriptionRoute: CHANGE_DELIVERY,
+  // GetSubscriptionAttributes: whether each endpoint has confirmed.
+  listSubscriptionsRoute: { table: ['dynamodb:Query'], topics: ['sns:GetSubscriptionAttributes'] },
+  // One conditional UpdateItem of the name.
+  renameSubscriptionRoute: { table: ['dynamodb:UpdateItem'], topics: [] },
   deleteSubscriptionRoute: {
     // GetItem: find the record. DeleteItem + UpdateItem: the remove transaction (record + counter).
     table: ['dynamodb:GetItem', 'dynamodb:DeleteItem', 'dynamodb:UpdateItem'],
     // DeleteTopic removes the topic's SNS subscription with it.
     topics: ['sns:DeleteTopic'],
   },
+  // GetItem: find the record in the caller's portal; Publish: the test message to its topic.
+  testSubscriptionRoute: { table: ['dynamodb:GetItem'], topics: ['sns:Publish'] },
 } as const satisfies Record<OperationId, OperationPermissions>;

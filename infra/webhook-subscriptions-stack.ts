@@ -3,7 +3,7 @@
  * an HTTP API with one JWT-authorized route per operation and path prefix. Functions, routes,
  * scopes and permissions all come from the operations table, so none can be missing here.
  */
-import { Annotations, CfnOutput, RemovalPolicy, Stack, type StackProps, Validations } from 'aws-cdk-lib';
+import { Annotations, CfnOutput, Duration, RemovalPolicy, Stack, type StackProps, Validations } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import { HttpApi, HttpMethod, type HttpStage, LogGroupLogDestination } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpJwtAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
@@ -11,11 +11,13 @@ import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations
 import { AttributeType, BillingMode, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
-import { OPERATIONS, type OperationId } from '../shared/operations';
+import { handlerEntryOf, OPERATIONS, type OperationId } from '../shared/operations';
 import { IDEMPOTENCY_EXPIRY_ATTRIBUTE, TABLE_KEYS } from '../shared/subscriptions/table';
 import type { DeploymentSettings } from './deployment-settings';
-import { OperationFunction } from './operation-function';
+import { PORTAL_EVENT_SOURCE } from '../shared/delivery/portal-event';
 import { OPERATION_PERMISSIONS } from './operation-permissions';
+import { PortalEventDelivery } from './portal-event-delivery';
+import { ServiceFunction } from './service-function';
 
 export interface WebhookSubscriptionsStackProps extends StackProps {
   readonly settings: DeploymentSettings;
@@ -48,7 +50,9 @@ export class WebhookSubscriptionsStack extends Stack {
   readonly api: HttpApi;
   readonly stage: HttpStage;
   /** The function of each operation, by operation id. */
-  readonly functions: ReadonlyMap<OperationId, OperationFunction>;
+  readonly functions: ReadonlyMap<OperationId, ServiceFunction>;
+  /** The event bus, queues and dispatcher that deliver portal events. */
+  readonly delivery: PortalEventDelivery;
 
   constructor(scope: Construct, id: string, props: WebhookSubscriptionsStackProps) {
     super(scope, id, props);
@@ -91,24 +95,39 @@ export class WebhookSubscriptionsStack extends Stack {
       );
     }
 
-    const functions = new Map<OperationId, OperationFunction>();
+    this.delivery = new PortalEventDelivery(this, 'Delivery', {
+      eventBusName: settings.eventBusName,
+      table: this.table,
+      topicArnPattern,
+      environment,
+      logRetention: LOG_RETENTION,
+    });
+    Validations.of(this.delivery.dispatcher.role).acknowledge(topicWildcardAcknowledgement(settings.topicPrefix));
+
+    const functions = new Map<OperationId, ServiceFunction>();
     for (const operation of OPERATIONS) {
-      const fn = new OperationFunction(this, operation.handler, { operation, environment, logRetention: LOG_RETENTION });
+      const fn = new ServiceFunction(this, operation.handler, {
+        entry: handlerEntryOf(operation),
+        name: operation.handler,
+        description: `${operation.method} ${operation.paths[0]} (${operation.id})`,
+        // A request makes at most a handful of SDK calls of some milliseconds each; 10 s leaves
+        // room for the SDK's retries (shared/aws/client-options.ts) while a dependency that hangs
+        // gets a 5xx well before API Gateway's own 30 s limit.
+        timeout: Duration.seconds(10),
+        environment,
+        logRetention: LOG_RETENTION,
+      });
       const permissions = OPERATION_PERMISSIONS[operation.id];
       fn.allow(permissions.table, [this.table.tableArn]);
       fn.allow(permissions.topics, [topicArnPattern]);
-      if (permissions.topics.length > 0) {
-        Validations.of(fn.role).acknowledge({
-          id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:sns:<AWS::Region>:<AWS::AccountId>:${settings.topicPrefix}-*]`,
-          reason:
-            `Each subscription gets its own SNS topic, named ${settings.topicPrefix}-<configId> and created at run ` +
-            'time, so the topics cannot be listed in advance; the wildcard is limited to this prefix in this ' +
-            'account and region, and to the SNS actions the operation calls.',
-        });
-      }
+      if (permissions.topics.length > 0) Validations.of(fn.role).acknowledge(topicWildcardAcknowledgement(settings.topicPrefix));
       functions.set(operation.id, fn);
     }
     this.functions = functions;
+    // Only create subscribes endpoints, and with them names where SNS puts what it cannot deliver.
+    functions
+      .get('createSubscriptionRoute')!
+      .function.addEnvironment('DELIVERY_DEAD_LETTER_QUEUE_ARN', this.delivery.deliveryDeadLetterQueue.queueArn);
 
     const authorizer = new HttpJwtAuthorizer('JwtAuthorizer', settings.jwtIssuer, {
       jwtAudience: [...settings.jwtAudience],
@@ -149,9 +168,32 @@ export class WebhookSubscriptionsStack extends Stack {
       description: 'Base URL of the API; the routes are under v7/webhooks/public/api/subscriptions and webhooks/api/subscriptions.',
       value: this.stage.url,
     });
+    new CfnOutput(this, 'EventBusName', {
+      description: `EventBridge bus of portal events (source ${PORTAL_EVENT_SOURCE}, detail-type = event kind, detail.portalId).`,
+      value: this.delivery.bus.eventBusName,
+    });
+    new CfnOutput(this, 'DeliveryDeadLetterQueueUrl', {
+      description: 'SQS queue of the messages SNS could not deliver after its retries.',
+      value: this.delivery.deliveryDeadLetterQueue.queueUrl,
+    });
+    new CfnOutput(this, 'EventsDeadLetterQueueUrl', {
+      description: 'SQS queue of the portal events the dispatcher failed on repeatedly.',
+      value: this.delivery.eventsDeadLetterQueue.queueUrl,
+    });
     new CfnOutput(this, 'TableName', {
       description: 'DynamoDB table of the subscription records (kept by cdk destroy).',
       value: this.table.tableName,
     });
   }
+}
+
+/** Why the functions that call SNS may do so on every topic of the prefix (cdk-nag AwsSolutions-IAM5). */
+function topicWildcardAcknowledgement(topicPrefix: string) {
+  return {
+    id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:sns:<AWS::Region>:<AWS::AccountId>:${topicPrefix}-*]`,
+    reason:
+      `Each subscription gets its own SNS topic, named ${topicPrefix}-<configId> and created at run ` +
+      'time, so the topics cannot be listed in advance; the wildcard is limited to this prefix in this ' +
+      'account and region, and to the SNS actions the function calls.',
+  };
 }

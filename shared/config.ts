@@ -26,6 +26,11 @@ export interface ServiceConfig {
   readonly eventKinds: readonly string[];
   /** JWT claim holding the caller's portal id. */
   readonly portalClaim: string;
+  /**
+   * The SQS queue (ARN) SNS sends each subscription's undeliverable messages to (its redrive
+   * policy); unset, new subscriptions get none.
+   */
+  readonly deliveryDeadLetterQueueArn: string | undefined;
 }
 
 export class ConfigurationError extends Error {
@@ -40,6 +45,7 @@ export const DEFAULT_PORTAL_CLAIM = 'portal_id';
 const TOPIC_PREFIX_PATTERN = /^[A-Za-z0-9_-]{1,219}$/;
 const EVENT_KIND_PATTERN = /^[A-Za-z0-9_.:-]{1,128}$/;
 const CLAIM_PATTERN = /^[A-Za-z0-9_.:/-]{1,128}$/;
+const SQS_QUEUE_ARN = /^arn:aws[a-z-]*:sqs:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,80}$/;
 
 /**
  * What is wrong with each setting, as the end of a sentence that starts with its name
@@ -94,8 +100,22 @@ export function loadConfig(env: NodeJS.ProcessEnv): ServiceConfig {
   const portalClaim = read('PORTAL_CLAIM') ?? DEFAULT_PORTAL_CLAIM;
   check('PORTAL_CLAIM', settingProblems.portalClaim(portalClaim));
 
+  const deliveryDeadLetterQueueArn = read('DELIVERY_DEAD_LETTER_QUEUE_ARN');
+  if (deliveryDeadLetterQueueArn !== undefined && !SQS_QUEUE_ARN.test(deliveryDeadLetterQueueArn)) {
+    problems.push(
+      `DELIVERY_DEAD_LETTER_QUEUE_ARN must be the ARN of a standard SQS queue (got "${deliveryDeadLetterQueueArn}").`,
+    );
+  }
+
   if (problems.length > 0) {
     throw new ConfigurationError(`Invalid configuration: ${problems.join(' ')}`);
   }
-  return { tableName: tableName!, topicPrefix, maxSubscriptionsPerPortal: Number(maxText), eventKinds, portalClaim };
+  return {
+    tableName: tableName!,
+    topicPrefix,
+    maxSubscriptionsPerPortal: Number(maxText),
+    eventKinds,
+    portalClaim,
+    deliveryDeadLetterQueueArn,
+  };
 }

@@ -50,6 +50,7 @@ export const OPERATIONS = [
   operation('listSubscriptionsRoute', 'listSubscriptions', 'GET', '/list', SCOPES.read),
   operation('renameSubscriptionRoute', 'renameSubscription', 'PUT', '/rename', SCOPES.write),
   operation('deleteSubscriptionRoute', 'deleteSubscription', 'DELETE', '/{configId}', SCOPES.write),
+  operation('testSubscriptionRoute', 'testSubscription', 'POST', '/test', SCOPES.write),
 ] as const;
 
 export type OperationId = (typeof OPERATIONS)[number]['id'];
@@ -64,3 +65,9 @@ export function operationById(id: OperationId): Operation {
 export function handlerEntryOf(op: Operation): string {
   return `functions/${op.handler}.ts`;
 }
+
+/**
+ * The one function that is not an HTTP operation: it consumes the portal-events queue
+ * (DESIGN.md §9). The CDK stack and the local stack both take its entry from here.
+ */
+export const DISPATCHER = { handler: 'dispatchPortalEvents', entry: 'functions/dispatchPortalEvents.ts' } as const;

@@ -7,7 +7,7 @@
 import type { APIGatewayProxyEventV2WithJWTAuthorizer, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PROJECT_ROOT } from '../infra/operation-function';
+import { PROJECT_ROOT } from '../infra/service-function';
 import { STACK_NAME } from '../infra/webhook-subscriptions-app';
 import { OPERATIONS } from '../shared/operations';
 import { freshPortal } from './support/api';

@@ -1,6 +1,7 @@
 /**
- * The whole service on one machine (DESIGN.md §8): DynamoDB Local, the SNS emulator, a local
- * OAuth token endpoint, and the gateway emulation invoking the six handlers, all on 127.0.0.1.
+ * The whole service on one machine (DESIGN.md §8, §9): DynamoDB Local, the SNS emulator, a local
+ * OAuth token endpoint, the gateway emulation invoking the operations' handlers, and an
+ * EventBridge stand-in whose rule feeds the dispatcher handler, all on 127.0.0.1.
  * `npm start` (start.ts) runs it with the ports and directories of the environment; the tests
  * run it in memory on free ports.
  *
@@ -8,27 +9,41 @@
  * the environment is set (local endpoints, dummy credentials, table name) before they are.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import { DEFAULT_PORTAL_CLAIM } from '../../shared/config';
-import { API_PREFIXES } from '../../shared/operations';
+import { DEFAULT_EVENT_BUS_NAME } from '../../shared/delivery/portal-event';
+import { API_PREFIXES, DISPATCHER } from '../../shared/operations';
 import { type DynamoDbLocal, startDynamoDbLocal } from './dynamodb-local';
+import { type EventBus, startEventBus } from './events/event-bus';
+import { EventQueue } from './events/event-queue';
 import { freePort } from './free-port';
 import { type Gateway, startGateway } from './gateway';
+import { LOCAL_ACCOUNT_ID, lambdaContext } from './gateway-event';
 import { createJwtAuthorizer } from './jwt-authorizer';
 import { DEFAULT_CLIENTS_FILE, loadOAuthClients, type OAuthClient } from './oauth-clients';
 import { createOAuthServer, type TokenResponse } from './oauth-server';
-import { loadOperationHandlers } from './operation-handlers';
+import { loadDispatcher, loadOperationHandlers } from './operation-handlers';
 import { generateSigningKey, keySetOf, loadOrCreateSigningKey, type SigningKey } from './signing-key';
-import { type SnsEmulator, startSnsEmulator } from './sns-emulator';
+import { type SnsEmulator, type SnsEmulatorOptions, startSnsEmulator } from './sns-emulator';
 import { ensureSubscriptionTable } from './subscription-table';
 
-export const DEFAULT_PORTS = { api: 3000, dynamoDb: 8000, sns: 9911 } as const;
+export const DEFAULT_PORTS = { api: 3000, dynamoDb: 8000, sns: 9911, events: 9912 } as const;
 export const DEFAULT_DATA_DIR = '.data';
 export const DEFAULT_TABLE_NAME = 'webhook-subscriptions';
 /** The `aud` of local tokens, the audience the gateway's authorizer accepts. */
 export const DEFAULT_AUDIENCE = 'webhooks-api';
+/**
+ * The queue SNS redrives undeliverable messages to, as every subscription's redrive policy
+ * names it; the SNS emulator keeps them (GET /_emulator/dead-letters) instead of sending them.
+ */
+export const LOCAL_DELIVERY_DEAD_LETTER_QUEUE = 'webhooks-delivery-dead-letters';
+/** How long an event the dispatcher failed on waits before it is tried again (1 s: local time is compressed). */
+const LOCAL_EVENT_RETRY_DELAY_MS = 1_000;
+/** The dispatcher's timeout, as on AWS (infra/portal-event-delivery.ts). */
+const DISPATCHER_TIMEOUT_MS = 30_000;
 /** Credentials the handlers sign with locally; the emulators accept any. */
 export const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' } as const;
 
@@ -41,6 +56,14 @@ export interface LocalStackOptions {
   readonly dynamoDbPort?: number;
   /** Default 9911, 0 = a free port. */
   readonly snsPort?: number;
+  /** The EventBridge stand-in; default 9912, 0 = a free port. */
+  readonly eventsPort?: number;
+  /** The bus the stand-in routes to the dispatcher; default EVENT_BUS_NAME or webhooks-portal-events. */
+  readonly eventBusName?: string;
+  /** How long a failed event waits before it is tried again; default 1 s. */
+  readonly eventRetryDelayMs?: number;
+  /** The SNS emulator's http/https retries and backoff; default its own. */
+  readonly snsDelivery?: Pick<SnsEmulatorOptions, 'deliveryRetries' | 'deliveryBackoffMs'>;
   /** Where state is kept between starts; default `.data`. */
   readonly dataDir?: string;
   /** Keep nothing: DynamoDB Local in memory, no SNS state file, a new signing key. */
@@ -79,6 +102,11 @@ export interface LocalStack {
   readonly region: string;
   readonly dynamoDb: DynamoDbLocal;
   readonly sns: SnsEmulator;
+  /** The EventBridge stand-in (PutEvents) and the bus it routes portal events from. */
+  readonly events: EventBus;
+  readonly eventBusName: string;
+  /** The dispatcher's queue: what waits, and what was given up on. */
+  readonly eventQueue: EventQueue;
   /** Where state is kept; undefined in memory. */
   readonly dataDir: string | undefined;
   /** A token for one of the clients, as the token endpoint would issue it. */
@@ -98,10 +126,13 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   const apiPort = options.port === 0 ? await freePort() : (options.port ?? DEFAULT_PORTS.api);
   const dynamoDbPort = options.dynamoDbPort ?? DEFAULT_PORTS.dynamoDb;
   const snsPort = options.snsPort ?? DEFAULT_PORTS.sns;
+  const eventsPort = options.eventsPort ?? DEFAULT_PORTS.events;
+  const eventBusName = options.eventBusName ?? (process.env.EVENT_BUS_NAME?.trim() || DEFAULT_EVENT_BUS_NAME);
   await Promise.all([
     ensurePortFree(apiPort, 'PORT'),
     ensurePortFree(dynamoDbPort, 'DYNAMODB_PORT'),
     ensurePortFree(snsPort, 'SNS_PORT'),
+    ensurePortFree(eventsPort, 'EVENTS_PORT'),
   ]);
 
   // What has started so far, stopped in reverse: the gateway first, so no request reaches the
@@ -109,10 +140,13 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   let dynamoDb: DynamoDbLocal | undefined;
   let sns: SnsEmulator | undefined;
   let gateway: Gateway | undefined;
+  let events: EventBus | undefined;
+  let eventQueue: EventQueue | undefined;
   let stopping: Promise<void> | undefined;
   const stop = () => {
     stopping ??= (async () => {
-      await gateway?.close();
+      await Promise.all([gateway?.close(), events?.close()]);
+      await eventQueue?.close();
       await Promise.all([sns?.close(), dynamoDb?.stop()]);
     })();
     return stopping;
@@ -126,6 +160,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
         port: snsPort,
         region,
         stateFile: dataDir && join(dataDir, 'sns.json'),
+        ...options.snsDelivery,
         log: (line) => log(`[sns] ${line}`),
       }),
     ]);
@@ -144,6 +179,23 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       tableClient.destroy();
     }
     const handlers = await loadOperationHandlers();
+    const dispatcher = await loadDispatcher();
+    eventQueue = new EventQueue({
+      queueArn: `arn:aws:sqs:${region}:${LOCAL_ACCOUNT_ID}:webhooks-portal-events`,
+      region,
+      handler: dispatcher,
+      context: () => lambdaContext(DISPATCHER.handler, region, DISPATCHER_TIMEOUT_MS, 256, randomUUID()),
+      visibilityDelayMs: options.eventRetryDelayMs ?? LOCAL_EVENT_RETRY_DELAY_MS,
+      log: (line) => log(`[events] ${line}`),
+    });
+    events = await startEventBus({
+      port: eventsPort,
+      busName: eventBusName,
+      region,
+      accountId: LOCAL_ACCOUNT_ID,
+      queue: eventQueue,
+      log: (line) => log(`[events] ${line}`),
+    });
 
     const issuer = `http://${HOST}:${apiPort}`;
     const audience = options.audience ?? DEFAULT_AUDIENCE;
@@ -178,6 +230,9 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       tableName,
       region,
       ...services,
+      events,
+      eventBusName,
+      eventQueue,
       dataDir,
       issueToken: (clientId, scopes) => {
         const client = clients.find((candidate) => candidate.clientId === clientId);
@@ -209,6 +264,7 @@ function useLocalServices(region: string, endpoints: { dynamoDb: string; sns: st
     AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
     AWS_ENDPOINT_URL_DYNAMODB: endpoints.dynamoDb,
     AWS_ENDPOINT_URL_SNS: endpoints.sns,
+    DELIVERY_DEAD_LETTER_QUEUE_ARN: `arn:aws:sqs:${region}:${LOCAL_ACCOUNT_ID}:${LOCAL_DELIVERY_DEAD_LETTER_QUEUE}`,
   });
   return tableName;
 }

@@ -1,9 +1,12 @@
 /**
- * The six Lambda handlers, imported from `functions/` as the operations table names them, once
- * per process, the way one Lambda sandbox imports its handler once and reuses it.
+ * The Lambda handlers, imported from `functions/` (the operations' as the operations table names
+ * them, and the dispatcher), once per process, the way one Lambda sandbox imports its handler
+ * once and reuses it.
  */
 import type { APIGatewayProxyEventV2WithJWTAuthorizer, Context } from 'aws-lambda';
-import { handlerEntryOf, OPERATIONS } from '../../shared/operations';
+import { DISPATCHER, handlerEntryOf, OPERATIONS } from '../../shared/operations';
+import type { SqsHandler } from './events/event-queue';
+
 
 export type OperationHandler = (event: APIGatewayProxyEventV2WithJWTAuthorizer, context: Context) => Promise<unknown>;
 
@@ -20,6 +23,7 @@ const VARIABLES_READ_AT_IMPORT = [
   'AWS_REGION',
   'AWS_ENDPOINT_URL_DYNAMODB',
   'AWS_ENDPOINT_URL_SNS',
+  'DELIVERY_DEAD_LETTER_QUEUE_ARN',
 ] as const;
 
 let environmentAtFirstLoad: string | undefined;
@@ -31,6 +35,19 @@ let environmentAtFirstLoad: string | undefined;
  * that is refused instead (one local stack per process, or restarts on the same endpoints).
  */
 export async function loadOperationHandlers(): Promise<OperationHandlers> {
+  checkEnvironmentUnchanged();
+  const handlers = new Map<string, OperationHandler>();
+  for (const operation of OPERATIONS) handlers.set(operation.id, await importHandler<OperationHandler>(handlerEntryOf(operation)));
+  return handlers;
+}
+
+/** The dispatcher's handler; the same rules as for the operations' apply. */
+export async function loadDispatcher(): Promise<SqsHandler> {
+  checkEnvironmentUnchanged();
+  return importHandler<SqsHandler>(DISPATCHER.entry);
+}
+
+function checkEnvironmentUnchanged(): void {
   const environment = JSON.stringify(VARIABLES_READ_AT_IMPORT.map((name) => [name, process.env[name]]));
   if (environmentAtFirstLoad !== undefined && environmentAtFirstLoad !== environment) {
     throw new Error(
@@ -39,13 +56,10 @@ export async function loadOperationHandlers(): Promise<OperationHandlers> {
     );
   }
   environmentAtFirstLoad = environment;
+}
 
-  const handlers = new Map<string, OperationHandler>();
-  for (const operation of OPERATIONS) {
-    const entry = handlerEntryOf(operation);
-    const module = (await import(new URL(`../../${entry}`, import.meta.url).href)) as { handler?: unknown };
-    if (typeof module.handler !== 'function') throw new Error(`${entry} does not export a handler function.`);
-    handlers.set(operation.id, module.handler as OperationHandler);
-  }
-  return handlers;
+async function importHandler<Handler>(entry: string): Promise<Handler> {
+  const module = (await import(new URL(`../../${entry}`, import.meta.url).href)) as { handler?: unknown };
+  if (typeof module.handler !== 'function') throw new Error(`${entry} does not export a handler function.`);
+  return module.handler as Handler;
 }

@@ -3,7 +3,8 @@
  * variables, with a printout of where everything is and how to call it. Ctrl-C (SIGINT) or
  * SIGTERM stops all of it, DynamoDB Local's Java process included, and exits 0.
  *
- *   PORT (3000)  DYNAMODB_PORT (8000)  SNS_PORT (9911)  DATA_DIR (.data)  IN_MEMORY=1
+ *   PORT (3000)  DYNAMODB_PORT (8000)  SNS_PORT (9911)  EVENTS_PORT (9912)  DATA_DIR (.data)  IN_MEMORY=1
+ *   EVENT_BUS_NAME (webhooks-portal-events)
  *   LOCAL_OAUTH_CLIENTS (infra/local/oauth-clients.json)  and the service's own variables.
  */
 import { relative } from 'node:path';
@@ -39,7 +40,8 @@ async function printout(stack: LocalStack, clientsFile: string): Promise<string>
     `OAuth clients:   ${relative(process.cwd(), clientsFile)}`,
     ...stack.clients.map((c) => `  ${c.clientId} / ${c.clientSecret}   portal ${c.portalId}   scopes: ${c.scopes.join(' ')}`),
     `DynamoDB Local:  ${stack.dynamoDb.endpoint}   (table ${stack.tableName})`,
-    `SNS emulator:    ${stack.sns.endpoint}`,
+    `SNS emulator:    ${stack.sns.endpoint}   (dead letters: ${stack.sns.endpoint}/_emulator/dead-letters)`,
+    `EventBridge:     ${stack.events.endpoint}   (PutEvents; bus ${stack.eventBusName}, source portal.events)`,
     '',
     `Get a token (client ${client!.clientId}):`,
     `  curl -s -X POST ${stack.tokenUrl} -d grant_type=client_credentials ` +
@@ -53,6 +55,8 @@ async function printout(stack: LocalStack, clientsFile: string): Promise<string>
       `AWS_REGION=${stack.region} AWS_DEFAULT_REGION=${stack.region}`,
     `  aws --endpoint-url ${stack.dynamoDb.endpoint} dynamodb scan --table-name ${stack.tableName}`,
     `  aws --endpoint-url ${stack.sns.endpoint} sns list-topics`,
+    `  aws --endpoint-url ${stack.events.endpoint} events put-events --entries '[{"EventBusName": "${stack.eventBusName}", ` +
+      `"Source": "portal.events", "DetailType": "asset_bank.media.create", "Detail": "{\\"portalId\\": \\"${client!.portalId}\\", \\"mediaId\\": \\"m-1\\"}"}]'`,
     '',
     'Ctrl-C stops everything.',
     '',
@@ -81,7 +85,7 @@ async function main(): Promise<void> {
   const onSignal = (signal: NodeJS.Signals) => {
     if (stopRequested) return;
     stopRequested = true;
-    console.log(`\n${signal}: stopping the gateway, the SNS emulator and DynamoDB Local...`);
+    console.log(`\n${signal}: stopping the gateway, the event bus, the SNS emulator and DynamoDB Local...`);
     setTimeout(() => {
       console.error(`Still stopping after ${STOP_TIMEOUT_MS / 1000} s: exiting anyway.`);
       process.exit(1);
@@ -96,6 +100,7 @@ async function main(): Promise<void> {
     port: portFromEnv('PORT', DEFAULT_PORTS.api),
     dynamoDbPort: portFromEnv('DYNAMODB_PORT', DEFAULT_PORTS.dynamoDb),
     snsPort: portFromEnv('SNS_PORT', DEFAULT_PORTS.sns),
+    eventsPort: portFromEnv('EVENTS_PORT', DEFAULT_PORTS.events),
     dataDir: process.env.DATA_DIR?.trim() || DEFAULT_DATA_DIR,
     inMemory: process.env.IN_MEMORY === '1',
     clientsFile,

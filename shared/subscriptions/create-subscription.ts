@@ -2,6 +2,7 @@ import { v7 as uuidv7 } from 'uuid';
 import { mayHaveBeenApplied } from '../aws/failures';
 import { logger } from '../logger';
 import { SubscriptionLimitError } from './errors';
+import { confirmedAtCreation, snsSubscriptionAttributesFor } from './delivery-policy';
 import { ACTIVATED, type Subscription } from './model';
 import type { SubscriptionRepository } from './repository';
 import type { CreateSubscriptionRequest } from './rules';
@@ -11,6 +12,14 @@ export interface CreateSubscriptionDeps {
   repository: SubscriptionRepository;
   topics: SubscriptionTopics;
   maxSubscriptionsPerPortal: number;
+  /** Where SNS puts messages it could not deliver; none when unset. */
+  deadLetterQueueArn: string | undefined;
+}
+
+export interface CreatedSubscription {
+  subscription: Subscription;
+  /** Whether SNS confirmed the subscription at once (delivery-policy.ts, confirmedAtCreation). */
+  confirmed: boolean;
 }
 
 /**
@@ -24,11 +33,11 @@ export interface CreateSubscriptionDeps {
  * fact written, while a kept topic is tagged with its portal and config ids for an operator.
  */
 export async function createSubscription(
-  { repository, topics, maxSubscriptionsPerPortal }: CreateSubscriptionDeps,
+  { repository, topics, maxSubscriptionsPerPortal, deadLetterQueueArn }: CreateSubscriptionDeps,
   portalId: string,
   request: CreateSubscriptionRequest,
   invokedFunctionArn: string,
-): Promise<Subscription> {
+): Promise<CreatedSubscription> {
   // Cheap early refusal; the transaction below is what actually enforces the limit.
   if ((await repository.countFor(portalId)) >= maxSubscriptionsPerPortal) {
     throw new SubscriptionLimitError(maxSubscriptionsPerPortal);
@@ -36,6 +45,7 @@ export async function createSubscription(
   const configId = uuidv7();
   const topic = await topics.open(
     { portalId, configId, protocol: request.protocol, endpoint: request.endpoint },
+    snsSubscriptionAttributesFor({ ...request, status: ACTIVATED }, deadLetterQueueArn),
     await topics.topicArnFor(configId, invokedFunctionArn),
   );
   const subscription: Subscription = {
@@ -49,14 +59,15 @@ export async function createSubscription(
     ...topic,
     createdAt: new Date().toISOString(),
   };
+  const created = { subscription, confirmed: confirmedAtCreation(request, topic.topicArn.split(':')[4]!) };
   try {
     await repository.insert(subscription, maxSubscriptionsPerPortal);
   } catch (error) {
     const written = mayHaveBeenApplied(error) ? await repository.isStored(portalId, configId) : false;
-    if (written === true) return subscription;
+    if (written === true) return created;
     if (written === false) await topics.deleteTopicAfterFailure(topic.topicArn); // its SNS subscription goes with it
     else logger.error('create failed with its outcome unknown; the topic is kept for reconciliation', { ...topic });
     throw error;
   }
-  return subscription;
+  return created;
 }

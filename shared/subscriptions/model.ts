@@ -21,14 +21,17 @@ export type Protocol = (typeof PROTOCOLS)[number];
 export type SubscriptionStatus = 0 | 1;
 export const ACTIVATED: SubscriptionStatus = 1;
 
-/** The record as create answers it. */
-export function recordView(subscription: Subscription) {
+/**
+ * The record as create answers it. `confirmed`: whether the endpoint has confirmed the SNS
+ * subscription yet (SNS's PendingConfirmation); nothing is delivered before it has.
+ */
+export function recordView(subscription: Subscription, confirmed: boolean) {
   const { configId, endpoint, events, name, portalId, protocol, subscriptionArn, topicArn, status } = subscription;
-  return { configId, endpoint, events, name, portalId, protocol, subscriptionArn, topicArn, status };
+  return { configId, endpoint, events, name, portalId, protocol, subscriptionArn, topicArn, status, confirmed };
 }
 
 /** One entry of the list answer. */
-export function listEntryView(subscription: Subscription) {
+export function listEntryView(subscription: Subscription, confirmed: boolean) {
   const { configId, name, endpoint, protocol, events, status } = subscription;
-  return { configId, name, endpoint, protocol, events, status };
+  return { configId, name, endpoint, protocol, events, status, confirmed };
 }

@@ -144,3 +144,7 @@ export function configIdFromPath(value: unknown): string | undefined {
   const result = z.safeParse(configId, value);
   return result.success ? result.data : undefined;
 }
+export const testSubscriptionRequest = z.pipe(
+  z.object({ ...addressingFields }).check(checkAddressing),
+  z.transform(resolveConfigId),
+);

@@ -30,12 +30,14 @@ export class SubscriptionTopics {
   }
 
   /**
-   * Creates the topic, tagged with its portal and config ids, and subscribes the endpoint.
+   * Creates the topic, tagged with its portal and config ids, and subscribes the endpoint with
+   * its filter, retry and dead-letter settings (delivery-policy.ts) in the same call.
    * A failure leaves nothing behind: the topic is deleted again, also when only the answer to
    * CreateTopic was lost (by its expected ARN; deleting a topic that does not exist succeeds).
    */
   async open(
     { portalId, configId, protocol, endpoint }: { portalId: string; configId: string; protocol: Protocol; endpoint: string },
+    subscriptionAttributes: Record<string, string>,
     expectedTopicArn: string,
   ): Promise<SubscriptionTopic> {
     let topicArn: string;
@@ -56,7 +58,13 @@ export class SubscriptionTopics {
     }
     try {
       const { SubscriptionArn } = await this.sns.send(
-        new SubscribeCommand({ TopicArn: topicArn, Protocol: protocol, Endpoint: endpoint, ReturnSubscriptionArn: true }),
+        new SubscribeCommand({
+          TopicArn: topicArn,
+          Protocol: protocol,
+          Endpoint: endpoint,
+          Attributes: subscriptionAttributes,
+          ReturnSubscriptionArn: true,
+        }),
       );
       return { topicArn, subscriptionArn: SubscriptionArn! };
     } catch (error) {

@@ -9,6 +9,7 @@ import { handler as createSubscription } from '../../functions/createSubscriptio
 import { handler as deleteSubscription } from '../../functions/deleteSubscription';
 import { handler as listSubscriptions } from '../../functions/listSubscriptions';
 import { handler as renameSubscription } from '../../functions/renameSubscription';
+import { handler as testSubscription } from '../../functions/testSubscription';
 import { handler as updateSubscription } from '../../functions/updateSubscription';
 import type { OperationId } from '../../shared/operations';
 import { type HttpEventOptions, httpEvent } from './http-events';
@@ -21,6 +22,7 @@ const handlers = {
   listSubscriptionsRoute: listSubscriptions,
   renameSubscriptionRoute: renameSubscription,
   deleteSubscriptionRoute: deleteSubscription,
+  testSubscriptionRoute: testSubscription,
 } satisfies Record<OperationId, unknown>;
 
 export interface ApiAnswer {

@@ -7,7 +7,7 @@ import { App, type Stack } from 'aws-cdk-lib';
 import { readFileSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PROJECT_ROOT } from '../../infra/operation-function';
+import { PROJECT_ROOT } from '../../infra/service-function';
 import { addWebhookSubscriptions } from '../../infra/webhook-subscriptions-app';
 import type { WebhookSubscriptionsStack } from '../../infra/webhook-subscriptions-stack';
 

@@ -15,5 +15,6 @@ export const TEST_ENV = {
   TOPIC_PREFIX: 'webhooks-test',
   MAX_SUBSCRIPTIONS_PER_PORTAL: '10',
   PORTAL_CLAIM: 'portal_id',
+  DELIVERY_DEAD_LETTER_QUEUE_ARN: 'arn:aws:sqs:us-east-1:000000000000:webhooks-test-delivery-dead-letters',
   POWERTOOLS_LOG_LEVEL: 'SILENT',
 } as const;

@@ -12,13 +12,23 @@ const DELIVERY_TIMEOUT_MS = 5_000;
 export const MAX_DELIVERY_RETRIES = 10;
 export const MAX_DELIVERY_BACKOFF_MS = 60_000;
 
-interface HttpDelivery {
+export interface HttpDelivery {
   url: string;
   body: string;
   headers: Record<string, string>;
   /** For log lines. */
   label: string;
+  /** Retries after the first attempt; default: the queue's own. */
+  retries?: number;
+  /** Called once when the delivery is given up on (retries exhausted, or refused by the endpoint). */
+  onGiveUp?: (reason: string, attempts: number) => void;
 }
+
+/**
+ * Backoff doubles per retry up to this many times the base: local time is compressed, so a
+ * delivery policy's dozen retries over half an hour end here within seconds.
+ */
+const MAX_BACKOFF_FACTOR = 8;
 
 type AttemptOutcome = 'delivered' | { retryable: boolean; reason: string };
 
@@ -86,12 +96,13 @@ export class DeliveryQueue {
       this.pending--;
       return;
     }
-    if (!outcome.retryable || retry >= this.retries) {
+    if (!outcome.retryable || retry >= (delivery.retries ?? this.retries)) {
       this.log(`gave up on ${delivery.label} after ${retry + 1} attempt(s): ${outcome.reason}`);
       this.pending--;
+      delivery.onGiveUp?.(outcome.reason, retry + 1);
       return;
     }
-    const delay = this.backoffMs * 2 ** retry;
+    const delay = this.backoffMs * Math.min(2 ** retry, MAX_BACKOFF_FACTOR);
     this.log(`retrying ${delivery.label} in ${delay} ms: ${outcome.reason}`);
     const timer = setTimeout(() => {
       this.timers.delete(timer);

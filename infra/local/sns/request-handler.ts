@@ -12,6 +12,7 @@ import type { SnsBackend } from './state';
 /** A 256 KiB message, form-encoded, can grow up to nine-fold (%XX per byte of 3-byte UTF-8). */
 const MAX_REQUEST_BYTES = 4 * 1024 * 1024;
 const DELIVERIES_PATH = '/_emulator/deliveries';
+const DEAD_LETTERS_PATH = '/_emulator/dead-letters';
 
 /** Reads the body up to MAX_REQUEST_BYTES; past that the rest is drained and the request refused. */
 function readBody(request: IncomingMessage): Promise<string> {
@@ -46,6 +47,10 @@ export async function handleRequest(sns: SnsBackend, request: IncomingMessage, r
     const body = await readBody(request);
     if (request.method === 'GET' && url.pathname === DELIVERIES_PATH) {
       send(response, 200, 'application/json', JSON.stringify({ deliveries: sns.recorded }), requestId);
+      return;
+    }
+    if (request.method === 'GET' && url.pathname === DEAD_LETTERS_PATH) {
+      send(response, 200, 'application/json', JSON.stringify({ deadLetters: sns.deadLetters }), requestId);
       return;
     }
     const params = requestParams(url, body);

@@ -22,7 +22,26 @@ export interface RecordedDelivery {
   body: string;
 }
 
+/** A message SNS gave up on, kept where the subscription's redrive policy points. */
+export interface DeadLetter {
+  at: string;
+  /** The SQS queue the redrive policy names. */
+  deadLetterTargetArn: string;
+  topicArn: string;
+  subscriptionArn: string;
+  endpoint: string;
+  messageId: string;
+  /** Why the last attempt failed, and how many there were. */
+  reason: string;
+  attempts: number;
+  /** The message as SNS would put it in the queue: the notification's JSON. */
+  body: string;
+}
+
 const MAX_RECORDED_DELIVERIES = 1_000;
+const MAX_DEAD_LETTERS = 1_000;
+/** SNS's limit on a delivery policy's numRetries. */
+const MAX_POLICY_RETRIES = 100;
 
 export const TOPIC_NAME = /^(?:[A-Za-z0-9_-]{1,256}|[A-Za-z0-9_-]{1,251}\.fifo)$/;
 export const TOPIC_ARN = /^arn:[^:]+:sns:[^:]*:[^:]+:[A-Za-z0-9_-]+(?:\.fifo)?$/;
@@ -63,6 +82,8 @@ interface PersistedState {
   nextSeq: number;
   topics: TopicRecord[];
   subscriptions: SubscriptionRecord[];
+  /** Absent in files written before dead letters were kept. */
+  deadLetters?: DeadLetter[];
 }
 
 interface Settings {
@@ -77,6 +98,7 @@ export class SnsBackend {
   readonly topics = new Map<string, TopicRecord>();
   readonly subscriptions = new Map<string, SubscriptionRecord>();
   readonly recorded: RecordedDelivery[] = [];
+  readonly deadLetters: DeadLetter[] = [];
   /** Set once the server listens; SubscribeURL and UnsubscribeURL point back here. */
   endpoint = '';
   private nextSeq = 1;
@@ -140,12 +162,44 @@ export class SnsBackend {
       this.settings.log(`recorded ${message.type} ${message.messageId} for ${subscription.protocol}:${subscription.endpoint}`);
       return;
     }
+    const policy = deliveryPolicyOf(subscription);
+    const deadLetterTargetArn = deadLetterTargetOf(subscription);
+    const contentType = policy?.requestPolicy?.headerContentType;
     this.deliveries.enqueue({
       url: subscription.endpoint,
       body: message.body,
-      headers: message.headers,
+      headers: typeof contentType === 'string' ? { ...message.headers, 'content-type': contentType } : message.headers,
       label: `${message.type} ${message.messageId} to ${subscription.endpoint}`,
+      retries: retriesOf(policy),
+      // Only notifications are redriven: a confirmation that failed is simply not confirmed.
+      onGiveUp:
+        message.type === 'Notification' && deadLetterTargetArn
+          ? (reason, attempts) =>
+              this.deadLetter({
+                at: new Date().toISOString(),
+                deadLetterTargetArn,
+                topicArn: subscription.topicArn,
+                subscriptionArn: subscription.arn,
+                endpoint: subscription.endpoint,
+                messageId: message.messageId,
+                reason,
+                attempts,
+                body: message.body,
+              })
+          : undefined,
     });
+  }
+
+  /** Keeps a message every delivery attempt failed for (GET /_emulator/dead-letters), and saves it. */
+  deadLetter(letter: DeadLetter): void {
+    this.deadLetters.push(letter);
+    if (this.deadLetters.length > MAX_DEAD_LETTERS) this.deadLetters.shift();
+    this.settings.log(`dead-lettered ${letter.messageId} of ${letter.subscriptionArn} to ${letter.deadLetterTargetArn}`);
+    try {
+      this.save();
+    } catch (error) {
+      this.settings.log(`could not save the state file: ${String(error)}`);
+    }
   }
 
   sendConfirmation(subscription: SubscriptionRecord): void {
@@ -178,6 +232,7 @@ export class SnsBackend {
     }
     for (const topic of state.topics) this.topics.set(topic.arn, topic);
     for (const subscription of state.subscriptions) this.subscriptions.set(subscription.arn, subscription);
+    if (Array.isArray(state.deadLetters)) this.deadLetters.push(...state.deadLetters.slice(-MAX_DEAD_LETTERS));
     this.nextSeq = Math.max(Number(state.nextSeq) || 1, ...[...state.topics, ...state.subscriptions].map((r) => r.seq + 1));
   }
 
@@ -194,6 +249,7 @@ export class SnsBackend {
       nextSeq: this.nextSeq,
       topics: [...this.topics.values()],
       subscriptions: [...this.subscriptions.values()],
+      deadLetters: this.deadLetters,
     };
     const temporary = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
     mkdirSync(dirname(file), { recursive: true });
@@ -204,5 +260,40 @@ export class SnsBackend {
       rmSync(temporary, { force: true });
       throw error;
     }
+  }
+}
+
+interface DeliveryPolicy {
+  healthyRetryPolicy?: { numRetries?: unknown };
+  requestPolicy?: { headerContentType?: unknown };
+}
+
+/** The subscription's DeliveryPolicy (checked to be JSON when it was set), or undefined. */
+function deliveryPolicyOf(subscription: SubscriptionRecord): DeliveryPolicy | undefined {
+  const text = subscription.attributes.DeliveryPolicy;
+  if (!text) return undefined;
+  try {
+    const policy: unknown = JSON.parse(text);
+    return typeof policy === 'object' && policy !== null ? (policy as DeliveryPolicy) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The retries a delivery policy asks for; undefined leaves the emulator's default. */
+function retriesOf(policy: DeliveryPolicy | undefined): number | undefined {
+  const retries = policy?.healthyRetryPolicy?.numRetries;
+  return typeof retries === 'number' && Number.isInteger(retries) && retries >= 0 ? Math.min(retries, MAX_POLICY_RETRIES) : undefined;
+}
+
+/** The dead-letter queue of the subscription's RedrivePolicy, or undefined. */
+function deadLetterTargetOf(subscription: SubscriptionRecord): string | undefined {
+  const text = subscription.attributes.RedrivePolicy;
+  if (!text) return undefined;
+  try {
+    const target = (JSON.parse(text) as { deadLetterTargetArn?: unknown }).deadLetterTargetArn;
+    return typeof target === 'string' && target !== '' ? target : undefined;
+  } catch {
+    return undefined;
   }
 }

@@ -1,6 +1,6 @@
 /**
- * One operation's Lambda function, with the settings every function of the service shares
- * fixed here once: Node.js 24 on arm64, one ESM bundle per handler built by the locally
+ * One Lambda function of the service (an operation's, or the dispatcher), with the settings
+ * every function shares fixed here once: Node.js 24 on arm64, one ESM bundle per handler built by the locally
  * installed esbuild, its own log group with a retention, and a role that starts with no
  * permissions but writing to that log group.
  */
@@ -12,7 +12,6 @@ import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
-import { handlerEntryOf, type Operation } from '../shared/operations';
 
 /** The repository root: entries and the lockfile are resolved from here, wherever cdk runs. */
 export const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -22,19 +21,25 @@ export const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));
 const CREATE_REQUIRE_BANNER =
   "import { createRequire as __bundleCreateRequire } from 'node:module'; const require = __bundleCreateRequire(import.meta.url);";
 
-export interface OperationFunctionProps {
-  readonly operation: Operation;
+export interface ServiceFunctionProps {
+  /** The handler's source file, relative to the repository root (`functions/<name>.ts`). */
+  readonly entry: string;
+  /** The handler's name: `sam local invoke <name>` finds the function by it. */
+  readonly name: string;
+  readonly description: string;
+  /** How long one invocation may run. */
+  readonly timeout: Duration;
   /** The service configuration (DESIGN.md §6) the handler reads at cold start. */
   readonly environment: Readonly<Record<string, string>>;
   readonly logRetention: RetentionDays;
 }
 
-export class OperationFunction extends Construct {
+export class ServiceFunction extends Construct {
   readonly function: NodejsFunction;
   readonly role: Role;
   readonly logGroup: LogGroup;
 
-  constructor(scope: Construct, id: string, { operation, environment, logRetention }: OperationFunctionProps) {
+  constructor(scope: Construct, id: string, { entry, name, description, timeout, environment, logRetention }: ServiceFunctionProps) {
     super(scope, id);
 
     this.logGroup = new LogGroup(this, 'Logs', {
@@ -47,23 +52,20 @@ export class OperationFunction extends Construct {
     // AWSLambdaBasicExecutionRole, which may create log groups and write to any of them.
     this.role = new Role(this, 'Role', {
       assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
-      description: `Runs ${operation.id}: writes its own logs and calls only what the operation needs.`,
+      description: `Runs ${name}: writes its own logs and calls only what the function needs.`,
     });
     this.logGroup.grantWrite(this.role);
 
     this.function = new NodejsFunction(this, 'Function', {
-      entry: join(PROJECT_ROOT, handlerEntryOf(operation)),
+      entry: join(PROJECT_ROOT, entry),
       handler: 'handler',
       projectRoot: PROJECT_ROOT,
       depsLockFilePath: join(PROJECT_ROOT, 'package-lock.json'),
-      description: `${operation.method} ${operation.paths[0]} (${operation.id})`,
+      description,
       runtime: Runtime.NODEJS_24_X,
       architecture: Architecture.ARM_64,
       memorySize: 256,
-      // A request makes at most a handful of SDK calls of some milliseconds each; 10 s leaves
-      // room for the SDK's retries (shared/aws/client-options.ts) while a dependency that hangs
-      // gets a 5xx well before API Gateway's own 30 s limit.
-      timeout: Duration.seconds(10),
+      timeout,
       role: this.role,
       logGroup: this.logGroup,
       environment: { ...environment, NODE_OPTIONS: '--enable-source-maps' },
@@ -87,8 +89,8 @@ export class OperationFunction extends Construct {
     });
 
     // `sam local invoke <id>` names a function by this id (SAM reads it before the CDK path,
-    // whose last segment here would be "Function" for all six): the handler's name.
-    (this.function.node.defaultChild as CfnFunction).addMetadata('SamResourceId', operation.handler);
+    // whose last segment here would be "Function" for all of them): the handler's name.
+    (this.function.node.defaultChild as CfnFunction).addMetadata('SamResourceId', name);
   }
 
   /** Allows exactly these actions on exactly these resources; "*" is refused. */

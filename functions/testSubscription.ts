@@ -1,0 +1,31 @@
+import { randomUUID } from 'node:crypto';
+import { documentClient } from '../shared/aws/dynamodb';
+import { snsClient } from '../shared/aws/sns';
+import { TEST_EVENT_KIND } from '../shared/delivery/message';
+import { publishToTopic } from '../shared/delivery/publish';
+import { config } from '../shared/environment';
+import { jsonInput } from '../shared/http/json-input';
+import { httpOperation } from '../shared/http/operation';
+import { SubscriptionNotFoundError } from '../shared/subscriptions/errors';
+import { SubscriptionRepository } from '../shared/subscriptions/repository';
+import { testSubscriptionRequest } from '../shared/subscriptions/rules';
+
+const repository = new SubscriptionRepository(documentClient, config.tableName);
+
+/** Sends one webhooks.test message to the subscription, whatever its events and status. */
+export const handler = httpOperation('testSubscriptionRoute', {
+  body: jsonInput(testSubscriptionRequest),
+  run: async ({ portalId, body: { configId } }) => {
+    const subscription = await repository.find(portalId, configId);
+    if (!subscription) throw new SubscriptionNotFoundError(configId);
+    const messageId = await publishToTopic(snsClient, subscription.topicArn, {
+      event: TEST_EVENT_KIND,
+      portalId,
+      configId,
+      occurredAt: new Date().toISOString(),
+      eventId: randomUUID(),
+      data: { name: subscription.name },
+    });
+    return { message: 'Test event sent.', messageId };
+  },
+});

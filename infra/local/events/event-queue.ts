@@ -1,0 +1,160 @@
+/**
+ * The dispatcher's SQS queue, in process: what the EventBridge rule puts on it is handed to
+ * the dispatcher handler in batches of SQS records, as Lambda's SQS event source does. Records
+ * the handler reports failed (SQS partial batch response) come back after a visibility delay;
+ * a record that fails `maxReceiveCount` times is moved to the dead letters, as SQS's redrive
+ * policy does. One batch runs at a time.
+ */
+import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { createHash, randomUUID } from 'node:crypto';
+
+export type SqsHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse | void>;
+
+export interface EventQueueOptions {
+  /** The queue's ARN, as records name it. */
+  queueArn: string;
+  region: string;
+  handler: SqsHandler;
+  /** A Lambda context for each invocation. */
+  context: () => Context;
+  /** Records per invocation; Lambda's SQS default is 10. */
+  batchSize?: number;
+  /** Tries before a record is dead-lettered (the stack's maxReceiveCount). */
+  maxReceiveCount?: number;
+  /** How long a failed record stays invisible before it is tried again; compressed locally. */
+  visibilityDelayMs?: number;
+  log?: (line: string) => void;
+}
+
+/** A message given up on after maxReceiveCount tries. */
+export interface DeadLetteredEvent {
+  at: string;
+  messageId: string;
+  receiveCount: number;
+  body: string;
+}
+
+interface QueuedMessage {
+  messageId: string;
+  body: string;
+  sentAt: number;
+  receiveCount: number;
+  visibleAt: number;
+}
+
+const MAX_QUEUED = 10_000;
+const MAX_DEAD_LETTERS = 1_000;
+
+export class EventQueue {
+  readonly deadLetters: DeadLetteredEvent[] = [];
+  private readonly messages: QueuedMessage[] = [];
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  private closed = false;
+  private readonly batchSize: number;
+  private readonly maxReceiveCount: number;
+  private readonly visibilityDelayMs: number;
+
+  constructor(private readonly options: EventQueueOptions) {
+    this.batchSize = options.batchSize ?? 10;
+    this.maxReceiveCount = options.maxReceiveCount ?? 5;
+    this.visibilityDelayMs = options.visibilityDelayMs ?? 1_000;
+  }
+
+  /** Queues a message body; false when the queue is full or closed. */
+  send(body: string): boolean {
+    if (this.closed || this.messages.length >= MAX_QUEUED) return false;
+    const now = Date.now();
+    this.messages.push({ messageId: randomUUID(), body, sentAt: now, receiveCount: 0, visibleAt: now });
+    this.schedule(0);
+    return true;
+  }
+
+  /** Messages waiting or being retried. */
+  get depth(): number {
+    return this.messages.length;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    clearTimeout(this.timer);
+    await this.running;
+  }
+
+  private schedule(delayMs: number): void {
+    if (this.closed || this.running) return;
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      this.running = this.runBatch().finally(() => {
+        this.running = undefined;
+        this.scheduleNext();
+      });
+    }, delayMs);
+  }
+
+  private scheduleNext(): void {
+    if (this.messages.length === 0) return;
+    const next = Math.min(...this.messages.map((message) => message.visibleAt));
+    this.schedule(Math.max(0, next - Date.now()));
+  }
+
+  private async runBatch(): Promise<void> {
+    const now = Date.now();
+    const batch = this.messages.filter((message) => message.visibleAt <= now).slice(0, this.batchSize);
+    if (batch.length === 0) return;
+    for (const message of batch) {
+      message.receiveCount++;
+      message.visibleAt = Number.POSITIVE_INFINITY; // in flight
+    }
+    let failed: Set<string>;
+    try {
+      const response = await this.options.handler({ Records: batch.map((message) => this.recordOf(message)) }, this.options.context());
+      failed = new Set((response?.batchItemFailures ?? []).map((failure) => failure.itemIdentifier));
+    } catch (error) {
+      // A function error fails the whole batch, as on Lambda.
+      this.options.log?.(`dispatcher failed: ${(error as Error)?.stack ?? String(error)}`);
+      failed = new Set(batch.map((message) => message.messageId));
+    }
+    for (const message of batch) {
+      if (!failed.has(message.messageId)) this.remove(message);
+      else if (message.receiveCount >= this.maxReceiveCount) this.deadLetter(message);
+      else message.visibleAt = Date.now() + this.visibilityDelayMs;
+    }
+  }
+
+  private remove(message: QueuedMessage): void {
+    const index = this.messages.indexOf(message);
+    if (index >= 0) this.messages.splice(index, 1);
+  }
+
+  private deadLetter(message: QueuedMessage): void {
+    this.remove(message);
+    this.deadLetters.push({
+      at: new Date().toISOString(),
+      messageId: message.messageId,
+      receiveCount: message.receiveCount,
+      body: message.body,
+    });
+    if (this.deadLetters.length > MAX_DEAD_LETTERS) this.deadLetters.shift();
+    this.options.log?.(`event ${message.messageId} moved to the dead letters after ${message.receiveCount} tries`);
+  }
+
+  private recordOf(message: QueuedMessage): SQSRecord {
+    return {
+      messageId: message.messageId,
+      receiptHandle: `${message.messageId}#${message.receiveCount}`,
+      body: message.body,
+      attributes: {
+        ApproximateReceiveCount: String(message.receiveCount),
+        SentTimestamp: String(message.sentAt),
+        SenderId: 'AIDAEVENTBRIDGE',
+        ApproximateFirstReceiveTimestamp: String(message.sentAt),
+      },
+      messageAttributes: {},
+      md5OfBody: createHash('md5').update(message.body).digest('hex'),
+      eventSource: 'aws:sqs',
+      eventSourceARN: this.options.queueArn,
+      awsRegion: this.options.region,
+    };
+  }
+}

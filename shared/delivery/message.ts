@@ -1,0 +1,33 @@
+/**
+ * What a subscriber receives (DESIGN.md §9): one JSON body per portal event, and the SNS
+ * message attribute `event` that subscription filter policies match on. The dispatcher and the
+ * test operation publish exactly this; nothing else publishes to the service's topics.
+ */
+
+/** The message attribute SNS filter policies read: the event kind. */
+export const EVENT_ATTRIBUTE = 'event';
+
+/** The kind of the message `POST {prefix}/test` sends; every filter policy admits it. */
+export const TEST_EVENT_KIND = 'webhooks.test';
+
+export interface DeliveryMessage {
+  /** The event kind (one of EVENT_KINDS, or webhooks.test). */
+  event: string;
+  portalId: string;
+  configId: string;
+  /** When the event happened, ISO 8601 (EventBridge's event time). */
+  occurredAt: string;
+  /** EventBridge's event id: the same for every subscription an event reaches, and across retries. */
+  eventId: string;
+  /** The event's own fields. */
+  data: Record<string, unknown>;
+}
+
+/** The Publish input for one subscription's topic. */
+export function publishInputFor(topicArn: string, message: DeliveryMessage) {
+  return {
+    TopicArn: topicArn,
+    Message: JSON.stringify(message),
+    MessageAttributes: { [EVENT_ATTRIBUTE]: { DataType: 'String', StringValue: message.event } },
+  };
+}
