@@ -15,6 +15,7 @@ import { handlerEntryOf, OPERATIONS, type OperationId } from '../shared/operatio
 import { IDEMPOTENCY_EXPIRY_ATTRIBUTE, TABLE_KEYS } from '../shared/subscriptions/table';
 import type { DeploymentSettings } from './deployment-settings';
 import { PORTAL_EVENT_SOURCE } from '../shared/delivery/portal-event';
+import { localDeliveryDeadLetterQueueArn } from './local/local-account';
 import { OPERATION_PERMISSIONS } from './operation-permissions';
 import { PortalEventDelivery } from './portal-event-delivery';
 import { ServiceFunction } from './service-function';
@@ -124,10 +125,14 @@ export class WebhookSubscriptionsStack extends Stack {
       functions.set(operation.id, fn);
     }
     this.functions = functions;
-    // Only create subscribes endpoints, and with them names where SNS puts what it cannot deliver.
+    // Only create subscribes endpoints, and with them names where SNS puts what it cannot deliver
+    // (for sam local invoke: the queue the SNS emulator of npm start keeps them under).
     functions
       .get('createSubscriptionRoute')!
-      .function.addEnvironment('DELIVERY_DEAD_LETTER_QUEUE_ARN', this.delivery.deliveryDeadLetterQueue.queueArn);
+      .function.addEnvironment(
+        'DELIVERY_DEAD_LETTER_QUEUE_ARN',
+        settings.localEndpoints ? localDeliveryDeadLetterQueueArn('us-east-1') : this.delivery.deliveryDeadLetterQueue.queueArn,
+      );
 
     const authorizer = new HttpJwtAuthorizer('JwtAuthorizer', settings.jwtIssuer, {
       jwtAudience: [...settings.jwtAudience],

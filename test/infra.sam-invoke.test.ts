@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PROJECT_ROOT } from '../infra/service-function';
 import { STACK_NAME } from '../infra/webhook-subscriptions-app';
-import { OPERATIONS } from '../shared/operations';
+import { DISPATCHER, OPERATIONS } from '../shared/operations';
 import { freshPortal } from './support/api';
 import { allTopicArns, subscriptionItems } from './support/aws-state';
 import { REQUIRED_CONTEXT, serviceApp } from './support/cdk-app';
@@ -41,8 +41,8 @@ function sampleEvent(handlerName: string, { portalId, configId }: { portalId?: s
   return event;
 }
 
-/** `sam local invoke <handlerName> -e events/<handlerName>.json`, answered as an HTTP client sees it. */
-async function samLocalInvoke(handlerName: string, event: unknown) {
+/** `sam local invoke <handlerName> -e events/<handlerName>.json`: what the handler returned, and its logs. */
+async function samLocalInvokeRaw(handlerName: string, event: unknown) {
   const fn = functions.get(handlerName);
   if (!fn) throw new Error(`No function ${handlerName} in the template (has: ${[...functions.keys()].join(', ')})`);
   const environment = samEnvironment(fn, {
@@ -55,6 +55,12 @@ async function samLocalInvoke(handlerName: string, event: unknown) {
   });
   const invocation = await invokeFunction(fn, event, environment);
   if (invocation.error) throw new Error(`${handlerName} failed: ${JSON.stringify(invocation.error)}\n${invocation.logs}`);
+  return invocation;
+}
+
+/** The same, answered as an HTTP client sees it. */
+async function samLocalInvoke(handlerName: string, event: unknown) {
+  const invocation = await samLocalInvokeRaw(handlerName, event);
   const result = invocation.result as APIGatewayProxyStructuredResultV2;
   return { statusCode: result.statusCode, body: JSON.parse(result.body!), logs: invocation.logs };
 }
@@ -69,8 +75,9 @@ async function createdSubscription() {
 }
 
 describe('the synthesized functions, invoked as sam local invoke does', () => {
-  it('has one function per operation, each with its sample event in events/', () => {
-    expect([...functions.keys()].sort()).toEqual(OPERATIONS.map((op) => op.handler).sort());
+  it('has one function per operation and the dispatcher, each with its sample event in events/', () => {
+    expect([...functions.keys()].sort()).toEqual([...OPERATIONS.map((op) => op.handler), DISPATCHER.handler].sort());
+    expect(JSON.parse(readFileSync(join(PROJECT_ROOT, 'events', `${DISPATCHER.handler}.json`), 'utf8')).Records).toHaveLength(1);
     for (const op of OPERATIONS) {
       const event = sampleEvent(op.handler);
       expect(event.routeKey).toBe(`${op.method} ${op.paths[0]}`);
@@ -160,7 +167,33 @@ describe('the synthesized functions, invoked as sam local invoke does', () => {
     expect(await allTopicArns()).not.toContain(topicArn);
   });
 
-  it.each(['updateSubscription', 'renameSubscription', 'activateSubscription', 'deleteSubscription'])(
+  it('test answers 200 with the message id of the test event', async () => {
+    const { portalId, configId } = await createdSubscription();
+
+    const answer = await samLocalInvoke('testSubscription', sampleEvent('testSubscription', { portalId, configId }));
+
+    expect(answer.statusCode).toBe(200);
+    expect(answer.body).toEqual({ success: true, message: 'Test event sent.', messageId: expect.any(String) });
+  });
+
+  it("the dispatcher publishes the sample portal event to the portal's subscription that chose its kind", async () => {
+    const { portalId, configId } = await createdSubscription();
+    const event = JSON.parse(readFileSync(join(PROJECT_ROOT, 'events', `${DISPATCHER.handler}.json`), 'utf8'));
+    const body = JSON.parse(event.Records[0].body);
+    event.Records[0].body = JSON.stringify({ ...body, detail: { ...body.detail, portalId } });
+
+    const invocation = await samLocalInvokeRaw(DISPATCHER.handler, event);
+
+    expect(invocation.result).toEqual({ batchItemFailures: [] });
+    const dispatched = invocation.logs
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line))
+      .find((entry) => entry.message === 'portal event dispatched');
+    expect(dispatched).toMatchObject({ portalId, kind: 'asset_bank.media.create', recipients: [configId] });
+  });
+
+  it.each(['updateSubscription', 'renameSubscription', 'activateSubscription', 'deleteSubscription', 'testSubscription'])(
     '%s answers the unchanged sample event 400: its config_id names no subscription',
     async (handlerName) => {
       const answer = await samLocalInvoke(handlerName, sampleEvent(handlerName));

@@ -6,7 +6,9 @@
  */
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import { DEFAULT_SETTINGS, deploymentSettingsFrom } from '../infra/deployment-settings';
+import { OPERATION_PERMISSIONS } from '../infra/operation-permissions';
 import { ConfigurationError, loadConfig } from '../shared/config';
+import { OPERATIONS } from '../shared/operations';
 import { REQUIRED_CONTEXT, serviceApp } from './support/cdk-app';
 
 function synthWith(context: Record<string, unknown>): Template {
@@ -50,6 +52,8 @@ describe('synth with a bad value', () => {
     ['throttlingRateLimit', '-5', /throttlingRateLimit must be a number from 1 to 10000/],
     ['throttlingBurstLimit', '1.5', /throttlingBurstLimit must be a whole number from 1 to 5000/],
     ['throttlingBurstLimit', '9999', /throttlingBurstLimit must be a whole number from 1 to 5000/],
+    ['eventBusName', 'default', /eventBusName must be .* not "default"/],
+    ['eventBusName', 'portal events', /eventBusName must be 1-256 letters/],
   ])('fails for %s=%j, naming the key', (key, value, message) => {
     expect(() => synthWith({ ...REQUIRED_CONTEXT, [key]: value })).toThrow(message);
   });
@@ -65,6 +69,7 @@ describe('synth with every key set', () => {
     eventKinds: 'asset_bank.media.create,workflow.job.create,asset_bank.media.create',
     throttlingRateLimit: '12.5',
     throttlingBurstLimit: '40',
+    eventBusName: 'acme-portal-events',
   };
   let template: Template;
   beforeAll(() => {
@@ -73,7 +78,7 @@ describe('synth with every key set', () => {
 
   it('gives every function the configuration', () => {
     const functions = Object.values(template.findResources('AWS::Lambda::Function'));
-    expect(functions).toHaveLength(6);
+    expect(functions).toHaveLength(OPERATIONS.length + 1);
     for (const fn of functions) {
       expect(fn.Properties.Environment.Variables).toMatchObject({
         TOPIC_PREFIX: 'acme_webhooks',
@@ -102,8 +107,19 @@ describe('synth with every key set', () => {
         [statement.Action].flat().some((action) => action.startsWith('sns:')),
       ).map((statement: { Resource: unknown }) => JSON.stringify(statement.Resource)),
     );
-    expect(resources).toHaveLength(2);
+    // Every function that calls SNS (the operations that do, and the dispatcher), and SNS's own
+    // right to send to the delivery dead-letter queue.
+    const callingSns = OPERATIONS.filter((op) => OPERATION_PERMISSIONS[op.id].topics.length > 0).length + 1;
+    expect(resources).toHaveLength(callingSns);
     for (const resource of resources) expect(resource).toContain('":acme_webhooks-*"');
+    const [deadLetterPolicy] = Object.values(template.findResources('AWS::SQS::QueuePolicy')).filter((policy) =>
+      JSON.stringify(policy).includes('sns.amazonaws.com'),
+    );
+    expect(JSON.stringify(deadLetterPolicy!.Properties.PolicyDocument)).toContain('":acme_webhooks-*"');
+  });
+
+  it('names the portal-events bus as asked', () => {
+    template.hasResourceProperties('AWS::Events::EventBus', { Name: 'acme-portal-events' });
   });
 
   it('accepts numbers and lists as cdk.json gives them, not only strings', () => {
@@ -165,7 +181,7 @@ describe('synth for sam local invoke against npm start', () => {
     const template = Template.fromStack(stack);
 
     const functions = Object.values(template.findResources('AWS::Lambda::Function'));
-    expect(functions).toHaveLength(6);
+    expect(functions).toHaveLength(OPERATIONS.length + 1);
     for (const fn of functions) {
       expect(fn.Properties.Environment.Variables).toMatchObject({
         AWS_ENDPOINT_URL_DYNAMODB: 'http://127.0.0.1:8000',

@@ -67,8 +67,8 @@ describe('the subscriptions table', () => {
 });
 
 describe('the functions', () => {
-  it('are one per operation', () => {
-    template.resourceCountIs('AWS::Lambda::Function', OPERATIONS.length);
+  it('are one per operation, and the dispatcher', () => {
+    template.resourceCountIs('AWS::Lambda::Function', OPERATIONS.length + 1);
   });
 
   describe.each(OPERATIONS.map((op) => [op.handler, op] as const))('%s', (_handler, op) => {
@@ -90,6 +90,10 @@ describe('the functions', () => {
         PORTAL_CLAIM: DEFAULT_SETTINGS.portalClaim,
         EVENT_KINDS: DEFAULT_SETTINGS.eventKinds.join(','),
         NODE_OPTIONS: '--enable-source-maps',
+        // Only create subscribes endpoints, and names their dead-letter queue when it does.
+        ...(op.id === 'createSubscriptionRoute' && {
+          DELIVERY_DEAD_LETTER_QUEUE_ARN: { 'Fn::GetAtt': [logicalIdOf(stack, stack.delivery.deliveryDeadLetterQueue), 'Arn'] },
+        }),
       });
     });
 
@@ -116,8 +120,15 @@ describe('the functions', () => {
   });
 
   it('get an environment the functions accept at cold start, meaning what it says', () => {
+    const deadLetterQueueArn = 'arn:aws:sqs:eu-west-1:123456789012:delivery-dead-letters';
     for (const [, fn] of ofType('AWS::Lambda::Function')) {
-      const variables = { ...fn.Properties.Environment.Variables, TABLE_NAME: 'subscriptions' };
+      const deployed = fn.Properties.Environment.Variables;
+      // CloudFormation fills in the references; these are values of the same shape.
+      const variables = {
+        ...deployed,
+        TABLE_NAME: 'subscriptions',
+        ...(deployed.DELIVERY_DEAD_LETTER_QUEUE_ARN && { DELIVERY_DEAD_LETTER_QUEUE_ARN: deadLetterQueueArn }),
+      };
 
       expect(loadConfig(variables)).toEqual({
         tableName: 'subscriptions',
@@ -125,6 +136,7 @@ describe('the functions', () => {
         maxSubscriptionsPerPortal: 10,
         portalClaim: 'portal_id',
         eventKinds: loadConfig({ TABLE_NAME: 'x' }).eventKinds,
+        deliveryDeadLetterQueueArn: deployed.DELIVERY_DEAD_LETTER_QUEUE_ARN ? deadLetterQueueArn : undefined,
       });
     }
   });
@@ -155,7 +167,7 @@ describe('the HTTP API', () => {
     const routeKeys = ofType('AWS::ApiGatewayV2::Route').map(([, route]) => route.Properties.RouteKey);
 
     expect(routeKeys.sort()).toEqual(OPERATIONS.flatMap((op) => op.paths.map((path) => `${op.method} ${path}`)).sort());
-    expect(routeKeys).toHaveLength(12);
+    expect(routeKeys).toHaveLength(14);
   });
 
   it('checks tokens with one JWT authorizer: issuer and audience from the context', () => {
@@ -222,7 +234,7 @@ describe('AWS Solutions rules (cdk-nag)', () => {
     expect(report.violations).toEqual([]);
   });
 
-  it('acknowledge only the per-subscription topic wildcard, with a reason, on the roles that need it', () => {
+  it('acknowledge only the per-subscription topic wildcard on the roles that need it, and the delivery dead-letter queue, with reasons', () => {
     const acknowledgments = stack.node
       .findAll()
       .flatMap((construct) =>
@@ -233,13 +245,21 @@ describe('AWS Solutions rules (cdk-nag)', () => {
       );
 
     const wildcardId = 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:sns:<AWS::Region>:<AWS::AccountId>:webhooks-*]';
-    expect(acknowledgments.map(({ path, id }) => [path, id.replace(/^annotation::/i, '')])).toEqual(
-      OPERATIONS.filter((op) => OPERATION_PERMISSIONS[op.id].topics.length > 0).map((op) => [
-        `${STACK_NAME}/${op.handler}/Role`,
-        wildcardId,
-      ]),
+    const acknowledged = acknowledgments.map(({ path, id }) => [path, id.replace(/^annotation::/i, '')]);
+    expect(acknowledged.sort()).toEqual(
+      [
+        ...OPERATIONS.filter((op) => OPERATION_PERMISSIONS[op.id].topics.length > 0).map((op) => [
+          `${STACK_NAME}/${op.handler}/Role`,
+          wildcardId,
+        ]),
+        [`${STACK_NAME}/Delivery/dispatchPortalEvents/Role`, wildcardId],
+        // A dead-letter queue needs no dead-letter queue; cdk-nag cannot see the redrive policies SNS holds.
+        [`${STACK_NAME}/Delivery/DeliveryDeadLetters`, 'AwsSolutions-SQS3'],
+      ].sort(),
     );
-    for (const { reason } of acknowledgments) expect(reason).toMatch(/created at run time.{40,}/);
+    for (const { id, reason } of acknowledgments) {
+      expect(reason).toMatch(id.includes('IAM5') ? /created at run time.{40,}/ : /redrive policy.{20,}/);
+    }
   });
 
   it('leave no error or warning annotations on the stack', () => {
@@ -262,7 +282,7 @@ describe('the bundles', () => {
   it.each(OPERATIONS.map((op) => [op.handler, op] as const))(
     '%s holds the SNS client exactly when its operation calls SNS, the idempotency library only for create, the body parser only with a body, and is ESM with a require shim',
     (_handler, op) => {
-      const directory = join(assemblyDirectory, resources[functionIdOf(op)]!.Metadata['aws:asset:path']);
+      const directory = bundleDirectoryOf(functionIdOf(op));
       const code = readFileSync(join(directory, 'index.mjs'), 'utf8');
       const kib = (file: string) => `${(statSync(join(directory, file)).size / 1024).toFixed(1)} KiB`;
       sizes[op.handler] = `${kib('index.mjs')} + ${kib('index.mjs.map')}`;
@@ -274,13 +294,31 @@ describe('the bundles', () => {
       // The JSON body parser only where the operation takes a body (list and delete ignore it).
       const takesBody = !['listSubscriptionsRoute', 'deleteSubscriptionRoute'].includes(op.id);
       expect(code.includes('request body is not valid JSON')).toBe(takesBody);
+      expect(code.includes('BatchProcessor')).toBe(false);
       expect(code.split('\n', 1)[0]).toContain('createRequire');
       expect(code).toMatch(/export\s*\{[^}]*\bhandler\b[^}]*\}/);
       expect(code).toMatch(/sourceMappingURL=index\.mjs\.map\s*$/);
       expect(statSync(join(directory, 'index.mjs')).size).toBeLessThan(1024 * 1024);
     },
   );
+
+  it('the dispatcher holds the batch processor and Publish, and none of the HTTP chain', () => {
+    const directory = bundleDirectoryOf(logicalIdOf(stack, stack.delivery.dispatcher.function));
+    const code = readFileSync(join(directory, 'index.mjs'), 'utf8');
+    sizes.dispatchPortalEvents = `${(statSync(join(directory, 'index.mjs')).size / 1024).toFixed(1)} KiB`;
+
+    expect(code.includes('BatchProcessor')).toBe(true);
+    // Commands keep their operation names through minification.
+    expect(code.includes('"Publish"')).toBe(true);
+    expect(code.includes('"CreateTopic"')).toBe(false);
+    expect(code.includes('IdempotencyAlreadyInProgressError')).toBe(false);
+    expect(code.includes('request body is not valid JSON')).toBe(false);
+  });
 });
+
+function bundleDirectoryOf(functionLogicalId: string): string {
+  return join(assemblyDirectory, resources[functionLogicalId]!.Metadata['aws:asset:path']);
+}
 
 /** Statements of the policies attached to a role. */
 function policyStatementsOf(roleLogicalId: string): { Action: string | string[]; Resource: unknown }[] {

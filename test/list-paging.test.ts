@@ -3,6 +3,7 @@
  * pages (1 MB each). The limit is raised for this suite so that one portal can hold that many.
  */
 import { BatchWriteCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { randomUUID } from 'node:crypto';
 import { v7 as uuidv7 } from 'uuid';
 import { inspectDb } from './support/aws-state';
 import { TEST_ENV } from './support/test-env';
@@ -34,7 +35,7 @@ describe('list over many DynamoDB pages', () => {
         events: ['workflow.job.create'],
         status: i % 2,
         topicArn: `arn:aws:sns:us-east-1:000000000000:${TEST_ENV.TOPIC_PREFIX}-${configId}`,
-        subscriptionArn: `arn:aws:sns:us-east-1:000000000000:${TEST_ENV.TOPIC_PREFIX}-${configId}:seeded`,
+        subscriptionArn: `arn:aws:sns:us-east-1:000000000000:${TEST_ENV.TOPIC_PREFIX}-${configId}:${randomUUID()}`,
         createdAt: new Date().toISOString(),
       };
     });

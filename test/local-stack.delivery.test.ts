@@ -68,9 +68,16 @@ it('confirms an http subscription made through the API and delivers what is publ
     const { Attributes } = await sns.send(new GetSubscriptionAttributesCommand({ SubscriptionArn: subscriptionArn }));
     expect(Attributes?.PendingConfirmation).toBe('false');
 
-    // A publisher sends an event to the subscription's topic.
+    // A publisher sends an event of a kind the subscription chose to its topic.
     const event = JSON.stringify({ kind: 'asset_bank.media.create', assetId: 'a-1' });
-    const { MessageId } = await sns.send(new PublishCommand({ TopicArn: topicArn, Message: event, Subject: 'media' }));
+    const { MessageId } = await sns.send(
+      new PublishCommand({
+        TopicArn: topicArn,
+        Message: event,
+        Subject: 'media',
+        MessageAttributes: { event: { DataType: 'String', StringValue: 'asset_bank.media.create' } },
+      }),
+    );
     const notification = await waitFor('the Notification', () =>
       received.find((entry) => entry.message.Type === 'Notification' && entry.message.MessageId === MessageId),
     );

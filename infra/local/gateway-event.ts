@@ -8,7 +8,7 @@ import type { IncomingMessage } from 'node:http';
 import type { RouteMatch } from './gateway-routes';
 
 /** The account and API id the local events name (the SNS emulator's default account). */
-export const LOCAL_ACCOUNT_ID = '000000000000';
+import { LOCAL_ACCOUNT_ID } from './local-account';
 export const LOCAL_API_ID = 'localapi';
 
 /**

@@ -21,7 +21,8 @@ import { type EventBus, startEventBus } from './events/event-bus';
 import { EventQueue } from './events/event-queue';
 import { freePort } from './free-port';
 import { type Gateway, startGateway } from './gateway';
-import { LOCAL_ACCOUNT_ID, lambdaContext } from './gateway-event';
+import { lambdaContext } from './gateway-event';
+import { LOCAL_ACCOUNT_ID, localDeliveryDeadLetterQueueArn } from './local-account';
 import { createJwtAuthorizer } from './jwt-authorizer';
 import { DEFAULT_CLIENTS_FILE, loadOAuthClients, type OAuthClient } from './oauth-clients';
 import { createOAuthServer, type TokenResponse } from './oauth-server';
@@ -35,11 +36,6 @@ export const DEFAULT_DATA_DIR = '.data';
 export const DEFAULT_TABLE_NAME = 'webhook-subscriptions';
 /** The `aud` of local tokens, the audience the gateway's authorizer accepts. */
 export const DEFAULT_AUDIENCE = 'webhooks-api';
-/**
- * The queue SNS redrives undeliverable messages to, as every subscription's redrive policy
- * names it; the SNS emulator keeps them (GET /_emulator/dead-letters) instead of sending them.
- */
-export const LOCAL_DELIVERY_DEAD_LETTER_QUEUE = 'webhooks-delivery-dead-letters';
 /** How long an event the dispatcher failed on waits before it is tried again (1 s: local time is compressed). */
 const LOCAL_EVENT_RETRY_DELAY_MS = 1_000;
 /** The dispatcher's timeout, as on AWS (infra/portal-event-delivery.ts). */
@@ -264,7 +260,7 @@ function useLocalServices(region: string, endpoints: { dynamoDb: string; sns: st
     AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
     AWS_ENDPOINT_URL_DYNAMODB: endpoints.dynamoDb,
     AWS_ENDPOINT_URL_SNS: endpoints.sns,
-    DELIVERY_DEAD_LETTER_QUEUE_ARN: `arn:aws:sqs:${region}:${LOCAL_ACCOUNT_ID}:${LOCAL_DELIVERY_DEAD_LETTER_QUEUE}`,
+    DELIVERY_DEAD_LETTER_QUEUE_ARN: localDeliveryDeadLetterQueueArn(region),
   });
   return tableName;
 }

@@ -256,7 +256,10 @@ const subscribe: Handler = (sns, params) => {
     return answer(existing);
   }
 
-  const needsConfirmation = CONFIRMED_BY_ENDPOINT.has(protocol);
+  // SNS confirms sqs and lambda endpoints of its own account itself; another account's owner must confirm.
+  const needsConfirmation =
+    CONFIRMED_BY_ENDPOINT.has(protocol) ||
+    ((protocol === 'sqs' || protocol === 'lambda') && endpoint.split(':')[4] !== sns.settings.accountId);
   const subscription: SubscriptionRecord = {
     arn: `${topic.arn}:${randomUUID()}`,
     topicArn: topic.arn,

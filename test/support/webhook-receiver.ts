@@ -1,0 +1,78 @@
+/**
+ * A webhook receiver on 127.0.0.1, as an integrator runs one: it takes SNS's HTTP POSTs on any
+ * path, confirms subscriptions by visiting SubscribeURL (unless told not to for a path), and
+ * keeps what arrived. A path can be made to answer 500, to see SNS's retries.
+ */
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface ReceivedMessage {
+  path: string;
+  headers: IncomingHttpHeaders;
+  /** SNS's JSON envelope (Type, MessageId, Message, MessageAttributes...). */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- SNS message JSON
+  envelope: any;
+  /** For notifications: the service's message, parsed from Message. */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the delivery message JSON
+  message: any;
+}
+
+export interface WebhookReceiver {
+  /** e.g. http://127.0.0.1:41234 */
+  readonly url: string;
+  /** Every POST that arrived, in order (including those answered 500). */
+  readonly received: ReceivedMessage[];
+  /** Notifications that arrived at `path` (answered 2xx or not). */
+  notificationsAt(path: string): ReceivedMessage[];
+  /** Paths whose SubscriptionConfirmation is kept but not confirmed. */
+  readonly unconfirmedPaths: Set<string>;
+  /** Paths that answer 500 to everything but the confirmation. */
+  readonly failingPaths: Set<string>;
+  close(): Promise<void>;
+}
+
+export async function startWebhookReceiver(): Promise<WebhookReceiver> {
+  const received: ReceivedMessage[] = [];
+  const unconfirmedPaths = new Set<string>();
+  const failingPaths = new Set<string>();
+  const server: Server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', async () => {
+      const path = request.url ?? '';
+      let envelope: { Type?: string; Message?: string; SubscribeURL?: string } = {};
+      try {
+        envelope = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+      } catch {
+        // kept as an empty envelope: the test sees it arrived
+      }
+      let message: unknown;
+      try {
+        message = envelope.Type === 'Notification' ? JSON.parse(envelope.Message ?? '') : undefined;
+      } catch {
+        message = envelope.Message;
+      }
+      received.push({ path, headers: request.headers, envelope, message });
+      if (envelope.Type === 'SubscriptionConfirmation') {
+        if (!unconfirmedPaths.has(path) && envelope.SubscribeURL) {
+          await fetch(envelope.SubscribeURL, { signal: AbortSignal.timeout(5_000) }).catch(() => undefined);
+        }
+        response.writeHead(200).end();
+        return;
+      }
+      response.writeHead(failingPaths.has(path) ? 500 : 200).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    received,
+    unconfirmedPaths,
+    failingPaths,
+    notificationsAt: (path) => received.filter((entry) => entry.path === path && entry.envelope.Type === 'Notification'),
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
