@@ -94,9 +94,40 @@ export interface HostileHarness {
   snapshot(): Promise<Snapshot>;
   /** How many big uploads had to be sent again because the connection was reset before the answer was read. */
   uploadRetries(): number;
+  /** How many calls of `api` (seeding, clean-up) were sent again after an overload answer. */
+  apiOverloadRetries(): number;
   /** Attributes and tags of the given topics (slower; for the start and end of a property). */
   topicDetails(topicArns: readonly string[]): Promise<Record<string, unknown>>;
   stop(): Promise<void>;
+}
+
+/** Attempts of one seeding or clean-up call while the service answers overload. */
+const API_ATTEMPTS_WHILE_OVERLOADED = 4;
+/** The longest wait before a retry, whatever Retry-After says (the service says 2 s). */
+const MAX_RETRY_WAIT_MS = 5_000;
+
+/**
+ * The service's answer to overload (README, "When DynamoDB or SNS is down"): 503 and exactly
+ * `{success: false, message, code: "SERVICE_UNAVAILABLE"}` as JSON, with Retry-After in seconds.
+ */
+export function isOverloadAnswer(answer: RawAnswer): boolean {
+  const body = answer.json as Record<string, unknown> | undefined;
+  return (
+    answer.status === 503 &&
+    /^application\/json\s*(;|$)/i.test(String(answer.headers['content-type'] ?? '')) &&
+    typeof body === 'object' &&
+    body !== null &&
+    Object.keys(body).sort().join(',') === 'code,message,success' &&
+    body.success === false &&
+    body.code === 'SERVICE_UNAVAILABLE' &&
+    typeof body.message === 'string' &&
+    /^\d+$/.test(String(answer.headers['retry-after'] ?? ''))
+  );
+}
+
+/** How long an overload answer asks to wait before a retry, at most MAX_RETRY_WAIT_MS. */
+export function retryAfterMs(answer: RawAnswer): number {
+  return Math.min(Number(answer.headers['retry-after'] ?? 0) * 1_000, MAX_RETRY_WAIT_MS);
 }
 
 export async function startHostileHarness(): Promise<HostileHarness> {
@@ -162,16 +193,25 @@ export async function startHostileHarness(): Promise<HostileHarness> {
     return details;
   };
 
-  const api = (who: OperationName | 'bystander', method: string, subPath: string, body?: unknown) =>
-    send({
-      method,
-      path: API_PREFIXES[0] + subPath,
-      headers: {
-        authorization: `Bearer ${token(who)}`,
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-      },
-      body: body === undefined ? undefined : Buffer.from(JSON.stringify(body), 'utf8'),
-    });
+  let apiOverloadRetries = 0;
+  // Seeding and clean-up are not under test: an overload answer is followed by the retry a
+  // client would send (a failed create is undone, a failed delete completed by repeating it).
+  const api = async (who: OperationName | 'bystander', method: string, subPath: string, body?: unknown) => {
+    for (let attempt = 1; ; attempt++) {
+      const answer = await send({
+        method,
+        path: API_PREFIXES[0] + subPath,
+        headers: {
+          authorization: `Bearer ${token(who)}`,
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
+        body: body === undefined ? undefined : Buffer.from(JSON.stringify(body), 'utf8'),
+      });
+      if (!isOverloadAnswer(answer) || attempt >= API_ATTEMPTS_WHILE_OVERLOADED) return answer;
+      apiOverloadRetries++;
+      await new Promise((resolve) => setTimeout(resolve, retryAfterMs(answer)));
+    }
+  };
 
   return {
     stack,
@@ -180,6 +220,7 @@ export async function startHostileHarness(): Promise<HostileHarness> {
     api,
     snapshot,
     uploadRetries: () => uploadRetries,
+    apiOverloadRetries: () => apiOverloadRetries,
     topicDetails,
     stop: async () => {
       agent.destroy();
