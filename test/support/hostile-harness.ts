@@ -96,6 +96,8 @@ export interface HostileHarness {
   uploadRetries(): number;
   /** How many calls of `api` (seeding, clean-up) were sent again after an overload answer. */
   apiOverloadRetries(): number;
+  /** How many requests were sent again because the kept-alive connection they went out on was already closed. */
+  staleConnectionRetries(): number;
   /** Attributes and tags of the given topics (slower; for the start and end of a property). */
   topicDetails(topicArns: readonly string[]): Promise<Record<string, unknown>>;
   stop(): Promise<void>;
@@ -158,15 +160,23 @@ export async function startHostileHarness(): Promise<HostileHarness> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 8 });
   let uploadRetries = 0;
   const apiUrl = new URL(stack.apiUrl);
+  let staleConnectionRetries = 0;
   const send = async (request: RawRequest) => {
     try {
       return await sendRaw(apiUrl, agent, request);
     } catch (error) {
       // An upload the gateway refused from its headers can lose the answer to the reset of the
       // connection it closes (the emulation does not linger); once more, holding the body back.
-      if ((request.body?.length ?? 0) <= 64 * 1024) throw error;
-      uploadRetries++;
-      return sendRaw(apiUrl, agent, { ...request, expectEarlyAnswer: true });
+      if ((request.body?.length ?? 0) > 64 * 1024) {
+        uploadRetries++;
+        return sendRaw(apiUrl, agent, { ...request, expectEarlyAnswer: true });
+      }
+      // The gateway closed an idle kept-alive connection as the request went out on it (Node's
+      // 5 s keep-alive timeout; a loaded machine widens the race), so the request never reached
+      // it: once more, as Node's documentation of `request.reusedSocket` advises.
+      if (!(error instanceof StaleConnectionError)) throw error;
+      staleConnectionRetries++;
+      return sendRaw(apiUrl, agent, request);
     }
   };
 
@@ -220,6 +230,7 @@ export async function startHostileHarness(): Promise<HostileHarness> {
     api,
     snapshot,
     uploadRetries: () => uploadRetries,
+    staleConnectionRetries: () => staleConnectionRetries,
     apiOverloadRetries: () => apiOverloadRetries,
     topicDetails,
     stop: async () => {
@@ -270,6 +281,11 @@ async function listSubscriptions(sns: SNSClient): Promise<string[]> {
   return subscriptions.sort();
 }
 
+/** A reset of a reused kept-alive connection before any answer: the server had closed it. */
+class StaleConnectionError extends Error {
+  override readonly name = 'StaleConnectionError';
+}
+
 const REQUEST_TIMEOUT_MS = 20_000;
 /** Big bodies go out in pieces, so that an early answer (API Gateway's 413) stops the upload. */
 const PIECE_BYTES = 256 * 1024;
@@ -316,8 +332,10 @@ export function sendRaw(apiUrl: URL, agent: http.Agent, request: RawRequest): Pr
       },
     );
     outgoing.on('timeout', () => outgoing.destroy(new Error(`no answer within ${REQUEST_TIMEOUT_MS} ms`)));
-    outgoing.on('error', (error) => {
-      if (!answered) reject(new Error(`${request.method} ${request.path.slice(0, 200)}: ${error.message}`));
+    outgoing.on('error', (error: NodeJS.ErrnoException) => {
+      if (answered) return;
+      const message = `${request.method} ${request.path.slice(0, 200)}: ${error.message}`;
+      reject(outgoing.reusedSocket && error.code === 'ECONNRESET' ? new StaleConnectionError(message) : new Error(message));
     });
     if (body.length === 0) {
       outgoing.end();
