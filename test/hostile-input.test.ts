@@ -77,7 +77,7 @@ afterAll(async () => {
   console.log(
     `hostile-input answers by status:\n${tally.format()}\nbig uploads sent again after a reset: ${harness?.uploadRetries() ?? 0}` +
       `\nseeding and clean-up calls sent again after an overload answer: ${harness?.apiOverloadRetries() ?? 0}` +
-      `\nrequests sent again on a new connection after a kept-alive one was closed: ${harness?.staleConnectionRetries() ?? 0}`,
+      `\nrequests sent again after the gateway had closed their kept-alive connection: ${harness?.staleConnectionRetries() ?? 0}`,
   );
   await harness?.stop();
 }, 60_000);
