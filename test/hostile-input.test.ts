@@ -7,7 +7,12 @@
  * past 1 MB, a few past API Gateway's 10 MB), ids with slashes, `..`, `%2F`, `%00`, double
  * encodings, Unicode and great length; and valid requests among them.
  *
- * For every answer: never a 5xx. Every refusal by the handlers is a 400 with exactly
+ * For every answer: no fault. A 5xx is allowed only as the service's overload answer (503
+ * `SERVICE_UNAVAILABLE` with Retry-After) to a request that reached DynamoDB or SNS, which on a
+ * loaded machine can miss the SDK's budget; such answers are counted apart, and a request that
+ * may change state is then repeated after Retry-After (a bounded number of times). Any other
+ * 5xx, or a 503 for a request refused before it reached a dependency, is a fault and fails the
+ * suite. Every refusal by the handlers is a 400 with exactly
  * `{success: false, message, code}` whose message names the field or says what is wrong,
  * without internals. API Gateway's own answers (404 for a path no route matches, 413 past
  * 10 MB) come only where API Gateway would give them. A refused request changes nothing: the
@@ -38,8 +43,12 @@ const BATCH = 8;
 /** Batches per operation: 128 × 8 = 1,024 requests. */
 const RUNS = 128;
 const MIN_REQUESTS_PER_OPERATION = 1_000;
-/** Bounds one operation's property, shrinking included (a passing one takes about 4-10 s). */
-const PROPERTY_TIME_LIMIT_MS = 45_000;
+/**
+ * Only a guard against a hang: the properties are bounded in count (RUNS batches, no shrinking,
+ * bounded retries) and every request in time (the harness's answer timeout). On an idle machine
+ * an operation takes 10-30 s; beside a CPU and disk hog up to about 90 s.
+ */
+const OPERATION_HANG_GUARD_MS = 600_000;
 
 const GENERATORS: Readonly<Record<OperationName, (ids: GeneratorIds) => fc.Arbitrary<HostileRequest>>> = {
   create: () => createRequests(),
@@ -61,26 +70,33 @@ beforeAll(async () => {
   seeding = await seedPortals(harness);
   protectedState = protectedItems(seeding, await harness.snapshot());
   seedTopics = await harness.topicDetails(seedTopicArns(seeding));
-}, 120_000);
+}, 300_000);
 
 afterAll(async () => {
-  // The counts the issue asks about: answers by status (and code), per operation.
-  console.log(`hostile-input answers by status:\n${tally.format()}\nbig uploads sent again after a reset: ${harness?.uploadRetries() ?? 0}`);
+  // The counts the issues ask about: answers by status (and code), overload and faults apart, per operation.
+  console.log(
+    `hostile-input answers by status:\n${tally.format()}\nbig uploads sent again after a reset: ${harness?.uploadRetries() ?? 0}` +
+      `\nseeding and clean-up calls sent again after an overload answer: ${harness?.apiOverloadRetries() ?? 0}` +
+      `\nrequests sent again after the gateway had closed their kept-alive connection: ${harness?.staleConnectionRetries() ?? 0}`,
+  );
   await harness?.stop();
 }, 60_000);
 
 describe('hostile input over HTTP against the local stack', () => {
   it.each(OPERATION_NAMES)(
-    '%s: over 1,000 generated requests, never a 5xx, every refusal the §3 envelope naming what is wrong, refusals change nothing',
+    '%s: over 1,000 generated requests, no 5xx but the overload answer, every refusal the §3 envelope naming what is wrong, refusals change nothing',
     async (operation) => {
       const stack = harness!;
       const driver = driverFor(operation, { harness: stack, seeding, protectedItems: protectedState });
       const requests = GENERATORS[operation](generatorIds(seeding, operation));
       const sentBefore = tally.requests(operation);
 
+      // No time limit on the property: cut short, it failed on a loaded machine and left its
+      // portal half-changed for the next operation (issue 12). A failure ends the run at once
+      // (no shrinking against the live stack); its message names the request that failed.
       await fc.assert(
         fc.asyncProperty(fc.array(requests, { minLength: BATCH, maxLength: BATCH }), (batch) => runBatch(stack, driver, tally, batch)),
-        { numRuns: RUNS, plugins: [fc.interruptAfterTimeLimit(PROPERTY_TIME_LIMIT_MS, { failOnInterrupt: true })] },
+        { numRuns: RUNS, endOnFailure: true },
       );
 
       expect(tally.requests(operation) - sentBefore).toBeGreaterThanOrEqual(MIN_REQUESTS_PER_OPERATION);
@@ -88,6 +104,6 @@ describe('hostile input over HTTP against the local stack', () => {
       driver.checkStart(await stack.snapshot());
       expect(await stack.topicDetails(seedTopicArns(seeding))).toEqual(seedTopics);
     },
-    75_000,
+    OPERATION_HANG_GUARD_MS,
   );
 });

@@ -1,8 +1,9 @@
 /**
  * Dependency outages, over HTTP against the local stack: with DynamoDB or SNS down, slow or
  * failing, every operation that needs it answers 5xx with the error envelope (before the
- * function's timeout, or the gateway would answer its own 500) and no internals; once the
- * dependency is back, the table and SNS agree and retrying the failed requests completes them.
+ * function's timeout, or the gateway would answer its own 500), a Retry-After header and no
+ * internals; once the dependency is back, the table and SNS agree and retrying the failed
+ * requests completes them.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
@@ -148,6 +149,8 @@ describe.each<[Dependency, FaultMode]>([
       }
       expect({ op: op.name, status: answer.status }).toEqual({ op: op.name, status: 503 });
       expect(answer.body).toEqual({ success: false, message: expect.any(String), code: 'SERVICE_UNAVAILABLE' });
+      // README: a 503 says when to try again.
+      expect({ op: op.name, retryAfter: answer.headers.get('retry-after') }).toEqual({ op: op.name, retryAfter: '2' });
       expect(answer.body.message).not.toMatch(/arn:|Exception|InternalError|ECONN|timed out|DynamoDB|SNS|\bat \S+ \(/);
     });
 

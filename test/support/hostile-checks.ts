@@ -3,9 +3,14 @@
  * suite: refusals go out concurrently and must leave the table and SNS exactly as they were;
  * requests that may be accepted go one at a time, each checked for exactly the change it asks
  * for (and cleaned up by the operation's driver).
+ *
+ * A 5xx is either overload or a fault. Overload: the 503 `SERVICE_UNAVAILABLE` envelope with
+ * `Retry-After`, for a request that got past validation to DynamoDB or SNS (on a loaded machine
+ * DynamoDB Local can miss the SDK's 1.5 s budget). A fault: any other 5xx, or a 503 for a request
+ * refused before it reached a dependency. Overload answers are counted; a fault fails the suite.
  */
 import { randomUUID } from 'node:crypto';
-import type { HostileHarness, RawAnswer, Snapshot } from './hostile-harness';
+import { type HostileHarness, isOverloadAnswer, type RawAnswer, retryAfterMs, type Snapshot } from './hostile-harness';
 import { ANY_FIELD, type HostileRequest, type Ids, type OperationName, type Outcome, type Target } from './hostile-requests';
 
 /** Every code a refusal of the handlers may carry (README "Values decided"). */
@@ -61,20 +66,26 @@ const FORBIDDEN_IN_MESSAGES: readonly (readonly [RegExp, string])[] = [
 
 const GATEWAY_BODIES: Readonly<Record<number, string>> = { 404: 'Not Found', 413: 'Request Entity Too Large' };
 
-export type AnswerKind = 'accepted' | 'refused' | 'gateway';
+export type AnswerKind = 'accepted' | 'refused' | 'gateway' | 'overload';
 
 export class HostileFailure extends Error {
-  override readonly name = 'HostileFailure';
+  override readonly name: string = 'HostileFailure';
+}
+
+/** A 5xx that overload does not explain. */
+export class ServiceFault extends HostileFailure {
+  override readonly name = 'ServiceFault';
 }
 
 export function describeAnswer(answer: RawAnswer): string {
   const text = answer.text.length > 600 ? `${answer.text.slice(0, 600)}…` : answer.text;
-  return `${answer.status} (${answer.headers['content-type'] ?? 'no content-type'}) ${text}`;
+  const retryAfter = answer.headers['retry-after'] === undefined ? '' : `, retry-after ${answer.headers['retry-after']}`;
+  return `${answer.status} (${answer.headers['content-type'] ?? 'no content-type'}${retryAfter}) ${text}`;
 }
 
-function fail(request: HostileRequest, target: Target, answer: RawAnswer, why: string): never {
+function fail(request: HostileRequest, target: Target, answer: RawAnswer, why: string, Failure = HostileFailure): never {
   const blame = target.blame.length > 0 ? ` naming ${target.blame.join(' or ')}` : '';
-  throw new HostileFailure(
+  throw new Failure(
     `${why}\n  request: ${request.label}\n  sent to: ${JSON.stringify(target.path.slice(0, 300))}\n  expected: ${target.outcome}${blame}\n  answer: ${describeAnswer(answer)}`,
   );
 }
@@ -146,9 +157,29 @@ function checkSuccess(request: HostileRequest, target: Target, answer: RawAnswer
   }
 }
 
+/** Whether the handler may get past validation with this request and call DynamoDB or SNS. */
+export function mayReachDependency(target: Target): boolean {
+  return target.outcome === 'accept' || target.outcome === 'either' || (target.outcome === 'refuse' && target.dependencyRefusal === true);
+}
+
+/** A 5xx is overload only as the 503 envelope with Retry-After, to a request that reached a dependency; else a ServiceFault. */
+function checkServerError(request: HostileRequest, target: Target, answer: RawAnswer): 'overload' {
+  if (!isOverloadAnswer(answer)) {
+    fail(request, target, answer, 'a fault: a 5xx that is not the overload answer (503 {success: false, message, code: SERVICE_UNAVAILABLE} with Retry-After)', ServiceFault);
+  }
+  if (!mayReachDependency(target)) {
+    fail(request, target, answer, 'a fault: a 503 for a request that is refused before it reaches any dependency, which overload cannot explain', ServiceFault);
+  }
+  const message = (answer.json as { message: string }).message;
+  for (const [pattern, what] of FORBIDDEN_IN_MESSAGES) {
+    if (pattern.test(message)) fail(request, target, answer, `a fault: the 503 message holds ${what}`, ServiceFault);
+  }
+  return 'overload';
+}
+
 /** Checks an answer against what the request must get; throws a HostileFailure describing both when it is not. */
 export function checkAnswer(request: HostileRequest, target: Target, answer: RawAnswer): AnswerKind {
-  if (answer.status >= 500) fail(request, target, answer, 'a 5xx answer to a request from a caller');
+  if (answer.status >= 500) return checkServerError(request, target, answer);
   switch (target.outcome) {
     case 'no-route':
       checkGatewayAnswer(request, target, answer, 404);
@@ -186,12 +217,33 @@ export function checkAnswer(request: HostileRequest, target: Target, answer: Raw
 // Counting answers
 // ---------------------------------------------------------------------------------------------
 
+const OVERLOAD_KEY = '503 SERVICE_UNAVAILABLE (overload)';
+const FAULT_KEY = ' (fault)';
+
 export class Tally {
   private readonly counts = new Map<OperationName, Map<string, number>>();
 
   add(operation: OperationName, kind: AnswerKind, answer: RawAnswer): void {
     const code = isPlainObject(answer.json) && typeof answer.json.code === 'string' ? answer.json.code : '';
-    const key = kind === 'gateway' ? `${answer.status} API Gateway` : kind === 'refused' ? `${answer.status} ${code}` : `${answer.status}`;
+    const key =
+      kind === 'gateway' ? `${answer.status} API Gateway` : kind === 'refused' ? `${answer.status} ${code}` : kind === 'overload' ? OVERLOAD_KEY : `${answer.status}`;
+    this.count(operation, key);
+  }
+
+  /** An answer that failed the suite as a ServiceFault. */
+  addFault(operation: OperationName, answer: RawAnswer): void {
+    this.count(operation, `${answer.status}${FAULT_KEY}`);
+  }
+
+  overloads(operation: OperationName): number {
+    return this.counts.get(operation)?.get(OVERLOAD_KEY) ?? 0;
+  }
+
+  faults(operation: OperationName): number {
+    return [...(this.counts.get(operation) ?? [])].filter(([key]) => key.endsWith(FAULT_KEY)).reduce((sum, [, count]) => sum + count, 0);
+  }
+
+  private count(operation: OperationName, key: string): void {
     const counts = this.counts.get(operation) ?? new Map<string, number>();
     counts.set(key, (counts.get(key) ?? 0) + 1);
     this.counts.set(operation, counts);
@@ -214,7 +266,7 @@ export class Tally {
     const lines: string[] = [];
     for (const [operation, counts] of this.counts) {
       const detail = [...counts].sort(([a], [b]) => a.localeCompare(b)).map(([key, count]) => `${key}: ${count}`);
-      lines.push(`${operation} (${this.requests(operation)} requests): ${detail.join(', ')}`);
+      lines.push(`${operation} (${this.requests(operation)} requests; overload ${this.overloads(operation)}, faults ${this.faults(operation)}): ${detail.join(', ')}`);
     }
     return lines.join('\n');
   }
@@ -295,6 +347,13 @@ export interface OperationDriver {
   checkStart(state: Snapshot): void;
 }
 
+/**
+ * How often a request that may change state is sent while the service answers overload: its
+ * first attempt may have done part of its work, and only repeating it (as a client would, after
+ * Retry-After) tells what the request does. Bounded in count; each wait by retryAfterMs.
+ */
+const ATTEMPTS_WHILE_OVERLOADED = 4;
+
 const REFUSALS: ReadonlySet<Outcome> = new Set(['refuse', 'refuse-or-no-route', 'no-route', 'too-large', 'too-large-or-no-route']);
 /** Outcomes API Gateway can decide from the headers, before reading the body. */
 const EARLY_ANSWERS: ReadonlySet<Outcome> = new Set(['no-route', 'too-large', 'too-large-or-no-route', 'refuse-or-no-route']);
@@ -318,6 +377,35 @@ async function send(harness: HostileHarness, driver: OperationDriver, request: H
   }
 }
 
+/** checkAnswer, counting the answer (a fault too, before it fails the suite). */
+function checked(driver: OperationDriver, tally: Tally, request: HostileRequest, target: Target, answer: RawAnswer): AnswerKind {
+  try {
+    const kind = checkAnswer(request, target, answer);
+    tally.add(driver.operation, kind, answer);
+    return kind;
+  } catch (error) {
+    if (error instanceof ServiceFault) tally.addFault(driver.operation, answer);
+    throw error;
+  }
+}
+
+/**
+ * Sends a request that may change state; while it is answered overload, again after
+ * Retry-After, at most ATTEMPTS_WHILE_OVERLOADED times in all.
+ */
+async function sendUntilNotOverloaded(harness: HostileHarness, driver: OperationDriver, tally: Tally, request: HostileRequest) {
+  for (let attempt = 1; ; attempt++) {
+    const target = request.target(driver.ids());
+    const answer = await send(harness, driver, request, target);
+    const kind = checked(driver, tally, request, target, answer);
+    if (kind !== 'overload') return { target, answer, kind };
+    if (attempt >= ATTEMPTS_WHILE_OVERLOADED) {
+      throw new HostileFailure(`answered overload ${attempt} times in a row; what the request did is unknown\n  request: ${request.label}\n  answer: ${describeAnswer(answer)}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, retryAfterMs(answer)));
+  }
+}
+
 /**
  * Runs one batch: the requests that must be refused (or cannot change anything) concurrently,
  * then the table and SNS must be exactly as before; then the others one at a time, each
@@ -334,8 +422,8 @@ export async function runBatch(harness: HostileHarness, driver: OperationDriver,
   const answers = await Promise.all(concurrent.map(({ request, target }) => send(harness, driver, request, target)));
   for (const [index, { request, target }] of concurrent.entries()) {
     const answer = answers[index]!;
-    const kind = checkAnswer(request, target, answer);
-    tally.add(driver.operation, kind, answer);
+    // An overload answer here is to a request that changes nothing: the state check below holds for it too.
+    const kind = checked(driver, tally, request, target, answer);
     if (kind === 'accepted') await driver.accepted(request, answer, before);
   }
   let state = await harness.snapshot();
@@ -347,10 +435,7 @@ export async function runBatch(harness: HostileHarness, driver: OperationDriver,
   if (prototypeShape() !== PROTOTYPES_AT_START) throw new HostileFailure(`a built-in prototype changed during:\n${requests.map((request) => `  ${request.label}`).join('\n')}`);
 
   for (const { request } of sequential) {
-    const target = request.target(driver.ids());
-    const answer = await send(harness, driver, request, target);
-    const kind = checkAnswer(request, target, answer);
-    tally.add(driver.operation, kind, answer);
+    const { answer, kind } = await sendUntilNotOverloaded(harness, driver, tally, request);
     if (kind === 'accepted') {
       state = await driver.accepted(request, answer, state);
       expectWellFormedStrings(state);

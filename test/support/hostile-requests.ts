@@ -63,6 +63,8 @@ type Verdict = 'ok' | 'maybe' | 'bad';
 export const BODY_CODES = ['MALFORMED_JSON', 'MISSING_BODY', 'BODY_NOT_OBJECT', 'BODY_TOO_LARGE', 'UNSUPPORTED_CONTENT_TYPE'] as const;
 /** In a blame list: any field of the operation. */
 export const ANY_FIELD = '*';
+/** Refusals only a dependency can decide (the handler has to look the id up in DynamoDB). */
+export const DEPENDENCY_CODES: readonly string[] = ['SUBSCRIPTION_NOT_FOUND', 'SUBSCRIPTION_LIMIT_REACHED', 'ENDPOINT_REFUSED', 'IDEMPOTENCY_KEY_REUSED'];
 
 /** The subscriptions of the caller's portal when a request is sent. */
 export interface Ids {
@@ -78,6 +80,11 @@ export interface Target {
   readonly outcome: Outcome;
   /** For refusals: the answer must name one of these (a field of the body, or an error code). */
   readonly blame: readonly string[];
+  /**
+   * A refusal that only a dependency can decide (nothing else is wrong with the request): it
+   * passes validation and reaches DynamoDB, so an overload 503 is a fair answer to it.
+   */
+  readonly dependencyRefusal?: boolean;
 }
 
 export interface HostileRequest {
@@ -480,6 +487,8 @@ interface BodyPlan {
   readonly entries?: readonly Entry[];
   readonly verdict: Verdict;
   readonly blame: readonly string[];
+  /** Every bad part is one only a dependency can find (an id not in the portal). */
+  readonly dependencyRefusal?: boolean;
   readonly expected: Readonly<Record<string, unknown>>;
   readonly why: string;
 }
@@ -499,8 +508,10 @@ function combine(parts: readonly Part[], extras: readonly Entry[], extrasFirst: 
   const entries = extrasFirst ? [...extras, ...fieldEntries] : [...fieldEntries, ...extras];
   const verdict: Verdict = parts.some((part) => part.verdict === 'bad') ? 'bad' : parts.some((part) => part.verdict === 'maybe') ? 'maybe' : 'ok';
   const blame = [...new Set(parts.filter((part) => part.verdict !== 'ok').flatMap((part) => part.blame))];
+  const badParts = parts.filter((part) => part.verdict === 'bad');
+  const dependencyRefusal = badParts.length > 0 && badParts.every((part) => part.blame.every((code) => DEPENDENCY_CODES.includes(code)));
   const why = [...parts.map((part) => part.why), ...extras.map(([key]) => `+${preview(key, 12)}`)].join(' ');
-  return { text: rawObject(entries, sep), entries, verdict, blame, expected: Object.assign({}, ...parts.map((part) => part.expected)), why };
+  return { text: rawObject(entries, sep), entries, verdict, blame, dependencyRefusal, expected: Object.assign({}, ...parts.map((part) => part.expected)), why };
 }
 
 /** Object bodies made of `fields`: all valid, one uncertain, or some surely invalid. */
@@ -824,7 +835,9 @@ function bodyRequests(
         }
         blame.push(...body.blame);
         const outcome: Outcome = verdicts.includes('bad') ? 'refuse' : verdicts.includes('maybe') ? 'either' : 'accept';
-        return { path: fullPath, outcome, blame };
+        // Only the body's id is wrong: the other layers pass, so the handler looks the id up.
+        const dependencyRefusal = body.verdict === 'bad' && body.dependencyRefusal === true && !verdicts.slice(1).includes('bad');
+        return { path: fullPath, outcome, blame, dependencyRefusal };
       };
       return request({
         operation,
@@ -1056,6 +1069,6 @@ export function classifyDeletePath(fullPath: string, ids: Ids): Target {
   const id = decoded.toLowerCase();
   if (ids.seeds.includes(id)) throw new Error(`generator error: ${fullPath} names seed ${id}, which no request may delete`);
   if (id === ids.scratch) return { path: fullPath, outcome: segment.includes('%') ? 'either' : 'accept', blame: ['configId'] };
-  return { path: fullPath, outcome: 'refuse', blame: ['SUBSCRIPTION_NOT_FOUND'] };
+  return { path: fullPath, outcome: 'refuse', blame: ['SUBSCRIPTION_NOT_FOUND'], dependencyRefusal: true };
 }
 

@@ -5,6 +5,14 @@ import { errorResponse } from '../envelope';
 import type { HttpMiddleware } from '../types';
 
 /**
+ * Seconds a caller should wait before retrying a 503 (the `Retry-After` header). A 503 means a
+ * dependency stayed slow or down through the SDK budget (about 3 s per call), so an immediate
+ * retry would most likely meet the same state and add to the load; a few seconds lets a brief
+ * overload pass without making a caller wait long. README: "When DynamoDB or SNS is down".
+ */
+export const RETRY_AFTER_SECONDS = 2;
+
+/**
  * Turns any error into the API's error envelope. Only HttpErrors show their message; every
  * other error is the service's fault and gets a generic message, so that no SDK text, ARN or
  * stack trace reaches the caller. The full error goes to the log instead.
@@ -25,6 +33,7 @@ export function errorEnvelope(logger: Logger): HttpMiddleware {
           503,
           'A backend service is temporarily unavailable; retry the request shortly.',
           'SERVICE_UNAVAILABLE',
+          { 'retry-after': String(RETRY_AFTER_SECONDS) },
         );
         return;
       }
