@@ -71,6 +71,8 @@ describe('list over many DynamoDB pages', () => {
       protocol: 'https',
       events: ['workflow.job.create'],
       status: 0,
+      // Its SNS subscription does not exist: nothing can reach its endpoint.
+      confirmed: false,
     });
   });
 });

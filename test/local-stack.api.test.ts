@@ -58,6 +58,8 @@ describe.each(API_PREFIXES.map((prefix) => [prefix]))('the API under %s', (prefi
       protocol: 'email',
       events: ['asset_bank.media.create', 'asset_bank.media.updated'],
       status: 1,
+      // Nobody clicked the e-mail's confirmation link.
+      confirmed: false,
     });
 
     // Rename

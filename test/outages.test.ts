@@ -7,7 +7,9 @@
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { ListSubscriptionsCommand, ListTopicsCommand, SNSClient } from '@aws-sdk/client-sns';
+import { GetSubscriptionAttributesCommand, ListSubscriptionsCommand, ListTopicsCommand, SNSClient } from '@aws-sdk/client-sns';
+import { filterPolicyFor } from '../shared/subscriptions/delivery-policy';
+import type { Subscription } from '../shared/subscriptions/model';
 import { type FaultMode, type FaultProxy, startFaultProxy } from './support/fault-proxy';
 import { type Answer, call, newSubscription, startTestStack, TEST_CLIENTS, type TestStack, tokenFor } from './support/local-stack-client';
 
@@ -44,12 +46,21 @@ async function serviceState() {
     const { Topics = [] } = await sns.send(new ListTopicsCommand({}));
     const { Subscriptions = [] } = await sns.send(new ListSubscriptionsCommand({}));
     const records = Items.filter((item) => String(item.sk).startsWith('subscription#'));
+    const filters = await Promise.all(
+      records.map(async (record) => {
+        const { Attributes } = await sns
+          .send(new GetSubscriptionAttributesCommand({ SubscriptionArn: record.subscriptionArn as string }))
+          .catch(() => ({ Attributes: undefined }));
+        return { configId: record.configId, stored: filterPolicyFor(record as Subscription), inSns: Attributes?.FilterPolicy };
+      }),
+    );
     const counter = Items.find((item) => item.sk === 'portal')?.subscriptionCount ?? 0;
     return {
       records,
       counter,
       topics: Topics.map((topic) => topic.TopicArn!).sort(),
       subscribedTopics: Subscriptions.map((subscription) => subscription.TopicArn!).sort(),
+      filters,
     };
   } finally {
     db.destroy();
@@ -74,6 +85,11 @@ async function expectAgreement({ pendingDelete }: { pendingDelete?: string } = {
   return state;
 }
 
+/** DESIGN.md §9: what SNS lets through is what each record says. */
+function expectFiltersAgree(state: Awaited<ReturnType<typeof serviceState>>) {
+  for (const { configId, stored, inSns } of state.filters) expect({ configId, filter: inSns }).toEqual({ configId, filter: stored });
+}
+
 async function create(name: string): Promise<string> {
   const answer = await call(test.stack, 'POST', API, { token, body: newSubscription({ name }) });
   expect(answer.status).toBe(200);
@@ -82,15 +98,19 @@ async function create(name: string): Promise<string> {
 
 type Dependency = 'dynamoDb' | 'sns';
 
-/** The six operations, each against a subscription of its own where it needs one. */
+/**
+ * The operations, each against a subscription of its own where it needs one. Update and
+ * activate set the SNS filter, list reads each confirmation from SNS, test publishes.
+ */
 function operations(target: string, doomed: string) {
   return [
     { name: 'create', needs: ['dynamoDb', 'sns'], send: () => call(test.stack, 'POST', API, { token, body: newSubscription({ name: 'during outage' }) }) },
-    { name: 'update', needs: ['dynamoDb'], send: () => call(test.stack, 'PUT', API, { token, body: { config_id: target, events: ['antivirus.scan.failed'] } }) },
-    { name: 'activate', needs: ['dynamoDb'], send: () => call(test.stack, 'PUT', `${API}/activate`, { token, body: { config_id: target, status: 0 } }) },
-    { name: 'list', needs: ['dynamoDb'], send: () => call(test.stack, 'GET', `${API}/list`, { token }) },
+    { name: 'update', needs: ['dynamoDb', 'sns'], send: () => call(test.stack, 'PUT', API, { token, body: { config_id: target, events: ['antivirus.scan.failed'] } }) },
+    { name: 'activate', needs: ['dynamoDb', 'sns'], send: () => call(test.stack, 'PUT', `${API}/activate`, { token, body: { config_id: target, status: 0 } }) },
+    { name: 'list', needs: ['dynamoDb', 'sns'], send: () => call(test.stack, 'GET', `${API}/list`, { token }) },
     { name: 'rename', needs: ['dynamoDb'], send: () => call(test.stack, 'PUT', `${API}/rename`, { token, body: { config_id: target, name: 'renamed in outage' } }) },
     { name: 'delete', needs: ['dynamoDb', 'sns'], send: () => call(test.stack, 'DELETE', `${API}/${doomed}`, { token }) },
+    { name: 'test', needs: ['dynamoDb', 'sns'], send: () => call(test.stack, 'POST', `${API}/test`, { token, body: { config_id: target } }) },
   ] as const satisfies readonly { name: string; needs: readonly Dependency[]; send: () => Promise<Answer> }[];
 }
 
@@ -166,6 +186,7 @@ describe.each<[Dependency, FaultMode]>([
     }
     const final = await expectAgreement();
     expect(final.records.map((record) => record.configId)).not.toContain(doomed);
+    expectFiltersAgree(final);
 
     // Leave room under the portal's limit for the next case.
     for (const record of final.records) {
