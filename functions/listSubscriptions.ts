@@ -8,8 +8,8 @@ import { SubscriptionRepository } from '../shared/subscriptions/repository';
 import { isConfirmed } from '../shared/subscriptions/sns-subscription';
 
 const repository = new SubscriptionRepository(documentClient, config.tableName);
-/** A portal's default limit of 10 at once; larger portals a few dozen at a time. */
-const CONFIRMATION_LOOKUPS_IN_FLIGHT = 25;
+/** A portal's default limit of 10 all at once; larger portals 10 at a time, not all in one burst. */
+const CONFIRMATION_LOOKUPS_IN_FLIGHT = 10;
 
 /** Every subscription of the caller's portal, oldest first. Any request body is ignored. */
 export const handler = httpOperation('listSubscriptionsRoute', {

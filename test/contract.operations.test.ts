@@ -141,6 +141,40 @@ describe.each([0, 1] as const)('the operations under prefix %i', (prefix) => {
     });
   });
 
+  it('test publishes one webhooks.test message to the subscription and answers its message id', async () => {
+    const portalId = freshPortal();
+    // A queue of the emulator's own account: SNS confirms it at once, so the message is handed over.
+    const body = newSubscription({ protocol: 'sqs', endpoint: 'arn:aws:sqs:us-east-1:000000000000:contract-test' });
+    const { configId, subscriptionArn } = (await call('createSubscriptionRoute', { portalId, prefix, body })).body.record;
+
+    const answer = await call('testSubscriptionRoute', { portalId, prefix, body: { config_id: configId } });
+
+    expect(answer.statusCode).toBe(200);
+    expect(answer.body).toEqual({ success: true, message: 'Test event sent.', messageId: expect.any(String) });
+    const response = await fetch(`${process.env.AWS_ENDPOINT_URL_SNS}/_emulator/deliveries`, { signal: AbortSignal.timeout(5_000) });
+    const { deliveries } = (await response.json()) as { deliveries: { subscriptionArn: string; messageId: string; body: string }[] };
+    const sent = deliveries.filter((delivery) => delivery.subscriptionArn === subscriptionArn);
+    expect(sent.map((delivery) => delivery.messageId)).toEqual([answer.body.messageId]);
+    expect(JSON.parse(JSON.parse(sent[0]!.body).Message)).toEqual({
+      event: 'webhooks.test',
+      portalId,
+      configId,
+      occurredAt: expect.any(String),
+      eventId: expect.any(String),
+      data: { name: 'Media updates' },
+    });
+  });
+
+  it('test answers an unknown subscription 400', async () => {
+    const answer = await call('testSubscriptionRoute', {
+      portalId: freshPortal(),
+      prefix,
+      body: { config_id: '0192f8a4-7b3c-7d2e-9f01-23456789abcd' },
+    });
+    expect(answer.statusCode).toBe(400);
+    expect(answer.body.code).toBe('SUBSCRIPTION_NOT_FOUND');
+  });
+
   it('list answers an empty list for a portal without subscriptions', async () => {
     const answer = await call('listSubscriptionsRoute', { portalId: freshPortal(), prefix });
 

@@ -102,11 +102,13 @@ describe('operations that address a subscription refuse', () => {
     ['renameSubscriptionRoute', 'a missing name', { config_id: someId }, /^name: is required/],
     ['renameSubscriptionRoute', 'an empty name', { config_id: someId, name: ' ' }, /^name: must not be empty/],
     ['renameSubscriptionRoute', 'a missing config_id', { name: 'x' }, /^config_id: is required/],
+    ['testSubscriptionRoute', 'a missing config_id', {}, /^config_id: is required/],
+    ['testSubscriptionRoute', 'a config_id that is not a UUID', { config_id: 'abc' }, /^config_id: must be a UUID/],
   ])('%s with %s', async (operationId, _case, body, message) => {
     expectRefusal(await call(operationId, { portalId, body }), 400, message);
   });
 
-  it.each<OperationId>(['updateSubscriptionRoute', 'activateSubscriptionRoute', 'renameSubscriptionRoute'])(
+  it.each<OperationId>(['updateSubscriptionRoute', 'activateSubscriptionRoute', 'renameSubscriptionRoute', 'testSubscriptionRoute'])(
     '%s with malformed JSON',
     async (operationId) => {
       expectRefusal(await call(operationId, { portalId, body: '{' }), 400, /not valid JSON/);

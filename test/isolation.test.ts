@@ -20,6 +20,8 @@ function requestFor(operationId: Addressing, configId: string) {
       return { body: { config_id: configId, name: 'taken over' } };
     case 'deleteSubscriptionRoute':
       return { configId };
+    case 'testSubscriptionRoute':
+      return { body: { config_id: configId } };
   }
 }
 
@@ -28,6 +30,7 @@ const ADDRESSING: Addressing[] = [
   'activateSubscriptionRoute',
   'renameSubscriptionRoute',
   'deleteSubscriptionRoute',
+  'testSubscriptionRoute',
 ];
 
 describe('two portals', () => {

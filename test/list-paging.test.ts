@@ -58,7 +58,9 @@ describe('list over many DynamoDB pages', () => {
     expect(firstPage.LastEvaluatedKey).toBeDefined();
     expect(firstPage.Items!.length).toBeLessThan(SEEDED / 2);
 
-    const answer = await call('listSubscriptionsRoute', { portalId });
+    // Paging is the subject here, not speed: 1,002 confirmation look-ups against an emulator on a
+    // busy machine may take longer than the deployed 10 s, so this call gets a minute.
+    const answer = await call('listSubscriptionsRoute', { portalId, timeoutMs: 60_000 });
 
     expect(answer.statusCode).toBe(200);
     expect(answer.body.message).toBe(`${SEEDED + 2} subscriptions found.`);

@@ -32,8 +32,10 @@ export interface ApiAnswer {
   body: any;
 }
 
-export async function call(operationId: OperationId, options: HttpEventOptions = {}): Promise<ApiAnswer> {
-  const result = (await handlers[operationId](httpEvent(operationId, options), lambdaContext(operationId))) as APIGatewayProxyStructuredResultV2;
+/** `timeoutMs`: the function's time left at the start (Lambda's timeout), 10 s as deployed by default. */
+export async function call(operationId: OperationId, options: HttpEventOptions & { timeoutMs?: number } = {}): Promise<ApiAnswer> {
+  const context = lambdaContext(operationId, options.timeoutMs);
+  const result = (await handlers[operationId](httpEvent(operationId, options), context)) as APIGatewayProxyStructuredResultV2;
   return {
     statusCode: result.statusCode ?? 200,
     headers: (result.headers ?? {}) as Record<string, unknown>,

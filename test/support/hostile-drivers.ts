@@ -312,7 +312,8 @@ export function listDriver(base: DriverBase): OperationDriver {
         .sort(([a], [b]) => (a < b ? -1 : 1))
         .map(([, item]) => {
           const { configId, name, endpoint, protocol, events, status } = JSON.parse(item) as Record<string, unknown>;
-          return { configId, name, endpoint, protocol, events, status: Number((status as { $N: string }).$N) };
+          // The seeds (an e-mail address, another account's queue) wait for their endpoints to confirm.
+          return { configId, name, endpoint, protocol, events, status: Number((status as { $N: string }).$N), confirmed: false };
         });
       if (!same(canonical(answer.json.configs), canonical(expected))) failAccepted(request, answer, `configs must be ${JSON.stringify(expected)}`);
       return before;

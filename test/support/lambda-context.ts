@@ -2,7 +2,8 @@ import type { Context } from 'aws-lambda';
 import { randomUUID } from 'node:crypto';
 
 /** A Lambda context as the runtime passes it, with a fresh request id. */
-export function lambdaContext(functionName = 'test-function'): Context {
+export function lambdaContext(functionName = 'test-function', timeoutMs = 10_000): Context {
+  const deadline = Date.now() + timeoutMs;
   return {
     callbackWaitsForEmptyEventLoop: true,
     functionName,
@@ -13,7 +14,7 @@ export function lambdaContext(functionName = 'test-function'): Context {
     awsRequestId: randomUUID(),
     logGroupName: `/aws/lambda/${functionName}`,
     logStreamName: 'test',
-    getRemainingTimeInMillis: () => 10_000,
+    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
     done: () => undefined,
     fail: () => undefined,
     succeed: () => undefined,
