@@ -24,8 +24,13 @@ async function deliver(record: SQSRecord): Promise<void> {
     return;
   }
   const { kind, portalId, eventId } = parsed.event;
-  const { recipients } = await dispatchPortalEvent(deps, parsed.event);
-  logger.info('portal event dispatched', { eventId, kind, portalId, recipients });
+  try {
+    const { recipients } = await dispatchPortalEvent(deps, parsed.event);
+    logger.info('portal event dispatched', { eventId, kind, portalId, recipients });
+  } catch (error) {
+    logger.error('portal event not dispatched; its queue will retry it', { eventId, kind, portalId, error: error as Error });
+    throw error;
+  }
 }
 
 /** Consumes the portal-events queue in batches, reporting failed records (SQS partial batch response). */
