@@ -1,8 +1,9 @@
 /**
  * The service on AWS (DESIGN.md §2): the subscriptions table, one function per operation and
  * an HTTP API with one JWT-authorized route per operation and path prefix, the delivery of
- * portal events (portal-event-delivery.ts) and the scheduled reconciler (topic-reconciliation.ts). Functions, routes,
- * scopes and permissions all come from the operations table, so none can be missing here.
+ * portal events (portal-event-delivery.ts) and the scheduled reconciler
+ * (topic-reconciliation.ts). Functions, routes, scopes and permissions all come from the
+ * operations table, so none can be missing here.
  */
 import { Annotations, CfnOutput, Duration, RemovalPolicy, Stack, type StackProps, Validations } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
