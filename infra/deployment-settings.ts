@@ -12,6 +12,7 @@ import {
   DEFAULT_EVENT_KINDS,
   DEFAULT_MAX_SUBSCRIPTIONS_PER_PORTAL,
   DEFAULT_PORTAL_CLAIM,
+  DEFAULT_RECONCILE_GRACE_MINUTES,
   DEFAULT_TOPIC_PREFIX,
   settingProblems,
   splitList,
@@ -32,6 +33,10 @@ export interface DeploymentSettings {
   readonly eventKinds: readonly string[];
   /** Name of the EventBridge bus portal events arrive on. */
   readonly eventBusName: string;
+  /** How often the reconciler runs, in minutes. */
+  readonly reconcileEveryMinutes: number;
+  /** RECONCILE_GRACE_MINUTES: how old a topic without a record must be before the reconciler deletes it. */
+  readonly reconcileGraceMinutes: number;
   /** Steady-state requests per second of the API stage. */
   readonly throttlingRateLimit: number;
   /** Requests the API stage accepts in a burst above the rate. */
@@ -51,6 +56,8 @@ export const DEFAULT_SETTINGS = {
   maxSubscriptionsPerPortal: DEFAULT_MAX_SUBSCRIPTIONS_PER_PORTAL,
   eventKinds: DEFAULT_EVENT_KINDS,
   eventBusName: DEFAULT_EVENT_BUS_NAME,
+  reconcileEveryMinutes: 15,
+  reconcileGraceMinutes: DEFAULT_RECONCILE_GRACE_MINUTES,
   throttlingRateLimit: 50,
   throttlingBurstLimit: 100,
 } as const;
@@ -64,6 +71,8 @@ export const CONTEXT_KEYS = [
   'maxSubscriptionsPerPortal',
   'eventKinds',
   'eventBusName',
+  'reconcileEveryMinutes',
+  'reconcileGraceMinutes',
   'throttlingRateLimit',
   'throttlingBurstLimit',
   'localDynamoDbEndpoint',
@@ -148,6 +157,15 @@ export function deploymentSettingsFrom(readContext: (key: ContextKey) => unknown
     problems.push(`eventBusName must be 1-256 letters, digits, '.', '_' or '-', and not "default" (got "${eventBusName}").`);
   }
 
+  // At least once a day; more often than every minute is not a rate EventBridge schedules.
+  const reconcileEveryMinutes = number('reconcileEveryMinutes', DEFAULT_SETTINGS.reconcileEveryMinutes, {
+    integer: true,
+    min: 1,
+    max: 1440,
+  });
+  const graceText = text('reconcileGraceMinutes') ?? String(DEFAULT_SETTINGS.reconcileGraceMinutes);
+  check('reconcileGraceMinutes', settingProblems.reconcileGraceMinutes(graceText));
+
   // API Gateway's own limits for a stage: 10,000 requests per second, burst 5,000 (adjustable quotas).
   const throttlingRateLimit = number('throttlingRateLimit', DEFAULT_SETTINGS.throttlingRateLimit, {
     integer: false,
@@ -186,6 +204,8 @@ export function deploymentSettingsFrom(readContext: (key: ContextKey) => unknown
     maxSubscriptionsPerPortal,
     eventKinds,
     eventBusName,
+    reconcileEveryMinutes,
+    reconcileGraceMinutes: Number(graceText),
     throttlingRateLimit,
     throttlingBurstLimit,
     localEndpoints:

@@ -10,8 +10,16 @@
 import type { OperationId } from '../shared/operations';
 
 export interface OperationPermissions {
-  /** Actions on the subscriptions table. */
+  /**
+   * Actions on the subscriptions table: on the portals' partitions only when the operation has
+   * idempotency records too, on the whole table otherwise.
+   */
   readonly table: readonly string[];
+  /**
+   * Actions on the operation's own idempotency partition (`idempotency#<operation id>`,
+   * shared/subscriptions/table.ts), granted under a `dynamodb:LeadingKeys` condition naming it.
+   */
+  readonly idempotencyRecords?: readonly string[];
   /** Actions on the service's topics (`${TOPIC_PREFIX}-*`) and their subscriptions. */
   readonly topics: readonly string[];
 }
@@ -30,10 +38,10 @@ export const OPERATION_PERMISSIONS = {
   createSubscriptionRoute: {
     // GetItem: the early limit check (countFor), and the look-up after a write whose answer
     // was lost. UpdateItem + PutItem: the insert transaction (counter + record).
-    // Idempotency records (Powertools' DynamoDBPersistenceLayer): PutItem takes a key, GetItem
-    // reads one already taken, UpdateItem stores the result, DeleteItem frees the key when the
-    // create failed.
-    table: ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem', 'dynamodb:DeleteItem'],
+    table: ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem'],
+    // Powertools' DynamoDBPersistenceLayer: PutItem takes a key, GetItem reads one already
+    // taken, UpdateItem stores the result, DeleteItem frees the key when the create failed.
+    idempotencyRecords: ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem', 'dynamodb:DeleteItem'],
     // CreateTopic with Tags needs TagResource too. DeleteTopic: undoing a create that failed
     // half-way.
     // Subscribe sets the filter, delivery and redrive policies in the same call.
@@ -54,3 +62,18 @@ export const OPERATION_PERMISSIONS = {
   // GetItem: find the record in the caller's portal; Publish: the test message to its topic.
   testSubscriptionRoute: { table: ['dynamodb:GetItem'], topics: ['sns:Publish'] },
 } as const satisfies Record<OperationId, OperationPermissions>;
+
+/**
+ * The reconciler (shared/reconciliation/reconcile.ts): a Scan of the table; GetItem to read a
+ * record again before repairing it and a conditional UpdateItem of its two ARNs, on the portals'
+ * partitions only; CreateTopic (+ TagResource for its tags), Subscribe and
+ * SetSubscriptionAttributes to recreate what a record lost, DeleteTopic for orphans, on the
+ * service's topics; and the account-wide ListTopics and ListSubscriptions, which IAM can only
+ * grant on "*".
+ */
+export const RECONCILER_PERMISSIONS = {
+  scan: ['dynamodb:Scan'],
+  records: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
+  topics: ['sns:CreateTopic', 'sns:TagResource', 'sns:Subscribe', 'sns:SetSubscriptionAttributes', 'sns:DeleteTopic'],
+  accountListings: ['sns:ListTopics', 'sns:ListSubscriptions'],
+} as const;

@@ -1,5 +1,5 @@
 /**
- * One Lambda function of the service (an operation's, or the dispatcher), with the settings
+ * One Lambda function of the service (an operation's, the dispatcher or the reconciler), with the settings
  * every function shares fixed here once: Node.js 24 on arm64, one ESM bundle per handler built by the locally
  * installed esbuild, its own log group with a retention, and a role that starts with no
  * permissions but writing to that log group.
@@ -20,6 +20,9 @@ export const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));
 // Node built-in gets this one instead of throwing "Dynamic require of ... is not supported".
 const CREATE_REQUIRE_BANNER =
   "import { createRequire as __bundleCreateRequire } from 'node:module'; const require = __bundleCreateRequire(import.meta.url);";
+
+/** SNS actions that list the whole account: IAM has no resource type for them. */
+export const ACCOUNT_LISTINGS = ['sns:ListTopics', 'sns:ListSubscriptions'] as const;
 
 export interface ServiceFunctionProps {
   /** The handler's source file, relative to the repository root (`functions/<name>.ts`). */
@@ -93,10 +96,23 @@ export class ServiceFunction extends Construct {
     (this.function.node.defaultChild as CfnFunction).addMetadata('SamResourceId', name);
   }
 
-  /** Allows exactly these actions on exactly these resources; "*" is refused. */
-  allow(actions: readonly string[], resources: readonly string[]): void {
+  /**
+   * Allows exactly these actions on exactly these resources, under `conditions` if given; "*" is
+   * refused (see allowAccountListing for the actions IAM cannot scope).
+   */
+  allow(actions: readonly string[], resources: readonly string[], conditions?: Record<string, Record<string, unknown>>): void {
     if (resources.includes('*')) throw new Error(`${this.node.path}: grant on named resources, not on "*".`);
     if (actions.length === 0) return;
-    this.role.addToPolicy(new PolicyStatement({ actions: [...actions], resources: [...resources] }));
+    this.role.addToPolicy(new PolicyStatement({ actions: [...actions], resources: [...resources], conditions }));
+  }
+
+  /**
+   * Allows SNS's account-wide listings, which IAM knows no resource for (they must be granted on
+   * "*"; a name prefix cannot narrow them). Only these two: any other action is refused.
+   */
+  allowAccountListing(actions: readonly (typeof ACCOUNT_LISTINGS)[number][]): void {
+    const other = actions.filter((action) => !ACCOUNT_LISTINGS.includes(action));
+    if (other.length > 0) throw new Error(`${this.node.path}: ${other.join(', ')} can be granted on named resources.`);
+    this.role.addToPolicy(new PolicyStatement({ actions: [...actions], resources: ['*'] }));
   }
 }

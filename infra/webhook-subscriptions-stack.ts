@@ -1,7 +1,9 @@
 /**
  * The service on AWS (DESIGN.md §2): the subscriptions table, one function per operation and
- * an HTTP API with one JWT-authorized route per operation and path prefix. Functions, routes,
- * scopes and permissions all come from the operations table, so none can be missing here.
+ * an HTTP API with one JWT-authorized route per operation and path prefix, the delivery of
+ * portal events (portal-event-delivery.ts) and the scheduled reconciler
+ * (topic-reconciliation.ts). Functions, routes, scopes and permissions all come from the
+ * operations table, so none can be missing here.
  */
 import { Annotations, CfnOutput, Duration, RemovalPolicy, Stack, type StackProps, Validations } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
@@ -12,13 +14,19 @@ import { AttributeType, BillingMode, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { handlerEntryOf, OPERATIONS, type OperationId } from '../shared/operations';
-import { IDEMPOTENCY_EXPIRY_ATTRIBUTE, TABLE_KEYS } from '../shared/subscriptions/table';
+import {
+  IDEMPOTENCY_EXPIRY_ATTRIBUTE,
+  IDEMPOTENCY_PARTITIONS_PATTERN,
+  idempotencyPartitionOf,
+  TABLE_KEYS,
+} from '../shared/subscriptions/table';
 import type { DeploymentSettings } from './deployment-settings';
 import { PORTAL_EVENT_SOURCE } from '../shared/delivery/portal-event';
 import { localDeliveryDeadLetterQueueArn } from './local/local-account';
-import { OPERATION_PERMISSIONS } from './operation-permissions';
+import { OPERATION_PERMISSIONS, type OperationPermissions } from './operation-permissions';
 import { PortalEventDelivery } from './portal-event-delivery';
 import { ServiceFunction } from './service-function';
+import { TopicReconciliation } from './topic-reconciliation';
 
 export interface WebhookSubscriptionsStackProps extends StackProps {
   readonly settings: DeploymentSettings;
@@ -54,6 +62,8 @@ export class WebhookSubscriptionsStack extends Stack {
   readonly functions: ReadonlyMap<OperationId, ServiceFunction>;
   /** The event bus, queues and dispatcher that deliver portal events. */
   readonly delivery: PortalEventDelivery;
+  /** The scheduled reconciler of table and SNS. */
+  readonly reconciliation: TopicReconciliation;
 
   constructor(scope: Construct, id: string, props: WebhookSubscriptionsStackProps) {
     super(scope, id, props);
@@ -118,21 +128,56 @@ export class WebhookSubscriptionsStack extends Stack {
         environment,
         logRetention: LOG_RETENTION,
       });
-      const permissions = OPERATION_PERMISSIONS[operation.id];
-      fn.allow(permissions.table, [this.table.tableArn]);
+      const permissions: OperationPermissions = OPERATION_PERMISSIONS[operation.id];
+      const idempotencyRecords = permissions.idempotencyRecords ?? [];
+      // With idempotency records, each grant is held to its partitions by their partition keys:
+      // the records' to the portals' partitions, the idempotency records' to the operation's own.
+      fn.allow(
+        permissions.table,
+        [this.table.tableArn],
+        idempotencyRecords.length > 0
+          ? { 'ForAllValues:StringNotLike': { 'dynamodb:LeadingKeys': [IDEMPOTENCY_PARTITIONS_PATTERN] } }
+          : undefined,
+      );
+      fn.allow(idempotencyRecords, [this.table.tableArn], {
+        'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': [idempotencyPartitionOf(operation.id)] },
+      });
       fn.allow(permissions.topics, [topicArnPattern]);
       if (permissions.topics.length > 0) Validations.of(fn.role).acknowledge(topicWildcardAcknowledgement(settings.topicPrefix));
       functions.set(operation.id, fn);
     }
     this.functions = functions;
-    // Only create subscribes endpoints, and with them names where SNS puts what it cannot deliver
-    // (for sam local invoke: the queue the SNS emulator of npm start keeps them under).
+    // Where SNS puts what it cannot deliver (for sam local invoke: the queue the SNS emulator of
+    // npm start keeps them under).
+    const deadLetterQueueArn = settings.localEndpoints
+      ? localDeliveryDeadLetterQueueArn('us-east-1')
+      : this.delivery.deliveryDeadLetterQueue.queueArn;
+    // Of the operations only create subscribes endpoints, and names that queue when it does.
     functions
       .get('createSubscriptionRoute')!
-      .function.addEnvironment(
-        'DELIVERY_DEAD_LETTER_QUEUE_ARN',
-        settings.localEndpoints ? localDeliveryDeadLetterQueueArn('us-east-1') : this.delivery.deliveryDeadLetterQueue.queueArn,
-      );
+      .function.addEnvironment('DELIVERY_DEAD_LETTER_QUEUE_ARN', deadLetterQueueArn);
+
+    this.reconciliation = new TopicReconciliation(this, 'Reconciliation', {
+      table: this.table,
+      topicArnPattern,
+      // Recreated SNS subscriptions get the redrive policy create gives new ones.
+      environment: {
+        ...environment,
+        RECONCILE_GRACE_MINUTES: String(settings.reconcileGraceMinutes),
+        DELIVERY_DEAD_LETTER_QUEUE_ARN: deadLetterQueueArn,
+      },
+      logRetention: LOG_RETENTION,
+      everyMinutes: settings.reconcileEveryMinutes,
+    });
+    const reconcilerRole = Validations.of(this.reconciliation.reconciler.role);
+    reconcilerRole.acknowledge(topicWildcardAcknowledgement(settings.topicPrefix));
+    reconcilerRole.acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason:
+        'sns:ListTopics and sns:ListSubscriptions list the whole account and have no resource type in IAM, so they ' +
+        'can only be granted on "*" (a topic name prefix cannot narrow them); the reconciler needs both to find ' +
+        'orphan topics and lost subscriptions. Every other action of the role is on the table or the prefix.',
+    });
 
     const authorizer = new HttpJwtAuthorizer('JwtAuthorizer', settings.jwtIssuer, {
       jwtAudience: [...settings.jwtAudience],

@@ -31,6 +31,11 @@ export interface ServiceConfig {
    * policy); unset, new subscriptions get none.
    */
   readonly deliveryDeadLetterQueueArn: string | undefined;
+  /**
+   * The reconciler's grace period, in minutes: a topic without a record younger than this (by
+   * the UUIDv7 in its name) may belong to a create still in flight and is not deleted.
+   */
+  readonly reconcileGraceMinutes: number;
 }
 
 export class ConfigurationError extends Error {
@@ -40,6 +45,7 @@ export class ConfigurationError extends Error {
 export const DEFAULT_TOPIC_PREFIX = 'webhooks';
 export const DEFAULT_MAX_SUBSCRIPTIONS_PER_PORTAL = 10;
 export const DEFAULT_PORTAL_CLAIM = 'portal_id';
+export const DEFAULT_RECONCILE_GRACE_MINUTES = 15;
 
 // SNS topic names are at most 256 characters of [A-Za-z0-9_-]; the suffix is '-' + a 36-character UUID.
 const TOPIC_PREFIX_PATTERN = /^[A-Za-z0-9_-]{1,219}$/;
@@ -65,6 +71,11 @@ export const settingProblems = {
       : "must be a comma-separated list of event kinds of letters, digits, '.', '_', ':' or '-'" +
           (invalid.length ? ` (invalid: ${invalid.join(', ')}).` : ' (got none).');
   },
+  // A create takes seconds (its function times out after 10 s); a minute is the least that is safe.
+  reconcileGraceMinutes: (text: string) =>
+    /^\d+$/.test(text) && Number(text) >= 1 && Number(text) <= 1440
+      ? undefined
+      : `must be a whole number of minutes from 1 to 1440 (got "${text}").`,
   portalClaim: (value: string) =>
     CLAIM_PATTERN.test(value) ? undefined : `must be a JWT claim name of letters, digits, '_', '.', ':', '/' or '-' (got "${value}").`,
 };
@@ -107,6 +118,9 @@ export function loadConfig(env: NodeJS.ProcessEnv): ServiceConfig {
     );
   }
 
+  const graceText = read('RECONCILE_GRACE_MINUTES') ?? String(DEFAULT_RECONCILE_GRACE_MINUTES);
+  check('RECONCILE_GRACE_MINUTES', settingProblems.reconcileGraceMinutes(graceText));
+
   if (problems.length > 0) {
     throw new ConfigurationError(`Invalid configuration: ${problems.join(' ')}`);
   }
@@ -117,5 +131,6 @@ export function loadConfig(env: NodeJS.ProcessEnv): ServiceConfig {
     eventKinds,
     portalClaim,
     deliveryDeadLetterQueueArn,
+    reconcileGraceMinutes: Number(graceText),
   };
 }

@@ -71,3 +71,9 @@ export function handlerEntryOf(op: Operation): string {
  * (DESIGN.md §9). The CDK stack and the local stack both take its entry from here.
  */
 export const DISPATCHER = { handler: 'dispatchPortalEvents', entry: 'functions/dispatchPortalEvents.ts' } as const;
+
+/**
+ * The scheduled function that restores the agreement of table and SNS (README,
+ * "Reconciliation"); `npm run reconcile` runs the same handler against the local stack.
+ */
+export const RECONCILER = { handler: 'reconcileTopics', entry: 'functions/reconcileTopics.ts' } as const;

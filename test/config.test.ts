@@ -18,6 +18,7 @@ describe('loadConfig', () => {
         'antivirus.scan.failed',
       ],
       portalClaim: 'portal_id',
+      reconcileGraceMinutes: 15,
     });
   });
 
@@ -29,8 +30,16 @@ describe('loadConfig', () => {
         MAX_SUBSCRIPTIONS_PER_PORTAL: '25',
         EVENT_KINDS: ' a.b , c.d,a.b ',
         PORTAL_CLAIM: 'custom:portal',
+        RECONCILE_GRACE_MINUTES: '30',
       }),
-    ).toEqual({ tableName: 't', topicPrefix: 'hooks_prod', maxSubscriptionsPerPortal: 25, eventKinds: ['a.b', 'c.d'], portalClaim: 'custom:portal' });
+    ).toEqual({
+      tableName: 't',
+      topicPrefix: 'hooks_prod',
+      maxSubscriptionsPerPortal: 25,
+      eventKinds: ['a.b', 'c.d'],
+      portalClaim: 'custom:portal',
+      reconcileGraceMinutes: 30,
+    });
   });
 
   it.each([
@@ -42,6 +51,8 @@ describe('loadConfig', () => {
     [{ TABLE_NAME: 't', EVENT_KINDS: ' , ' }, /EVENT_KINDS must be/],
     [{ TABLE_NAME: 't', EVENT_KINDS: 'ok,not ok' }, /EVENT_KINDS .*invalid: not ok/],
     [{ TABLE_NAME: 't', PORTAL_CLAIM: 'a b' }, /PORTAL_CLAIM must be/],
+    [{ TABLE_NAME: 't', RECONCILE_GRACE_MINUTES: '0' }, /RECONCILE_GRACE_MINUTES must be a whole number of minutes from 1 to 1440 \(got "0"\)/],
+    [{ TABLE_NAME: 't', RECONCILE_GRACE_MINUTES: '1441' }, /RECONCILE_GRACE_MINUTES must be/],
   ])('refuses %j', (env, message) => {
     expect(() => loadConfig(env)).toThrow(message);
   });

@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PROJECT_ROOT } from '../infra/service-function';
 import { STACK_NAME } from '../infra/webhook-subscriptions-app';
-import { DISPATCHER, OPERATIONS } from '../shared/operations';
+import { DISPATCHER, OPERATIONS, RECONCILER } from '../shared/operations';
 import { freshPortal } from './support/api';
 import { allTopicArns, subscriptionItems } from './support/aws-state';
 import { REQUIRED_CONTEXT, serviceApp } from './support/cdk-app';
@@ -75,8 +75,9 @@ async function createdSubscription() {
 }
 
 describe('the synthesized functions, invoked as sam local invoke does', () => {
-  it('has one function per operation and the dispatcher, each with its sample event in events/', () => {
-    expect([...functions.keys()].sort()).toEqual([...OPERATIONS.map((op) => op.handler), DISPATCHER.handler].sort());
+  it('has one function per operation, the dispatcher and the reconciler, each with its sample event in events/', () => {
+    expect([...functions.keys()].sort()).toEqual([...OPERATIONS.map((op) => op.handler), DISPATCHER.handler, RECONCILER.handler].sort());
+    expect(JSON.parse(readFileSync(join(PROJECT_ROOT, 'events', `${RECONCILER.handler}.json`), 'utf8'))['detail-type']).toBe('Scheduled Event');
     expect(JSON.parse(readFileSync(join(PROJECT_ROOT, 'events', `${DISPATCHER.handler}.json`), 'utf8')).Records).toHaveLength(1);
     for (const op of OPERATIONS) {
       const event = sampleEvent(op.handler);
@@ -191,6 +192,26 @@ describe('the synthesized functions, invoked as sam local invoke does', () => {
       .map((line) => JSON.parse(line))
       .find((entry) => entry.message === 'portal event dispatched');
     expect(dispatched).toMatchObject({ portalId, kind: 'asset_bank.media.create', recipients: [configId] });
+  });
+
+  it('the reconciler runs on the sample scheduled event, and answers and logs its summary', async () => {
+    const { topicArn } = await createdSubscription();
+    const event = JSON.parse(readFileSync(join(PROJECT_ROOT, 'events', `${RECONCILER.handler}.json`), 'utf8'));
+
+    const invocation = await samLocalInvokeRaw(RECONCILER.handler, event);
+
+    // The table and the emulator are shared with the other suites, whose topics have another
+    // prefix (webhooks-test-*: names it leaves alone); this one's subscription is in agreement.
+    const summary = invocation.result as { topicsSeen: number; recordsSeen: number; orphanTopicsDeleted: number; dryRun: boolean };
+    expect(summary).toMatchObject({ orphanTopicsDeleted: 0, dryRun: false });
+    expect(summary.topicsSeen).toBeGreaterThanOrEqual(1);
+    expect(await allTopicArns()).toContain(topicArn);
+    const logged = invocation.logs
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line))
+      .find((entry) => entry.message === 'reconciliation summary');
+    expect(logged).toMatchObject({ operation: RECONCILER.handler, summary });
   });
 
   it.each(['updateSubscription', 'renameSubscription', 'activateSubscription', 'deleteSubscription', 'testSubscription'])(

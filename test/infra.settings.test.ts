@@ -54,6 +54,9 @@ describe('synth with a bad value', () => {
     ['throttlingBurstLimit', '9999', /throttlingBurstLimit must be a whole number from 1 to 5000/],
     ['eventBusName', 'default', /eventBusName must be .* not "default"/],
     ['eventBusName', 'portal events', /eventBusName must be 1-256 letters/],
+    ['reconcileEveryMinutes', '0', /reconcileEveryMinutes must be a whole number from 1 to 1440 \(got "0"\)/],
+    ['reconcileEveryMinutes', '7.5', /reconcileEveryMinutes must be a whole number/],
+    ['reconcileGraceMinutes', '0', /reconcileGraceMinutes must be a whole number of minutes from 1 to 1440/],
   ])('fails for %s=%j, naming the key', (key, value, message) => {
     expect(() => synthWith({ ...REQUIRED_CONTEXT, [key]: value })).toThrow(message);
   });
@@ -70,6 +73,8 @@ describe('synth with every key set', () => {
     throttlingRateLimit: '12.5',
     throttlingBurstLimit: '40',
     eventBusName: 'acme-portal-events',
+    reconcileEveryMinutes: '45',
+    reconcileGraceMinutes: '30',
   };
   let template: Template;
   beforeAll(() => {
@@ -78,7 +83,8 @@ describe('synth with every key set', () => {
 
   it('gives every function the configuration', () => {
     const functions = Object.values(template.findResources('AWS::Lambda::Function'));
-    expect(functions).toHaveLength(OPERATIONS.length + 1);
+    // The operations, the dispatcher and the reconciler.
+    expect(functions).toHaveLength(OPERATIONS.length + 2);
     for (const fn of functions) {
       expect(fn.Properties.Environment.Variables).toMatchObject({
         TOPIC_PREFIX: 'acme_webhooks',
@@ -107,15 +113,26 @@ describe('synth with every key set', () => {
         [statement.Action].flat().some((action) => action.startsWith('sns:')),
       ).map((statement: { Resource: unknown }) => JSON.stringify(statement.Resource)),
     );
-    // Every function that calls SNS (the operations that do, and the dispatcher), and SNS's own
-    // right to send to the delivery dead-letter queue.
-    const callingSns = OPERATIONS.filter((op) => OPERATION_PERMISSIONS[op.id].topics.length > 0).length + 1;
-    expect(resources).toHaveLength(callingSns);
-    for (const resource of resources) expect(resource).toContain('":acme_webhooks-*"');
+    // Every function that calls SNS (the operations that do, the dispatcher and the reconciler),
+    // and SNS's own right to send to the delivery dead-letter queue; besides the reconciler's
+    // account-wide listings, which IAM can only grant on "*".
+    const onTopics = resources.filter((resource) => resource !== '"*"');
+    const callingSns = OPERATIONS.filter((op) => OPERATION_PERMISSIONS[op.id].topics.length > 0).length + 2;
+    expect(onTopics).toHaveLength(callingSns);
+    expect(resources.filter((resource) => resource === '"*"')).toHaveLength(1);
+    for (const resource of onTopics) expect(resource).toContain('":acme_webhooks-*"');
     const [deadLetterPolicy] = Object.values(template.findResources('AWS::SQS::QueuePolicy')).filter((policy) =>
       JSON.stringify(policy).includes('sns.amazonaws.com'),
     );
     expect(JSON.stringify(deadLetterPolicy!.Properties.PolicyDocument)).toContain('":acme_webhooks-*"');
+  });
+
+  it('runs the reconciler as often as asked, with the grace period asked', () => {
+    template.hasResourceProperties('AWS::Events::Rule', { ScheduleExpression: 'rate(45 minutes)' });
+    const reconciler = Object.values(template.findResources('AWS::Lambda::Function')).filter(
+      (fn) => fn.Properties.Environment.Variables.RECONCILE_GRACE_MINUTES !== undefined,
+    );
+    expect(reconciler.map((fn) => fn.Properties.Environment.Variables.RECONCILE_GRACE_MINUTES)).toEqual(['30']);
   });
 
   it('names the portal-events bus as asked', () => {
@@ -149,6 +166,7 @@ describe('the settings and the functions configuration', () => {
     ['maxSubscriptionsPerPortal', 'MAX_SUBSCRIPTIONS_PER_PORTAL', ['1', '10', '100000', '100001', '0', '-1', '1e3', '2.5', 'x']],
     ['portalClaim', 'PORTAL_CLAIM', ['portal_id', 'https://example.com/portal', 'custom:portal', 'a b', 'p"q', 'x'.repeat(129)]],
     ['eventKinds', 'EVENT_KINDS', ['a.b', 'a.b,c:d', ' a.b , c ', 'a b', 'a.b,%']],
+    ['reconcileGraceMinutes', 'RECONCILE_GRACE_MINUTES', ['1', '15', '1440', '0', '1441', '2.5', '-1', 'x']],
   ])('accept and refuse the same %s values (%s)', (contextKey, variable, values) => {
     for (const value of values) {
       const stackAccepts = accepts(() => settingsFrom({ [contextKey]: value }));
@@ -181,7 +199,7 @@ describe('synth for sam local invoke against npm start', () => {
     const template = Template.fromStack(stack);
 
     const functions = Object.values(template.findResources('AWS::Lambda::Function'));
-    expect(functions).toHaveLength(OPERATIONS.length + 1);
+    expect(functions).toHaveLength(OPERATIONS.length + 2);
     for (const fn of functions) {
       expect(fn.Properties.Environment.Variables).toMatchObject({
         AWS_ENDPOINT_URL_DYNAMODB: 'http://127.0.0.1:8000',

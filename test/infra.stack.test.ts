@@ -14,7 +14,7 @@ import { OPERATION_PERMISSIONS } from '../infra/operation-permissions';
 import { STACK_NAME } from '../infra/webhook-subscriptions-app';
 import type { WebhookSubscriptionsStack } from '../infra/webhook-subscriptions-stack';
 import { loadConfig } from '../shared/config';
-import { OPERATIONS } from '../shared/operations';
+import { DISPATCHER, OPERATIONS, RECONCILER } from '../shared/operations';
 import { IDEMPOTENCY_EXPIRY_ATTRIBUTE, TABLE_KEYS } from '../shared/subscriptions/table';
 import { logicalIdOf, REQUIRED_CONTEXT, serviceApp } from './support/cdk-app';
 
@@ -67,8 +67,8 @@ describe('the subscriptions table', () => {
 });
 
 describe('the functions', () => {
-  it('are one per operation, and the dispatcher', () => {
-    template.resourceCountIs('AWS::Lambda::Function', OPERATIONS.length + 1);
+  it('are one per operation, the dispatcher and the reconciler', () => {
+    template.resourceCountIs('AWS::Lambda::Function', OPERATIONS.length + 2);
   });
 
   describe.each(OPERATIONS.map((op) => [op.handler, op] as const))('%s', (_handler, op) => {
@@ -111,11 +111,14 @@ describe('the functions', () => {
 
       expect(resources[roleId]!.Properties.ManagedPolicyArns).toBeUndefined();
       expect(actionsOn(statements, { 'Fn::GetAtt': [logGroupId, 'Arn'] })).toEqual(['logs:CreateLogStream', 'logs:PutLogEvents']);
-      expect(actionsOn(statements, { 'Fn::GetAtt': [tableId(), 'Arn'] })).toEqual([...expected.table].sort());
+      const idempotencyRecords: readonly string[] = ('idempotencyRecords' in expected && expected.idempotencyRecords) || [];
+      expect(actionsOn(statements, { 'Fn::GetAtt': [tableId(), 'Arn'] })).toEqual([...expected.table, ...idempotencyRecords].sort());
       expect(actionsOn(statements, topicArnPattern('webhooks'))).toEqual([...expected.topics].sort());
       // Nothing else: every statement is one of the three above.
       const granted = statements.flatMap((statement) => [statement.Action].flat());
-      expect(granted.sort()).toEqual(['logs:CreateLogStream', 'logs:PutLogEvents', ...expected.table, ...expected.topics].sort());
+      expect(granted.sort()).toEqual(
+        ['logs:CreateLogStream', 'logs:PutLogEvents', ...expected.table, ...idempotencyRecords, ...expected.topics].sort(),
+      );
     });
   });
 
@@ -137,19 +140,28 @@ describe('the functions', () => {
         portalClaim: 'portal_id',
         eventKinds: loadConfig({ TABLE_NAME: 'x' }).eventKinds,
         deliveryDeadLetterQueueArn: deployed.DELIVERY_DEAD_LETTER_QUEUE_ARN ? deadLetterQueueArn : undefined,
+        reconcileGraceMinutes: 15,
       });
     }
   });
 });
 
 describe('IAM', () => {
-  it('grants nothing on "*", and uses no managed policies', () => {
-    for (const [, policy] of ofType('AWS::IAM::Policy')) {
+  it('grants nothing on "*" but the reconciler its two account-wide SNS listings, and uses no managed policies', () => {
+    const onEverything: unknown[] = [];
+    for (const [id, policy] of ofType('AWS::IAM::Policy')) {
       for (const statement of policy.Properties.PolicyDocument.Statement) {
-        expect([statement.Resource].flat()).not.toContain('*');
+        if ([statement.Resource].flat().includes('*')) onEverything.push({ roles: policy.Properties.Roles, actions: statement.Action, id });
         expect([statement.Action].flat().some((action: string) => action.endsWith('*'))).toBe(false);
       }
     }
+    expect(onEverything).toEqual([
+      {
+        roles: [{ Ref: logicalIdOf(stack, stack.reconciliation.reconciler.role) }],
+        actions: ['sns:ListSubscriptions', 'sns:ListTopics'],
+        id: expect.any(String),
+      },
+    ]);
     for (const [, role] of ofType('AWS::IAM::Role')) {
       expect(role.Properties.ManagedPolicyArns).toBeUndefined();
     }
@@ -159,6 +171,93 @@ describe('IAM', () => {
     const fn = stack.functions.get('listSubscriptionsRoute')!;
 
     expect(() => fn.allow(['dynamodb:Scan'], ['*'])).toThrow(/not on "\*"/);
+  });
+});
+
+describe('what each function may do', () => {
+  // The whole of each role, written out for review: one line per statement, as
+  // `<resource>: <actions>[ when <condition>]`. Everything a function may do is on this page.
+  const EXPECTED: Record<string, string[]> = {
+    createSubscription: [
+      'own log group: logs:CreateLogStream logs:PutLogEvents',
+      'table: dynamodb:GetItem dynamodb:PutItem dynamodb:UpdateItem when ForAllValues:StringNotLike dynamodb:LeadingKeys idempotency#*',
+      'table: dynamodb:DeleteItem dynamodb:GetItem dynamodb:PutItem dynamodb:UpdateItem when ForAllValues:StringEquals dynamodb:LeadingKeys idempotency#createSubscriptionRoute',
+      'topics webhooks-*: sns:CreateTopic sns:DeleteTopic sns:Subscribe sns:TagResource',
+    ],
+    updateSubscription: [
+      'own log group: logs:CreateLogStream logs:PutLogEvents',
+      'table: dynamodb:GetItem dynamodb:UpdateItem',
+      'topics webhooks-*: sns:SetSubscriptionAttributes',
+    ],
+    activateSubscription: [
+      'own log group: logs:CreateLogStream logs:PutLogEvents',
+      'table: dynamodb:GetItem dynamodb:UpdateItem',
+      'topics webhooks-*: sns:SetSubscriptionAttributes',
+    ],
+    listSubscriptions: [
+      'own log group: logs:CreateLogStream logs:PutLogEvents',
+      'table: dynamodb:Query',
+      'topics webhooks-*: sns:GetSubscriptionAttributes',
+    ],
+    renameSubscription: ['own log group: logs:CreateLogStream logs:PutLogEvents', 'table: dynamodb:UpdateItem'],
+    deleteSubscription: [
+      'own log group: logs:CreateLogStream logs:PutLogEvents',
+      'table: dynamodb:DeleteItem dynamodb:GetItem dynamodb:UpdateItem',
+      'topics webhooks-*: sns:DeleteTopic',
+    ],
+    testSubscription: [
+      'own log group: logs:CreateLogStream logs:PutLogEvents',
+      'table: dynamodb:GetItem',
+      'topics webhooks-*: sns:Publish',
+    ],
+    dispatchPortalEvents: [
+      'own log group: logs:CreateLogStream logs:PutLogEvents',
+      'table: dynamodb:Query',
+      'topics webhooks-*: sns:Publish',
+      'events queue: sqs:ChangeMessageVisibility sqs:DeleteMessage sqs:GetQueueAttributes sqs:GetQueueUrl sqs:ReceiveMessage',
+    ],
+    reconcileTopics: [
+      'own log group: logs:CreateLogStream logs:PutLogEvents',
+      'table: dynamodb:Scan',
+      'table: dynamodb:GetItem dynamodb:UpdateItem when ForAllValues:StringNotLike dynamodb:LeadingKeys idempotency#*',
+      'topics webhooks-*: sns:CreateTopic sns:DeleteTopic sns:SetSubscriptionAttributes sns:Subscribe sns:TagResource',
+      '*: sns:ListSubscriptions sns:ListTopics',
+    ],
+  };
+
+  const allFunctions = () => [
+    ...OPERATIONS.map((op) => [op.handler, stack.functions.get(op.id)!] as const),
+    [DISPATCHER.handler, stack.delivery.dispatcher] as const,
+    [RECONCILER.handler, stack.reconciliation.reconciler] as const,
+  ];
+
+  it('lists every function: the seven operations, the dispatcher and the reconciler', () => {
+    expect(allFunctions().map(([name]) => name).sort()).toEqual(Object.keys(EXPECTED).sort());
+    expect(allFunctions()).toHaveLength(ofType('AWS::Lambda::Function').length);
+  });
+
+  it.each(Object.keys(EXPECTED))('%s may do exactly what is listed, on what is listed', (name) => {
+    const [, fn] = allFunctions().find(([handler]) => handler === name)!;
+    const labels = new Map<string, string>([
+      [JSON.stringify({ 'Fn::GetAtt': [logicalIdOf(stack, fn.logGroup), 'Arn'] }), 'own log group'],
+      [JSON.stringify({ 'Fn::GetAtt': [tableId(), 'Arn'] }), 'table'],
+      [JSON.stringify(topicArnPattern('webhooks')), 'topics webhooks-*'],
+      [JSON.stringify({ 'Fn::GetAtt': [logicalIdOf(stack, stack.delivery.eventsQueue), 'Arn'] }), 'events queue'],
+      [JSON.stringify('*'), '*'],
+    ]);
+    const roleId = logicalIdOf(stack, fn.role);
+
+    const granted = policyStatementsOf(roleId).map((statement) => {
+      const resource = labels.get(JSON.stringify(statement.Resource)) ?? JSON.stringify(statement.Resource);
+      const actions = [statement.Action].flat().sort().join(' ');
+      const condition = Object.entries((statement as { Condition?: Record<string, Record<string, string[]>> }).Condition ?? {})
+        .flatMap(([operator, keys]) => Object.entries(keys).map(([key, values]) => `${operator} ${key} ${[values].flat().join(',')}`))
+        .join(' and ');
+      return `${resource}: ${actions}${condition ? ` when ${condition}` : ''}`;
+    });
+
+    expect(granted.sort()).toEqual([...EXPECTED[name]!].sort());
+    expect(resources[roleId]!.Properties.ManagedPolicyArns).toBeUndefined();
   });
 });
 
@@ -253,12 +352,16 @@ describe('AWS Solutions rules (cdk-nag)', () => {
           wildcardId,
         ]),
         [`${STACK_NAME}/Delivery/dispatchPortalEvents/Role`, wildcardId],
+        [`${STACK_NAME}/Reconciliation/reconcileTopics/Role`, wildcardId],
+        // ListTopics and ListSubscriptions have no resource type in IAM.
+        [`${STACK_NAME}/Reconciliation/reconcileTopics/Role`, 'AwsSolutions-IAM5[Resource::*]'],
         // A dead-letter queue needs no dead-letter queue; cdk-nag cannot see the redrive policies SNS holds.
         [`${STACK_NAME}/Delivery/DeliveryDeadLetters`, 'AwsSolutions-SQS3'],
       ].sort(),
     );
     for (const { id, reason } of acknowledgments) {
-      expect(reason).toMatch(id.includes('IAM5') ? /created at run time.{40,}/ : /redrive policy.{20,}/);
+      const why = id.includes('Resource::*]') ? /no resource type in IAM.{40,}/ : id.includes('IAM5') ? /created at run time.{40,}/ : /redrive policy.{20,}/;
+      expect(reason).toMatch(why);
     }
   });
 
@@ -301,6 +404,19 @@ describe('the bundles', () => {
       expect(statSync(join(directory, 'index.mjs')).size).toBeLessThan(1024 * 1024);
     },
   );
+
+  it('the reconciler holds the listings, the scan and topic creation, and none of the HTTP chain', () => {
+    const directory = bundleDirectoryOf(logicalIdOf(stack, stack.reconciliation.reconciler.function));
+    const code = readFileSync(join(directory, 'index.mjs'), 'utf8');
+    sizes.reconcileTopics = `${(statSync(join(directory, 'index.mjs')).size / 1024).toFixed(1)} KiB`;
+
+    for (const command of ['"ListTopics"', '"ListSubscriptions"', '"Scan"', '"CreateTopic"', '"DeleteTopic"']) {
+      expect({ command, bundled: code.includes(command) }).toEqual({ command, bundled: true });
+    }
+    expect(code.includes('IdempotencyAlreadyInProgressError')).toBe(false);
+    expect(code.includes('request body is not valid JSON')).toBe(false);
+    expect(code.includes('BatchProcessor')).toBe(false);
+  });
 
   it('the dispatcher holds the batch processor and Publish, and none of the HTTP chain', () => {
     const directory = bundleDirectoryOf(logicalIdOf(stack, stack.delivery.dispatcher.function));

@@ -28,8 +28,11 @@ export const ROUTES: readonly Route[] = OPERATIONS.flatMap((operation) =>
 /**
  * The route for a request, or undefined (API Gateway answers 404 then, for an unknown path and
  * for a known path with another method alike). `rawPath` is the path as sent, still
- * percent-encoded; a literal segment must match exactly, a `{name}` segment matches any one
- * non-empty segment. Literal routes win over parameter routes, as in API Gateway.
+ * percent-encoded. It is split into segments at its slashes first, then each segment is
+ * percent-decoded, as API Gateway decodes a path before routing it: `/%6Cist` is the route
+ * `/list`, while `%2F` stays inside its segment and never adds one. A literal segment must
+ * equal the decoded one, a `{name}` segment matches any one non-empty segment; a malformed
+ * escape matches nothing. Literal routes win over parameter routes, as in API Gateway.
  */
 export function matchRoute(method: string, rawPath: string, routes: readonly Route[] = ROUTES): RouteMatch | undefined {
   const segments = rawPath.split('/');
@@ -52,18 +55,23 @@ function matchSegments(template: string[], actual: string[]): Record<string, str
   if (template.length !== actual.length) return undefined;
   const parameters: Record<string, string> = {};
   for (const [index, expected] of template.entries()) {
-    const segment = actual[index]!;
+    const segment = decodedSegment(actual[index]!);
+    if (segment === undefined) return undefined; // malformed percent-encoding matches nothing
     const parameter = PARAMETER_SEGMENT.exec(expected);
     if (!parameter) {
       if (segment !== expected) return undefined;
       continue;
     }
     if (segment === '') return undefined;
-    try {
-      parameters[parameter[1]!] = decodeURIComponent(segment);
-    } catch {
-      return undefined; // malformed percent-encoding matches nothing
-    }
+    parameters[parameter[1]!] = segment;
   }
   return parameters;
+}
+
+function decodedSegment(segment: string): string | undefined {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return undefined;
+  }
 }

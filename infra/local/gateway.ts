@@ -7,12 +7,14 @@
  * - 401 / 403 from the JWT authorizer (jwt-authorizer.ts);
  * - 413 `{"message":"Request Entity Too Large"}` for a body over API Gateway's 10 MB payload
  *   limit (read as a stream and dropped past the limit, so no upload can fill the memory);
+ * - 431 `{"message":"Request Header Fields Too Large"}` for a request line and header values
+ *   over API Gateway's 10,240 bytes, whatever the path (README, "How local differs from AWS");
  * - 500 `{"message":"Internal Server Error"}` when the handler throws, times out, or answers
  *   something that is not a response;
  * - every answer carries an `apigw-requestid` header, the event's requestId.
  */
 import type { Context } from 'aws-lambda';
-import { createServer, type IncomingMessage, type RequestListener, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type RequestListener, type ServerResponse, STATUS_CODES } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { apiGatewayRequestId, httpApiEvent, lambdaContext } from './gateway-event';
 import { matchRoute } from './gateway-routes';
@@ -22,6 +24,23 @@ import type { OperationHandlers } from './operation-handlers';
 
 /** API Gateway's payload limit for HTTP APIs (10 MB); the handlers refuse anything over 64 KiB themselves. */
 export const MAX_PAYLOAD_BYTES = 10 * 1024 * 1024;
+
+/**
+ * API Gateway's limit for HTTP APIs on the request line and the header values together: 10,240
+ * bytes, a quota AWS does not raise. Header names are not counted, as AWS words it.
+ */
+export const MAX_REQUEST_LINE_AND_HEADER_BYTES = 10_240;
+
+const HEADERS_TOO_LARGE = { statusCode: 431, body: { message: 'Request Header Fields Too Large' } } as const;
+
+/**
+ * Node refuses a header section over its maxHeaderSize (16 KiB by default) before the gateway
+ * sees the request, by resetting the connection; raised to 1 MiB, so that the gateway reads the
+ * headers whole, measures API Gateway's limit itself and answers. Over even this, the 431 is
+ * written from the parser's error (see clientError below), but the client may see the
+ * connection reset before it reads it: Node's parser leaves the rest of the request unread.
+ */
+const NODE_MAX_HEADER_BYTES = 1024 * 1024;
 
 /** The functions' timeout and memory, as infra/operation-function.ts deploys them. */
 const FUNCTION_TIMEOUT_MS = 10_000;
@@ -59,7 +78,7 @@ interface HttpAnswer {
 
 export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const log = options.log ?? (() => undefined);
-  const server = createServer((request, response) => {
+  const server = createServer({ maxHeaderSize: NODE_MAX_HEADER_BYTES }, (request, response) => {
     const startedAt = performance.now();
     response.once('finish', () => {
       log(`${request.method} ${request.url} -> ${response.statusCode} (${Math.round(performance.now() - startedAt)} ms)`);
@@ -69,8 +88,18 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       sendJson(request, response, 500, { message: 'Internal Server Error' });
     });
   });
-  // Malformed HTTP must not take the gateway down.
-  server.on('clientError', (_error, socket) => socket.destroy());
+  // Malformed HTTP must not take the gateway down. Headers too large for Node's parser get the
+  // 431 of API Gateway rather than a dropped connection; anything else is dropped.
+  server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
+    if (error.code !== 'HPE_HEADER_OVERFLOW' || !socket.writable) return socket.destroy();
+    log(`request headers over ${NODE_MAX_HEADER_BYTES} bytes -> ${HEADERS_TOO_LARGE.statusCode}`);
+    const body = JSON.stringify(HEADERS_TOO_LARGE.body);
+    socket.end(
+      `HTTP/1.1 ${HEADERS_TOO_LARGE.statusCode} ${STATUS_CODES[HEADERS_TOO_LARGE.statusCode]}\r\n` +
+        `content-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n` +
+        `apigw-requestid: ${apiGatewayRequestId()}\r\nconnection: close\r\n\r\n${body}`,
+    );
+  });
 
   const host = options.host ?? '127.0.0.1';
   await new Promise<void>((resolve, reject) => {
@@ -108,6 +137,11 @@ async function serve(options: GatewayOptions, request: IncomingMessage, response
   const gatewayAnswer = (statusCode: number, body: unknown, headers: Record<string, string> = {}) =>
     sendJson(request, response, statusCode, body, { ...headers, 'apigw-requestid': requestId });
 
+  // Before anything else, as API Gateway refuses such a request at its door.
+  if (requestLineAndHeaderBytes(request) > MAX_REQUEST_LINE_AND_HEADER_BYTES) {
+    return gatewayAnswer(HEADERS_TOO_LARGE.statusCode, HEADERS_TOO_LARGE.body);
+  }
+
   const match = matchRoute(request.method ?? '', rawPath);
   if (!match) return gatewayAnswer(404, { message: 'Not Found' });
 
@@ -140,6 +174,14 @@ async function serve(options: GatewayOptions, request: IncomingMessage, response
   }
   if (!answer) return gatewayAnswer(500, { message: 'Internal Server Error' });
   sendResponse(request, response, answer.statusCode, { ...answer.headers, 'apigw-requestid': requestId }, answer.body);
+}
+
+/** What API Gateway's header limit counts: the request line and every header's value, in bytes. */
+function requestLineAndHeaderBytes(request: IncomingMessage): number {
+  let bytes = Buffer.byteLength(`${request.method} ${request.url} HTTP/${request.httpVersion}`);
+  // rawHeaders alternates names and values, repeated headers included.
+  for (let index = 1; index < request.rawHeaders.length; index += 2) bytes += Buffer.byteLength(request.rawHeaders[index]!);
+  return bytes;
 }
 
 /**

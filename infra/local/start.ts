@@ -8,7 +8,7 @@
  *   LOCAL_OAUTH_CLIENTS (infra/local/oauth-clients.json)  and the service's own variables.
  */
 import { relative } from 'node:path';
-import { DEFAULT_DATA_DIR, DEFAULT_PORTS, LOCAL_CREDENTIALS, type LocalStack, startLocalStack } from './local-stack';
+import { DEFAULT_DATA_DIR, DEFAULT_PORTS, DEFAULT_TABLE_NAME, LOCAL_CREDENTIALS, type LocalStack, startLocalStack } from './local-stack';
 import { SCOPES } from '../../shared/operations';
 import { DEFAULT_CLIENTS_FILE } from './oauth-clients';
 
@@ -21,6 +21,18 @@ function portFromEnv(name: string, fallback: number): number {
   const port = Number(text);
   if (!/^\d+$/.test(text) || port > 65_535) throw new Error(`${name} must be a port number (0-65535), not "${text}".`);
   return port;
+}
+
+/** The variables `npm run reconcile` needs to find this stack, when it does not run on the default ports. */
+function portsPrefix(stack: LocalStack): string {
+  const dynamoDbPort = new URL(stack.dynamoDb.endpoint).port;
+  const snsPort = new URL(stack.sns.endpoint).port;
+  const settings = [
+    ...(dynamoDbPort !== String(DEFAULT_PORTS.dynamoDb) ? [`DYNAMODB_PORT=${dynamoDbPort}`] : []),
+    ...(snsPort !== String(DEFAULT_PORTS.sns) ? [`SNS_PORT=${snsPort}`] : []),
+    ...(stack.tableName !== DEFAULT_TABLE_NAME ? [`TABLE_NAME=${stack.tableName}`] : []),
+  ];
+  return settings.length > 0 ? `${settings.join(' ')} ` : '';
 }
 
 /** What a developer needs to use the stack, ready to paste. */
@@ -57,6 +69,9 @@ async function printout(stack: LocalStack, clientsFile: string): Promise<string>
     `  aws --endpoint-url ${stack.sns.endpoint} sns list-topics`,
     `  aws --endpoint-url ${stack.events.endpoint} events put-events --entries '[{"EventBusName": "${stack.eventBusName}", ` +
       `"Source": "portal.events", "DetailType": "asset_bank.media.create", "Detail": "{\\"portalId\\": \\"${client!.portalId}\\", \\"mediaId\\": \\"m-1\\"}"}]'`,
+    '',
+    'Restore the agreement of table and SNS after failures (README, "Reconciliation"), from another terminal:',
+    `  ${portsPrefix(stack)}npm run reconcile -- --dry-run`,
     '',
     'Ctrl-C stops everything.',
     '',

@@ -3,6 +3,7 @@ import {
   type DynamoDBDocumentClient,
   GetCommand,
   QueryCommand,
+  ScanCommand,
   TransactWriteCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
@@ -12,6 +13,13 @@ import { PORTAL_COUNTER_KEY, SUBSCRIPTION_KEY_PREFIX, subscriptionKeyOf } from '
 
 /** What rename, update and activate may change. */
 export type SubscriptionChanges = Partial<Pick<Subscription, 'name' | 'events' | 'status'>>;
+
+/** Where a record's deliveries go: its topic and its endpoint's SNS subscription. */
+export type DeliveryArns = Pick<Subscription, 'topicArn' | 'subscriptionArn'>;
+
+// A table of 100,000 subscriptions of about 1 KB is some 100 pages of 1 MB; the bound only
+// stops a scan that never ends.
+const MAX_SCAN_PAGES = 100_000;
 
 // Concurrent transactions on one portal's counter conflict; DynamoDB cancels the losers and
 // they are tried again, a bounded number of times.
@@ -110,6 +118,61 @@ export class SubscriptionRepository {
       startKey = page.LastEvaluatedKey;
     } while (startKey);
     return subscriptions;
+  }
+
+  /**
+   * Every subscription of every portal, through all of DynamoDB's pages (strongly consistent).
+   * A Scan of the whole table: for the reconciler only, which has to compare all records with
+   * all topics; every request-serving path stays inside the caller's partition.
+   */
+  async scanAllSubscriptions(): Promise<Subscription[]> {
+    const subscriptions: Subscription[] = [];
+    let startKey: Record<string, unknown> | undefined;
+    for (let page = 0; page < MAX_SCAN_PAGES; page++) {
+      const result = await this.db.send(
+        new ScanCommand({
+          TableName: this.tableName,
+          FilterExpression: 'begins_with(sk, :prefix)',
+          ExpressionAttributeValues: { ':prefix': SUBSCRIPTION_KEY_PREFIX },
+          ConsistentRead: true,
+          ExclusiveStartKey: startKey,
+        }),
+      );
+      for (const item of result.Items ?? []) subscriptions.push(toSubscription(item));
+      startKey = result.LastEvaluatedKey;
+      if (!startKey) return subscriptions;
+    }
+    throw new Error(`The table scan did not end within ${MAX_SCAN_PAGES} pages.`);
+  }
+
+  /**
+   * Points the record at a recreated topic and SNS subscription, only if it still points where
+   * it did when the repair began (`previous`): a record deleted or repaired meanwhile is left
+   * alone (SubscriptionNotFoundError). Answers the record as written, with the events and status
+   * it has now.
+   */
+  async replaceDeliveryArns(portalId: string, configId: string, previous: DeliveryArns, next: DeliveryArns): Promise<Subscription> {
+    try {
+      const { Attributes } = await this.db.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: { portalId, sk: subscriptionKeyOf(configId) },
+          UpdateExpression: 'SET topicArn = :topicArn, subscriptionArn = :subscriptionArn',
+          ConditionExpression: 'topicArn = :previousTopicArn AND subscriptionArn = :previousSubscriptionArn',
+          ExpressionAttributeValues: {
+            ':topicArn': next.topicArn,
+            ':subscriptionArn': next.subscriptionArn,
+            ':previousTopicArn': previous.topicArn,
+            ':previousSubscriptionArn': previous.subscriptionArn,
+          },
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      return toSubscription(Attributes!);
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) throw new SubscriptionNotFoundError(configId);
+      throw error;
+    }
   }
 
   /**

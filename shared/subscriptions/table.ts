@@ -19,6 +19,9 @@ export const PORTAL_COUNTER_KEY = 'portal';
 /** Partition key of the idempotency records of an operation (never a valid portal id). */
 export const idempotencyPartitionOf = (operationId: string) => `idempotency#${operationId}`;
 
+/** Every idempotency partition, as an IAM `StringLike` pattern of `dynamodb:LeadingKeys`. */
+export const IDEMPOTENCY_PARTITIONS_PATTERN = idempotencyPartitionOf('*');
+
 /**
  * Attribute holding when an idempotency record expires, in epoch seconds: the table's TTL
  * attribute. Only idempotency records have it; subscriptions and counters never expire.

@@ -42,16 +42,7 @@ export class SubscriptionTopics {
   ): Promise<SubscriptionTopic> {
     let topicArn: string;
     try {
-      const { TopicArn } = await this.sns.send(
-        new CreateTopicCommand({
-          Name: this.topicNameFor(configId),
-          Tags: [
-            { Key: 'portalId', Value: portalId },
-            { Key: 'configId', Value: configId },
-          ],
-        }),
-      );
-      topicArn = TopicArn!;
+      topicArn = await this.createTaggedTopic(portalId, configId);
     } catch (error) {
       if (mayHaveBeenApplied(error)) await this.deleteTopicAfterFailure(expectedTopicArn);
       throw error;
@@ -80,12 +71,51 @@ export class SubscriptionTopics {
   }
 
   /**
+   * Makes a record's topic (when `topicArn` is undefined: it is gone) and its endpoint's SNS
+   * subscription again, for the reconciler. Both calls are idempotent in SNS: an existing topic
+   * of the name, or an existing subscription of the endpoint with the same attributes, is
+   * answered as it is. Unlike open(), a failure undoes nothing: the record still names the
+   * topic, so it is no orphan, and the next run completes the repair.
+   */
+  async reopen(
+    { portalId, configId, protocol, endpoint }: { portalId: string; configId: string; protocol: Protocol; endpoint: string },
+    subscriptionAttributes: Record<string, string>,
+    topicArn: string | undefined,
+  ): Promise<SubscriptionTopic> {
+    const existingOrNew = topicArn ?? (await this.createTaggedTopic(portalId, configId));
+    const { SubscriptionArn } = await this.sns.send(
+      new SubscribeCommand({
+        TopicArn: existingOrNew,
+        Protocol: protocol,
+        Endpoint: endpoint,
+        Attributes: subscriptionAttributes,
+        ReturnSubscriptionArn: true,
+      }),
+    );
+    return { topicArn: existingOrNew, subscriptionArn: SubscriptionArn! };
+  }
+
+  /**
    * Removes the topic, and with it its SNS subscription (SNS deletes a topic's subscriptions
    * with it). One call, so a failure leaves either both or neither. Safe to repeat: deleting
    * a topic that no longer exists succeeds.
    */
-  async close({ topicArn }: SubscriptionTopic): Promise<void> {
+  async close({ topicArn }: Pick<SubscriptionTopic, 'topicArn'>): Promise<void> {
     await this.sns.send(new DeleteTopicCommand({ TopicArn: topicArn }));
+  }
+
+  /** The subscription's topic, tagged with its portal and config ids so that an operator can tell whose it is. */
+  private async createTaggedTopic(portalId: string, configId: string): Promise<string> {
+    const { TopicArn } = await this.sns.send(
+      new CreateTopicCommand({
+        Name: this.topicNameFor(configId),
+        Tags: [
+          { Key: 'portalId', Value: portalId },
+          { Key: 'configId', Value: configId },
+        ],
+      }),
+    );
+    return TopicArn!;
   }
 
   /** Undoes a topic created by a request that is failing; the original error is what the caller sees. */

@@ -64,7 +64,19 @@ const FORBIDDEN_IN_MESSAGES: readonly (readonly [RegExp, string])[] = [
   [/node_modules|file:\/\//, 'file paths'],
 ];
 
-const GATEWAY_BODIES: Readonly<Record<number, string>> = { 404: 'Not Found', 413: 'Request Entity Too Large' };
+const GATEWAY_BODIES: Readonly<Record<number, string>> = {
+  404: 'Not Found',
+  413: 'Request Entity Too Large',
+  431: 'Request Header Fields Too Large',
+};
+
+/**
+ * API Gateway's limit on the request line and header values together (README, "Calling the
+ * API with curl"): over it, its 431 before anything else. Long generated paths meet it.
+ */
+const MAX_REQUEST_LINE_AND_HEADER_BYTES = 10_240;
+/** What the harness adds to each request's headers (host, content-length, connection): fewer bytes than this. */
+const HARNESS_HEADER_BYTES = 100;
 
 export type AnswerKind = 'accepted' | 'refused' | 'gateway' | 'overload';
 
@@ -104,7 +116,7 @@ function isGatewayAnswer(answer: RawAnswer): boolean {
 /** The message without the caller's own input that it quotes (JSON-quoted, e.g. an unknown event kind). */
 const withoutEchoes = (message: string) => message.replace(/"(?:[^"\\]|\\.)*"/g, '""');
 
-function checkGatewayAnswer(request: HostileRequest, target: Target, answer: RawAnswer, status: 404 | 413): void {
+function checkGatewayAnswer(request: HostileRequest, target: Target, answer: RawAnswer, status: 404 | 413 | 431): void {
   if (answer.status !== status) fail(request, target, answer, `expected API Gateway's ${status}`);
   if (!isJson(answer) || !isGatewayAnswer(answer) || (answer.json as { message: string }).message !== GATEWAY_BODIES[status]) {
     fail(request, target, answer, `API Gateway's ${status} is {"message":"${GATEWAY_BODIES[status]}"}`);
@@ -175,6 +187,12 @@ function checkServerError(request: HostileRequest, target: Target, answer: RawAn
     if (pattern.test(message)) fail(request, target, answer, `a fault: the 503 message holds ${what}`, ServiceFault);
   }
   return 'overload';
+}
+
+/** API Gateway's answer to a request line and headers over its limit, whatever else the request holds. */
+function checkHeadersTooLarge(request: HostileRequest, target: Target, answer: RawAnswer): AnswerKind {
+  checkGatewayAnswer(request, target, answer, 431);
+  return 'gateway';
 }
 
 /** Checks an answer against what the request must get; throws a HostileFailure describing both when it is not. */
@@ -358,6 +376,19 @@ const REFUSALS: ReadonlySet<Outcome> = new Set(['refuse', 'refuse-or-no-route', 
 /** Outcomes API Gateway can decide from the headers, before reading the body. */
 const EARLY_ANSWERS: ReadonlySet<Outcome> = new Set(['no-route', 'too-large', 'too-large-or-no-route', 'refuse-or-no-route']);
 
+/** The request line and the header values this request goes out with, in bytes, but for what the harness adds. */
+function requestLineAndHeaderBytes(driver: OperationDriver, request: HostileRequest, target: Target): number {
+  const key = request.idempotencyKey ? [request.idempotencyKey.value + (request.idempotencyKey.unique ? randomUUID() : '')] : [];
+  const values = [...Object.values(request.headers), `Bearer ${driver.token}`, ...key];
+  return values.reduce((bytes, value) => bytes + Buffer.byteLength(value), Buffer.byteLength(`${request.method} ${target.path} HTTP/1.1`));
+}
+
+/** Whether API Gateway may answer 431 (headers near the limit), and whether it must (over it). */
+function headerLimit(driver: OperationDriver, request: HostileRequest, target: Target): { may: boolean; must: boolean } {
+  const bytes = requestLineAndHeaderBytes(driver, request, target);
+  return { may: bytes + HARNESS_HEADER_BYTES > MAX_REQUEST_LINE_AND_HEADER_BYTES, must: bytes > MAX_REQUEST_LINE_AND_HEADER_BYTES };
+}
+
 async function send(harness: HostileHarness, driver: OperationDriver, request: HostileRequest, target: Target): Promise<RawAnswer> {
   try {
     return await harness.send({
@@ -370,7 +401,7 @@ async function send(harness: HostileHarness, driver: OperationDriver, request: H
       },
       body: request.body(),
       chunked: request.chunked,
-      expectEarlyAnswer: EARLY_ANSWERS.has(target.outcome),
+      expectEarlyAnswer: EARLY_ANSWERS.has(target.outcome) || headerLimit(driver, request, target).may,
     });
   } catch (error) {
     throw new HostileFailure(`no answer: ${(error as Error).message}\n  request: ${request.label}`);
@@ -380,7 +411,8 @@ async function send(harness: HostileHarness, driver: OperationDriver, request: H
 /** checkAnswer, counting the answer (a fault too, before it fails the suite). */
 function checked(driver: OperationDriver, tally: Tally, request: HostileRequest, target: Target, answer: RawAnswer): AnswerKind {
   try {
-    const kind = checkAnswer(request, target, answer);
+    const limit = headerLimit(driver, request, target);
+    const kind = limit.must || (limit.may && answer.status === 431) ? checkHeadersTooLarge(request, target, answer) : checkAnswer(request, target, answer);
     tally.add(driver.operation, kind, answer);
     return kind;
   } catch (error) {

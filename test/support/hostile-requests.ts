@@ -747,10 +747,30 @@ function mangledPaths(subPath: string): fc.Arbitrary<string> {
   });
 }
 
+/**
+ * Whether API Gateway routes `path` to the operation's route: segment by segment, each segment
+ * percent-decoded (README, "Calling the API with curl"), so `%6Cist` is `list` while `%2F` never
+ * makes a new segment and a malformed escape matches nothing.
+ */
+function routesTo(path: string, subPath: string): boolean {
+  const decoded = path.split('/').map((segment) => {
+    try {
+      return decodeURIComponent(segment);
+    } catch {
+      return undefined;
+    }
+  });
+  return API_PREFIXES.some((prefix) => {
+    const expected = (prefix + subPath).split('/');
+    return expected.length === decoded.length && expected.every((segment, index) => segment === decoded[index]);
+  });
+}
+
 function pathsOf(subPath: string): fc.Arbitrary<PathChoice> {
   return fc.oneof(
     { weight: 46, arbitrary: fc.constantFrom(...API_PREFIXES).map((prefix): PathChoice => ({ path: prefix + subPath, route: true })) },
-    { weight: 4, arbitrary: mangledPaths(subPath).map((path): PathChoice => ({ path, route: false })) },
+    // Mostly no route; a percent-encoded letter of the path is the route, decoded.
+    { weight: 4, arbitrary: mangledPaths(subPath).map((path): PathChoice => ({ path, route: routesTo(path, subPath) })) },
   );
 }
 
@@ -925,8 +945,7 @@ function ignoredBodyRequests(
 export function listRequests(): fc.Arbitrary<HostileRequest> {
   const paths = pathsOf('/list').map((choice) => ({ path: () => choice.path, why: choice.path }));
   return ignoredBodyRequests('list', 'GET', paths, (fullPath) => {
-    const path = fullPath.split('?', 1)[0]!;
-    const routed = API_PREFIXES.some((prefix) => path === `${prefix}/list`);
+    const routed = routesTo(fullPath.split('?', 1)[0]!, '/list');
     return { path: fullPath, outcome: routed ? 'accept' : 'no-route', blame: [] };
   });
 }

@@ -1,0 +1,181 @@
+/**
+ * The reconciler: restores DESIGN.md §4's agreement of table and SNS after failures that the
+ * requests themselves could not undo (README, "How the table and SNS stay in agreement").
+ *
+ * One run lists every topic and subscription of the account (SNS) and every subscription record
+ * (a Scan: the only one in the service), then, item by item:
+ * - a topic `${TOPIC_PREFIX}-<configId>` without a record, older than the grace period by the
+ *   UUIDv7 in its name, is deleted (with its subscriptions); younger ones belong to creates that
+ *   may still be writing their record, and are left alone;
+ * - a record whose topic or SNS subscription is gone gets them again, with the record's endpoint,
+ *   protocol and delivery attributes (filter policy from its events and status, redrive and
+ *   delivery policies), and the record is pointed at them by a conditional write;
+ * - a topic of the prefix with any other name is reported and left alone.
+ *
+ * SNS is listed before the table is scanned: a create makes its topic before its record, so a
+ * record the scan sees has a topic the listing saw, unless it was deleted meanwhile. A failing
+ * item is counted and logged, and the run goes on; a failing listing or scan ends the run before
+ * anything is changed (deciding what is an orphan from half a listing could delete live topics).
+ */
+import type { SNSClient } from '@aws-sdk/client-sns';
+import { mapWithConcurrency } from '../aws/bounded-concurrency';
+import { logger } from '../logger';
+import { filterPolicyFor, snsSubscriptionAttributesFor } from '../subscriptions/delivery-policy';
+import { SubscriptionNotFoundError } from '../subscriptions/errors';
+import type { Subscription } from '../subscriptions/model';
+import type { SubscriptionRepository } from '../subscriptions/repository';
+import { setFilterPolicy } from '../subscriptions/sns-subscription';
+import type { SubscriptionTopics } from '../subscriptions/topics';
+import { classifyTopic } from './topic-names';
+import { type ListedSubscription, listAllSubscriptions, listAllTopicArns, PENDING_CONFIRMATION } from './sns-inventory';
+
+export interface ReconcileDeps {
+  sns: SNSClient;
+  repository: SubscriptionRepository;
+  topics: SubscriptionTopics;
+  topicPrefix: string;
+  /** Named in the redrive policy of every recreated SNS subscription, as create does. */
+  deadLetterQueueArn: string | undefined;
+  /** A topic without a record younger than this (by its name's UUIDv7) may be a create in flight. */
+  graceMs: number;
+  /** The clock the grace period is measured by, in Unix milliseconds. */
+  now: () => number;
+  /** Only report what would be done. */
+  dryRun: boolean;
+}
+
+/** What one run found and did; in a dry run, what it would have done. */
+export interface ReconcileSummary {
+  topicsSeen: number;
+  recordsSeen: number;
+  orphanTopicsDeleted: number;
+  recordsRepaired: number;
+  skippedYoung: number;
+  errors: number;
+  /** Topics of the prefix whose name is not `${prefix}-<UUIDv7>`: not the service's, left alone. */
+  unrecognizedTopics: string[];
+  dryRun: boolean;
+}
+
+// Repairs and deletions are rare after the first run; a few at once keep SNS's per-account rates
+// (DeleteTopic, CreateTopic, Subscribe) far from throttling.
+const CHANGES_IN_FLIGHT = 4;
+
+export async function reconcileTopics(deps: ReconcileDeps): Promise<ReconcileSummary> {
+  const { sns, repository, topicPrefix, graceMs, now, dryRun } = deps;
+  const topicArns = (await listAllTopicArns(sns)).filter((arn) => classifyTopic(arn, topicPrefix).kind !== 'other');
+  const subscriptionsByTopic = groupByTopic(await listAllSubscriptions(sns));
+  const records = await repository.scanAllSubscriptions();
+
+  const summary: ReconcileSummary = {
+    topicsSeen: topicArns.length,
+    recordsSeen: records.length,
+    orphanTopicsDeleted: 0,
+    recordsRepaired: 0,
+    skippedYoung: 0,
+    errors: 0,
+    unrecognizedTopics: [],
+    dryRun,
+  };
+  const recordConfigIds = new Set(records.map((record) => record.configId));
+  const existingTopics = new Set(topicArns);
+
+  const orphans: string[] = [];
+  for (const topicArn of topicArns) {
+    const name = classifyTopic(topicArn, topicPrefix);
+    if (name.kind === 'unrecognized') summary.unrecognizedTopics.push(topicArn);
+    if (name.kind !== 'subscription' || recordConfigIds.has(name.configId)) continue;
+    if (now() - name.createdAtMs < graceMs) summary.skippedYoung++;
+    else orphans.push(topicArn);
+  }
+  for (const topicArn of summary.unrecognizedTopics) {
+    logger.warn('topic of the prefix not named <prefix>-<UUIDv7>; left alone', { topicArn });
+  }
+
+  await mapWithConcurrency(orphans, CHANGES_IN_FLIGHT, async (topicArn) => {
+    try {
+      if (!dryRun) await deps.topics.close({ topicArn });
+      summary.orphanTopicsDeleted++;
+      logger.info(dryRun ? 'orphan topic would be deleted' : 'orphan topic deleted', { topicArn });
+    } catch (error) {
+      summary.errors++;
+      logger.error('could not delete an orphan topic', { topicArn, error: error as Error });
+    }
+  });
+
+  const broken = records.filter(
+    (record) => !existingTopics.has(record.topicArn) || !hasSubscription(record, subscriptionsByTopic.get(record.topicArn)),
+  );
+  await mapWithConcurrency(broken, CHANGES_IN_FLIGHT, async (record) => {
+    const item = { portalId: record.portalId, configId: record.configId, topicArn: record.topicArn };
+    try {
+      if (dryRun || (await repair(deps, record, existingTopics.has(record.topicArn)))) {
+        summary.recordsRepaired++;
+        logger.info(dryRun ? 'record would be repaired' : 'record repaired: topic and SNS subscription recreated', item);
+      }
+    } catch (error) {
+      summary.errors++;
+      logger.error('could not repair a record', { ...item, error: error as Error });
+    }
+  });
+
+  return summary;
+}
+
+/**
+ * Recreates what the record lacks and points the record at it. False when the record changed or
+ * went away since the scan: a delete in flight (its topic, if just made, is deleted again) or
+ * another repair; the next run looks again.
+ */
+async function repair(deps: ReconcileDeps, scanned: Subscription, topicExists: boolean): Promise<boolean> {
+  const current = await deps.repository.find(scanned.portalId, scanned.configId);
+  if (!current || current.topicArn !== scanned.topicArn || current.subscriptionArn !== scanned.subscriptionArn) return false;
+  const expectedTopicArn = current.topicArn;
+  // Only the service's own topics may be recreated (and IAM allows no other).
+  const name = classifyTopic(expectedTopicArn, deps.topicPrefix);
+  if (name.kind !== 'subscription' || name.configId !== current.configId) {
+    throw new Error(`the record's topic is not named ${deps.topicPrefix}-${current.configId}`);
+  }
+
+  const reopened = await deps.topics.reopen(
+    current,
+    snsSubscriptionAttributesFor(current, deps.deadLetterQueueArn),
+    topicExists ? expectedTopicArn : undefined,
+  );
+  let written: Subscription;
+  try {
+    written = await deps.repository.replaceDeliveryArns(current.portalId, current.configId, current, reopened);
+  } catch (error) {
+    if (!(error instanceof SubscriptionNotFoundError)) throw error;
+    // Deleted meanwhile: the delete removed the old topic, so the one made here is an orphan.
+    if (!(await deps.repository.find(current.portalId, current.configId))) await deps.topics.close(reopened);
+    return false;
+  }
+  // An update or activate that landed during the repair set its filter on the old subscription.
+  if (filterPolicyFor(written) !== filterPolicyFor(current)) {
+    await setFilterPolicy(deps.sns, reopened.subscriptionArn, filterPolicyFor(written));
+  }
+  return true;
+}
+
+function groupByTopic(subscriptions: ListedSubscription[]): Map<string, ListedSubscription[]> {
+  const byTopic = new Map<string, ListedSubscription[]>();
+  for (const subscription of subscriptions) {
+    const list = byTopic.get(subscription.topicArn) ?? [];
+    list.push(subscription);
+    byTopic.set(subscription.topicArn, list);
+  }
+  return byTopic;
+}
+
+/**
+ * Whether SNS still holds the record's subscription. SNS lists an unconfirmed one without its ARN,
+ * so a pending subscription of the record's protocol and endpoint on its topic counts as it.
+ */
+function hasSubscription(record: Subscription, onTopic: ListedSubscription[] | undefined): boolean {
+  return (onTopic ?? []).some(
+    (listed) =>
+      listed.subscriptionArn === record.subscriptionArn ||
+      (listed.subscriptionArn === PENDING_CONFIRMATION && listed.protocol === record.protocol && listed.endpoint === record.endpoint),
+  );
+}
