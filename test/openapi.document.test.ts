@@ -14,6 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as z from 'zod/mini';
 import { buildOpenApiDocument, documentOperationId, SECURITY_SCHEME } from '../infra/openapi/document';
+import { STACK_DOCUMENT_FILE } from '../infra/openapi/stack-document';
 import { config } from '../shared/environment';
 import { OPERATIONS, type OperationId } from '../shared/operations';
 import * as rules from '../shared/subscriptions/rules';
@@ -182,6 +183,37 @@ describe('npm run openapi', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   }, 30_000);
+});
+
+describe('cdk synth', () => {
+  it('writes the document of the stack\'s settings beside the template', () => {
+    const outdir = mkdtempSync(join(tmpdir(), 'cdk-openapi-'));
+    try {
+      // What `cdk synth -c jwtIssuer=... -c jwtAudience=... -c eventKinds=...` runs.
+      execFileSync('node_modules/.bin/tsx', ['infra/app.ts'], {
+        encoding: 'utf8',
+        env: {
+          ...process.env,
+          CDK_OUTDIR: outdir,
+          CDK_CONTEXT_JSON: JSON.stringify({
+            jwtIssuer: 'https://auth.example.test/',
+            jwtAudience: 'webhooks-api',
+            eventKinds: 'antivirus.scan.failed,workflow.job.create',
+          }),
+        },
+      });
+
+      expect(JSON.parse(readFileSync(join(outdir, STACK_DOCUMENT_FILE), 'utf8'))).toEqual(
+        buildOpenApiDocument({
+          eventKinds: ['antivirus.scan.failed', 'workflow.job.create'],
+          tokenUrl: 'https://auth.example.test/v6/authentication/oauth2/token',
+        }),
+      );
+      expect(readFileSync(join(outdir, 'WebhookSubscriptions.template.json'), 'utf8')).toContain('AWS::ApiGatewayV2::Route');
+    } finally {
+      rmSync(outdir, { recursive: true, force: true });
+    }
+  }, 180_000);
 });
 
 describe('the local stack', () => {
