@@ -1,6 +1,6 @@
 /**
  * The admin page of `npm start` in Chromium, used with the keyboard alone (every control is
- * found by its role and accessible name, and activated with Enter or Space): sign in, create,
+ * found by its role and accessible name, and activated with Enter or Space): a refused sign-in, sign in, create,
  * see it listed, rename, replace events, deactivate, send a test event, a refused create whose
  * message is shown next to its field, delete, and sign in with a pasted token. What the page
  * shows is checked against what the API holds.
@@ -12,7 +12,7 @@ import type { Browser, Locator, Page } from 'playwright-core';
 import { loadConfig } from '../shared/config';
 import { API_PREFIXES } from '../shared/operations';
 import { chromiumPath, launchChromium, saveScreenshot, withFailureScreenshot } from './support/browser';
-import { call, startTestStack, TEST_CLIENTS, type TestStack, tokenFor } from './support/local-stack-client';
+import { call, requestToken, startTestStack, TEST_CLIENTS, type TestStack, tokenFor } from './support/local-stack-client';
 
 const DOCS_SCREENSHOT = fileURLToPath(new URL('../docs/admin-page.png', import.meta.url));
 const PREFIX = API_PREFIXES[0];
@@ -59,10 +59,21 @@ describeWithChromium('the admin page, in Chromium with the keyboard', () => {
 
   const step = (name: string, steps: () => Promise<void>) => it(name, () => withFailureScreenshot(page, name, steps), 30_000);
 
-  step('signs in with a client id and secret through the token endpoint', async () => {
+  step('shows the token endpoint\'s refusal of a wrong secret', async () => {
     await page.goto(local.stack.adminUrl);
     await page.locator('body[data-ready="true"]').waitFor();
+    const refusal = await requestToken(local.stack, { grant_type: 'client_credentials', client_id: admin.clientId, client_secret: 'wrong' });
+    expect(refusal.status).toBe(401);
 
+    await page.getByLabel('Client id').fill(admin.clientId);
+    await page.getByLabel('Client secret').fill('wrong');
+    await page.getByRole('button', { name: 'Sign in' }).press('Enter');
+
+    await page.getByRole('alert').filter({ hasText: refusal.body.error_description }).waitFor();
+    expect(await page.getByRole('heading', { name: 'Sign in' }).isVisible()).toBe(true);
+  });
+
+  step('signs in with a client id and secret through the token endpoint', async () => {
     await page.getByLabel('Client id').fill(admin.clientId);
     await page.getByLabel('Client secret').fill(admin.clientSecret);
     await page.getByRole('button', { name: 'Sign in' }).press('Enter');

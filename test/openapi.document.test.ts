@@ -18,7 +18,7 @@ import { STACK_DOCUMENT_FILE } from '../infra/openapi/stack-document';
 import { config } from '../shared/environment';
 import { OPERATIONS, type OperationId } from '../shared/operations';
 import * as rules from '../shared/subscriptions/rules';
-import { expectDocumentedHttpAnswer, openApiDocument, undocumentedAnswer } from './support/openapi-responses';
+import { documentedAnswersOf, expectDocumentedHttpAnswer } from './support/openapi-responses';
 import { call, forgeToken, newSubscription, startTestStack, TEST_CLIENTS, type TestStack, tokenFor } from './support/local-stack-client';
 
 const REQUEST_SCHEMAS: Partial<Record<OperationId, z.ZodMiniType>> = {
@@ -28,6 +28,10 @@ const REQUEST_SCHEMAS: Partial<Record<OperationId, z.ZodMiniType>> = {
   renameSubscriptionRoute: rules.renameSubscriptionRequest,
   testSubscriptionRoute: rules.testSubscriptionRequest,
 };
+
+// The suites' document and checker. This suite reads the configuration at load (the request
+// schemas above), so its own local stack's handlers keep the test environment's settings.
+const { document: openApiDocument, undocumentedAnswer } = await documentedAnswersOf();
 
 const operationsUnderBothPrefixes = OPERATIONS.flatMap((operation) =>
   operation.paths.map((path, prefixIndex) => ({ operation, path, prefixIndex, item: openApiDocument.paths[path]?.[operation.method.toLowerCase()] })),
@@ -293,7 +297,7 @@ describe('the local stack', () => {
       // fetch sends no body with a GET; node:http does, as curl -X GET -d would.
       const tooLarge = await rawRequest('GET', `${stack.apiUrl}${base}/list`, admin, 'x'.repeat(10 * 1024 * 1024 + 1));
       expect(tooLarge.status).toBe(413);
-      expectDocumentedHttpAnswer('GET', `${base}/list`, tooLarge.status, tooLarge.body);
+      await expectDocumentedHttpAnswer('GET', `${base}/list`, tooLarge.status, tooLarge.body);
       seen.add(`listSubscriptionsRoute ${tooLarge.status}`);
       await request('DELETE', `${base}/not-a-uuid`, { token: admin }, 400);
       await request('DELETE', `${base}/${config_id}`, {}, 401);

@@ -41,7 +41,7 @@ export async function call(operationId: OperationId, options: HttpEventOptions =
     body: result.body === undefined ? undefined : JSON.parse(result.body),
   };
   // Every answer a suite sees must be one the OpenAPI document describes.
-  expectDocumentedAnswer(operationId, options.prefix ?? 0, answer.statusCode, answer.body);
+  await expectDocumentedAnswer(operationId, options.prefix ?? 0, answer.statusCode, answer.body);
   return answer;
 }
 
