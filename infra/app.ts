@@ -4,11 +4,15 @@
  * and without credentials; `cdk deploy` takes both from the caller's AWS profile.
  */
 import { App } from 'aws-cdk-lib';
-import { DeploymentSettingsError } from './deployment-settings';
+import { type ContextKey, DeploymentSettingsError, deploymentSettingsFrom } from './deployment-settings';
+import { writeStackOpenApiDocument } from './openapi/stack-document';
 import { addWebhookSubscriptions } from './webhook-subscriptions-app';
 
 try {
-  addWebhookSubscriptions(new App());
+  const app = new App();
+  addWebhookSubscriptions(app);
+  // The API's OpenAPI document for these settings, beside the template (README: Deploy).
+  await writeStackOpenApiDocument(app.outdir, deploymentSettingsFrom((key: ContextKey) => app.node.tryGetContext(key)));
 } catch (error) {
   // A setting the operator has to fix: say what, without a stack trace in the way.
   if (!(error instanceof DeploymentSettingsError)) throw error;

@@ -32,6 +32,7 @@ it('keeps records, topics, subscriptions and tokens across a restart with the sa
     port: await freePort(),
     dynamoDbPort: await freePort(),
     snsPort: await freePort(),
+    eventsPort: await freePort(),
     dataDir: join(workDir, 'data'),
     clientsFile,
   };

@@ -51,7 +51,7 @@ it.each([
   ['tsx infra/local/start.ts', `${ROOT}node_modules/.bin/tsx`, ['infra/local/start.ts']],
   ['npm start', 'npm', ['start']],
 ])('%s prints working commands, and SIGTERM stops everything and exits 0', async (_name, command, args) => {
-  const ports = { PORT: await freePort(), DYNAMODB_PORT: await freePort(), SNS_PORT: await freePort() };
+  const ports = { PORT: await freePort(), DYNAMODB_PORT: await freePort(), SNS_PORT: await freePort(), EVENTS_PORT: await freePort() };
   const environment: NodeJS.ProcessEnv = { ...process.env, IN_MEMORY: '1', POWERTOOLS_LOG_LEVEL: 'SILENT' };
   for (const [name, port] of Object.entries(ports)) environment[name] = String(port);
   delete environment.DATA_DIR;
@@ -96,6 +96,13 @@ it.each([
   const list = await fetch(listCurl![1]!, { headers: { Authorization: `Bearer ${listCurl![2]}` } });
   expect(list.status).toBe(200);
   expect(await list.json()).toMatchObject({ success: true, configs: [] });
+
+  // The OpenAPI document and the admin page, where the printout says.
+  const openApi = await fetch(`http://127.0.0.1:${ports.PORT}/openapi.json`);
+  expect(output).toContain(`OpenAPI:         http://127.0.0.1:${ports.PORT}/openapi.json`);
+  expect(((await openApi.json()) as { components: { securitySchemes: { portalOAuth: { flows: { clientCredentials: { tokenUrl: string } } } } } }).components.securitySchemes.portalOAuth.flows.clientCredentials.tokenUrl).toBe(tokenUrl);
+  expect(output).toContain(`Admin page:      http://127.0.0.1:${ports.PORT}/admin/`);
+  expect((await fetch(`http://127.0.0.1:${ports.PORT}/admin/`)).headers.get('content-type')).toMatch(/^text\/html/);
 
   // SIGTERM to the process started: everything stops, exit code 0.
   child.kill('SIGTERM');

@@ -16,6 +16,7 @@ import { join, resolve } from 'node:path';
 import { DEFAULT_PORTAL_CLAIM } from '../../shared/config';
 import { DEFAULT_EVENT_BUS_NAME } from '../../shared/delivery/portal-event';
 import { API_PREFIXES, DISPATCHER } from '../../shared/operations';
+import { ADMIN_PATH, adminSiteRoutes, OPENAPI_PATH } from './admin-site';
 import { type DynamoDbLocal, startDynamoDbLocal } from './dynamodb-local';
 import { type EventBus, startEventBus } from './events/event-bus';
 import { EventQueue } from './events/event-queue';
@@ -105,6 +106,10 @@ export interface LocalStack {
   readonly eventQueue: EventQueue;
   /** Where state is kept; undefined in memory. */
   readonly dataDir: string | undefined;
+  /** The OpenAPI document served at `GET /openapi.json`. */
+  readonly openApiUrl: string;
+  /** The admin page, `GET /admin/`. */
+  readonly adminUrl: string;
   /** A token for one of the clients, as the token endpoint would issue it. */
   issueToken(clientId: string, scopes?: readonly string[]): Promise<TokenResponse>;
   /** Stops the gateway, the SNS emulator and DynamoDB Local (its Java process included). */
@@ -205,13 +210,17 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       signingKey,
       clients,
     });
+    // Imported once the handlers' environment is set: the request schemas it renders read it.
+    const { buildOpenApiDocument } = await import('../openapi/document');
+    const { config } = await import('../../shared/environment');
+    const openApiDocument = buildOpenApiDocument({ eventKinds: config.eventKinds, tokenUrl: oauth.tokenUrl, serverUrl: issuer });
     gateway = await startGateway({
       port: apiPort,
       host: HOST,
       handlers,
       authorize: createJwtAuthorizer({ issuer, audience: [audience], keySet: keySetOf(signingKey) }),
       region,
-      publicRoutes: oauth.routes,
+      publicRoutes: { ...oauth.routes, ...adminSiteRoutes(openApiDocument) },
       log: (line) => log(`[gateway] ${line}`),
     });
 
@@ -220,6 +229,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       apiBaseUrls: API_PREFIXES.map((prefix) => gateway!.url + prefix),
       tokenUrl: oauth.tokenUrl,
       jwksUrl: oauth.jwksUrl,
+      openApiUrl: gateway.url + OPENAPI_PATH,
+      adminUrl: gateway.url + ADMIN_PATH,
       issuer,
       audience,
       clients,

@@ -49,6 +49,8 @@ async function printout(stack: LocalStack, clientsFile: string): Promise<string>
     'API base URLs (every route exists under both):',
     ...stack.apiBaseUrls.map((url) => `  ${url}`),
     `Token endpoint:  ${stack.tokenUrl}   (issuer ${stack.issuer}, audience ${stack.audience})`,
+    `OpenAPI:         ${stack.openApiUrl}`,
+    `Admin page:      ${stack.adminUrl}   (sign in with a client below)`,
     `OAuth clients:   ${relative(process.cwd(), clientsFile)}`,
     ...stack.clients.map((c) => `  ${c.clientId} / ${c.clientSecret}   portal ${c.portalId}   scopes: ${c.scopes.join(' ')}`),
     `DynamoDB Local:  ${stack.dynamoDb.endpoint}   (table ${stack.tableName})`,

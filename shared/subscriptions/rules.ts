@@ -148,3 +148,6 @@ export const testSubscriptionRequest = z.pipe(
   z.object({ ...addressingFields }).check(checkAddressing),
   z.transform(resolveConfigId),
 );
+
+// For the OpenAPI document (infra/openapi/): the schema of delete's {configId} path parameter.
+export { configId as configIdSchema };

@@ -14,6 +14,7 @@ import { handler as updateSubscription } from '../../functions/updateSubscriptio
 import type { OperationId } from '../../shared/operations';
 import { type HttpEventOptions, httpEvent } from './http-events';
 import { lambdaContext } from './lambda-context';
+import { expectDocumentedAnswer } from './openapi-responses';
 
 const handlers = {
   createSubscriptionRoute: createSubscription,
@@ -36,11 +37,14 @@ export interface ApiAnswer {
 export async function call(operationId: OperationId, options: HttpEventOptions & { timeoutMs?: number } = {}): Promise<ApiAnswer> {
   const context = lambdaContext(operationId, options.timeoutMs);
   const result = (await handlers[operationId](httpEvent(operationId, options), context)) as APIGatewayProxyStructuredResultV2;
-  return {
+  const answer = {
     statusCode: result.statusCode ?? 200,
     headers: (result.headers ?? {}) as Record<string, unknown>,
     body: result.body === undefined ? undefined : JSON.parse(result.body),
   };
+  // Every answer a suite sees must be one the OpenAPI document describes.
+  await expectDocumentedAnswer(operationId, options.prefix ?? 0, answer.statusCode, answer.body);
+  return answer;
 }
 
 /** A valid create body; override any field. */

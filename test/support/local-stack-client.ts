@@ -11,6 +11,7 @@ import { type LocalStack, type LocalStackOptions, startLocalStack } from '../../
 import type { OAuthClient } from '../../infra/local/oauth-clients';
 import { generateSigningKey, type SigningKey } from '../../infra/local/signing-key';
 import { SCOPES } from '../../shared/operations';
+import { expectDocumentedHttpAnswer } from './openapi-responses';
 
 /** Two portals; alpha has an admin and a read-only client. */
 export const TEST_CLIENTS = {
@@ -49,6 +50,7 @@ export async function startTestStack(overrides: Partial<LocalStackOptions> = {})
       port: 0,
       dynamoDbPort: 0,
       snsPort: 0,
+      eventsPort: 0,
       inMemory: true,
       clientsFile,
       signingKey,
@@ -135,7 +137,10 @@ export async function call(stack: LocalStack, method: string, path: string, opti
     body,
     signal: AbortSignal.timeout(15_000),
   });
-  return answerOf(response);
+  const answer = await answerOf(response);
+  // Every answer of an operation a suite sees must be one the OpenAPI document describes.
+  await expectDocumentedHttpAnswer(method, path, answer.status, answer.body);
+  return answer;
 }
 
 /**

@@ -5,7 +5,7 @@ import type { HttpMiddleware } from '../types';
 export const IDEMPOTENCY_KEY_HEADER = 'idempotency-key';
 
 // Printable ASCII, space included; at least one character that is not a space.
-const KEY_PATTERN = /^[\x20-\x7E]{1,255}$/;
+export const IDEMPOTENCY_KEY_PATTERN = /^[\x20-\x7E]{1,255}$/;
 
 /**
  * Reads the optional Idempotency-Key header into `context.idempotencyKey`. Without the header
@@ -19,7 +19,7 @@ export function idempotencyKey(): HttpMiddleware {
       const value = request.event.headers?.[IDEMPOTENCY_KEY_HEADER];
       request.context.idempotencyKey = undefined;
       if (value === undefined) return;
-      if (!KEY_PATTERN.test(value) || value.trim() === '') {
+      if (!IDEMPOTENCY_KEY_PATTERN.test(value) || value.trim() === '') {
         throw new BadRequestError(
           'Idempotency-Key: must be 1-255 printable ASCII characters (letters, digits, punctuation or spaces, not only spaces); ' +
             'send a new random value, such as a UUID, for each distinct create.',
