@@ -148,7 +148,7 @@ describe('a create with an Idempotency-Key', () => {
     expect(other.body).toEqual({
       success: false,
       code: 'IDEMPOTENCY_KEY_REUSED',
-      message: expect.stringMatching(/^Idempotency-Key: this key was already used with a different request body/),
+      message: expect.stringMatching(/^This Idempotency-Key was already used with a different request body/),
     });
     expect(again).toEqual(first);
     await expectOneSubscription(portalId, first);
@@ -343,7 +343,7 @@ describe('the Idempotency-Key header', () => {
     expect(answer.body).toEqual({
       success: false,
       code: 'INVALID_IDEMPOTENCY_KEY',
-      message: expect.stringMatching(/^Idempotency-Key: must be 1-255 printable ASCII characters/),
+      message: expect.stringMatching(/^The Idempotency-Key header must be 1-255 printable ASCII characters/),
     });
     expect(await subscriptionItems(portalId)).toEqual([]);
   });

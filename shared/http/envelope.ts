@@ -15,6 +15,7 @@ export function successResponse(payload: { message: string } & Record<string, un
   return jsonResponse(200, { success: true, ...payload });
 }
 
-export function errorResponse(statusCode: number, message: string, code: string) {
-  return jsonResponse(statusCode, { success: false, message, code });
+/** `details`: fields a refusal adds after the code, such as the `errors` of an invalid request. */
+export function errorResponse(statusCode: number, message: string, code: string, details: Record<string, unknown> = {}) {
+  return jsonResponse(statusCode, { success: false, message, code, ...details });
 }

@@ -110,7 +110,7 @@ export function idempotentRuns({ client, tableName, operationId }: IdempotentRun
 function settle(error: unknown, attempt: Attempt): OperationResult {
   if (error instanceof IdempotencyValidationError) {
     throw new BadRequestError(
-      'Idempotency-Key: this key was already used with a different request body in the last 24 hours; ' +
+      'This Idempotency-Key was already used with a different request body in the last 24 hours; ' +
         'send the same body to get the first answer again, or a new key for a new request.',
       'IDEMPOTENCY_KEY_REUSED',
     );
@@ -122,7 +122,7 @@ function settle(error: unknown, attempt: Attempt): OperationResult {
     error instanceof IdempotencyItemNotFoundError
   ) {
     throw new ConflictError(
-      'Idempotency-Key: a request with this key is still being processed; retry shortly to get its answer.',
+      'A request with this Idempotency-Key is still being processed; retry shortly to get its answer.',
       'IDEMPOTENCY_IN_PROGRESS',
     );
   }

@@ -63,7 +63,7 @@ export class SubscriptionTopics {
       await this.deleteTopicAfterFailure(topicArn);
       if ((error as Error).name === 'InvalidParameterException') {
         throw new BadRequestError(
-          `endpoint: SNS refused it for protocol ${protocol}; check that it is a valid, reachable ${protocol} endpoint.`,
+          `SNS refused the endpoint for protocol ${protocol}; check that it is a valid, reachable ${protocol} endpoint.`,
           'ENDPOINT_REFUSED',
         );
       }

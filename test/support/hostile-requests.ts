@@ -78,6 +78,12 @@ export interface Target {
   readonly outcome: Outcome;
   /** For refusals: the answer must name one of these (a field of the body, or an error code). */
   readonly blame: readonly string[];
+  /**
+   * For refusals of invalid fields (INVALID_REQUEST): each surely invalid part of the body, by
+   * the fields that may be blamed for it. The refusal's `errors` must name one of each group:
+   * every problem at once, not only the first.
+   */
+  readonly mustName?: readonly (readonly string[])[];
 }
 
 export interface HostileRequest {
@@ -262,7 +268,6 @@ const VALID_DELIVERIES: readonly (readonly [protocol: string, endpoint: string])
   ['email', 'ünïcødé@例え.jp'],
   ['email-json', 'hooks@example.org'],
   ['sqs', 'arn:aws:sqs:us-east-1:123456789012:queue-1'],
-  ['sqs', 'arn:aws:sqs:eu-west-1:123456789012:orders.fifo'],
   ['lambda', 'arn:aws:lambda:us-east-1:123456789012:function:hook'],
   ['lambda', 'arn:aws:lambda:eu-central-1:123456789012:function:hook-2:prod'],
 ];
@@ -328,6 +333,8 @@ const badDelivery: fc.Arbitrary<Part> = fc.oneof(
     delivery(json('http'), json('http://'), 'bad', ['endpoint'], 'URL without host'),
     delivery(json('email'), json(`${'a'.repeat(250)}@example.com`), 'bad', ['endpoint'], 'address over 254 characters'),
     delivery(json('email'), json('ops@example'), 'bad', ['endpoint'], 'address without a dot in the domain'),
+    // SNS standard topics cannot deliver to FIFO queues (README: FIFO queues are not supported).
+    delivery(json('sqs'), json('arn:aws:sqs:eu-west-1:123456789012:orders.fifo'), 'bad', ['endpoint'], 'FIFO queue'),
     delivery(json('lambda'), json('arn:aws:lambda:US-EAST-1:123456789012:function:x'), 'bad', ['endpoint'], 'ARN with a bad region'),
     delivery(json('sqs'), json('arn:aws:sqs:us-east-1:12345678901:queue'), 'bad', ['endpoint'], 'ARN with an 11-digit account'),
     delivery(json('sqs'), json('arn:aws:sqs:us-east-1:123456789012:queue/../x'), 'bad', ['endpoint'], 'ARN with a path'),
@@ -480,6 +487,8 @@ interface BodyPlan {
   readonly entries?: readonly Entry[];
   readonly verdict: Verdict;
   readonly blame: readonly string[];
+  /** See Target.mustName. */
+  readonly mustName?: readonly (readonly string[])[];
   readonly expected: Readonly<Record<string, unknown>>;
   readonly why: string;
 }
@@ -494,13 +503,17 @@ function extraEntries(reservedKeys: readonly string[]): fc.Arbitrary<Entry[]> {
 
 const separator = fc.constantFrom('', '', '', ' ', '\n', '\t', '\r\n  ');
 
+const isFieldName = (blame: string) => blame !== ANY_FIELD && !/^[A-Z_]+$/.test(blame);
+
 function combine(parts: readonly Part[], extras: readonly Entry[], extrasFirst: boolean, sep: string): BodyPlan {
   const fieldEntries = parts.flatMap((part) => part.entries);
   const entries = extrasFirst ? [...extras, ...fieldEntries] : [...fieldEntries, ...extras];
   const verdict: Verdict = parts.some((part) => part.verdict === 'bad') ? 'bad' : parts.some((part) => part.verdict === 'maybe') ? 'maybe' : 'ok';
   const blame = [...new Set(parts.filter((part) => part.verdict !== 'ok').flatMap((part) => part.blame))];
+  // Error codes (SUBSCRIPTION_NOT_FOUND) are no field problems: validation cannot see them.
+  const mustName = parts.filter((part) => part.verdict === 'bad' && part.blame.every(isFieldName)).map((part) => part.blame);
   const why = [...parts.map((part) => part.why), ...extras.map(([key]) => `+${preview(key, 12)}`)].join(' ');
-  return { text: rawObject(entries, sep), entries, verdict, blame, expected: Object.assign({}, ...parts.map((part) => part.expected)), why };
+  return { text: rawObject(entries, sep), entries, verdict, blame, mustName, expected: Object.assign({}, ...parts.map((part) => part.expected)), why };
 }
 
 /** Object bodies made of `fields`: all valid, one uncertain, or some surely invalid. */
@@ -824,7 +837,7 @@ function bodyRequests(
         }
         blame.push(...body.blame);
         const outcome: Outcome = verdicts.includes('bad') ? 'refuse' : verdicts.includes('maybe') ? 'either' : 'accept';
-        return { path: fullPath, outcome, blame };
+        return { path: fullPath, outcome, blame, mustName: body.mustName ?? [] };
       };
       return request({
         operation,

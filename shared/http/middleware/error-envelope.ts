@@ -1,6 +1,6 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import { isDependencyFault } from '../../aws/failures';
-import { HttpError } from '../errors';
+import { HttpError, InvalidRequestError } from '../errors';
 import { errorResponse } from '../envelope';
 import type { HttpMiddleware } from '../types';
 
@@ -16,7 +16,8 @@ export function errorEnvelope(logger: Logger): HttpMiddleware {
       const { error } = request;
       if (error instanceof HttpError) {
         logger.info('request refused', { statusCode: error.statusCode, code: error.code, reason: error.message });
-        request.response = errorResponse(error.statusCode, error.message, error.code);
+        const details = error instanceof InvalidRequestError ? { errors: error.errors } : {};
+        request.response = errorResponse(error.statusCode, error.message, error.code, details);
         return;
       }
       if (isDependencyFault(error)) {
