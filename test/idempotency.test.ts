@@ -100,7 +100,7 @@ function holdCommands(client: typeof snsClient, pattern: RegExp) {
 }
 
 describe('a create with an Idempotency-Key', () => {
-  it('answers a repeated key with the same record, and creates one subscription and one topic', async () => {
+  it('answers a repeated key with the first answer byte for byte, and creates one subscription and one topic', async () => {
     const portalId = freshPortal('idem');
     const key = freshKey();
 
@@ -112,6 +112,9 @@ describe('a create with an Idempotency-Key', () => {
     expect(first.body).toMatchObject({ success: true, record: { configId: expect.any(String), topicArn: expect.any(String) } });
     expect(second).toEqual(first);
     expect(third).toEqual(first);
+    // Field order included: what the README promises is exactly the first answer.
+    expect(second.text).toBe(first.text);
+    expect(third.text).toBe(first.text);
     await expectOneSubscription(portalId, first);
   });
 

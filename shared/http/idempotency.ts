@@ -80,12 +80,16 @@ export function idempotentRuns({ client, tableName, operationId }: IdempotentRun
   // The wrapped function's first argument is what is hashed; with the Lambda context second,
   // the library gives an in-progress record the function's remaining time as its lease, so a
   // request that dies half-way holds its key only until the function's timeout.
-  const runAttempt = async (_request: IdempotentRequest, _context: Context, attempt: Attempt): Promise<OperationResult> => {
+  //
+  // What is stored is the result as JSON text, not as an object: DynamoDB keeps a map's fields
+  // in an order of its own, so a replay read back from a map would answer the same record with
+  // its fields reordered. Text comes back as it went in, and the replay is the first answer
+  // byte for byte.
+  const runAttempt = async (_request: IdempotentRequest, _context: Context, attempt: Attempt): Promise<string> => {
     try {
-      // Stored and answered alike: the result as JSON (what a replay reads back).
-      const result = JSON.parse(JSON.stringify(await attempt.operation())) as OperationResult;
-      attempt.outcome = { result };
-      return result;
+      const answer = JSON.stringify(await attempt.operation());
+      attempt.outcome = { result: resultOf(answer) };
+      return answer;
     } catch (error) {
       attempt.outcome = { error };
       throw error;
@@ -98,12 +102,17 @@ export function idempotentRuns({ client, tableName, operationId }: IdempotentRun
     async runOnce(request, context, operation) {
       const attempt: Attempt = { operation };
       try {
-        return await runIdempotently(request, context, attempt);
+        return resultOf(await runIdempotently(request, context, attempt));
       } catch (error) {
         return settle(error, attempt);
       }
     },
   };
+}
+
+/** The result as answered first: from the stored text (records written before text was stored hold the object). */
+function resultOf(stored: string | OperationResult): OperationResult {
+  return typeof stored === 'string' ? (JSON.parse(stored) as OperationResult) : stored;
 }
 
 /** The answer to a request whose idempotent run threw `error`. */

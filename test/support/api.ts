@@ -28,6 +28,8 @@ export interface ApiAnswer {
   headers: Record<string, unknown>;
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- assertions read arbitrary fields
   body: any;
+  /** The body as sent, byte for byte (field order included, which `body` comparisons ignore). */
+  text: string | undefined;
 }
 
 export async function call(operationId: OperationId, options: HttpEventOptions = {}): Promise<ApiAnswer> {
@@ -36,6 +38,7 @@ export async function call(operationId: OperationId, options: HttpEventOptions =
     statusCode: result.statusCode ?? 200,
     headers: (result.headers ?? {}) as Record<string, unknown>,
     body: result.body === undefined ? undefined : JSON.parse(result.body),
+    text: result.body,
   };
 }
 
