@@ -43,6 +43,9 @@ export class SubscriptionTopics {
       const { TopicArn } = await this.sns.send(
         new CreateTopicCommand({
           Name: this.topicNameFor(configId),
+          // Messages signed with SHA256 rather than SNS's default SHA1; nothing else differs from
+          // the defaults (no KMS key: a customer key would need grants for every publisher).
+          Attributes: { SignatureVersion: '2' },
           Tags: [
             { Key: 'portalId', Value: portalId },
             { Key: 'configId', Value: configId },

@@ -145,6 +145,8 @@ export class SnsBackend {
       body: message.body,
       headers: message.headers,
       label: `${message.type} ${message.messageId} to ${subscription.endpoint}`,
+      // Unsubscribe and DeleteTopic (which takes its subscriptions along) remove the record.
+      stillWanted: () => this.subscriptions.has(subscription.arn),
     });
   }
 
