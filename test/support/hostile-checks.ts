@@ -161,6 +161,8 @@ function checkFieldErrors(request: HostileRequest, target: Target, answer: RawAn
 function names(blame: string, code: string, namedFields: readonly string[]): boolean {
   if (blame === ANY_FIELD) return code === 'INVALID_REQUEST';
   if (/^[A-Z_]+$/.test(blame)) return code === blame;
+  // SNS's own refusal of an endpoint that passed validation names the endpoint too.
+  if (code === 'ENDPOINT_REFUSED') return blame === 'endpoint';
   return namedFields.includes(blame);
 }
 

@@ -1003,6 +1003,8 @@ const OTHER_SEGMENTS = [
   '%F0%9F%98%80',
 ];
 
+const MAX_ODD_SEGMENT_LENGTH = 8_000;
+
 /** Malformed percent-encodings: API Gateway may answer 404 (no route) or pass them on. */
 const MALFORMED_SEGMENTS = ['%', '%G0', '%E2%80', '%ED%A0%80', 'a%', '%%', '%2'];
 
@@ -1021,7 +1023,11 @@ function deleteSegments(ids: GeneratorIds): fc.Arbitrary<Segment> {
     hostileString.filter((text) => text !== '').map((text) => percentEncodeUnsafe(text)),
     hostileString.filter((text) => text !== '').map((text) => percentEncodeAll(text)),
     fc.constantFrom(...TRICKY_TEXTS).map((text) => percentEncodeUnsafe(text)),
-  );
+    // At most 8,000 characters (percent-encoded ones can reach 15,000): with a 3 KB query and the
+    // headers, a longer request line passes Node's 16 KiB header limit, past which the local
+    // gateway drops the connection unanswered. API Gateway's own answer past its quota (request
+    // line and headers, 10,240 bytes) is not pinned down here either.
+  ).filter((segment) => segment.length <= MAX_ODD_SEGMENT_LENGTH);
   return fc.oneof(
     { weight: 3, arbitrary: scratchForm },
     { weight: 4, arbitrary: seedForm },

@@ -21,5 +21,5 @@ export function lambdaContextLog(logger: ServiceLogger): HttpMiddleware {
       firstInvocation = false;
       return inject.before?.(request);
     },
-  } as HttpMiddleware;
+  };
 }
