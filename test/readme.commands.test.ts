@@ -260,11 +260,12 @@ describe('the README', () => {
     expect(run.stderr).not.toMatch(/\n\s+at |TypeError|SyntaxError|Cannot read properties/);
     expect(run.code).not.toBe(0);
     // What reached the API: the token, the refused create and the list; no rename, update, activate or delete.
+    const printedAfter = await gatewayLogMark();
     const requests = stack
       .output()
-      .slice(printedBefore)
+      .slice(printedBefore, printedAfter)
       .split('\n')
-      .filter((line) => line.startsWith('[gateway] '))
+      .filter((line) => line.startsWith('[gateway] ') && !line.includes('/readme-mark-'))
       .map((line) => line.replace(/ -> .*/, '').replace(/\/v7\/webhooks\/public\/api\/subscriptions/, '{API}'));
     expect(requests).toEqual(['[gateway] POST /v6/authentication/oauth2/token', '[gateway] POST {API}', '[gateway] GET {API}/list']);
     expect(await portalAList()).toHaveLength(10);
