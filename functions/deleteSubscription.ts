@@ -1,7 +1,7 @@
 import { documentClient } from '../shared/aws/dynamodb';
 import { snsClient } from '../shared/aws/sns';
 import { config } from '../shared/environment';
-import { BadRequestError } from '../shared/http/errors';
+import { InvalidRequestError } from '../shared/http/errors';
 import { httpOperation } from '../shared/http/operation';
 import { deleteSubscription } from '../shared/subscriptions/delete-subscription';
 import { SubscriptionRepository } from '../shared/subscriptions/repository';
@@ -18,7 +18,9 @@ export const handler = httpOperation('deleteSubscriptionRoute', {
   run: async ({ portalId, event }) => {
     const configId = configIdFromPath(event.pathParameters?.configId);
     if (!configId) {
-      throw new BadRequestError('configId: the path must end in a subscription id (a UUID).', 'INVALID_REQUEST');
+      throw new InvalidRequestError([
+        { field: 'configId', message: 'configId in the path must be a UUID such as 0192f8a4-7b3c-7d2e-9f01-23456789abcd.' },
+      ]);
     }
     await deleteSubscription(deps, portalId, configId);
     return { message: 'Subscription deleted.' };

@@ -77,7 +77,7 @@ describe('create', () => {
     const answer = await call('createSubscriptionRoute', { portalId, body: newSubscription() });
 
     expect(answer.statusCode).toBe(400);
-    expect(answer.body).toMatchObject({ success: false, code: 'ENDPOINT_REFUSED', message: expect.stringMatching(/^endpoint: /) });
+    expect(answer.body).toMatchObject({ success: false, code: 'ENDPOINT_REFUSED', message: expect.stringMatching(/^SNS refused the endpoint for protocol /) });
     await expectAgreement(portalId, 0);
   });
 });

@@ -54,6 +54,10 @@ describe.each([0, 1] as const)('the operations under prefix %i', (prefix) => {
       new GetSubscriptionAttributesCommand({ SubscriptionArn: record.subscriptionArn }),
     );
     expect(Attributes).toMatchObject({ TopicArn: record.topicArn, Protocol: 'https', Endpoint: record.endpoint });
+    // Messages to the endpoint are signed with SHA256 (SNS's default is SHA1), and nothing else is set.
+    const { Attributes: topicAttributes } = await inspectSns.send(new GetTopicAttributesCommand({ TopicArn: record.topicArn }));
+    expect(topicAttributes).toMatchObject({ SignatureVersion: '2' });
+    expect(topicAttributes).not.toHaveProperty('KmsMasterKeyId');
   });
 
   it('update replaces the event list, dropping duplicates in order', async () => {

@@ -100,7 +100,7 @@ function holdCommands(client: typeof snsClient, pattern: RegExp) {
 }
 
 describe('a create with an Idempotency-Key', () => {
-  it('answers a repeated key with the same record, and creates one subscription and one topic', async () => {
+  it('answers a repeated key with the first answer byte for byte, and creates one subscription and one topic', async () => {
     const portalId = freshPortal('idem');
     const key = freshKey();
 
@@ -112,6 +112,9 @@ describe('a create with an Idempotency-Key', () => {
     expect(first.body).toMatchObject({ success: true, record: { configId: expect.any(String), topicArn: expect.any(String) } });
     expect(second).toEqual(first);
     expect(third).toEqual(first);
+    // Field order included: what the README promises is exactly the first answer.
+    expect(second.text).toBe(first.text);
+    expect(third.text).toBe(first.text);
     await expectOneSubscription(portalId, first);
   });
 
@@ -148,7 +151,7 @@ describe('a create with an Idempotency-Key', () => {
     expect(other.body).toEqual({
       success: false,
       code: 'IDEMPOTENCY_KEY_REUSED',
-      message: expect.stringMatching(/^Idempotency-Key: this key was already used with a different request body/),
+      message: expect.stringMatching(/^This Idempotency-Key was already used with a different request body/),
     });
     expect(again).toEqual(first);
     await expectOneSubscription(portalId, first);
@@ -343,7 +346,7 @@ describe('the Idempotency-Key header', () => {
     expect(answer.body).toEqual({
       success: false,
       code: 'INVALID_IDEMPOTENCY_KEY',
-      message: expect.stringMatching(/^Idempotency-Key: must be 1-255 printable ASCII characters/),
+      message: expect.stringMatching(/^The Idempotency-Key header must be 1-255 printable ASCII characters/),
     });
     expect(await subscriptionItems(portalId)).toEqual([]);
   });

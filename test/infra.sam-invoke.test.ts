@@ -13,7 +13,13 @@ import { DISPATCHER, OPERATIONS, RECONCILER } from '../shared/operations';
 import { freshPortal } from './support/api';
 import { allTopicArns, subscriptionItems } from './support/aws-state';
 import { REQUIRED_CONTEXT, serviceApp } from './support/cdk-app';
-import { invokeFunction, samEnvironment, type SynthesizedFunction, synthesizedFunctions } from './support/cdk-lambda-runner';
+import {
+  invokeFunction,
+  invokeFunctionRepeatedly,
+  samEnvironment,
+  type SynthesizedFunction,
+  synthesizedFunctions,
+} from './support/cdk-lambda-runner';
 
 /** The config_id the sample events carry (events/*.json). */
 const SAMPLE_CONFIG_ID = '0192f8a4-7b3c-7d2e-9f01-23456789abcd';
@@ -41,8 +47,8 @@ function sampleEvent(handlerName: string, { portalId, configId }: { portalId?: s
   return event;
 }
 
-/** `sam local invoke <handlerName> -e events/<handlerName>.json`: what the handler returned, and its logs. */
-async function samLocalInvokeRaw(handlerName: string, event: unknown) {
+/** The function of the template, and the environment `sam local invoke` gives it. */
+function samFunction(handlerName: string) {
   const fn = functions.get(handlerName);
   if (!fn) throw new Error(`No function ${handlerName} in the template (has: ${[...functions.keys()].join(', ')})`);
   const environment = samEnvironment(fn, {
@@ -53,6 +59,12 @@ async function samLocalInvokeRaw(handlerName: string, event: unknown) {
     accessKeyId: process.env.AWS_ACCESS_KEY_ID!,
     secretAccessKey: process.env.AWS_SECRET_ACCESS_KEY!,
   });
+  return { fn, environment };
+}
+
+/** `sam local invoke <handlerName> -e events/<handlerName>.json`: what the handler returned, and its logs. */
+async function samLocalInvokeRaw(handlerName: string, event: unknown) {
+  const { fn, environment } = samFunction(handlerName);
   const invocation = await invokeFunction(fn, event, environment);
   if (invocation.error) throw new Error(`${handlerName} failed: ${JSON.stringify(invocation.error)}\n${invocation.logs}`);
   return invocation;
@@ -213,6 +225,30 @@ describe('the synthesized functions, invoked as sam local invoke does', () => {
       .find((entry) => entry.message === 'reconciliation summary');
     expect(logged).toMatchObject({ operation: RECONCILER.handler, summary });
   });
+
+  it.each(OPERATIONS.map((op) => op.handler))(
+    '%s logs cold_start true on every line of its first invocation in a fresh sandbox, false on every line after',
+    async (handlerName) => {
+      const { fn, environment } = samFunction(handlerName);
+      const event = sampleEvent(handlerName, { portalId: freshPortal('cold') });
+
+      const invocations = await invokeFunctionRepeatedly(fn, [event, event, event], environment);
+
+      const lines = invocations[0]!.logs
+        .split('\n')
+        .filter((line) => line.startsWith('{'))
+        .map((line) => JSON.parse(line) as { function_request_id?: string; cold_start?: boolean });
+      const coldStartsOf = (requestId: string) =>
+        lines.filter((line) => line.function_request_id === requestId).map((line) => line.cold_start);
+      const [first, ...later] = invocations.map((invocation) => coldStartsOf(invocation.requestId));
+      expect(first!.length).toBeGreaterThan(0);
+      expect(first!.every((coldStart) => coldStart === true)).toBe(true);
+      for (const lines of later) {
+        expect(lines.length).toBeGreaterThan(0);
+        expect(lines.every((coldStart) => coldStart === false)).toBe(true);
+      }
+    },
+  );
 
   it.each(['updateSubscription', 'renameSubscription', 'activateSubscription', 'deleteSubscription', 'testSubscription'])(
     '%s answers the unchanged sample event 400: its config_id names no subscription',

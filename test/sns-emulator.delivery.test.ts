@@ -11,12 +11,14 @@ import type { AddressInfo } from 'node:net';
 import {
   ConfirmSubscriptionCommand,
   CreateTopicCommand,
+  DeleteTopicCommand,
   GetSubscriptionAttributesCommand,
   ListTopicsCommand,
   PublishCommand,
   SetSubscriptionAttributesCommand,
   SNSClient,
   SubscribeCommand,
+  UnsubscribeCommand,
 } from '@aws-sdk/client-sns';
 import { type RecordedDelivery, type SnsEmulator, startSnsEmulator } from '../infra/local/sns-emulator';
 
@@ -287,6 +289,30 @@ describe('a failing endpoint', () => {
     expect(gaveUp).toMatch(/after 4 attempt\(s\)/);
     // Still answering afterwards.
     await expect(sns.send(new CreateTopicCommand({ Name: 'still-alive' }))).resolves.toHaveProperty('TopicArn');
+  });
+
+  it.each([
+    ['an Unsubscribe', (_topicArn: string, subscriptionArn: string) => new UnsubscribeCommand({ SubscriptionArn: subscriptionArn })],
+    ['a DeleteTopic of its topic', (topicArn: string) => new DeleteTopicCommand({ TopicArn: topicArn })],
+  ])('is not retried after %s, as SNS does', async (_case, removal) => {
+    // The first attempt hangs until the emulator's 5 s timeout, long after the removal below.
+    const endpoint = await receiver((n) => (n === 0 ? undefined : 500));
+    const topicArn = await newTopic();
+    const url = `${endpoint.url}/removed-${topicCount}`;
+    const subscriptionArn = await subscribeHttp(topicArn, url);
+    await waitFor('the first attempt', () => ofType(endpoint, 'SubscriptionConfirmation')[0]);
+
+    await sns.send(removal(topicArn, subscriptionArn) as UnsubscribeCommand);
+
+    const dropped = await waitFor('the retry to be dropped', () =>
+      logLines.find((line) => line.startsWith('dropped SubscriptionConfirmation') && line.includes(url)),
+    );
+    expect(dropped).toMatch(/its subscription no longer exists$/);
+    // Dropped before its second attempt, and never given up on: nothing more is sent.
+    expect(endpoint.received).toHaveLength(1);
+    expect(logLines.filter((line) => line.includes(url) && /^(retrying|gave up)/.test(line))).toEqual([
+      expect.stringMatching(/^retrying .*no answer within 5000 ms$/),
+    ]);
   });
 
   it('that never answers is abandoned after about 5 s and retried', async () => {

@@ -182,6 +182,21 @@ describe('GetTopicAttributes and SetTopicAttributes', () => {
     expect(Attributes?.DisplayName).toBe('Shown');
   });
 
+  it('reports the SignatureVersion given at creation, and refuses versions other than 1 and 2', async () => {
+    const { TopicArn } = await sns.send(new CreateTopicCommand({ Name: `sha256-${++topicCount}`, Attributes: { SignatureVersion: '2' } }));
+
+    const { Attributes } = await sns.send(new GetTopicAttributesCommand({ TopicArn }));
+    expect(Attributes?.SignatureVersion).toBe('2');
+    const refused = await failureOf(
+      sns.send(new SetTopicAttributesCommand({ TopicArn, AttributeName: 'SignatureVersion', AttributeValue: '3' })),
+    );
+    expect(refused.name).toBe('InvalidParameterException');
+    const refusedAtCreation = await failureOf(
+      sns.send(new CreateTopicCommand({ Name: `sha512-${++topicCount}`, Attributes: { SignatureVersion: 'SHA512' } })),
+    );
+    expect(refusedAtCreation.name).toBe('InvalidParameterException');
+  });
+
   it('answers NotFound for a topic that does not exist, InvalidParameter for a malformed ARN', async () => {
     const missing = await failureOf(
       sns.send(new GetTopicAttributesCommand({ TopicArn: `arn:aws:sns:${REGION}:${ACCOUNT}:never-created` })),
@@ -282,6 +297,28 @@ describe('Subscribe', () => {
     const topicArn = await newTopic();
     const error = await failureOf(sns.send(new SubscribeCommand({ TopicArn: topicArn, Protocol: protocol, Endpoint: endpoint })));
     expect(error.name).toBe('InvalidParameterException');
+  });
+});
+
+describe('Subscribe of an SQS FIFO queue', () => {
+  const fifoQueue = `arn:aws:sqs:${REGION}:${ACCOUNT}:orders.fifo`;
+
+  it('is refused on a standard topic with InvalidParameter, as SNS does', async () => {
+    const topicArn = await newTopic();
+
+    const error = await failureOf(sns.send(new SubscribeCommand({ TopicArn: topicArn, Protocol: 'sqs', Endpoint: fifoQueue })));
+
+    expect(error.name).toBe('InvalidParameterException');
+    expect(error.message).toBe('Invalid parameter: Endpoint Reason: FIFO SQS Queues can not be subscribed to standard SNS topics');
+    expect((await sns.send(new ListSubscriptionsByTopicCommand({ TopicArn: topicArn }))).Subscriptions).toEqual([]);
+  });
+
+  it('is taken by a FIFO topic', async () => {
+    const { TopicArn } = await sns.send(new CreateTopicCommand({ Name: `fifo-queues-${++topicCount}.fifo` }));
+
+    const { SubscriptionArn } = await sns.send(new SubscribeCommand({ TopicArn, Protocol: 'sqs', Endpoint: fifoQueue }));
+
+    expect(SubscriptionArn).toMatch(new RegExp(`^${TopicArn}:`));
   });
 });
 
@@ -530,6 +567,20 @@ describe('Publish', () => {
         size: { Type: 'Number', Value: '42' },
       },
     });
+  });
+
+  it('signs with the hash of the topic\'s SignatureVersion: a SHA1-sized placeholder for 1, SHA256-sized for 2', async () => {
+    const signatureOf = async (attributes: Record<string, string>) => {
+      const { TopicArn } = await sns.send(new CreateTopicCommand({ Name: `signed-${++topicCount}`, Attributes: attributes }));
+      const subscriptionArn = await subscribeQueue(TopicArn!, `signed-${topicCount}`);
+      await sns.send(new PublishCommand({ TopicArn, Message: 'signed' }));
+      const [delivery] = await recordedFor(subscriptionArn);
+      const { SignatureVersion, Signature } = JSON.parse(delivery!.body) as { SignatureVersion: string; Signature: string };
+      return { SignatureVersion, bytes: Buffer.from(Signature, 'base64').length };
+    };
+
+    expect(await signatureOf({})).toEqual({ SignatureVersion: '1', bytes: 20 });
+    expect(await signatureOf({ SignatureVersion: '2' })).toEqual({ SignatureVersion: '2', bytes: 32 });
   });
 
   it('sends the bare message with RawMessageDelivery, and nothing to unconfirmed subscribers', async () => {

@@ -272,6 +272,8 @@ function useLocalServices(region: string, endpoints: { dynamoDb: string; sns: st
     AWS_ENDPOINT_URL_DYNAMODB: endpoints.dynamoDb,
     AWS_ENDPOINT_URL_SNS: endpoints.sns,
     DELIVERY_DEAD_LETTER_QUEUE_ARN: localDeliveryDeadLetterQueueArn(region),
+    // What Lambda sets for an environment started on demand; the logger reports cold starts only then.
+    AWS_LAMBDA_INITIALIZATION_TYPE: 'on-demand',
   });
   return tableName;
 }

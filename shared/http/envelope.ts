@@ -15,6 +15,16 @@ export function successResponse(payload: { message: string } & Record<string, un
   return jsonResponse(200, { success: true, ...payload });
 }
 
-export function errorResponse(statusCode: number, message: string, code: string, headers: Record<string, string> = {}) {
-  return jsonResponse(statusCode, { success: false, message, code }, headers);
+/**
+ * `details`: fields a refusal adds after the code, such as the `errors` of an invalid request;
+ * `headers`: such as the Retry-After of an overload answer.
+ */
+export function errorResponse(
+  statusCode: number,
+  message: string,
+  code: string,
+  details: Record<string, unknown> = {},
+  headers: Record<string, string> = {},
+) {
+  return jsonResponse(statusCode, { success: false, message, code, ...details }, headers);
 }

@@ -33,3 +33,26 @@ export class ConflictError extends HttpError {
     super(409, message, code);
   }
 }
+
+/** One problem of a request: the field it concerns, and a sentence that names the field and says what to send. */
+export interface FieldProblem {
+  field: string;
+  message: string;
+}
+
+/**
+ * A request whose fields break the rules. Carries every problem at once: `errors` lists them
+ * one by one for programs, `message` names them all in one sentence for people.
+ */
+export class InvalidRequestError extends BadRequestError {
+  constructor(readonly errors: readonly FieldProblem[]) {
+    super(sentenceNaming(errors), 'INVALID_REQUEST');
+  }
+}
+
+function sentenceNaming(problems: readonly FieldProblem[]): string {
+  if (problems.length === 1) return problems[0]!.message;
+  // Numbered, because a problem's own sentence may hold a semicolon.
+  const listed = problems.map(({ message }, index) => `(${index + 1}) ${message.replace(/\.$/, '')}`);
+  return `The request has ${problems.length} problems: ${listed.join('; ')}.`;
+}

@@ -80,12 +80,16 @@ export function idempotentRuns({ client, tableName, operationId }: IdempotentRun
   // The wrapped function's first argument is what is hashed; with the Lambda context second,
   // the library gives an in-progress record the function's remaining time as its lease, so a
   // request that dies half-way holds its key only until the function's timeout.
-  const runAttempt = async (_request: IdempotentRequest, _context: Context, attempt: Attempt): Promise<OperationResult> => {
+  //
+  // What is stored is the result as JSON text, not as an object: DynamoDB keeps a map's fields
+  // in an order of its own, so a replay read back from a map would answer the same record with
+  // its fields reordered. Text comes back as it went in, and the replay is the first answer
+  // byte for byte.
+  const runAttempt = async (_request: IdempotentRequest, _context: Context, attempt: Attempt): Promise<string> => {
     try {
-      // Stored and answered alike: the result as JSON (what a replay reads back).
-      const result = JSON.parse(JSON.stringify(await attempt.operation())) as OperationResult;
-      attempt.outcome = { result };
-      return result;
+      const answer = JSON.stringify(await attempt.operation());
+      attempt.outcome = { result: resultOf(answer) };
+      return answer;
     } catch (error) {
       attempt.outcome = { error };
       throw error;
@@ -98,7 +102,7 @@ export function idempotentRuns({ client, tableName, operationId }: IdempotentRun
     async runOnce(request, context, operation) {
       const attempt: Attempt = { operation };
       try {
-        return await runIdempotently(request, context, attempt);
+        return resultOf(await runIdempotently(request, context, attempt));
       } catch (error) {
         return settle(error, attempt);
       }
@@ -106,11 +110,16 @@ export function idempotentRuns({ client, tableName, operationId }: IdempotentRun
   };
 }
 
+/** The result as answered first: from the stored text (records written before text was stored hold the object). */
+function resultOf(stored: string | OperationResult): OperationResult {
+  return typeof stored === 'string' ? (JSON.parse(stored) as OperationResult) : stored;
+}
+
 /** The answer to a request whose idempotent run threw `error`. */
 function settle(error: unknown, attempt: Attempt): OperationResult {
   if (error instanceof IdempotencyValidationError) {
     throw new BadRequestError(
-      'Idempotency-Key: this key was already used with a different request body in the last 24 hours; ' +
+      'This Idempotency-Key was already used with a different request body in the last 24 hours; ' +
         'send the same body to get the first answer again, or a new key for a new request.',
       'IDEMPOTENCY_KEY_REUSED',
     );
@@ -122,7 +131,7 @@ function settle(error: unknown, attempt: Attempt): OperationResult {
     error instanceof IdempotencyItemNotFoundError
   ) {
     throw new ConflictError(
-      'Idempotency-Key: a request with this key is still being processed; retry shortly to get its answer.',
+      'A request with this Idempotency-Key is still being processed; retry shortly to get its answer.',
       'IDEMPOTENCY_IN_PROGRESS',
     );
   }

@@ -42,18 +42,25 @@ const endpoint = z
   );
 
 const eventKinds = config.eventKinds;
+/** How many unknown kinds a refusal quotes; the rest are counted. */
+const UNKNOWN_KINDS_QUOTED = 5;
 const events = z.pipe(
   z.array(z.string(expected('a string')), expected('an array of event kinds')).check(
     z.minLength(1, 'must list at least one event kind.'),
-    z.maxLength(MAX_EVENTS, `must list at most ${MAX_EVENTS} event kinds.`),
+    // Not z.maxLength: zod stops the whole body's validation at an oversized array, which would
+    // hide the body's other problems (config_id, the endpoint) from the refusal.
+    z.refine((kinds) => kinds.length <= MAX_EVENTS, `must list at most ${MAX_EVENTS} event kinds.`),
     z.superRefine((kinds, ctx) => {
-      const unknown = kinds.find((kind) => !eventKinds.includes(kind));
-      if (unknown !== undefined) {
-        ctx.addIssue({
-          code: 'custom',
-          message: `unknown event kind ${JSON.stringify(String(unknown).slice(0, 100))}; allowed kinds are ${eventKinds.join(', ')}.`,
-        });
-      }
+      const unknown = [...new Set(kinds.filter((kind) => !eventKinds.includes(kind)))];
+      if (unknown.length === 0) return;
+      const quoted = unknown.slice(0, UNKNOWN_KINDS_QUOTED).map((kind) => JSON.stringify(kind.slice(0, 100)));
+      const more = unknown.length > UNKNOWN_KINDS_QUOTED ? ` and ${unknown.length - UNKNOWN_KINDS_QUOTED} more` : '';
+      ctx.addIssue({
+        code: 'custom',
+        message:
+          `${unknown.length === 1 ? 'holds an unknown event kind' : 'hold unknown event kinds'} ${quoted.join(', ')}${more}; ` +
+          `allowed kinds are ${eventKinds.join(', ')}.`,
+      });
     }),
   ),
   z.transform((kinds: string[]) => [...new Set(kinds)]),
@@ -89,7 +96,11 @@ export function endpointProblem(protocol: Protocol, endpoint: string): string | 
     case 'email-json':
       return endpoint.length <= 254 && EMAIL.test(endpoint) ? undefined : `must be an e-mail address for protocol ${protocol}.`;
     case 'sqs':
-      return SQS_QUEUE_ARN.test(endpoint) ? undefined : 'must be an SQS queue ARN (arn:aws:sqs:<region>:<account>:<queue>) for protocol sqs.';
+      if (!SQS_QUEUE_ARN.test(endpoint)) return 'must be an SQS queue ARN (arn:aws:sqs:<region>:<account>:<queue>) for protocol sqs.';
+      // SNS standard topics (one per subscription here) cannot deliver to FIFO queues.
+      return endpoint.endsWith('.fifo')
+        ? 'names a FIFO queue (its name ends in .fifo), and FIFO queues are not supported: subscribe a standard SQS queue.'
+        : undefined;
     case 'lambda':
       return LAMBDA_FUNCTION_ARN.test(endpoint)
         ? undefined
@@ -97,14 +108,20 @@ export function endpointProblem(protocol: Protocol, endpoint: string): string | 
   }
 }
 
-export const createSubscriptionRequest = z
-  .object({ name, endpoint, protocol, events })
-  .check(
-    z.superRefine((request, ctx) => {
-      const problem = endpointProblem(request.protocol, request.endpoint);
-      if (problem) ctx.addIssue({ code: 'custom', path: ['endpoint'], message: problem });
-    }),
-  );
+/**
+ * A check of the whole body that reads `fields`: it runs whenever those fields are valid, also
+ * when others are not, so that a refusal names every problem at once.
+ */
+function whenValid(...fields: string[]) {
+  return { when: (payload: z.core.ParsePayload) => !payload.issues.some((issue) => fields.includes(String(issue.path?.[0]))) };
+}
+
+export const createSubscriptionRequest = z.object({ name, endpoint, protocol, events }).check(
+  z.superRefine((request, ctx) => {
+    const problem = endpointProblem(request.protocol, request.endpoint);
+    if (problem) ctx.addIssue({ code: 'custom', path: ['endpoint'], message: problem });
+  }, whenValid('protocol', 'endpoint')),
+);
 export type CreateSubscriptionRequest = z.output<typeof createSubscriptionRequest>;
 
 /**
@@ -118,9 +135,13 @@ const checkAddressing = z.superRefine((request: Addressing, ctx) => {
   if (request.config_id === undefined && request.configId === undefined) {
     ctx.addIssue({ code: 'custom', path: ['config_id'], message: 'is required.' });
   } else if (request.config_id !== undefined && request.configId !== undefined && request.config_id !== request.configId) {
-    ctx.addIssue({ code: 'custom', path: ['config_id'], message: 'and configId differ; send only one of them.' });
+    ctx.addIssue({
+      code: 'custom',
+      path: ['config_id'],
+      message: 'and configId name different subscriptions; send the id in config_id only.',
+    });
   }
-});
+}, whenValid('config_id', 'configId'));
 
 function resolveConfigId<T extends Addressing>({ config_id, configId: alias, ...rest }: T) {
   return { ...rest, configId: (config_id ?? alias)! };

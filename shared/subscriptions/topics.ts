@@ -62,7 +62,7 @@ export class SubscriptionTopics {
       await this.deleteTopicAfterFailure(topicArn);
       if ((error as Error).name === 'InvalidParameterException') {
         throw new BadRequestError(
-          `endpoint: SNS refused it for protocol ${protocol}; check that it is a valid, reachable ${protocol} endpoint.`,
+          `SNS refused the endpoint for protocol ${protocol}; check that it is a valid, reachable ${protocol} endpoint.`,
           'ENDPOINT_REFUSED',
         );
       }
@@ -109,6 +109,9 @@ export class SubscriptionTopics {
     const { TopicArn } = await this.sns.send(
       new CreateTopicCommand({
         Name: this.topicNameFor(configId),
+        // Messages signed with SHA256 rather than SNS's default SHA1; nothing else differs from
+        // the defaults (no KMS key: a customer key would need grants for every publisher).
+        Attributes: { SignatureVersion: '2' },
         Tags: [
           { Key: 'portalId', Value: portalId },
           { Key: 'configId', Value: configId },

@@ -31,6 +31,8 @@ export interface ApiAnswer {
   headers: Record<string, unknown>;
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- assertions read arbitrary fields
   body: any;
+  /** The body as sent, byte for byte (field order included, which `body` comparisons ignore). */
+  text: string | undefined;
 }
 
 /** `timeoutMs`: the function's time left at the start (Lambda's timeout), 10 s as deployed by default. */
@@ -41,6 +43,7 @@ export async function call(operationId: OperationId, options: HttpEventOptions &
     statusCode: result.statusCode ?? 200,
     headers: (result.headers ?? {}) as Record<string, unknown>,
     body: result.body === undefined ? undefined : JSON.parse(result.body),
+    text: result.body,
   };
   // Every answer a suite sees must be one the OpenAPI document describes.
   await expectDocumentedAnswer(operationId, options.prefix ?? 0, answer.statusCode, answer.body);

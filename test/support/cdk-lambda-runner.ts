@@ -101,8 +101,10 @@ export interface Invocation {
   result?: unknown;
   /** The error the handler threw, as Lambda reports it. */
   error?: { errorType: string; errorMessage: string };
-  /** The function's stdout and stderr: its logs. */
+  /** The function's stdout and stderr: its logs (in a warm sandbox, those of all its invocations). */
   logs: string;
+  /** The context's awsRequestId, which the function's log lines carry. */
+  requestId: string;
 }
 
 /**
@@ -114,13 +116,26 @@ export async function invokeFunction(
   event: unknown,
   environment: Readonly<Record<string, string>>,
 ): Promise<Invocation> {
+  const [invocation] = await invokeFunctionRepeatedly(fn, [event], environment);
+  return invocation!;
+}
+
+/**
+ * Runs the handler on each event in turn in one process, as one Lambda sandbox serves
+ * invocations one after the other once it is warm: the first invocation is its cold start.
+ */
+export async function invokeFunctionRepeatedly(
+  fn: SynthesizedFunction,
+  events: readonly unknown[],
+  environment: Readonly<Record<string, string>>,
+): Promise<Invocation[]> {
   const request = {
     codeDirectory: fn.codeDirectory,
     handler: fn.handler,
     functionName: fn.id,
     memorySize: fn.memorySize,
     timeoutMs: fn.timeoutSeconds * 1000,
-    event,
+    events,
   };
   const child = spawn(process.execPath, ['--input-type=module', '--eval', RUNTIME_SOURCE], {
     cwd: fn.codeDirectory,
@@ -128,7 +143,7 @@ export async function invokeFunction(
       ...lambdaSandboxVariables(fn),
       ...environment,
     },
-    // fd 3 carries the invocation's answer, so whatever the function logs cannot be mistaken for it.
+    // fd 3 carries the invocations' answers, so whatever the function logs cannot be mistaken for them.
     stdio: ['pipe', 'pipe', 'pipe', 'pipe'],
   });
   let logs = '';
@@ -139,20 +154,23 @@ export async function invokeFunction(
   child.stdin!.end(JSON.stringify(request));
 
   // Lambda stops a function at its timeout; allow a little more for Node's own start.
-  const killer = setTimeout(() => child.kill('SIGKILL'), request.timeoutMs + 5_000);
+  const killer = setTimeout(() => child.kill('SIGKILL'), request.timeoutMs * events.length + 5_000);
   const exitCode = await new Promise<number | null>((resolve) => child.on('close', resolve));
   clearTimeout(killer);
 
   if (answer === '') {
     throw new Error(`${fn.id} gave no answer (exit code ${exitCode}). Its output:\n${logs}`);
   }
-  return { ...(JSON.parse(answer) as Omit<Invocation, 'logs'>), logs };
+  const invocations = (JSON.parse(answer) as { invocations: Omit<Invocation, 'logs'>[] }).invocations;
+  return invocations.map((invocation) => ({ ...invocation, logs }));
 }
 
 /** Variables the Lambda runtime image sets in every sandbox, before the function's own. */
 function lambdaSandboxVariables(fn: SynthesizedFunction): Record<string, string> {
   return {
     AWS_EXECUTION_ENV: `AWS_Lambda_${fn.runtime}`,
+    // An on-demand start, as Lambda (without provisioned concurrency) and `sam local` say.
+    AWS_LAMBDA_INITIALIZATION_TYPE: 'on-demand',
     LAMBDA_TASK_ROOT: fn.codeDirectory,
     TZ: ':UTC',
     // No developer's ~/.aws files: a sandbox has none.
@@ -163,8 +181,9 @@ function lambdaSandboxVariables(fn: SynthesizedFunction): Record<string, string>
 
 /**
  * The child process: a minimal Lambda runtime. It reads the request from stdin, imports the
- * handler's module from the code directory, calls it with the event and a context, writes
- * `{result}` or `{error}` to fd 3 and exits (the SDK's keep-alive sockets would hold it open).
+ * handler's module from the code directory, calls it with each event in turn and a context,
+ * writes `{invocations: [{requestId, result} or {requestId, error}, ...]}` to fd 3 and exits
+ * (the SDK's keep-alive sockets would hold it open).
  */
 const RUNTIME_SOURCE = `
 import { existsSync, writeSync } from 'node:fs';
@@ -181,11 +200,21 @@ const moduleName = request.handler.slice(0, dot);
 const exportName = request.handler.slice(dot + 1);
 const file = ['.mjs', '.js', '.cjs'].map((extension) => join(request.codeDirectory, moduleName + extension)).find(existsSync);
 
-const answer = (body) => { writeSync(3, JSON.stringify(body)); process.exit(0); };
+const invocations = [];
+const answer = () => { writeSync(3, JSON.stringify({ invocations })); process.exit(0); };
+const failure = (error) => ({ errorType: error?.name ?? 'Error', errorMessage: String(error?.message ?? error) });
+let handler;
 try {
   if (!file) throw Object.assign(new Error('Cannot find module ' + moduleName), { name: 'Runtime.ImportModuleError' });
-  const handler = (await import(pathToFileURL(file).href))[exportName];
+  handler = (await import(pathToFileURL(file).href))[exportName];
   if (typeof handler !== 'function') throw Object.assign(new Error(request.handler + ' is undefined or not exported'), { name: 'Runtime.HandlerNotFound' });
+} catch (error) {
+  // Every invocation of a sandbox whose init failed fails alike.
+  for (const _ of request.events) invocations.push({ requestId: randomUUID(), error: failure(error) });
+  answer();
+}
+for (const event of request.events) {
+  const awsRequestId = randomUUID();
   const deadline = Date.now() + request.timeoutMs;
   const context = {
     callbackWaitsForEmptyEventLoop: true,
@@ -193,14 +222,17 @@ try {
     functionVersion: '$LATEST',
     invokedFunctionArn: 'arn:aws:lambda:' + process.env.AWS_REGION + ':123456789012:function:' + request.functionName,
     memoryLimitInMB: String(request.memorySize),
-    awsRequestId: randomUUID(),
+    awsRequestId,
     logGroupName: '/aws/lambda/' + request.functionName,
     logStreamName: 'local',
     getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
     done: () => {}, fail: () => {}, succeed: () => {},
   };
-  answer({ result: await handler(request.event, context) });
-} catch (error) {
-  answer({ error: { errorType: error?.name ?? 'Error', errorMessage: String(error?.message ?? error) } });
+  try {
+    invocations.push({ requestId: awsRequestId, result: await handler(event, context) });
+  } catch (error) {
+    invocations.push({ requestId: awsRequestId, error: failure(error) });
+  }
 }
+answer();
 `;

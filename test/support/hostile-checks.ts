@@ -28,7 +28,7 @@ export const KNOWN_CODES = [
   'IDEMPOTENCY_KEY_REUSED',
 ] as const;
 
-/** The fields each operation reads: a refusal for a field names it first ("name: must be ..."). */
+/** The fields each operation reads: each `errors` entry of a refusal names one, its message starting with it ("name must be ..."). */
 export const FIELDS: Readonly<Record<OperationName, readonly string[]>> = {
   create: ['name', 'endpoint', 'protocol', 'events'],
   update: ['config_id', 'configId', 'events'],
@@ -47,9 +47,9 @@ const CODE_MESSAGES: Readonly<Record<string, RegExp>> = {
   UNSUPPORTED_CONTENT_TYPE: /content-type/i,
   SUBSCRIPTION_NOT_FOUND: /\bconfig_?[iI]d\b/,
   SUBSCRIPTION_LIMIT_REACHED: /\b(maximum|limit)\b/i,
-  ENDPOINT_REFUSED: /^endpoint\b/,
-  INVALID_IDEMPOTENCY_KEY: /^Idempotency-Key: /,
-  IDEMPOTENCY_KEY_REUSED: /^Idempotency-Key: /,
+  ENDPOINT_REFUSED: /\bendpoint\b/,
+  INVALID_IDEMPOTENCY_KEY: /\bIdempotency-Key header\b/,
+  IDEMPOTENCY_KEY_REUSED: /\bIdempotency-Key\b/,
 };
 
 /** Text no message may hold (outside the quoted echo of the caller's own input). */
@@ -123,15 +123,20 @@ function checkGatewayAnswer(request: HostileRequest, target: Target, answer: Raw
   }
 }
 
-/** A refusal by the handlers: 400 and exactly `{success: false, message, code}`, the message saying what is wrong. */
+/**
+ * A refusal by the handlers: 400 and exactly `{success: false, message, code}`, the message saying
+ * what is wrong; a refusal of invalid fields (INVALID_REQUEST) also has `errors`, one `{field,
+ * message}` per problem, every one of them named in `message`.
+ */
 function checkRefusal(request: HostileRequest, target: Target, answer: RawAnswer): void {
   if (answer.status !== 400) fail(request, target, answer, 'a refusal of the caller\'s input must be a 400');
   if (!isJson(answer)) fail(request, target, answer, 'the refusal is not application/json');
   const body = answer.json;
   if (!isPlainObject(body)) fail(request, target, answer, 'the refusal is not a JSON object');
-  const keys = Object.keys(body).sort().join(',');
-  if (keys !== 'code,message,success') fail(request, target, answer, `the refusal must be exactly {success, message, code}; it has ${keys}`);
   const { success, message, code } = body;
+  const keys = Object.keys(body).sort().join(',');
+  const expectedKeys = code === 'INVALID_REQUEST' ? 'code,errors,message,success' : 'code,message,success';
+  if (keys !== expectedKeys) fail(request, target, answer, `the refusal must be exactly {${expectedKeys}}; it has ${keys}`);
   if (success !== false) fail(request, target, answer, 'success must be false');
   if (typeof message !== 'string' || message.trim().length < 10) fail(request, target, answer, 'the message must be a sentence');
   if (message.length > 2_000) fail(request, target, answer, 'the message is over 2000 characters');
@@ -140,25 +145,48 @@ function checkRefusal(request: HostileRequest, target: Target, answer: RawAnswer
   for (const [pattern, what] of FORBIDDEN_IN_MESSAGES) {
     if (pattern.test(own)) fail(request, target, answer, `the message holds ${what}`);
   }
-  const fields = FIELDS[request.operation];
+  let named: string[] = [];
   if (code === 'INVALID_REQUEST') {
-    const match = /^([A-Za-z_]+)(\.\d+)?: (.*)$/s.exec(message);
-    if (!match || !fields.includes(match[1]!) || match[3]!.trim().length < 3) {
-      fail(request, target, answer, `an INVALID_REQUEST message must start with the field (${fields.join(', ')}) and say what is wrong with it`);
-    }
+    named = checkFieldErrors(request, target, answer, message, body.errors);
+    const missed = (target.mustName ?? []).filter((group) => !group.some((field) => named.includes(field)));
+    if (missed.length > 0) fail(request, target, answer, `the refusal does not name every problem: none of ${missed.map((group) => group.join('/')).join(', ')}`);
   } else if (!CODE_MESSAGES[code]!.test(message)) {
     fail(request, target, answer, `the message of ${code} does not say what is wrong (${CODE_MESSAGES[code]})`);
   }
-  if (target.blame.length > 0 && !target.blame.some((blame) => names(blame, code, message))) {
+  if (target.blame.length > 0 && !target.blame.some((blame) => names(blame, code, named))) {
     fail(request, target, answer, 'the refusal is for another reason than the ones the request has');
   }
 }
 
-/** Whether a refusal names the blamed field or carries the blamed code. */
-function names(blame: string, code: string, message: string): boolean {
+/** Checks the `errors` of an INVALID_REQUEST refusal; returns the fields they name (`events[0]` as `events`). */
+function checkFieldErrors(request: HostileRequest, target: Target, answer: RawAnswer, message: string, errors: unknown): string[] {
+  const fields = FIELDS[request.operation];
+  if (!Array.isArray(errors) || errors.length === 0) fail(request, target, answer, 'an INVALID_REQUEST refusal needs a non-empty errors array');
+  const named: string[] = [];
+  for (const [index, error] of errors.entries()) {
+    if (!isPlainObject(error) || Object.keys(error).sort().join(',') !== 'field,message') {
+      fail(request, target, answer, 'each entry of errors must be exactly {field, message}');
+    }
+    const { field, message: sentence } = error as { field: unknown; message: unknown };
+    const match = typeof field === 'string' ? /^([A-Za-z_]+)(\[\d+\])?$/.exec(field) : null;
+    if (!match || !fields.includes(match[1]!)) fail(request, target, answer, `errors[${index}].field must be one of ${fields.join(', ')}`);
+    if (typeof sentence !== 'string' || !sentence.startsWith(`${field} `) || sentence.length < String(field).length + 5) {
+      fail(request, target, answer, `errors[${index}].message must be a sentence about ${String(field)}, starting with it`);
+    }
+    const quoted = errors.length === 1 ? sentence : `(${index + 1}) ${sentence.replace(/\.$/, '')}`;
+    if (!message.includes(quoted)) fail(request, target, answer, `the message does not name errors[${index}]`);
+    named.push(match[1]!);
+  }
+  return named;
+}
+
+/** Whether a refusal names the blamed field (in its errors) or carries the blamed code. */
+function names(blame: string, code: string, namedFields: readonly string[]): boolean {
   if (blame === ANY_FIELD) return code === 'INVALID_REQUEST';
   if (/^[A-Z_]+$/.test(blame)) return code === blame;
-  return message.startsWith(`${blame}:`) || message.startsWith(`${blame}.`) || message.startsWith(`${blame} `);
+  // SNS's own refusal of an endpoint that passed validation names the endpoint too.
+  if (code === 'ENDPOINT_REFUSED') return blame === 'endpoint';
+  return namedFields.includes(blame);
 }
 
 function checkSuccess(request: HostileRequest, target: Target, answer: RawAnswer): void {

@@ -103,12 +103,19 @@ function tagsXml(tags: Tag[]): string {
   );
 }
 
+/** The value to store for a topic attribute, or InvalidParameter. */
+function checkedTopicAttribute(name: string, value: string): string {
+  if (!TOPIC_ATTRIBUTES.has(name)) throw invalidParameter(`Attributes Reason: Unknown attribute ${name}`);
+  // 1: SHA1 signatures (SNS's default), 2: SHA256; SNS knows no other.
+  if (name === 'SignatureVersion' && value !== '1' && value !== '2') {
+    throw invalidParameter('Attributes Reason: SignatureVersion must be 1 or 2');
+  }
+  return value;
+}
+
 function topicAttributesFrom(params: QueryParams, name: string): Record<string, string> {
   const attributes: Record<string, string> = {};
-  for (const [key, value] of params.stringMap('Attributes')) {
-    if (!TOPIC_ATTRIBUTES.has(key)) throw invalidParameter(`Attributes Reason: Unknown attribute ${key}`);
-    attributes[key] = value;
-  }
+  for (const [key, value] of params.stringMap('Attributes')) attributes[key] = checkedTopicAttribute(key, value);
   const fifoName = name.endsWith('.fifo');
   const fifoAttribute = attributes.FifoTopic?.toLowerCase();
   if (fifoAttribute === 'true' && !fifoName) {
@@ -174,7 +181,7 @@ const setTopicAttributes: Handler = (sns, params) => {
   const topic = sns.topic(params.require('TopicArn'));
   const name = params.require('AttributeName');
   if (!TOPIC_ATTRIBUTES.has(name) || name === 'FifoTopic') throw invalidParameter('AttributeName');
-  topic.attributes[name] = params.get('AttributeValue') ?? '';
+  topic.attributes[name] = checkedTopicAttribute(name, params.get('AttributeValue') ?? '');
   return undefined;
 };
 
@@ -239,6 +246,9 @@ const subscribe: Handler = (sns, params) => {
   if (!rule) throw invalidParameter(`Amazon SNS does not support this protocol string: ${protocol}`);
   const endpoint = params.get('Endpoint') ?? '';
   if (!rule.pattern.test(endpoint)) throw invalidParameter(`Endpoint Reason: ${rule.reason}`);
+  if (protocol === 'sqs' && endpoint.endsWith('.fifo') && topic.attributes.FifoTopic !== 'true') {
+    throw invalidParameter('Endpoint Reason: FIFO SQS Queues can not be subscribed to standard SNS topics');
+  }
   const attributes = subscriptionAttributesFrom(params, protocol);
   // SNS keeps a pending subscription's ARN to itself unless asked for it.
   const answer = (subscription: SubscriptionRecord) => {

@@ -18,6 +18,8 @@ export interface HttpDelivery {
   headers: Record<string, string>;
   /** For log lines. */
   label: string;
+  /** False once the subscription (or its topic) is gone: SNS sends nothing more for it, retries included. */
+  stillWanted: () => boolean;
   /** Retries after the first attempt; default: the queue's own. */
   retries?: number;
   /** Called once when the delivery is given up on (retries exhausted, or refused by the endpoint). */
@@ -69,6 +71,11 @@ export class DeliveryQueue {
   }
 
   private attempt(delivery: HttpDelivery, retry: number): void {
+    if (!delivery.stillWanted()) {
+      this.log(`dropped ${delivery.label}: its subscription no longer exists`);
+      this.pending--;
+      return;
+    }
     const run = this.tryOnce(delivery)
       .then((outcome) => this.afterAttempt(delivery, retry, outcome))
       .catch((error: unknown) => this.log(`delivery bookkeeping failed: ${String(error)}`));

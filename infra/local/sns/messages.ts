@@ -43,23 +43,25 @@ function unsubscribeUrl(sns: SnsBackend, subscriptionArn: string): string {
 
 /**
  * SNS signs Message, MessageId, Subject, SubscribeURL, Timestamp, Token, TopicArn and Type with
- * its private key. The emulator has no certificate an endpoint could check, so the field holds
- * a digest of the same string-to-sign: well-formed and stable, not verifiable. Endpoints must
+ * its private key, hashed with SHA1 (the topic's SignatureVersion 1) or SHA256 (version 2). The
+ * emulator has no certificate an endpoint could check, so the field holds a digest of the same
+ * string-to-sign with the version's hash: well-formed and stable, not verifiable. Endpoints must
  * not verify signatures when pointed at the emulator.
  */
-function placeholderSignature(fields: Record<string, string | undefined>): string {
+function placeholderSignature(signatureVersion: string, fields: Record<string, string | undefined>): string {
   const signed = ['Message', 'MessageId', 'Subject', 'SubscribeURL', 'Timestamp', 'Token', 'TopicArn', 'Type'];
   const stringToSign = signed
     .filter((key) => fields[key] !== undefined)
     .map((key) => `${key}\n${fields[key]}\n`)
     .join('');
-  return createHash('sha1').update(stringToSign).digest('base64');
+  return createHash(signatureVersion === '2' ? 'sha256' : 'sha1').update(stringToSign).digest('base64');
 }
 
 function signatureFields(sns: SnsBackend, topic: TopicRecord, fields: Record<string, string | undefined>) {
+  const signatureVersion = topic.attributes.SignatureVersion ?? '1';
   return {
-    SignatureVersion: topic.attributes.SignatureVersion ?? '1',
-    Signature: placeholderSignature(fields),
+    SignatureVersion: signatureVersion,
+    Signature: placeholderSignature(signatureVersion, fields),
     SigningCertURL: `${sns.endpoint}/SimpleNotificationService-emulator.pem`,
   };
 }

@@ -170,6 +170,8 @@ export class SnsBackend {
       body: message.body,
       headers: typeof contentType === 'string' ? { ...message.headers, 'content-type': contentType } : message.headers,
       label: `${message.type} ${message.messageId} to ${subscription.endpoint}`,
+      // Unsubscribe and DeleteTopic (which takes its subscriptions along) remove the record.
+      stillWanted: () => this.subscriptions.has(subscription.arn),
       retries: retriesOf(policy),
       // Only notifications are redriven: a confirmation that failed is simply not confirmed.
       onGiveUp:

@@ -1,6 +1,6 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import { isDependencyFault } from '../../aws/failures';
-import { HttpError } from '../errors';
+import { HttpError, InvalidRequestError } from '../errors';
 import { errorResponse } from '../envelope';
 import type { HttpMiddleware } from '../types';
 
@@ -24,7 +24,8 @@ export function errorEnvelope(logger: Logger): HttpMiddleware {
       const { error } = request;
       if (error instanceof HttpError) {
         logger.info('request refused', { statusCode: error.statusCode, code: error.code, reason: error.message });
-        request.response = errorResponse(error.statusCode, error.message, error.code);
+        const details = error instanceof InvalidRequestError ? { errors: error.errors } : {};
+        request.response = errorResponse(error.statusCode, error.message, error.code, details);
         return;
       }
       if (isDependencyFault(error)) {
@@ -33,6 +34,7 @@ export function errorEnvelope(logger: Logger): HttpMiddleware {
           503,
           'A backend service is temporarily unavailable; retry the request shortly.',
           'SERVICE_UNAVAILABLE',
+          {},
           { 'retry-after': String(RETRY_AFTER_SECONDS) },
         );
         return;

@@ -21,8 +21,8 @@ export function idempotencyKey(): HttpMiddleware {
       if (value === undefined) return;
       if (!IDEMPOTENCY_KEY_PATTERN.test(value) || value.trim() === '') {
         throw new BadRequestError(
-          'Idempotency-Key: must be 1-255 printable ASCII characters (letters, digits, punctuation or spaces, not only spaces); ' +
-            'send a new random value, such as a UUID, for each distinct create.',
+          'The Idempotency-Key header must be 1-255 printable ASCII characters (letters, digits, punctuation or spaces, ' +
+            'not only spaces); send a new random value, such as a UUID, for each distinct create.',
           'INVALID_IDEMPOTENCY_KEY',
         );
       }
