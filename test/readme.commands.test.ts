@@ -1,7 +1,7 @@
 /**
  * The README's shell commands, run as a new user would run them: every ```sh block is either
  * run here against `npm start` (in memory, on free ports, which replace the README's 3000, 8000,
- * 9911 and 4000) or named below with the reason it cannot be, and they run in bash on a PATH
+ * 9911, 9912 and 4000) or named below with the reason it cannot be, and they run in bash on a PATH
  * with only Node, Java, curl, the AWS CLI and basic POSIX tools: no uuidgen, no jq.
  */
 import { spawn } from 'node:child_process';
@@ -18,6 +18,10 @@ const BLOCKS: Readonly<Record<string, 'run' | { notRun: string }>> = {
   'Run locally': { notRun: 'npm start, which this suite starts itself on free ports' },
   Example: { notRun: 'cdk deploy needs an AWS account' },
   'Run one function with SAM': { notRun: 'sam local invoke needs the SAM CLI and Docker; test/infra.sam-invoke.test.ts does the same without them' },
+  'OpenAPI document': { notRun: 'npx fetches a client generator; test/openapi.document.test.ts checks the document that npm run openapi writes' },
+  Delivery: { notRun: "puts an event on the deployed bus, which needs an AWS account; 'Watching a delivery' does the same against npm start" },
+  Reconciliation: { notRun: 'test/reconciliation.test.ts runs npm run reconcile, with and without --dry-run, against a stack of its own' },
+  'Admin page': { notRun: 'runs the browser suite, which npm test runs' },
   'Calling the API with curl': 'run',
   'Idempotent creates': 'run',
   'The AWS CLI (or any SDK) against the emulators': 'run',
@@ -87,6 +91,7 @@ function onThisStack(text: string): string {
     .replaceAll('127.0.0.1:3000', `127.0.0.1:${stack.ports.api}`)
     .replaceAll('127.0.0.1:8000', `127.0.0.1:${stack.ports.dynamoDb}`)
     .replaceAll('127.0.0.1:9911', `127.0.0.1:${stack.ports.sns}`)
+    .replaceAll('127.0.0.1:9912', `127.0.0.1:${stack.ports.events}`)
     .replaceAll('127.0.0.1:4000', `127.0.0.1:${receiverPort}`)
     .replaceAll('listen(4000,', `listen(${receiverPort},`);
 }
@@ -147,14 +152,14 @@ function waitForOutput(text: string): string {
     poll();' "$STDOUT_FILE" ${JSON.stringify(text)}`;
 }
 
-/** Test glue: waits (bounded) until SNS no longer lists the topic's subscription as pending. */
+/** Test glue: waits (bounded) until the API lists the receiver's subscription as confirmed. */
 function waitForConfirmation(): string {
+  const confirmed = `curl -s $API/list -H "Authorization: Bearer $TOKEN" | grep -q '"name":"Local receiver"[^}]*"confirmed":true'`;
   return `for attempt in $(seq 1 40); do
-  state=$(aws --endpoint-url http://127.0.0.1:${stack.ports.sns} sns list-subscriptions-by-topic --topic-arn "$TOPIC_ARN" --query 'Subscriptions[0].SubscriptionArn' --output text)
-  [ "$state" != PendingConfirmation ] && break
+  ${confirmed} && break
   sleep 0.25
 done
-[ "$state" != PendingConfirmation ]`;
+${confirmed}`;
 }
 
 async function portalAList(): Promise<{ configId: string; name: string }[]> {
@@ -193,7 +198,7 @@ describe('the README', () => {
     const walkThrough = blockUnder('Calling the API with curl');
     const idempotentCreate = blockUnder('Idempotent creates');
     expect(idempotentCreate).toMatch(/^KEY=\$\(.*\)/m);
-    const [receiveAndCreate, publish] = blockUnder('Watching a delivery').split(/\n(?=# A publisher's event)/);
+    const [receiveAndCreate, publish] = blockUnder('Watching a delivery').split(/\n(?=# A portal event of a kind)/);
     expect(publish).toBeDefined();
     const script = [
       onThisStack(walkThrough),
@@ -210,7 +215,7 @@ describe('the README', () => {
       waitForOutput('SubscriptionConfirmation'),
       waitForConfirmation(),
       onThisStack(publish!),
-      waitForOutput('Notification {"kind":"asset_bank.media.create","assetId":"a-1"}'),
+      waitForOutput('"data":{"mediaId":"m-1"}}'),
       'kill %1', // as the README says
     ].join('\n');
 
@@ -233,7 +238,13 @@ describe('the README', () => {
     expect(run.stdout).toMatch(/"Subscriptions": \[/);
     // The receiver confirmed, then printed the published event.
     expect(run.stdout).toContain('SubscriptionConfirmation You have chosen to subscribe to the topic');
-    expect(run.stdout).toContain('Notification {"kind":"asset_bank.media.create","assetId":"a-1"}');
+    const notifications = run.stdout.split('\n').filter((line) => line.startsWith('Notification '));
+    expect(notifications).toHaveLength(1);
+    expect(JSON.parse(notifications[0]!.slice('Notification '.length))).toMatchObject({
+      event: 'asset_bank.media.create',
+      portalId: 'portal-a',
+      data: { mediaId: 'm-1' },
+    });
   }, 150_000);
 
   it('walk-through stops cleanly on a full portal: the refusal, a clear message, and no request with an empty id', async () => {

@@ -13,7 +13,7 @@ const READY_WITHIN_MS = 60_000;
 const STOPPED_WITHIN_MS = 30_000;
 
 export interface NpmStart {
-  readonly ports: { readonly api: number; readonly dynamoDb: number; readonly sns: number };
+  readonly ports: { readonly api: number; readonly dynamoDb: number; readonly sns: number; readonly events: number };
   /** e.g. http://127.0.0.1:54321 */
   readonly baseUrl: string;
   /** Everything it printed so far, stdout and stderr. */
@@ -24,18 +24,19 @@ export interface NpmStart {
 
 /** Starts `npm start` and resolves once its printout is complete. */
 export async function startNpmStart(variables: Record<string, string> = {}): Promise<NpmStart> {
-  const ports = { api: await freePort(), dynamoDb: await freePort(), sns: await freePort() };
+  const ports = { api: await freePort(), dynamoDb: await freePort(), sns: await freePort(), events: await freePort() };
   const environment: NodeJS.ProcessEnv = {
     ...process.env,
     IN_MEMORY: '1',
     PORT: String(ports.api),
     DYNAMODB_PORT: String(ports.dynamoDb),
     SNS_PORT: String(ports.sns),
+    EVENTS_PORT: String(ports.events),
     POWERTOOLS_LOG_LEVEL: 'INFO',
     ...variables,
   };
   // What jest's global setup set for the in-process suites is not a developer's shell.
-  for (const name of ['DATA_DIR', 'LOCAL_OAUTH_CLIENTS', 'TABLE_NAME', 'TOPIC_PREFIX', 'AWS_ENDPOINT_URL_DYNAMODB', 'AWS_ENDPOINT_URL_SNS']) {
+  for (const name of ['DATA_DIR', 'LOCAL_OAUTH_CLIENTS', 'TABLE_NAME', 'TOPIC_PREFIX', 'AWS_ENDPOINT_URL_DYNAMODB', 'AWS_ENDPOINT_URL_SNS', 'DELIVERY_DEAD_LETTER_QUEUE_ARN']) {
     if (!(name in variables)) delete environment[name];
   }
   let output = '';
