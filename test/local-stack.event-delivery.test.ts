@@ -8,8 +8,6 @@
 import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import { PublishCommand, SNSClient } from '@aws-sdk/client-sns';
 import { execFile } from 'node:child_process';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { localDeliveryDeadLetterQueueArn } from '../infra/local/local-account';
 import { LOCAL_CREDENTIALS } from '../infra/local/local-stack';
@@ -19,6 +17,7 @@ import { API_PREFIXES } from '../shared/operations';
 import { call, startTestStack, TEST_CLIENTS, type TestStack, tokenFor } from './support/local-stack-client';
 import { waitFor } from './support/wait-for';
 import { startWebhookReceiver, type WebhookReceiver } from './support/webhook-receiver';
+import { awsCliEnvironment } from './support/aws-cli-env';
 
 const API = API_PREFIXES[0];
 const CREATE = 'asset_bank.media.create';
@@ -326,16 +325,7 @@ describe('confirmation, retries and dead letters', () => {
   });
 });
 
-const cliEnv: NodeJS.ProcessEnv = {
-  ...Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('AWS_'))),
-  AWS_ACCESS_KEY_ID: 'local',
-  AWS_SECRET_ACCESS_KEY: 'local',
-  AWS_REGION: 'us-east-1',
-  AWS_DEFAULT_REGION: 'us-east-1',
-  AWS_PAGER: '',
-  AWS_CONFIG_FILE: join(tmpdir(), 'event-delivery-test-no-aws-config'),
-  AWS_SHARED_CREDENTIALS_FILE: join(tmpdir(), 'event-delivery-test-no-aws-credentials'),
-};
+const cliEnv = awsCliEnvironment();
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the CLI's JSON output
 async function awsCli(...args: string[]): Promise<any> {

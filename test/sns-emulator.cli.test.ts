@@ -4,29 +4,14 @@
  * so one test walks through every action.
  */
 import { execFile } from 'node:child_process';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { CreateTopicCommand, SNSClient, SubscribeCommand } from '@aws-sdk/client-sns';
 import { type RecordedDelivery, type SnsEmulator, startSnsEmulator } from '../infra/local/sns-emulator';
+import { awsCliEnvironment } from './support/aws-cli-env';
 
 const run = promisify(execFile);
 
-/**
- * Dummy credentials and nothing from the user's own AWS setup: no profile, no config file, no
- * endpoint variables (global setup sets AWS_ENDPOINT_URL_SNS for the handlers). The CLI v1
- * reads its region from AWS_DEFAULT_REGION, not AWS_REGION, so both are set.
- */
-const cliEnv: NodeJS.ProcessEnv = {
-  ...Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('AWS_'))),
-  AWS_ACCESS_KEY_ID: 'test',
-  AWS_SECRET_ACCESS_KEY: 'test',
-  AWS_REGION: 'us-east-1',
-  AWS_DEFAULT_REGION: 'us-east-1',
-  AWS_PAGER: '',
-  AWS_CONFIG_FILE: join(tmpdir(), 'sns-emulator-test-no-aws-config'),
-  AWS_SHARED_CREDENTIALS_FILE: join(tmpdir(), 'sns-emulator-test-no-aws-credentials'),
-};
+const cliEnv = awsCliEnvironment();
 
 let emulator: SnsEmulator;
 
