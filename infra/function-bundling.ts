@@ -30,12 +30,17 @@ export const FUNCTION_BUNDLING = {
 
 /**
  * The same settings as esbuild's own options, as the CDK passes them to the esbuild CLI
- * (`--bundle --platform=node` plus the fields above), for building a bundle outside cdk synth.
+ * (`--bundle --platform=node` plus the fields above), for building bundles outside cdk synth:
+ * `entryPoints` maps each output path under `outdir` (without extension) to its source. Several
+ * entries in one build share esbuild's parsing; without code splitting each output is still a
+ * whole bundle of its own, byte for byte what a build of that entry alone writes.
  */
-export function esbuildOptionsFor(entryPoint: string, outfile: string): BuildOptions {
+export function esbuildOptionsFor(entryPoints: Record<string, string>, outdir: string): BuildOptions {
   return {
-    entryPoints: [entryPoint],
-    outfile,
+    entryPoints,
+    outdir,
+    // `index.mjs`, as the CDK names an ESM bundle.
+    outExtension: { '.js': '.mjs' },
     bundle: true,
     platform: 'node',
     format: FUNCTION_BUNDLING.format,

@@ -12,7 +12,7 @@
  * measure, never because a target is missed.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { BatchWriteCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { SQSEvent } from 'aws-lambda';
 import { build } from 'esbuild';
 import { spawn } from 'node:child_process';
@@ -24,6 +24,7 @@ import { esbuildOptionsFor } from '../../infra/function-bundling';
 import { startDynamoDbLocal, type DynamoDbLocal } from '../../infra/local/dynamodb-local';
 import { startSnsEmulator, type SnsEmulator } from '../../infra/local/sns-emulator';
 import { ensureSubscriptionTable } from '../../infra/local/subscription-table';
+import { mapWithConcurrency } from '../../shared/aws/bounded-concurrency';
 import { DISPATCHER, OPERATIONS, type OperationId } from '../../shared/operations';
 import { httpEvent, type HttpEventOptions } from '../support/http-events';
 import { startCallCounter, type CallCounter } from './call-counter';
@@ -36,8 +37,23 @@ const QUICK = process.argv.includes('--quick');
 
 /** How much of everything; the full run stays well under 10 minutes on 2 loaded cores. */
 const PLAN = QUICK
-  ? { loads: 3, warm: 20, counted: 2, listScale: [10, 50, 200], listIterations: 3, dispatchScale: [1, 3, 10], dispatchIterations: 5 }
-  : { loads: 15, warm: 500, counted: 3, listScale: [10, 1_000, 10_000], listIterations: 3, dispatchScale: [1, 10, 100], dispatchIterations: 100 };
+  ? { loads: 0, warm: 5, counted: 1, listScale: [3, 6, 12], listIterations: [1, 1], dispatchScale: [1, 2, 3], dispatchIterations: 2 }
+  : {
+      loads: 15,
+      warm: 500,
+      counted: 3,
+      listScale: [10, 1_000, 10_000],
+      // A 10,000-record portal is 10,000 confirmation look-ups per invocation: one warm one each.
+      listIterations: [3, 1],
+      dispatchScale: [1, 10, 100],
+      dispatchIterations: 30,
+    };
+
+/**
+ * The quick run saves processes (each costs seconds on a loaded machine): module load is read
+ * off the invocation runs' own imports, and calls are counted during the function's timed run.
+ */
+const SAVE_PROCESSES = QUICK;
 
 /** Each child process gets this long; a hung one is a failed measurement, not a hung bench. */
 const CHILD_TIMEOUT_MS = 5 * 60_000;
@@ -70,8 +86,11 @@ const FUNCTIONS: { name: FunctionName; entry: string; operationId?: OperationId 
 const bundlePath = (side: Side, name: string) => join(OUT, 'bundles', side, name, 'index.mjs');
 const RUNNER = join(OUT, 'bundle-runner.mjs');
 
+const STARTED_AT = Date.now();
+
+/** Progress on stderr, with the seconds since start, so stdout holds only the table. */
 function log(message: string) {
-  process.stderr.write(`bench: ${message}\n`);
+  process.stderr.write(`bench: [${Math.round((Date.now() - STARTED_AT) / 1000)} s] ${message}\n`);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -79,14 +98,15 @@ function log(message: string) {
 
 async function buildBundles(): Promise<void> {
   rmSync(join(OUT, 'bundles'), { recursive: true, force: true });
-  const builds: Promise<unknown>[] = FUNCTIONS.flatMap(({ name, entry }) => [
-    build(esbuildOptionsFor(join(ROOT, entry), bundlePath('function', name))),
-    build(esbuildOptionsFor(join(ROOT, 'test/bench/floors', `${name}.ts`), bundlePath('floor', name))),
+  const entryPoints: Record<string, string> = {};
+  for (const { name, entry } of FUNCTIONS) {
+    entryPoints[`function/${name}/index`] = join(ROOT, entry);
+    entryPoints[`floor/${name}/index`] = join(ROOT, 'test/bench/floors', `${name}.ts`);
+  }
+  await Promise.all([
+    build(esbuildOptionsFor(entryPoints, join(OUT, 'bundles'))),
+    build({ entryPoints: [join(ROOT, 'test/bench/bundle-runner.ts')], outfile: RUNNER, bundle: true, platform: 'node', format: 'esm', target: 'node24', logLevel: 'warning' }),
   ]);
-  builds.push(
-    build({ entryPoints: [join(ROOT, 'test/bench/bundle-runner.ts')], outfile: RUNNER, bundle: true, platform: 'node', format: 'esm', target: 'node24', logLevel: 'warning' })
-  );
-  await Promise.all(builds);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -176,6 +196,26 @@ async function seedRecords(documentClient: DynamoDBDocumentClient, portalId: str
   }
 }
 
+/** How many Query pages DynamoDB needs for a portal's subscriptions (1 MB each): the fewest a list can make. */
+async function queryPagesOf(documentClient: DynamoDBDocumentClient, portalId: string): Promise<number> {
+  let pages = 0;
+  let ExclusiveStartKey: Record<string, unknown> | undefined;
+  do {
+    if (++pages > 1_000) throw new Error(`counting the pages of ${portalId}: more than 1,000`);
+    const page = await documentClient.send(
+      new QueryCommand({
+        TableName: ENV.TABLE_NAME,
+        KeyConditionExpression: 'portalId = :portalId AND begins_with(sk, :prefix)',
+        ExpressionAttributeValues: { ':portalId': portalId, ':prefix': 'subscription#' },
+        ConsistentRead: true,
+        ExclusiveStartKey,
+      }),
+    );
+    ExclusiveStartKey = page.LastEvaluatedKey;
+  } while (ExclusiveStartKey);
+  return pages;
+}
+
 function http(operationId: OperationId, options: HttpEventOptions) {
   return httpEvent(operationId, options);
 }
@@ -263,8 +303,10 @@ async function eventsFor(name: FunctionName, count: number, fixtures: Fixtures):
     case 'testSubscription':
       return indexes.map(() => http('testSubscriptionRoute', { portalId, body: { config_id: configId } }));
     case 'deleteSubscription': {
-      const doomed = await createReal('bench-delete', count);
-      return doomed.map((subscription) => http('deleteSubscriptionRoute', { portalId: 'bench-delete', configId: subscription.configId }));
+      // A portal each, so they can be made a few at a time without contending for one counter.
+      const portals = indexes.map(() => `bench-delete-${randomUUID().slice(0, 8)}`);
+      const doomed = await mapWithConcurrency(portals, 4, async (portal) => (await createReal(portal, 1))[0]!);
+      return doomed.map((subscription, index) => http('deleteSubscriptionRoute', { portalId: portals[index]!, configId: subscription.configId }));
     }
     case 'listSubscriptions':
       return indexes.map(() => http('listSubscriptionsRoute', { portalId: fixtures.listPortals.get(PLAN.listScale[0]!)! }));
@@ -282,13 +324,14 @@ function writeEvents(events: unknown[]): string {
 }
 
 interface Invocations {
+  loadMs: number;
   firstMs: number;
   warmMs: number[];
 }
 
 async function invoke(side: Side, name: string, events: unknown[], env: Record<string, string>): Promise<Invocations> {
-  const { durationsMs } = await runChild<{ durationsMs: number[] }>(['invoke', bundlePath(side, name), writeEvents(events)], env);
-  return { firstMs: durationsMs[0]!, warmMs: durationsMs.slice(1) };
+  const { loadMs, durationsMs } = await runChild<{ loadMs: number; durationsMs: number[] }>(['invoke', bundlePath(side, name), writeEvents(events)], env);
+  return { loadMs, firstMs: durationsMs[0]!, warmMs: durationsMs.slice(1) };
 }
 
 /** Calls per invocation by action, through counting proxies (never during timings). */
@@ -302,11 +345,15 @@ async function countCalls(
 ): Promise<Map<string, number>> {
   counters.dynamoDb.reset();
   counters.sns.reset();
-  await runChild(['invoke', bundlePath(side, name), writeEvents(events)], {
-    ...services.env,
-    AWS_ENDPOINT_URL_DYNAMODB: counters.dynamoDb.endpoint,
-    AWS_ENDPOINT_URL_SNS: counters.sns.endpoint,
-  });
+  await runChild(['invoke', bundlePath(side, name), writeEvents(events)], countingEnv(services.env, counters));
+  return countsPerInvocation(counters, invocations);
+}
+
+function countingEnv(env: Record<string, string>, counters: { dynamoDb: CallCounter; sns: CallCounter }): Record<string, string> {
+  return { ...env, AWS_ENDPOINT_URL_DYNAMODB: counters.dynamoDb.endpoint, AWS_ENDPOINT_URL_SNS: counters.sns.endpoint };
+}
+
+function countsPerInvocation(counters: { dynamoDb: CallCounter; sns: CallCounter }, invocations: number): Map<string, number> {
   const perInvocation = new Map<string, number>();
   for (const [action, count] of [...counters.dynamoDb.counts, ...counters.sns.counts]) perInvocation.set(action, count / invocations);
   return perInvocation;
@@ -322,7 +369,6 @@ function warmPairs(fn: Invocations, floor: Invocations): Pick<Row, 'warmMedianMs
 // ---------------------------------------------------------------------------------------------
 
 async function main(): Promise<void> {
-  const startedAt = Date.now();
   mkdirSync(join(OUT, 'runs'), { recursive: true });
   log(`${QUICK ? 'quick smoke run' : 'full run'}: building ${FUNCTIONS.length * 2} bundles`);
   await buildBundles();
@@ -330,6 +376,7 @@ async function main(): Promise<void> {
   const services: Partial<Services> = {};
   const counters: Partial<{ dynamoDb: CallCounter; sns: CallCounter }> = {};
   try {
+    log('starting DynamoDB Local and the SNS emulator');
     [services.dynamoDb, services.sns] = await Promise.all([startDynamoDbLocal(), startSnsEmulator({ deliveryRetries: 0 })]);
     services.env = { ...ENV, AWS_ENDPOINT_URL_DYNAMODB: services.dynamoDb.endpoint, AWS_ENDPOINT_URL_SNS: services.sns.endpoint };
     // The in-process setup (createReal) runs the handlers' sources with the same configuration.
@@ -342,7 +389,7 @@ async function main(): Promise<void> {
 
     // Module load: rounds over every bundle, so a burst of load from other work on the machine
     // falls on functions and floors alike.
-    log(`module load: ${PLAN.loads} fresh processes per bundle`);
+    log(PLAN.loads > 0 ? `module load: ${PLAN.loads} fresh processes per bundle` : "module load: read off the invocation runs");
     const loads = new Map<string, number[]>();
     for (let round = 0; round < PLAN.loads; round++) {
       for (const { name } of FUNCTIONS) {
@@ -359,14 +406,26 @@ async function main(): Promise<void> {
     const countersReady = counters as { dynamoDb: CallCounter; sns: CallCounter };
     const rows: Row[] = [];
     /** Main rows' measurements of list and the dispatcher: also the first row of their scaling. */
-    const mainRuns = new Map<FunctionName, { fn: Invocations; floor: Invocations; calls: Map<string, number>; floorCalls: Map<string, number> }>();
+    const mainRuns = new Map<FunctionName, { fn: Invocations; floor: Invocations; calls: Map<string, number> }>();
     for (const { name } of FUNCTIONS) {
       log(`${name}: ${PLAN.warm} warm invocations each`);
-      const fn = await invoke('function', name, await eventsFor(name, PLAN.warm + 1, fixtures), env);
+      let calls: Map<string, number>;
+      let fn: Invocations;
+      if (SAVE_PROCESSES) {
+        countersReady.dynamoDb.reset();
+        countersReady.sns.reset();
+        fn = await invoke('function', name, await eventsFor(name, PLAN.warm + 1, fixtures), countingEnv(env, countersReady));
+        calls = countsPerInvocation(countersReady, PLAN.warm + 1);
+      } else {
+        fn = await invoke('function', name, await eventsFor(name, PLAN.warm + 1, fixtures), env);
+        calls = await countCalls('function', name, await eventsFor(name, PLAN.counted, fixtures), services as Services, countersReady);
+      }
       const floor = await invoke('floor', name, await eventsFor(name, PLAN.warm + 1, fixtures), env);
-      const calls = await countCalls('function', name, await eventsFor(name, PLAN.counted, fixtures), services as Services, countersReady);
-      const floorCalls = await countCalls('floor', name, await eventsFor(name, PLAN.counted, fixtures), services as Services, countersReady);
-      mainRuns.set(name, { fn, floor, calls, floorCalls });
+      if (PLAN.loads === 0) {
+        loads.set(`function/${name}`, [fn.loadMs]);
+        loads.set(`floor/${name}`, [floor.loadMs]);
+      }
+      mainRuns.set(name, { fn, floor, calls });
       rows.push({
         label: name,
         bundleBytes: { function: statSync(bundlePath('function', name)).size, floor: statSync(bundlePath('floor', name)).size },
@@ -376,7 +435,7 @@ async function main(): Promise<void> {
         calls,
         minimum: MINIMUM_CALLS[name]!({
           records: PLAN.listScale[0]!,
-          queryPages: floorCalls.get('Query') ?? 0,
+          queryPages: await queryPagesOf(documentClient, fixtures.listPortals.get(PLAN.listScale[0]!)!),
           matches: PLAN.dispatchScale[0]!,
         }),
       });
@@ -387,14 +446,14 @@ async function main(): Promise<void> {
     for (const size of PLAN.listScale) {
       let run = mainRuns.get('listSubscriptions')!;
       if (size !== PLAN.listScale[0]) {
-        log(`list at ${size} records: ${PLAN.listIterations} invocations each`);
-        const events = () => Array.from({ length: PLAN.listIterations + 1 }, () => http('listSubscriptionsRoute', { portalId: fixtures.listPortals.get(size)! }));
+        const iterations = PLAN.listIterations[PLAN.listScale.indexOf(size) - 1]!;
+        log(`list at ${size} records: ${iterations} warm invocations each`);
+        const events = () => Array.from({ length: iterations + 1 }, () => http('listSubscriptionsRoute', { portalId: fixtures.listPortals.get(size)! }));
         const once = [http('listSubscriptionsRoute', { portalId: fixtures.listPortals.get(size)! })];
         run = {
           fn: await invoke('function', 'listSubscriptions', events(), env),
           floor: await invoke('floor', 'listSubscriptions', events(), env),
           calls: await countCalls('function', 'listSubscriptions', once, services as Services, countersReady, 1),
-          floorCalls: await countCalls('floor', 'listSubscriptions', once, services as Services, countersReady, 1),
         };
       }
       const warm = warmPairs(run.fn, run.floor);
@@ -411,7 +470,7 @@ async function main(): Promise<void> {
         label: `list, ${size} records`,
         ...warm,
         calls: run.calls,
-        minimum: MINIMUM_CALLS.listSubscriptions!({ records: size, queryPages: run.floorCalls.get('Query') ?? 0, matches: 0 }),
+        minimum: MINIMUM_CALLS.listSubscriptions!({ records: size, queryPages: await queryPagesOf(documentClient, fixtures.listPortals.get(size)!), matches: 0 }),
         note,
         noteMissed,
       });
@@ -425,7 +484,6 @@ async function main(): Promise<void> {
           fn: await invoke('function', 'dispatchPortalEvents', events(), env),
           floor: await invoke('floor', 'dispatchPortalEvents', events(), env),
           calls: await countCalls('function', 'dispatchPortalEvents', events().slice(0, PLAN.counted), services as Services, countersReady),
-          floorCalls: new Map(),
         };
       }
       rows.push({
@@ -438,7 +496,7 @@ async function main(): Promise<void> {
 
     const { text, rowCount, overTarget } = formatTable(rows);
     process.stdout.write(`${text}\n`);
-    log(`took ${Math.round((Date.now() - startedAt) / 1000)} s`);
+    log('done');
     process.stdout.write(`bench: ${rowCount} rows, ${overTarget} over target\n`);
     dynamoDbClient.destroy();
   } finally {
