@@ -375,6 +375,14 @@ async function main(): Promise<void> {
 
   const services: Partial<Services> = {};
   const counters: Partial<{ dynamoDb: CallCounter; sns: CallCounter }> = {};
+  const stopAll = () => Promise.allSettled([counters.dynamoDb?.close(), counters.sns?.close(), services.sns?.close(), services.dynamoDb?.stop()]);
+  // Interrupted (Ctrl-C, a timeout), DynamoDB Local's Java process would outlive us.
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => {
+      log(`${signal}: stopping what the bench started`);
+      void stopAll().then(() => process.exit(130));
+    });
+  }
   try {
     log('starting DynamoDB Local and the SNS emulator');
     [services.dynamoDb, services.sns] = await Promise.all([startDynamoDbLocal(), startSnsEmulator({ deliveryRetries: 0 })]);
@@ -500,7 +508,7 @@ async function main(): Promise<void> {
     process.stdout.write(`bench: ${rowCount} rows, ${overTarget} over target\n`);
     dynamoDbClient.destroy();
   } finally {
-    await Promise.allSettled([counters.dynamoDb?.close(), counters.sns?.close(), services.sns?.close(), services.dynamoDb?.stop()]);
+    await stopAll();
   }
 }
 
