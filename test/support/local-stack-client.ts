@@ -49,6 +49,7 @@ export async function startTestStack(overrides: Partial<LocalStackOptions> = {})
       port: 0,
       dynamoDbPort: 0,
       snsPort: 0,
+      eventsPort: 0,
       inMemory: true,
       clientsFile,
       signingKey,
