@@ -459,62 +459,62 @@ async function main(): Promise<void> {
     const perRecordMs = new Map<number, number>();
     for (const size of PLAN.listScale) {
       try {
-      let run = mainRuns.get('listSubscriptions')!;
-      if (size !== PLAN.listScale[0]) {
-        const iterations = PLAN.listIterations[PLAN.listScale.indexOf(size) - 1]!;
-        log(`list at ${size} records: ${iterations} warm invocations each`);
-        const events = () => Array.from({ length: iterations + 1 }, () => http('listSubscriptionsRoute', { portalId: fixtures.listPortals.get(size)! }));
-        // Timed past the deployed timeout, so a portal too large for it still gets a figure.
-        const scaleEnv = { ...env, BENCH_TIMEOUT_MS: String(SCALING_TIMEOUT_MS) };
-        const once = [http('listSubscriptionsRoute', { portalId: fixtures.listPortals.get(size)! })];
-        run = {
-          fn: await invoke('function', 'listSubscriptions', events(), scaleEnv),
-          floor: await invoke('floor', 'listSubscriptions', events(), scaleEnv),
-          calls: await countCalls('function', 'listSubscriptions', once, { ...(services as Services), env: scaleEnv }, countersReady, 1),
-        };
-      }
-      const warm = warmPairs(run.fn, run.floor);
-      perRecordMs.set(size, warm.warmMedianMs.function / size);
-      const overDeployedTimeout = warm.warmMedianMs.function > DEPLOYED_TIMEOUT_MS - 500;
-      const [middle, largest] = PLAN.listScale.slice(-2) as [number, number];
-      let note = `${(warm.warmMedianMs.function / size).toFixed(3)} ms per record`;
-      if (overDeployedTimeout) note += '; longer than the deployed 10 s timeout allows: as deployed, this list answers 503 (timed here with more time)';
-      let noteMissed = false;
-      if (size === largest) {
-        const flatness = perRecordMs.get(largest)! / perRecordMs.get(middle)!;
-        noteMissed = flatness > TARGETS.listPerRecordFlatness;
-        note += `; per record ${flatness.toFixed(2)}x the ${middle}-record portal's: ${noteMissed ? 'NOT flat' : 'flat'} (target <= ${TARGETS.listPerRecordFlatness}x)`;
-      }
-      rows.push({
-        label: `list, ${size} records`,
-        ...warm,
-        calls: run.calls,
-        minimum: MINIMUM_CALLS.listSubscriptions!({ records: size, queryPages: await queryPagesOf(documentClient, fixtures.listPortals.get(size)!), matches: 0 }),
-        note,
-        noteMissed,
-      });
+        let run = mainRuns.get('listSubscriptions')!;
+        if (size !== PLAN.listScale[0]) {
+          const iterations = PLAN.listIterations[PLAN.listScale.indexOf(size) - 1]!;
+          log(`list at ${size} records: ${iterations} warm invocations each`);
+          const events = () => Array.from({ length: iterations + 1 }, () => http('listSubscriptionsRoute', { portalId: fixtures.listPortals.get(size)! }));
+          // Timed past the deployed timeout, so a portal too large for it still gets a figure.
+          const scaleEnv = { ...env, BENCH_TIMEOUT_MS: String(SCALING_TIMEOUT_MS) };
+          const once = [http('listSubscriptionsRoute', { portalId: fixtures.listPortals.get(size)! })];
+          run = {
+            fn: await invoke('function', 'listSubscriptions', events(), scaleEnv),
+            floor: await invoke('floor', 'listSubscriptions', events(), scaleEnv),
+            calls: await countCalls('function', 'listSubscriptions', once, { ...(services as Services), env: scaleEnv }, countersReady, 1),
+          };
+        }
+        const warm = warmPairs(run.fn, run.floor);
+        perRecordMs.set(size, warm.warmMedianMs.function / size);
+        const overDeployedTimeout = warm.warmMedianMs.function > DEPLOYED_TIMEOUT_MS - 500;
+        const [middle, largest] = PLAN.listScale.slice(-2) as [number, number];
+        let note = `${(warm.warmMedianMs.function / size).toFixed(3)} ms per record`;
+        if (overDeployedTimeout) note += '; longer than the deployed 10 s timeout allows: as deployed, this list answers 503 (timed here with more time)';
+        let noteMissed = false;
+        if (size === largest) {
+          const flatness = perRecordMs.get(largest)! / perRecordMs.get(middle)!;
+          noteMissed = flatness > TARGETS.listPerRecordFlatness;
+          note += `; per record ${flatness.toFixed(2)}x the ${middle}-record portal's: ${noteMissed ? 'NOT flat' : 'flat'} (target <= ${TARGETS.listPerRecordFlatness}x)`;
+        }
+        rows.push({
+          label: `list, ${size} records`,
+          ...warm,
+          calls: run.calls,
+          minimum: MINIMUM_CALLS.listSubscriptions!({ records: size, queryPages: await queryPagesOf(documentClient, fixtures.listPortals.get(size)!), matches: 0 }),
+          note,
+          noteMissed,
+        });
       } catch (error) {
         unmeasured.push(`list, ${size} records: ${(error as Error).message.slice(0, 500)}`);
       }
     }
     for (const size of PLAN.dispatchScale) {
       try {
-      let run = mainRuns.get('dispatchPortalEvents')!;
-      if (size !== PLAN.dispatchScale[0]) {
-        log(`dispatcher, ${size} matches: ${PLAN.dispatchIterations} invocations each`);
-        const events = () => Array.from({ length: PLAN.dispatchIterations + 1 }, () => dispatchEvent(fixtures.dispatchPortals.get(size)!));
-        run = {
-          fn: await invoke('function', 'dispatchPortalEvents', events(), env),
-          floor: await invoke('floor', 'dispatchPortalEvents', events(), env),
-          calls: await countCalls('function', 'dispatchPortalEvents', events().slice(0, PLAN.counted), services as Services, countersReady),
-        };
-      }
-      rows.push({
-        label: `dispatcher, ${size} matches`,
-        ...warmPairs(run.fn, run.floor),
-        calls: run.calls,
-        minimum: MINIMUM_CALLS.dispatchPortalEvents!({ records: size, queryPages: 1, matches: size }),
-      });
+        let run = mainRuns.get('dispatchPortalEvents')!;
+        if (size !== PLAN.dispatchScale[0]) {
+          log(`dispatcher, ${size} matches: ${PLAN.dispatchIterations} invocations each`);
+          const events = () => Array.from({ length: PLAN.dispatchIterations + 1 }, () => dispatchEvent(fixtures.dispatchPortals.get(size)!));
+          run = {
+            fn: await invoke('function', 'dispatchPortalEvents', events(), env),
+            floor: await invoke('floor', 'dispatchPortalEvents', events(), env),
+            calls: await countCalls('function', 'dispatchPortalEvents', events().slice(0, PLAN.counted), services as Services, countersReady),
+          };
+        }
+        rows.push({
+          label: `dispatcher, ${size} matches`,
+          ...warmPairs(run.fn, run.floor),
+          calls: run.calls,
+          minimum: MINIMUM_CALLS.dispatchPortalEvents!({ records: size, queryPages: 1, matches: size }),
+        });
       } catch (error) {
         unmeasured.push(`dispatcher, ${size} matches: ${(error as Error).message.slice(0, 500)}`);
       }
