@@ -5,7 +5,7 @@ import { InvalidRequestError } from '../shared/http/errors';
 import { httpOperation } from '../shared/http/operation';
 import { deleteSubscription } from '../shared/subscriptions/delete-subscription';
 import { SubscriptionRepository } from '../shared/subscriptions/repository';
-import { configIdFromPath } from '../shared/subscriptions/rules';
+import { configIdFromPath } from '../shared/subscriptions/config-id';
 import { SubscriptionTopics } from '../shared/subscriptions/topics';
 
 const deps = {

@@ -1,5 +1,4 @@
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
-import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { documentClient } from '../shared/aws/dynamodb';
@@ -7,7 +6,7 @@ import { snsClient } from '../shared/aws/sns';
 import { dispatchPortalEvent } from '../shared/delivery/dispatch';
 import { parsePortalEvent } from '../shared/delivery/portal-event';
 import { config } from '../shared/environment';
-import { logger } from '../shared/logger';
+import { lambdaContextLogging, logger } from '../shared/logger';
 import { SubscriptionRepository } from '../shared/subscriptions/repository';
 
 const deps = { repository: new SubscriptionRepository(documentClient, config.tableName), sns: snsClient };
@@ -35,6 +34,6 @@ async function deliver(record: SQSRecord): Promise<void> {
 
 /** Consumes the portal-events queue in batches, reporting failed records (SQS partial batch response). */
 export const handler = middy<SQSEvent, SQSBatchResponse, Error, Context>()
-  .use(injectLambdaContext(logger, { resetKeys: true }))
+  .use(lambdaContextLogging(logger))
   .use({ before: () => logger.appendKeys({ operation: 'dispatchPortalEvents' }) })
   .handler((event, context) => processPartialResponse(event, deliver, processor, { context, throwOnFullBatchFailure: false }));

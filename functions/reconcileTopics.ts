@@ -1,10 +1,9 @@
-import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
 import { documentClient } from '../shared/aws/dynamodb';
 import { snsClient } from '../shared/aws/sns';
 import { config } from '../shared/environment';
-import { logger } from '../shared/logger';
+import { lambdaContextLogging, logger } from '../shared/logger';
 import { type ReconcileSummary, reconcileTopics } from '../shared/reconciliation/reconcile';
 import { SubscriptionRepository } from '../shared/subscriptions/repository';
 import { SubscriptionTopics } from '../shared/subscriptions/topics';
@@ -24,7 +23,7 @@ type ReconcileEvent = { dryRun?: unknown } | null | undefined;
 
 /** One reconciliation run (shared/reconciliation/reconcile.ts); logs and answers its summary. */
 export const handler = middy<ReconcileEvent, ReconcileSummary, Error, Context>()
-  .use(injectLambdaContext(logger, { resetKeys: true }))
+  .use(lambdaContextLogging(logger))
   .use({ before: () => logger.appendKeys({ operation: 'reconcileTopics' }) })
   .handler(async (event) => {
     const summary = await reconcileTopics({ ...deps, dryRun: event?.dryRun === true });

@@ -12,14 +12,10 @@ import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
+import { FUNCTION_BUNDLING } from './function-bundling';
 
 /** The repository root: entries and the lockfile are resolved from here, wherever cdk runs. */
 export const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));
-
-// ESM output has no `require`; a CommonJS module inside the bundle that calls require() for a
-// Node built-in gets this one instead of throwing "Dynamic require of ... is not supported".
-const CREATE_REQUIRE_BANNER =
-  "import { createRequire as __bundleCreateRequire } from 'node:module'; const require = __bundleCreateRequire(import.meta.url);";
 
 /** SNS actions that list the whole account: IAM has no resource type for them. */
 export const ACCOUNT_LISTINGS = ['sns:ListTopics', 'sns:ListSubscriptions'] as const;
@@ -74,20 +70,11 @@ export class ServiceFunction extends Construct {
       environment: { ...environment, NODE_OPTIONS: '--enable-source-maps' },
       bundling: {
         forceDockerBundling: false,
+        // The settings `npm run bench` measures too (function-bundling.ts).
+        ...FUNCTION_BUNDLING,
         format: OutputFormat.ESM,
-        target: 'node24',
-        // Prefer packages' ESM builds, so esbuild can drop what a handler does not import.
-        mainFields: ['module', 'main'],
-        banner: CREATE_REQUIRE_BANNER,
-        minify: true,
-        // Stack traces point at the TypeScript source (with NODE_OPTIONS above). The map names
-        // the source lines only; the sources' text stays out of the deployed package.
-        sourceMap: true,
+        mainFields: [...FUNCTION_BUNDLING.mainFields],
         sourceMapMode: SourceMapMode.DEFAULT,
-        sourcesContent: false,
-        // Bundle the AWS SDK instead of using the runtime's copy: the version is the one
-        // tested, and each bundle holds only the clients its handler uses.
-        externalModules: [],
       },
     });
 

@@ -1,11 +1,10 @@
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
 import { config } from '../environment';
-import { logger } from '../logger';
+import { lambdaContextLogging, logger } from '../logger';
 import type { OperationId } from '../operations';
 import { successResponse } from './envelope';
 import { errorEnvelope } from './middleware/error-envelope';
-import { lambdaContextLog } from './middleware/lambda-context-log';
 import { portalFromClaims } from './middleware/portal-from-claims';
 import { requestLog } from './middleware/request-log';
 import type { BodyInput } from './json-input';
@@ -68,7 +67,7 @@ export function httpOperation<Body = undefined>(operationId: OperationId, spec: 
   // Half a second before the function's timeout, answer a 503 (a TimeoutError, see
   // error-envelope.ts) rather than let Lambda cut the request off without an answer.
   const chain = middy<HttpEvent, HttpResult, Error, OperationContext>({ timeoutEarlyInMillis: 500 })
-    .use(lambdaContextLog(logger))
+    .use(lambdaContextLogging(logger))
     // Per invocation, not per module: where several handlers share a process (the local
     // stack, tests), each line still names the operation it belongs to.
     .use({ before: () => logger.appendKeys({ operation: operationId }) })

@@ -6,10 +6,10 @@
 // zod/mini: the same validator as zod, tree-shakable (about 20 KB in a bundle instead of 440 KB).
 import * as z from 'zod/mini';
 import { config } from '../environment';
+import { UUID } from './config-id';
 import { PROTOCOLS, type Protocol } from './model';
 
 const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]/;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const EMAIL = /^[^\s@<>()[\],;:"]+@[^\s@<>()[\],;:"]+\.[^\s@<>()[\],;:"]+$/;
 const SQS_QUEUE_ARN = /^arn:aws[a-z-]*:sqs:[a-z]{2}(-[a-z]+)+-\d:\d{12}:[A-Za-z0-9_-]{1,80}(\.fifo)?$/;
 const LAMBDA_FUNCTION_ARN =
@@ -160,11 +160,6 @@ export const activateSubscriptionRequest = z.pipe(
   z.transform(resolveConfigId),
 );
 
-/** The `{configId}` path parameter of delete, normalized; undefined when it is not a UUID. */
-export function configIdFromPath(value: unknown): string | undefined {
-  const result = z.safeParse(configId, value);
-  return result.success ? result.data : undefined;
-}
 export const testSubscriptionRequest = z.pipe(
   z.object({ ...addressingFields }).check(checkAddressing),
   z.transform(resolveConfigId),

@@ -1,4 +1,4 @@
-import type { Logger } from '@aws-lambda-powertools/logger';
+import type { Logger } from '../../logger';
 import { isDependencyFault } from '../../aws/failures';
 import { HttpError, InvalidRequestError } from '../errors';
 import { errorResponse } from '../envelope';

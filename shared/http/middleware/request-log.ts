@@ -1,4 +1,4 @@
-import type { Logger } from '@aws-lambda-powertools/logger';
+import type { Logger } from '../../logger';
 import type { HttpMiddleware, HttpResult } from '../types';
 
 /** One structured line per request with its outcome. Never logs bodies, headers or tokens. */

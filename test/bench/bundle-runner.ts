@@ -1,0 +1,83 @@
+/**
+ * Runs inside each fresh Node process the benchmark starts (bundled by run.ts into
+ * .bench/bundle-runner.mjs, so no TypeScript loader sits between Node and the bundle).
+ *
+ *   load <bundle> <result.json>                 times import() of the bundle, nothing else
+ *   invoke <bundle> <events.json> <result.json> imports it, then calls its handler once per
+ *                                               event in order, timing each call
+ *
+ * The first call is the cold start's invocation (after load); the rest are warm. A handler
+ * answer other than success is an error: a benchmark of a failing call measures nothing.
+ */
+import { randomUUID } from 'node:crypto';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { performance } from 'node:perf_hooks';
+import { pathToFileURL } from 'node:url';
+
+type Handler = (event: unknown, context: unknown) => Promise<unknown>;
+
+/**
+ * How long an invocation may run: the functions' deployed 10 s timeout, unless the benchmark
+ * gives more (BENCH_TIMEOUT_MS) to time a portal too large to list within it.
+ */
+const TIMEOUT_MS = Number(process.env.BENCH_TIMEOUT_MS ?? 10_000);
+
+/** A Lambda context as the runtime passes it. */
+function lambdaContext(functionName: string) {
+  const deadline = Date.now() + TIMEOUT_MS;
+  return {
+    callbackWaitsForEmptyEventLoop: true,
+    functionName,
+    functionVersion: '$LATEST',
+    invokedFunctionArn: `arn:aws:lambda:us-east-1:000000000000:function:${functionName}`,
+    memoryLimitInMB: '256',
+    awsRequestId: randomUUID(),
+    logGroupName: `/aws/lambda/${functionName}`,
+    logStreamName: 'bench',
+    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
+    done: () => undefined,
+    fail: () => undefined,
+    succeed: () => undefined,
+  };
+}
+
+/** Why an answer is not a success, or undefined when it is one. */
+function failureOf(answer: unknown): string | undefined {
+  const result = answer as { statusCode?: number; body?: string; batchItemFailures?: unknown[] } | undefined;
+  if (result?.batchItemFailures !== undefined) {
+    return result.batchItemFailures.length === 0 ? undefined : `batch item failures: ${JSON.stringify(result.batchItemFailures)}`;
+  }
+  return result?.statusCode === 200 ? undefined : `answered ${result?.statusCode}: ${result?.body}`;
+}
+
+async function main(): Promise<void> {
+  const [mode, bundlePath, ...rest] = process.argv.slice(2);
+  const started = performance.now();
+  const module = (await import(pathToFileURL(bundlePath!).href)) as { handler: Handler };
+  const loadMs = performance.now() - started;
+  if (mode === 'load') {
+    writeFileSync(rest[0]!, JSON.stringify({ loadMs }));
+    return;
+  }
+  const [eventsPath, resultPath] = rest;
+  const events = JSON.parse(readFileSync(eventsPath!, 'utf8')) as unknown[];
+  const durationsMs: number[] = [];
+  for (const event of events) {
+    const context = lambdaContext('bench');
+    const callStarted = performance.now();
+    const answer = await module.handler(event, context);
+    durationsMs.push(performance.now() - callStarted);
+    const failure = failureOf(answer);
+    if (failure) throw new Error(`invocation ${durationsMs.length} failed: ${failure.slice(0, 500)}`);
+  }
+  writeFileSync(resultPath!, JSON.stringify({ loadMs, durationsMs }));
+}
+
+main().then(
+  // The SDK's keep-alive sockets would hold the process open; the results are written.
+  () => process.exit(0),
+  (error: unknown) => {
+    process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,69 @@
+/** Floor of create: the counter read, CreateTopic, Subscribe (with its attributes), the insert transaction. */
+import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { CreateTopicCommand, SubscribeCommand } from '@aws-sdk/client-sns';
+import type { Context } from 'aws-lambda';
+import { randomUUID } from 'node:crypto';
+import { documentClient } from '../../../shared/aws/dynamodb';
+import { snsClient } from '../../../shared/aws/sns';
+import { type FloorEvent, TABLE_NAME, bodyOf, ok, portalOf } from './floor-http';
+
+const DEAD_LETTER_QUEUE_ARN = process.env.DELIVERY_DEAD_LETTER_QUEUE_ARN;
+
+interface CreateBody {
+  name: string;
+  endpoint: string;
+  protocol: string;
+  events: string[];
+}
+
+export async function handler(event: FloorEvent, _context: Context) {
+  const portalId = portalOf(event);
+  const body = bodyOf<CreateBody>(event);
+  const configId = randomUUID();
+  await documentClient.send(new GetCommand({ TableName: TABLE_NAME, Key: { portalId, sk: 'portal' }, ConsistentRead: true }));
+  const { TopicArn } = await snsClient.send(
+    new CreateTopicCommand({
+      Name: `${process.env.TOPIC_PREFIX}-${configId}`,
+      Tags: [
+        { Key: 'portalId', Value: portalId },
+        { Key: 'configId', Value: configId },
+      ],
+    }),
+  );
+  const { SubscriptionArn } = await snsClient.send(
+    new SubscribeCommand({
+      TopicArn: TopicArn!,
+      Protocol: body.protocol,
+      Endpoint: body.endpoint,
+      Attributes: {
+        FilterPolicy: JSON.stringify({ event: [...body.events, 'webhooks.test'] }),
+        ...(DEAD_LETTER_QUEUE_ARN && { RedrivePolicy: JSON.stringify({ deadLetterTargetArn: DEAD_LETTER_QUEUE_ARN }) }),
+      },
+      ReturnSubscriptionArn: true,
+    }),
+  );
+  const record = { ...body, portalId, configId, topicArn: TopicArn!, subscriptionArn: SubscriptionArn!, status: 1 };
+  await documentClient.send(
+    new TransactWriteCommand({
+      TransactItems: [
+        {
+          Update: {
+            TableName: TABLE_NAME,
+            Key: { portalId, sk: 'portal' },
+            UpdateExpression: 'ADD subscriptionCount :one',
+            ConditionExpression: 'attribute_not_exists(subscriptionCount) OR subscriptionCount < :limit',
+            ExpressionAttributeValues: { ':one': 1, ':limit': Number(process.env.MAX_SUBSCRIPTIONS_PER_PORTAL) },
+          },
+        },
+        {
+          Put: {
+            TableName: TABLE_NAME,
+            Item: { ...record, sk: `subscription#${configId}`, createdAt: new Date().toISOString() },
+            ConditionExpression: 'attribute_not_exists(sk)',
+          },
+        },
+      ],
+    }),
+  );
+  return ok({ message: 'Subscription created.', record });
+}

@@ -1,0 +1,25 @@
+/** Floor of test: GetItem (find the record), Publish. */
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { PublishCommand } from '@aws-sdk/client-sns';
+import type { Context } from 'aws-lambda';
+import { randomUUID } from 'node:crypto';
+import { documentClient } from '../../../shared/aws/dynamodb';
+import { snsClient } from '../../../shared/aws/sns';
+import { type FloorEvent, TABLE_NAME, bodyOf, ok, portalOf } from './floor-http';
+
+export async function handler(event: FloorEvent, _context: Context) {
+  const portalId = portalOf(event);
+  const { config_id: configId } = bodyOf<{ config_id: string }>(event);
+  const { Item } = await documentClient.send(
+    new GetCommand({ TableName: TABLE_NAME, Key: { portalId, sk: `subscription#${configId}` }, ConsistentRead: true }),
+  );
+  const message = { event: 'webhooks.test', portalId, configId, occurredAt: new Date().toISOString(), eventId: randomUUID(), data: { name: Item!.name } };
+  const { MessageId } = await snsClient.send(
+    new PublishCommand({
+      TopicArn: Item!.topicArn,
+      Message: JSON.stringify(message),
+      MessageAttributes: { event: { DataType: 'String', StringValue: 'webhooks.test' } },
+    }),
+  );
+  return ok({ message: 'Test event sent.', messageId: MessageId });
+}

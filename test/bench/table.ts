@@ -1,0 +1,69 @@
+/** The benchmark's one table (markdown, so the README can hold it as printed) and its verdicts. */
+import { TARGETS, judgeCalls, type CallMinimum } from './targets';
+
+/** One figure for the function and for its floor. */
+export interface Pair {
+  function: number;
+  floor: number;
+}
+
+export interface Row {
+  label: string;
+  bundleBytes?: Pair;
+  loadMs?: Pair;
+  firstMs?: Pair;
+  warmMedianMs: Pair;
+  warmP99Ms: Pair;
+  /** The function's AWS calls per invocation, by action. */
+  calls?: ReadonlyMap<string, number>;
+  minimum?: CallMinimum;
+  /** What a scaling row adds (time per record and its flatness). */
+  note?: string;
+  /** A target of the row's own that was missed (scaling flatness), said in `note`. */
+  noteMissed?: boolean;
+}
+
+const ratioOf = ({ function: fn, floor }: Pair) => fn / floor;
+
+function pairCell(pair: Pair | undefined, digits: number, target?: number): { text: string; missed: boolean } {
+  if (!pair) return { text: '', missed: false };
+  const ratio = ratioOf(pair);
+  const missed = target !== undefined && ratio > target;
+  return { text: `${pair.function.toFixed(digits)} / ${pair.floor.toFixed(digits)} (${ratio.toFixed(2)}x${missed ? ' !' : ''})`, missed };
+}
+
+export function formatTable(rows: readonly Row[]): { text: string; rowCount: number; overTarget: number } {
+  const lines = [
+    '| function | bundle KB: fn / floor (ratio) | module load ms | first invocation ms | warm median ms | warm p99 ms | AWS calls per invocation (minimum) | notes |',
+    '|---|---|---|---|---|---|---|---|',
+  ];
+  let overTarget = 0;
+  for (const row of rows) {
+    const bundle = pairCell(row.bundleBytes && { function: row.bundleBytes.function / 1024, floor: row.bundleBytes.floor / 1024 }, 0, TARGETS.bundle);
+    const load = pairCell(row.loadMs, 1, TARGETS.load);
+    const first = pairCell(row.firstMs, 1);
+    const warm = pairCell(row.warmMedianMs, 2, TARGETS.warmMedian);
+    const p99 = pairCell(row.warmP99Ms, 2);
+    let callsText = '';
+    let callsMissed = false;
+    const notes: string[] = [];
+    if (row.calls && row.minimum) {
+      const verdict = judgeCalls(row.calls, row.minimum);
+      callsMissed = !verdict.met;
+      callsText = `${round(verdict.total)} (${verdict.minimum})${callsMissed ? ' !' : ''}`;
+      if (verdict.reason) notes.push(verdict.reason);
+      if (verdict.excess.length > 0) notes.push(`over: ${verdict.excess.join(', ')}`);
+    }
+    if (row.note) notes.push(row.note);
+    const missed = bundle.missed || load.missed || warm.missed || callsMissed || row.noteMissed === true;
+    if (missed) overTarget++;
+    lines.push(`| ${row.label} | ${bundle.text} | ${load.text} | ${first.text} | ${warm.text} | ${p99.text} | ${callsText} | ${[missed ? 'OVER TARGET' : 'met', ...notes].join('; ')} |`);
+  }
+  lines.push('', `Targets: bundle and module load <= ${TARGETS.bundle}x the floor, warm median <= ${TARGETS.warmMedian}x, AWS calls = the minimum or +1 with its reason; "!" marks a miss.`);
+  return { text: lines.join('\n'), rowCount: rows.length, overTarget };
+}
+
+/** Calls per invocation are whole numbers unless an invocation differed from the others. */
+function round(value: number): string {
+  return Number.isInteger(value) ? String(value) : value.toFixed(2);
+}

@@ -1,0 +1,76 @@
+/**
+ * What each function is held to: the ratios to its floor (issue 9), and the fewest AWS calls
+ * its operation can make, with the one extra call a function may make when it says why.
+ */
+
+export const TARGETS = {
+  /** Bundle size and module load time, function / floor. */
+  bundle: 1.15,
+  load: 1.15,
+  /** Median warm invocation, function / floor. */
+  warmMedian: 1.2,
+  /** List at scale: time per record at the largest portal / at the middle one. */
+  listPerRecordFlatness: 1.5,
+} as const;
+
+export interface CallMinimum {
+  /** The calls no implementation of the operation can do without, by action. */
+  required: Record<string, number>;
+  /** One call beyond them that the function makes on purpose, and why. */
+  extra?: { action: string; reason: string };
+}
+
+const CHANGE_DELIVERY: CallMinimum = {
+  required: { UpdateItem: 1, SetSubscriptionAttributes: 1 },
+  extra: {
+    action: 'GetItem',
+    reason: 're-read after setting the filter, so a concurrent change cannot leave an older filter in place',
+  },
+};
+
+/**
+ * By function. `queryPages` is how many Query pages DynamoDB needs for the portal (its 1 MB
+ * pages, as the floor reads them); `matches` the dispatched event's recipients.
+ */
+export const MINIMUM_CALLS: Record<string, (sizes: { records: number; queryPages: number; matches: number }) => CallMinimum> = {
+  createSubscription: () => ({
+    // Subscribe sets the filter policy (its Attributes): no SetSubscriptionAttributes.
+    required: { CreateTopic: 1, Subscribe: 1, TransactWriteItems: 1 },
+    extra: { action: 'GetItem', reason: 'limit check before anything is created in SNS' },
+  }),
+  updateSubscription: () => CHANGE_DELIVERY,
+  activateSubscription: () => CHANGE_DELIVERY,
+  renameSubscription: () => ({ required: { UpdateItem: 1 } }),
+  // GetItem finds the record's topic; the write is the remove transaction with the counter.
+  deleteSubscription: () => ({ required: { GetItem: 1, DeleteTopic: 1, TransactWriteItems: 1 } }),
+  listSubscriptions: ({ records, queryPages }) => ({ required: { Query: queryPages, GetSubscriptionAttributes: records } }),
+  testSubscription: () => ({ required: { GetItem: 1, Publish: 1 } }),
+  dispatchPortalEvents: ({ matches }) => ({ required: { Query: 1, Publish: matches } }),
+};
+
+export interface CallVerdict {
+  total: number;
+  minimum: number;
+  /** Within the minimum, or one over it for the stated reason. */
+  met: boolean;
+  /** The reason printed when the function makes its one extra call. */
+  reason?: string;
+  /** Actions made more often than allowed (or not at all allowed). */
+  excess: string[];
+}
+
+export function judgeCalls(counted: ReadonlyMap<string, number>, minimum: CallMinimum): CallVerdict {
+  const allowed = new Map(Object.entries(minimum.required));
+  if (minimum.extra) allowed.set(minimum.extra.action, (allowed.get(minimum.extra.action) ?? 0) + 1);
+  const excess = [...counted].filter(([action, count]) => count > (allowed.get(action) ?? 0)).map(([action, count]) => `${action} x${count}`);
+  const total = [...counted.values()].reduce((sum, count) => sum + count, 0);
+  const minimumTotal = Object.values(minimum.required).reduce((sum, count) => sum + count, 0);
+  const usesExtra = minimum.extra !== undefined && (counted.get(minimum.extra.action) ?? 0) > (minimum.required[minimum.extra.action] ?? 0);
+  return {
+    total,
+    minimum: minimumTotal,
+    met: excess.length === 0 && total <= minimumTotal + 1,
+    ...(usesExtra && { reason: `+1 ${minimum.extra!.action}: ${minimum.extra!.reason}` }),
+    excess,
+  };
+}
