@@ -1,4 +1,4 @@
-import { documentClient, dynamoDbClient } from '../shared/aws/dynamodb';
+import { documentClient } from '../shared/aws/dynamodb';
 import { snsClient } from '../shared/aws/sns';
 import { config } from '../shared/environment';
 import { idempotentRuns } from '../shared/http/idempotency';
@@ -20,7 +20,7 @@ const deps = {
 /** Creates a subscription; with an Idempotency-Key header, at most one per portal and key. */
 export const handler = httpOperation('createSubscriptionRoute', {
   body: jsonInput(createSubscriptionRequest),
-  idempotency: idempotentRuns({ client: dynamoDbClient, tableName: config.tableName, operationId: 'createSubscriptionRoute' }),
+  idempotency: idempotentRuns({ client: documentClient, tableName: config.tableName, operationId: 'createSubscriptionRoute' }),
   run: async ({ portalId, body, context }) => {
     const { subscription, confirmed } = await createSubscription(deps, portalId, body, context.invokedFunctionArn);
     return { message: 'Subscription created.', record: recordView(subscription, confirmed) };

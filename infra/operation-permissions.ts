@@ -39,7 +39,7 @@ export const OPERATION_PERMISSIONS = {
     // GetItem: the early limit check (countFor), and the look-up after a write whose answer
     // was lost. UpdateItem + PutItem: the insert transaction (counter + record).
     table: ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem'],
-    // Powertools' DynamoDBPersistenceLayer: PutItem takes a key, GetItem reads one already
+    // shared/http/idempotency.ts: PutItem takes a key, GetItem reads one already
     // taken, UpdateItem stores the result, DeleteItem frees the key when the create failed.
     idempotencyRecords: ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem', 'dynamodb:DeleteItem'],
     // CreateTopic with Tags needs TagResource too. DeleteTopic: undoing a create that failed

@@ -4,7 +4,7 @@
  * without the header nothing changes. Only successes are remembered.
  */
 import { createHash } from 'node:crypto';
-import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamoDbClient } from '../shared/aws/dynamodb';
 import { snsClient } from '../shared/aws/sns';
 import { IDEMPOTENCY_WINDOW_SECONDS } from '../shared/http/idempotency';
@@ -29,8 +29,8 @@ function create(portalId: string, key: string | undefined, body: unknown = newSu
 const freshKey = () => `key-${crypto.randomUUID()}`;
 
 /**
- * The stored record of a portal's key. Its sort key is derived as the Powertools persistence
- * layer derives it: `<prefix>#<base64 SHA-256 of the JSON of the key's parts>`, here
+ * The stored record of a portal's key. Its sort key is derived as Powertools' idempotency
+ * persistence layer derives it (the layout the service keeps): `<prefix>#<base64 SHA-256 of the JSON of the key's parts>`, here
  * [portal, key]; so finding it here also shows that the portal is part of the key.
  */
 async function idempotencyRecordOf(portalId: string, key: string) {
@@ -309,6 +309,35 @@ describe('a create with an Idempotency-Key', () => {
       await expectOneSubscription(portalId, answer);
       // The key stays taken (in progress) until its lease, the function's timeout, runs out.
       expect((await create(portalId, key)).statusCode).toBe(409);
+    });
+
+    it('a failed create whose key could not be freed holds it only until its lease ends, then the retry creates it', async () => {
+      const portalId = freshPortal('idem');
+      const key = freshKey();
+      const removeSnsFault = injectFault(snsClient, /^CreateTopic/);
+      const removeDeleteFault = injectFault(dynamoDbClient, /^DeleteItem/);
+      cleanups.push(removeSnsFault, removeDeleteFault);
+
+      const failed = await create(portalId, key);
+      removeSnsFault();
+      removeDeleteFault();
+      const whileLeased = await create(portalId, key);
+      // The lease is the function's remaining time (seconds); let it run out rather than wait.
+      const record = await idempotencyRecordOf(portalId, key);
+      expect(record).toMatchObject({ status: 'INPROGRESS', in_progress_expiration: expect.any(Number) });
+      await inspectDb.send(
+        new UpdateCommand({
+          TableName: TEST_ENV.TABLE_NAME,
+          Key: { [TABLE_KEYS.partitionKey]: PARTITION, [TABLE_KEYS.sortKey]: record![TABLE_KEYS.sortKey] },
+          UpdateExpression: 'SET in_progress_expiration = :past',
+          ExpressionAttributeValues: { ':past': Date.now() - 1 },
+        }),
+      );
+      const retry = await create(portalId, key);
+
+      expect([failed.statusCode, whileLeased.statusCode, retry.statusCode]).toEqual([503, 409, 200]);
+      await expectOneSubscription(portalId, retry);
+      expect(await create(portalId, key)).toEqual(retry);
     });
   });
 });

@@ -383,7 +383,7 @@ describe('the bundles', () => {
   afterAll(() => console.log(`Bundle sizes (index.mjs + index.mjs.map):\n${JSON.stringify(sizes, null, 2)}`));
 
   it.each(OPERATIONS.map((op) => [op.handler, op] as const))(
-    '%s holds the SNS client exactly when its operation calls SNS, the idempotency library only for create, the body parser only with a body, and is ESM with a require shim',
+    '%s holds the SNS client exactly when its operation calls SNS, the idempotency code only for create, the body parser only with a body, and is ESM with a require shim',
     (_handler, op) => {
       const directory = bundleDirectoryOf(functionIdOf(op));
       const code = readFileSync(join(directory, 'index.mjs'), 'utf8');
@@ -393,7 +393,7 @@ describe('the bundles', () => {
       const callsSns = OPERATION_PERMISSIONS[op.id].topics.length > 0;
       expect(code.includes('SNSServiceException')).toBe(callsSns);
       expect(code.includes('DynamoDBServiceException')).toBe(true);
-      expect(code.includes('IdempotencyAlreadyInProgressError')).toBe(op.id === 'createSubscriptionRoute');
+      expect(code.includes('IDEMPOTENCY_IN_PROGRESS')).toBe(op.id === 'createSubscriptionRoute');
       // The JSON body parser only where the operation takes a body (list and delete ignore it).
       const takesBody = !['listSubscriptionsRoute', 'deleteSubscriptionRoute'].includes(op.id);
       expect(code.includes('request body is not valid JSON')).toBe(takesBody);
@@ -413,7 +413,7 @@ describe('the bundles', () => {
     for (const command of ['"ListTopics"', '"ListSubscriptions"', '"Scan"', '"CreateTopic"', '"DeleteTopic"']) {
       expect({ command, bundled: code.includes(command) }).toEqual({ command, bundled: true });
     }
-    expect(code.includes('IdempotencyAlreadyInProgressError')).toBe(false);
+    expect(code.includes('IDEMPOTENCY_IN_PROGRESS')).toBe(false);
     expect(code.includes('request body is not valid JSON')).toBe(false);
     expect(code.includes('BatchProcessor')).toBe(false);
   });
@@ -427,7 +427,7 @@ describe('the bundles', () => {
     // Commands keep their operation names through minification.
     expect(code.includes('"Publish"')).toBe(true);
     expect(code.includes('"CreateTopic"')).toBe(false);
-    expect(code.includes('IdempotencyAlreadyInProgressError')).toBe(false);
+    expect(code.includes('IDEMPOTENCY_IN_PROGRESS')).toBe(false);
     expect(code.includes('request body is not valid JSON')).toBe(false);
   });
 });

@@ -1,8 +1,7 @@
 /**
- * Idempotent requests (an Idempotency-Key header), with Powertools for AWS Lambda's idempotency
- * utility and its DynamoDB persistence layer, on the subscriptions table. Only operations that
- * pass `idempotentRuns(...)` to httpOperation import this module, so only their bundles carry
- * the library.
+ * Idempotent requests (an Idempotency-Key header): a lease taken with one conditional write on
+ * the subscriptions table, the answer stored on success. Only operations that pass
+ * `idempotentRuns(...)` to httpOperation import this module.
  *
  * - Key: the caller's portal (from the token) and the header's value, hashed (SHA-256). Two
  *   portals sending the same key never meet.
@@ -14,27 +13,18 @@
  * - Only successes are remembered: the run is made idempotent inside the error envelope, so a
  *   refusal (a 400) or a failure (a 5xx) frees the key for a retry instead of being replayed.
  * - A repeat that arrives while the first request still runs is answered 409, retry shortly.
+ *   The first request's lease on the key lasts the function's remaining time, so a request
+ *   that dies half-way holds its key only until the function's timeout.
  *
- * Why makeIdempotent and not the library's middy middleware (makeHandlerIdempotent): in
- * version 2.35 the middleware's onError deletes the record also when its own `before` refused
- * the request, so a same-key-other-body 400 deleted the first request's completed record and a
- * 409 deleted the running request's lock, and either let the key run twice
- * (aws-powertools/powertools-lambda-typescript#5675, fixed after 2.35). The function wrapper
- * deletes only a record it acquired, and only when the wrapped function throws.
+ * Our own rather than Powertools' idempotency utility, which this replaced: the service uses one
+ * path of it, and with the JMESPath engine it loads it was 37 KB, a twelfth of create's bundle
+ * (README, "Performance"). The items keep the layout that utility wrote (attribute names, hashes,
+ * statuses), so records written before the change are still honoured for their 24 hours.
  */
-import {
-  IdempotencyAlreadyInProgressError,
-  IdempotencyConfig,
-  IdempotencyInconsistentStateError,
-  IdempotencyItemNotFoundError,
-  IdempotencyPersistenceLayerError,
-  IdempotencyValidationError,
-  makeIdempotent,
-} from '@aws-lambda-powertools/idempotency';
-import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dynamodb';
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { DeleteCommand, type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Context } from 'aws-lambda';
-import { isDependencyFault } from '../aws/failures';
+import { createHash } from 'node:crypto';
 import { logger } from '../logger';
 import type { OperationId } from '../operations';
 import { IDEMPOTENCY_EXPIRY_ATTRIBUTE, idempotencyPartitionOf, TABLE_KEYS } from '../subscriptions/table';
@@ -45,69 +35,153 @@ import type { IdempotentRequest, IdempotentRuns, OperationResult } from './opera
 /** How long a key is remembered: 24 hours. */
 export const IDEMPOTENCY_WINDOW_SECONDS = 24 * 60 * 60;
 
+const IN_PROGRESS = 'INPROGRESS';
+const COMPLETED = 'COMPLETED';
+
+/** A record's attributes besides its key, as the expressions name them. */
+const NAMES = {
+  '#expiry': IDEMPOTENCY_EXPIRY_ATTRIBUTE,
+  '#status': 'status',
+  // Epoch milliseconds until which the request that took the key holds it.
+  '#lease': 'in_progress_expiration',
+  '#data': 'data',
+  '#validation': 'validation',
+};
+
+interface StoredRecord {
+  status?: string;
+  /** Epoch seconds. */
+  [IDEMPOTENCY_EXPIRY_ATTRIBUTE]?: number;
+  /** The first answer as JSON text (records of the earliest deployments hold the object). */
+  data?: string | OperationResult;
+  /** Hash of the body the key was first used with. */
+  validation?: string;
+}
+
+/** How many times a repeat looks again at a record that changed under it before answering 409. */
+const TAKE_ATTEMPTS = 3;
+
 export interface IdempotentRunsOptions {
-  client: DynamoDBClient;
+  client: DynamoDBDocumentClient;
   tableName: string;
   /** Names the records' partition and prefixes their keys. */
   operationId: OperationId;
 }
 
-/** One request's run, and how it ended, as far as the operation itself is concerned. */
-interface Attempt {
-  operation: () => Promise<OperationResult>;
-  outcome?: { result: OperationResult } | { error: unknown };
-}
-
 export function idempotentRuns({ client, tableName, operationId }: IdempotentRunsOptions): IdempotentRuns {
-  const persistenceStore = new DynamoDBPersistenceLayer({
-    tableName,
-    awsSdkV3Client: client,
-    // Sort-key mode: every record in the one static partition, keyed by its hash in `sk`.
-    keyAttr: TABLE_KEYS.partitionKey,
-    sortKeyAttr: TABLE_KEYS.sortKey,
-    staticPkValue: idempotencyPartitionOf(operationId),
-    expiryAttr: IDEMPOTENCY_EXPIRY_ATTRIBUTE,
-  });
-  const config = new IdempotencyConfig({
-    eventKeyJmesPath: '[portalId, idempotencyKey]',
-    payloadValidationJmesPath: 'body',
-    // A request reaches this only with a key; never hash a missing one into a shared record.
-    throwOnNoIdempotencyKey: true,
-    expiresAfterSeconds: IDEMPOTENCY_WINDOW_SECONDS,
-    hashFunction: 'sha256',
-  });
+  const partition = idempotencyPartitionOf(operationId);
 
-  // The wrapped function's first argument is what is hashed; with the Lambda context second,
-  // the library gives an in-progress record the function's remaining time as its lease, so a
-  // request that dies half-way holds its key only until the function's timeout.
-  //
-  // What is stored is the result as JSON text, not as an object: DynamoDB keeps a map's fields
-  // in an order of its own, so a replay read back from a map would answer the same record with
-  // its fields reordered. Text comes back as it went in, and the replay is the first answer
-  // byte for byte.
-  const runAttempt = async (_request: IdempotentRequest, _context: Context, attempt: Attempt): Promise<string> => {
+  /**
+   * Takes the key for this request ('taken': a new record, or one whose 24 hours or whose
+   * holder's lease ran out); or, where another request holds or completed it, answers that
+   * record as it is now (undefined if it vanished meanwhile: take again).
+   */
+  async function take(key: Record<string, string>, validation: string, leaseMs: number): Promise<StoredRecord | 'taken' | undefined> {
+    const now = Date.now();
     try {
-      const answer = JSON.stringify(await attempt.operation());
-      attempt.outcome = { result: resultOf(answer) };
-      return answer;
+      await client.send(
+        new PutCommand({
+          TableName: tableName,
+          Item: {
+            ...key,
+            [IDEMPOTENCY_EXPIRY_ATTRIBUTE]: Math.round(now / 1000) + IDEMPOTENCY_WINDOW_SECONDS,
+            status: IN_PROGRESS,
+            in_progress_expiration: now + leaseMs,
+            validation,
+          },
+          ConditionExpression:
+            'attribute_not_exists(#sk) OR #expiry < :now OR (#status = :inProgress AND attribute_exists(#lease) AND #lease < :nowMs)',
+          ExpressionAttributeNames: { '#sk': TABLE_KEYS.sortKey, '#expiry': NAMES['#expiry'], '#status': NAMES['#status'], '#lease': NAMES['#lease'] },
+          ExpressionAttributeValues: { ':now': now / 1000, ':nowMs': now, ':inProgress': IN_PROGRESS },
+        }),
+      );
+      return 'taken';
     } catch (error) {
-      attempt.outcome = { error };
-      throw error;
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
     }
-  };
-  const runIdempotently = makeIdempotent(runAttempt, { persistenceStore, config, keyPrefix: operationId });
+    const { Item } = await client.send(new GetCommand({ TableName: tableName, Key: key, ConsistentRead: true }));
+    return Item as StoredRecord | undefined;
+  }
 
   return {
     middleware: idempotencyKey(),
-    async runOnce(request, context, operation) {
-      const attempt: Attempt = { operation };
-      try {
-        return resultOf(await runIdempotently(request, context, attempt));
-      } catch (error) {
-        return settle(error, attempt);
+    async runOnce(request: IdempotentRequest, context: Context, operation: () => Promise<OperationResult>) {
+      const key = {
+        [TABLE_KEYS.partitionKey]: partition,
+        [TABLE_KEYS.sortKey]: `${operationId}#${hashOf([request.portalId, request.idempotencyKey])}`,
+      };
+      const validation = hashOf(request.body);
+      const leaseMs = context.getRemainingTimeInMillis();
+
+      let taken = false;
+      for (let attempt = 0; attempt < TAKE_ATTEMPTS && !taken; attempt++) {
+        const existing = await take(key, validation, leaseMs);
+        if (existing === 'taken') taken = true;
+        else if (existing !== undefined) {
+          if (existing.validation !== validation) {
+            throw new BadRequestError(
+              'This Idempotency-Key was already used with a different request body in the last 24 hours; ' +
+                'send the same body to get the first answer again, or a new key for a new request.',
+              'IDEMPOTENCY_KEY_REUSED',
+            );
+          }
+          const live = (existing[IDEMPOTENCY_EXPIRY_ATTRIBUTE] ?? 0) * 1000 >= Date.now();
+          if (existing.status === COMPLETED && live && existing.data !== undefined) return resultOf(existing.data);
+          // Still running elsewhere: answer 409 now. (Expired meanwhile: take it again.)
+          if (existing.status === IN_PROGRESS && live) break;
+        }
       }
+      if (!taken) {
+        throw new ConflictError(
+          'A request with this Idempotency-Key is still being processed; retry shortly to get its answer.',
+          'IDEMPOTENCY_IN_PROGRESS',
+        );
+      }
+
+      // Stored as JSON text, not as a map: DynamoDB keeps a map's fields in an order of its own,
+      // so a replay read back from a map would answer the same record with its fields reordered.
+      // Text comes back as it went in, and the replay is the first answer byte for byte.
+      let answer: string;
+      try {
+        answer = JSON.stringify(await operation());
+      } catch (error) {
+        await release(client, tableName, key);
+        throw error;
+      }
+      try {
+        await client.send(
+          new UpdateCommand({
+            TableName: tableName,
+            Key: key,
+            UpdateExpression: 'SET #expiry = :expiry, #status = :completed, #data = :data, #validation = :validation',
+            ExpressionAttributeNames: { '#expiry': NAMES['#expiry'], '#status': NAMES['#status'], '#data': NAMES['#data'], '#validation': NAMES['#validation'] },
+            ExpressionAttributeValues: {
+              ':expiry': Math.round(Date.now() / 1000) + IDEMPOTENCY_WINDOW_SECONDS,
+              ':completed': COMPLETED,
+              ':data': answer,
+              ':validation': validation,
+            },
+          }),
+        );
+      } catch (error) {
+        // The operation succeeded; only remembering it failed. Its answer is the truth, and a
+        // caller who has it has no reason to retry. The key stays in progress until its lease ends.
+        logger.error('the request succeeded but its idempotency record could not be completed', error as Error);
+      }
+      return resultOf(answer);
     },
   };
+}
+
+/** Frees the key of a request that failed, so a retry runs it again. */
+async function release(client: DynamoDBDocumentClient, tableName: string, key: Record<string, string>): Promise<void> {
+  try {
+    await client.send(new DeleteCommand({ TableName: tableName, Key: key }));
+  } catch (error) {
+    // The caller gets the operation's own failure; the key is refused with 409 until its lease
+    // ends, then free again.
+    logger.error('the request failed and its idempotency record could not be deleted', error as Error);
+  }
 }
 
 /** The result as answered first: from the stored text (records written before text was stored hold the object). */
@@ -115,42 +189,18 @@ function resultOf(stored: string | OperationResult): OperationResult {
   return typeof stored === 'string' ? (JSON.parse(stored) as OperationResult) : stored;
 }
 
-/** The answer to a request whose idempotent run threw `error`. */
-function settle(error: unknown, attempt: Attempt): OperationResult {
-  if (error instanceof IdempotencyValidationError) {
-    throw new BadRequestError(
-      'This Idempotency-Key was already used with a different request body in the last 24 hours; ' +
-        'send the same body to get the first answer again, or a new key for a new request.',
-      'IDEMPOTENCY_KEY_REUSED',
-    );
-  }
-  if (
-    error instanceof IdempotencyAlreadyInProgressError ||
-    // A concurrent request with the key ended between the checks; what it left is not settled yet.
-    error instanceof IdempotencyInconsistentStateError ||
-    error instanceof IdempotencyItemNotFoundError
-  ) {
-    throw new ConflictError(
-      'A request with this Idempotency-Key is still being processed; retry shortly to get its answer.',
-      'IDEMPOTENCY_IN_PROGRESS',
-    );
-  }
-  if (error instanceof IdempotencyPersistenceLayerError) {
-    const { outcome } = attempt;
-    if (outcome && 'result' in outcome) {
-      // The operation succeeded; only remembering it failed. Its answer is the truth, and a
-      // caller who has it has no reason to retry. The key stays in progress until its lease ends.
-      logger.error('the request succeeded but its idempotency record could not be completed', error);
-      return outcome.result;
-    }
-    if (outcome && 'error' in outcome) {
-      // The operation failed and its key could not be freed: answer the operation's own
-      // failure; the key is refused with 409 until its lease ends, then free again.
-      logger.error('the request failed and its idempotency record could not be deleted', error);
-      throw outcome.error;
-    }
-    // The store failed before the operation ran (nothing was done): a dependency fault, 503.
-    throw isDependencyFault(error.cause) ? error.cause : error;
-  }
-  throw error;
+/** SHA-256, base64, of the value's JSON with object keys sorted: the hashes Powertools wrote. */
+function hashOf(value: unknown): string {
+  return createHash('sha256').update(JSON.stringify(sortedKeys(value))).digest('base64');
+}
+
+function sortedKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortedKeys);
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(
+    Object.keys(value)
+      // Powertools' order (deepSort): case-insensitive.
+      .sort((a, b) => (a.toLowerCase() < b.toLowerCase() ? -1 : 1))
+      .map((name) => [name, sortedKeys((value as Record<string, unknown>)[name])]),
+  );
 }

@@ -41,8 +41,11 @@ export const MINIMUM_CALLS: Record<string, (sizes: { records: number; queryPages
   updateSubscription: () => CHANGE_DELIVERY,
   activateSubscription: () => CHANGE_DELIVERY,
   renameSubscription: () => ({ required: { UpdateItem: 1 } }),
-  // GetItem finds the record's topic; the write is the remove transaction with the counter.
-  deleteSubscription: () => ({ required: { GetItem: 1, DeleteTopic: 1, TransactWriteItems: 1 } }),
+  // The write is the remove transaction with the counter.
+  deleteSubscription: () => ({
+    required: { DeleteTopic: 1, TransactWriteItems: 1 },
+    extra: { action: 'GetItem', reason: "reads the record first: only the caller's portal's topic is deleted, and the record names it" },
+  }),
   listSubscriptions: ({ records, queryPages }) => ({ required: { Query: queryPages, GetSubscriptionAttributes: records } }),
   testSubscription: () => ({ required: { GetItem: 1, Publish: 1 } }),
   dispatchPortalEvents: ({ matches }) => ({ required: { Query: 1, Publish: matches } }),
