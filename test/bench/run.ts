@@ -38,16 +38,20 @@ const OUT = join(ROOT, '.bench', QUICK ? 'quick' : 'full');
 
 /** How much of everything; the full run stays well under 10 minutes on 2 loaded cores. */
 const PLAN = QUICK
-  ? { loads: 0, warm: 5, counted: 1, listScale: [3, 6, 12], listIterations: [1, 1], dispatchScale: [1, 2, 3], dispatchIterations: 2 }
+  ? { loads: 0, warm: 5, blocks: 1, counted: 1, listScale: [3, 6, 12], listIterations: [1, 1], dispatchScale: [1, 2, 3], dispatchIterations: 2 }
   : {
       loads: 15,
       warm: 500,
+      // The warm invocations in blocks, a fresh process each, function and floor taking turns
+      // (and turns at going first): DynamoDB Local's JVM and the machine speed up and slow down
+      // over a run, and one long run after the other would hand the difference to one side.
+      blocks: 5,
       counted: 3,
       listScale: [10, 1_000, 10_000],
       // A 10,000-record portal is 10,000 confirmation look-ups per invocation: one warm one each.
       listIterations: [3, 1],
       dispatchScale: [1, 10, 100],
-      dispatchIterations: 30,
+      dispatchIterations: 50,
     };
 
 /**
@@ -339,6 +343,39 @@ async function invoke(side: Side, name: string, events: unknown[], env: Record<s
   return { loadMs, firstMs: durationsMs[0]!, warmMs: durationsMs.slice(1) };
 }
 
+/**
+ * `warm` warm invocations of the function and as many of its floor, in `blocks` blocks that
+ * alternate between the two; each block is a fresh process, whose load and first
+ * invocation are kept apart from the warm ones. Answers, per side, every block's load and
+ * first invocation and all the warm durations.
+ */
+async function invokeInTurns(
+  name: FunctionName,
+  { warm, blocks, events }: { warm: number; blocks: number; events: (count: number) => Promise<unknown[]> },
+  envOf: (side: Side) => Record<string, string>,
+): Promise<Record<Side, { loadsMs: number[]; firstsMs: number[]; warmMs: number[] }>> {
+  const runs: Record<Side, { loadsMs: number[]; firstsMs: number[]; warmMs: number[] }> = {
+    function: { loadsMs: [], firstsMs: [], warmMs: [] },
+    floor: { loadsMs: [], firstsMs: [], warmMs: [] },
+  };
+  const perBlock = Math.ceil(warm / blocks);
+  for (let block = 0; block < blocks; block++) {
+    const order: Side[] = block % 2 === 0 ? ['function', 'floor'] : ['floor', 'function'];
+    for (const side of order) {
+      const run = await invoke(side, name, await events(perBlock + 1), envOf(side));
+      runs[side].loadsMs.push(run.loadMs);
+      runs[side].firstsMs.push(run.firstMs);
+      runs[side].warmMs.push(...run.warmMs);
+    }
+  }
+  return runs;
+}
+
+/** One side's turns as one set of invocations: the median load and first invocation, every warm one. */
+function invocationsOf(turns: { loadsMs: number[]; firstsMs: number[]; warmMs: number[] }): Invocations {
+  return { loadMs: median(turns.loadsMs), firstMs: median(turns.firstsMs), warmMs: turns.warmMs };
+}
+
 /** Calls per invocation by action, through counting proxies (never during timings). */
 async function countCalls(
   side: Side,
@@ -421,23 +458,19 @@ async function main(): Promise<void> {
     /** Main rows' measurements of list and the dispatcher: also the first row of their scaling. */
     const mainRuns = new Map<FunctionName, { fn: Invocations; floor: Invocations; calls: Map<string, number> }>();
     for (const { name } of FUNCTIONS) {
-      log(`${name}: ${PLAN.warm} warm invocations each`);
-      let calls: Map<string, number>;
-      let fn: Invocations;
+      log(`${name}: ${PLAN.warm} warm invocations each, in ${PLAN.blocks} turns`);
       if (SAVE_PROCESSES) {
         countersReady.dynamoDb.reset();
         countersReady.sns.reset();
-        fn = await invoke('function', name, await eventsFor(name, PLAN.warm + 1, fixtures), countingEnv(env, countersReady));
-        calls = countsPerInvocation(countersReady, PLAN.warm + 1);
-      } else {
-        fn = await invoke('function', name, await eventsFor(name, PLAN.warm + 1, fixtures), env);
-        calls = await countCalls('function', name, await eventsFor(name, PLAN.counted, fixtures), services as Services, countersReady);
       }
-      const floor = await invoke('floor', name, await eventsFor(name, PLAN.warm + 1, fixtures), env);
-      if (PLAN.loads === 0) {
-        loads.set(`function/${name}`, [fn.loadMs]);
-        loads.set(`floor/${name}`, [floor.loadMs]);
-      }
+      const turns = await invokeInTurns(name, { warm: PLAN.warm, blocks: PLAN.blocks, events: (count) => eventsFor(name, count, fixtures) }, (side) => (SAVE_PROCESSES && side === 'function' ? countingEnv(env, countersReady) : env));
+      const calls = SAVE_PROCESSES
+        ? countsPerInvocation(countersReady, Math.ceil(PLAN.warm / PLAN.blocks) + 1)
+        : await countCalls('function', name, await eventsFor(name, PLAN.counted, fixtures), services as Services, countersReady);
+      // Every fresh process times its import() the same way: the invocation runs' loads join the load-only ones.
+      for (const side of ['function', 'floor'] as const) loads.set(`${side}/${name}`, [...(loads.get(`${side}/${name}`) ?? []), ...turns[side].loadsMs]);
+      const fn = invocationsOf(turns.function);
+      const floor = invocationsOf(turns.floor);
       mainRuns.set(name, { fn, floor, calls });
       rows.push({
         label: name,
@@ -503,11 +536,16 @@ async function main(): Promise<void> {
         let run = mainRuns.get('dispatchPortalEvents')!;
         if (size !== PLAN.dispatchScale[0]) {
           log(`dispatcher, ${size} matches: ${PLAN.dispatchIterations} invocations each`);
-          const events = () => Array.from({ length: PLAN.dispatchIterations + 1 }, () => dispatchEvent(fixtures.dispatchPortals.get(size)!));
+          const events = (count: number) => Array.from({ length: count }, () => dispatchEvent(fixtures.dispatchPortals.get(size)!));
+          const turns = await invokeInTurns(
+            'dispatchPortalEvents',
+            { warm: PLAN.dispatchIterations, blocks: PLAN.blocks, events: async (count) => events(count) },
+            () => env,
+          );
           run = {
-            fn: await invoke('function', 'dispatchPortalEvents', events(), env),
-            floor: await invoke('floor', 'dispatchPortalEvents', events(), env),
-            calls: await countCalls('function', 'dispatchPortalEvents', events().slice(0, PLAN.counted), services as Services, countersReady),
+            fn: invocationsOf(turns.function),
+            floor: invocationsOf(turns.floor),
+            calls: await countCalls('function', 'dispatchPortalEvents', events(PLAN.counted), services as Services, countersReady),
           };
         }
         rows.push({
