@@ -22,6 +22,7 @@ const BLOCKS: Readonly<Record<string, 'run' | { notRun: string }>> = {
   Delivery: { notRun: "puts an event on the deployed bus, which needs an AWS account; 'Watching a delivery' does the same against npm start" },
   Reconciliation: { notRun: 'test/reconciliation.test.ts runs npm run reconcile, with and without --dry-run, against a stack of its own' },
   'Admin page': { notRun: 'runs the browser suite, which npm test runs' },
+  Performance: { notRun: 'the full run takes minutes and proves nothing in a test; test/bench.smoke.test.ts runs npm run bench -- --quick' },
   'Calling the API with curl': 'run',
   'Idempotent creates': 'run',
   'The AWS CLI (or any SDK) against the emulators': 'run',
