@@ -383,7 +383,7 @@ describe('the bundles', () => {
   afterAll(() => console.log(`Bundle sizes (index.mjs + index.mjs.map):\n${JSON.stringify(sizes, null, 2)}`));
 
   it.each(OPERATIONS.map((op) => [op.handler, op] as const))(
-    '%s holds the SNS client exactly when its operation calls SNS, the idempotency code only for create, the body parser only with a body and only its own body's schema, and is ESM with a require shim',
+    '%s holds the SNS client exactly when its operation calls SNS, the idempotency code only for create, the body parser only with a body and only its own body schema, and is ESM with a require shim',
     (_handler, op) => {
       const directory = bundleDirectoryOf(functionIdOf(op));
       const code = readFileSync(join(directory, 'index.mjs'), 'utf8');
