@@ -40,7 +40,7 @@ const OUT = join(ROOT, '.bench', QUICK ? 'quick' : 'full');
 const PLAN = QUICK
   ? { loads: 0, warm: 5, blocks: 1, counted: 1, listScale: [3, 6, 12], listTurns: [{ warm: 1, blocks: 1 }, { warm: 1, blocks: 1 }], dispatchScale: [1, 2, 3], dispatchIterations: 2 }
   : {
-      loads: 15,
+      loads: 20,
       warm: 500,
       // The warm invocations in blocks, a fresh process each, function and floor taking turns
       // (and turns at going first): DynamoDB Local's JVM and the machine speed up and slow down
@@ -55,7 +55,7 @@ const PLAN = QUICK
         { warm: 2, blocks: 2 },
       ],
       dispatchScale: [1, 10, 100],
-      dispatchIterations: 50,
+      dispatchIterations: 100,
     };
 
 /**
@@ -442,12 +442,13 @@ async function main(): Promise<void> {
     const env = services.env;
 
     // Module load: rounds over every bundle, so a burst of load from other work on the machine
-    // falls on functions and floors alike.
+    // falls on functions and floors alike; function and floor take turns at going first, since
+    // a process started right after another (still exiting) loads slower on 2 cores.
     log(PLAN.loads > 0 ? `module load: ${PLAN.loads} fresh processes per bundle` : "module load: read off the invocation runs");
     const loads = new Map<string, number[]>();
     for (let round = 0; round < PLAN.loads; round++) {
       for (const { name } of FUNCTIONS) {
-        for (const side of ['function', 'floor'] as const) {
+        for (const side of round % 2 === 0 ? (['function', 'floor'] as const) : (['floor', 'function'] as const)) {
           const { loadMs } = await runChild<{ loadMs: number }>(['load', bundlePath(side, name)], env);
           loads.set(`${side}/${name}`, [...(loads.get(`${side}/${name}`) ?? []), loadMs]);
         }
