@@ -78,4 +78,27 @@ describe('the logs of a request', () => {
     expect(all).not.toContain(TOKEN);
     expect(all).not.toContain(ENDPOINT_PASSWORD);
   });
+
+  it('carry cold_start true only on the first request of a handler whose environment Lambda started on demand', async () => {
+    const portalId = freshPortal();
+    const configId = '0192f8a4-7b3c-7d2e-9f01-23456789abcd';
+    const coldStarts = async (operationId: 'activateSubscriptionRoute' | 'testSubscriptionRoute', body: unknown) =>
+      (await linesLoggedDuring(() => call(operationId, { portalId, body }))).map((line) => (JSON.parse(line) as { cold_start?: boolean }).cold_start);
+    const previous = process.env.AWS_LAMBDA_INITIALIZATION_TYPE;
+    try {
+      // Provisioned concurrency: the environment was started ahead of any request.
+      process.env.AWS_LAMBDA_INITIALIZATION_TYPE = 'provisioned-concurrency';
+      const provisionedFirst = await coldStarts('activateSubscriptionRoute', { config_id: configId, status: 1 });
+      process.env.AWS_LAMBDA_INITIALIZATION_TYPE = 'on-demand';
+      const onDemandFirst = await coldStarts('testSubscriptionRoute', { config_id: configId });
+      const onDemandSecond = await coldStarts('testSubscriptionRoute', { config_id: configId });
+
+      expect([...new Set(provisionedFirst)]).toEqual([false]);
+      expect([...new Set(onDemandFirst)]).toEqual([true]);
+      expect([...new Set(onDemandSecond)]).toEqual([false]);
+    } finally {
+      if (previous === undefined) delete process.env.AWS_LAMBDA_INITIALIZATION_TYPE;
+      else process.env.AWS_LAMBDA_INITIALIZATION_TYPE = previous;
+    }
+  });
 });

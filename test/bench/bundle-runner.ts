@@ -9,10 +9,10 @@
  * The first call is the cold start's invocation (after load); the rest are warm. A handler
  * answer other than success is an error: a benchmark of a failing call measures nothing.
  */
-import { randomUUID } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
+import { lambdaContext } from '../support/lambda-context';
 
 type Handler = (event: unknown, context: unknown) => Promise<unknown>;
 
@@ -21,25 +21,6 @@ type Handler = (event: unknown, context: unknown) => Promise<unknown>;
  * gives more (BENCH_TIMEOUT_MS) to time a portal too large to list within it.
  */
 const TIMEOUT_MS = Number(process.env.BENCH_TIMEOUT_MS ?? 10_000);
-
-/** A Lambda context as the runtime passes it. */
-function lambdaContext(functionName: string) {
-  const deadline = Date.now() + TIMEOUT_MS;
-  return {
-    callbackWaitsForEmptyEventLoop: true,
-    functionName,
-    functionVersion: '$LATEST',
-    invokedFunctionArn: `arn:aws:lambda:us-east-1:000000000000:function:${functionName}`,
-    memoryLimitInMB: '256',
-    awsRequestId: randomUUID(),
-    logGroupName: `/aws/lambda/${functionName}`,
-    logStreamName: 'bench',
-    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
-    done: () => undefined,
-    fail: () => undefined,
-    succeed: () => undefined,
-  };
-}
 
 /** Why an answer is not a success, or undefined when it is one. */
 function failureOf(answer: unknown): string | undefined {
@@ -63,7 +44,7 @@ async function main(): Promise<void> {
   const events = JSON.parse(readFileSync(eventsPath!, 'utf8')) as unknown[];
   const durationsMs: number[] = [];
   for (const event of events) {
-    const context = lambdaContext('bench');
+    const context = lambdaContext('bench', TIMEOUT_MS);
     const callStarted = performance.now();
     const answer = await module.handler(event, context);
     durationsMs.push(performance.now() - callStarted);
