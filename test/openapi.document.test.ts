@@ -12,7 +12,9 @@ import { request as httpRequest } from 'node:http';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import * as z from 'zod/mini';
+import Ajv2020Module from 'ajv/dist/2020.js';
+import fc from 'fast-check';
+import type { BodyRule } from '../shared/http/body-rules';
 import { buildOpenApiDocument, documentOperationId, SECURITY_SCHEME } from '../infra/openapi/document';
 import { STACK_DOCUMENT_FILE } from '../infra/openapi/stack-document';
 import { config } from '../shared/environment';
@@ -21,7 +23,8 @@ import * as rules from '../shared/subscriptions/rules';
 import { documentedAnswersOf, expectDocumentedHttpAnswer } from './support/openapi-responses';
 import { call, forgeToken, newSubscription, startTestStack, TEST_CLIENTS, type TestStack, tokenFor } from './support/local-stack-client';
 
-const REQUEST_SCHEMAS: Partial<Record<OperationId, z.ZodMiniType>> = {
+const EXAMPLE_ID = '0192f8a4-7b3c-7d2e-9f01-23456789abcd';
+const REQUEST_RULES: Partial<Record<OperationId, BodyRule<unknown>>> = {
   createSubscriptionRoute: rules.createSubscriptionRequest,
   updateSubscriptionRoute: rules.updateSubscriptionRequest,
   activateSubscriptionRoute: rules.activateSubscriptionRequest,
@@ -76,19 +79,15 @@ describe('the OpenAPI document', () => {
     (_path, _method, { operation, item }) => {
       expect(item.security).toEqual([{ [SECURITY_SCHEME]: [operation.scope] }]);
 
-      const schema = REQUEST_SCHEMAS[operation.id];
-      if (schema) {
+      const rule = REQUEST_RULES[operation.id];
+      if (rule) {
         const rendered = item.requestBody.content['application/json'].schema;
-        // The validator's own JSON Schema, plus the catalog its refinement checks.
-        const { $schema: _dialect, ...own } = z.toJSONSchema(schema, { io: 'input', target: 'draft-2020-12', unrepresentable: 'any' }) as Record<
-          string,
-          unknown
-        >;
-        expect(rendered).toMatchObject({ ...own, properties: expect.any(Object) });
-        expect(Object.keys(rendered.properties)).toEqual(Object.keys(own.properties as object));
+        // The rule's own JSON Schema, plus the catalog it checks events against.
+        expect(rendered).toMatchObject({ ...rule.jsonSchema, properties: expect.any(Object) });
+        expect(Object.keys(rendered.properties)).toEqual(Object.keys(rule.jsonSchema.properties as object));
         if (rendered.properties.events) expect(rendered.properties.events.items.enum).toEqual(config.eventKinds);
         // Its example is a body the service accepts.
-        expect(z.safeParse(schema, item.requestBody.content['application/json'].example).success).toBe(true);
+        expect(rule.read(item.requestBody.content['application/json'].example).problems).toBeUndefined();
       } else {
         expect(item.requestBody).toBeUndefined();
       }
@@ -121,6 +120,58 @@ describe('the OpenAPI document', () => {
         expect(undocumentedAnswer(operation, prefixIndex, Number(status), example)).toBeUndefined();
       }
     }
+  });
+
+  it('accepts in its request schemas every body the service accepts, and refuses bodies of the wrong shape', () => {
+    // ajv is CommonJS: under jest's native ESM its default export arrives as the module object.
+    const Ajv2020 = ((Ajv2020Module as unknown as { default?: typeof Ajv2020Module }).default ?? Ajv2020Module) as typeof Ajv2020Module;
+    const ajv = new Ajv2020({ strict: false });
+    const schemaOf = (id: OperationId) => {
+      const operation = OPERATIONS.find((candidate) => candidate.id === id)!;
+      return ajv.compile(openApiDocument.paths[operation.paths[0]!][operation.method.toLowerCase()].requestBody.content['application/json'].schema);
+    };
+
+    // Bodies near the rules' edges: ids in either case, names with spaces around, any protocol's case.
+    const id = fc.uuid().chain((uuid) => fc.constantFrom(uuid, uuid.toUpperCase()));
+    const text = fc.oneof(fc.string({ maxLength: 300 }), fc.constantFrom('  Media updates  ', 'x'.repeat(255), ` ${'y'.repeat(255)} `, ''));
+    const endpoint = fc.constantFrom('https://hooks.example.com/a', 'HTTP://x.example', 'me@example.com', 'arn:aws:sqs:us-east-1:123456789012:q', 'arn:aws:lambda:us-east-1:123456789012:function:f');
+    const events = fc.array(fc.constantFrom(...config.eventKinds), { minLength: 0, maxLength: 55 });
+    const bodies = fc.record(
+      {
+        name: text,
+        endpoint,
+        protocol: fc.constantFrom('https', 'HTTP', 'email', 'sqs', 'Lambda', 'email-json', 'ftp'),
+        events,
+        config_id: id,
+        configId: id,
+        status: fc.constantFrom(0, 1, 2, '1'),
+        other: fc.string(),
+      },
+      { requiredKeys: [] },
+    );
+    let accepted = 0;
+    for (const [id, rule] of Object.entries(REQUEST_RULES) as [OperationId, BodyRule<unknown>][]) {
+      const documented = schemaOf(id);
+      fc.assert(
+        fc.property(bodies, (body) => {
+          if (rule.read(body).problems) return true;
+          accepted++;
+          return documented(body) === true;
+        }),
+        { numRuns: 500 },
+      );
+      // What the schema can say, it says: a missing required field, a field of the wrong type.
+      const required = (rule.jsonSchema.required as string[] | undefined) ?? [];
+      for (const field of required) {
+        const withoutIt = Object.fromEntries(required.filter((other) => other !== field).map((other) => [other, 'x']));
+        expect({ field, accepted: documented({ config_id: EXAMPLE_ID, ...withoutIt }) }).toEqual({ field, accepted: false });
+      }
+      for (const field of Object.keys(rule.jsonSchema.properties as object)) {
+        expect({ field, accepted: documented({ config_id: EXAMPLE_ID, [field]: { not: 'this' } }) }).toEqual({ field, accepted: false });
+      }
+    }
+    // The property above held for bodies the service accepted, not only for refused ones.
+    expect(accepted).toBeGreaterThan(100);
   });
 
   it('lists the event catalog of the configuration it is built for', () => {

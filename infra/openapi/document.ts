@@ -1,11 +1,11 @@
 /**
  * The OpenAPI 3.1 document of the API, generated (never written by hand) from:
  * - the operations table (shared/operations.ts): paths under both prefixes, methods, scopes;
- * - the zod schemas that validate the requests (shared/subscriptions/rules.ts), rendered by
- *   zod's own `z.toJSONSchema` as the client sends them (`io: 'input'`);
- * - the response schemas of response-schemas.ts, rendered the same way.
- * What JSON Schema cannot say of a request (the catalog a refinement checks, the endpoint a
- * protocol needs) is added from the same configuration the validators read.
+ * - the rules that validate the requests (shared/subscriptions/rules.ts), each field's JSON
+ *   Schema written beside its check;
+ * - the zod response schemas of response-schemas.ts, rendered by zod's `z.toJSONSchema`.
+ * The catalog of event kinds (which the rules read from the service configuration) is added
+ * from the configuration the document is built for.
  *
  * rules.ts reads the service configuration when it is imported: whoever imports this module
  * sets the environment first (write-document.ts, the local stack, the tests do).
@@ -13,10 +13,10 @@
 import * as z from 'zod/mini';
 import { IDEMPOTENCY_KEY_PATTERN } from '../../shared/http/middleware/idempotency-key';
 import { type Operation, OPERATIONS, type OperationId, SCOPES } from '../../shared/operations';
-import { PROTOCOLS } from '../../shared/subscriptions/model';
+import type { BodyRule } from '../../shared/http/body-rules';
 import {
   activateSubscriptionRequest,
-  configIdSchema,
+  configId,
   createSubscriptionRequest,
   renameSubscriptionRequest,
   testSubscriptionRequest,
@@ -57,8 +57,8 @@ const EXAMPLE_RECORD = {
 interface OperationDoc {
   readonly summary: string;
   readonly description: string;
-  /** The zod schema validating the body; none: any body is ignored. */
-  readonly request?: z.ZodMiniType;
+  /** The rule validating the body; none: any body is ignored. */
+  readonly request?: BodyRule<unknown>;
   readonly requestExample?: Json;
   /** Component name of the 200 body, and an example of it. */
   readonly success: string;
@@ -163,25 +163,11 @@ const OPERATION_DOCS: Record<OperationId, OperationDoc> = {
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 
-/** zod's JSON Schema of a request body, as a client sends it, without the top-level `$schema`. */
-function requestSchema(schema: z.ZodMiniType, eventKinds: readonly string[]): Json {
-  const { $schema: _dialect, ...rendered } = z.toJSONSchema(schema, {
-    io: 'input',
-    target: 'draft-2020-12',
-    // The transforms (trim, lower-case, alias merge) change nothing of what a client may send.
-    unrepresentable: 'any',
-  }) as Json;
-  // Checked by refinements, which JSON Schema cannot carry: the catalog and the protocols.
-  const properties = rendered.properties ?? {};
-  if (properties.events?.items) properties.events.items = { ...properties.events.items, enum: [...eventKinds] };
-  if (properties.protocol) {
-    properties.protocol = {
-      ...properties.protocol,
-      description: `One of ${PROTOCOLS.join(', ')} (case-insensitive).`,
-      examples: [...PROTOCOLS],
-    };
-  }
-  return rendered;
+/** A request body's JSON Schema, its event kinds those of the configuration documented. */
+function requestSchema(rule: BodyRule<unknown>, eventKinds: readonly string[]): Json {
+  const schema = structuredClone(rule.jsonSchema) as Json;
+  if (schema.properties.events) schema.properties.events.items.enum = [...eventKinds];
+  return schema;
 }
 
 /** The response schemas, by component name, rendered from their zod schemas. */
@@ -270,7 +256,7 @@ function operationObject(operation: Operation, prefixIndex: number, eventKinds: 
       in: 'path',
       required: true,
       description: 'The subscription\'s id.',
-      schema: requestSchema(configIdSchema, eventKinds),
+      schema: configId.jsonSchema,
       example: EXAMPLE_CONFIG_ID,
     });
   }

@@ -1,4 +1,4 @@
-import type * as z from 'zod/mini';
+import type { BodyRule } from './body-rules';
 import { jsonBody } from './middleware/json-body';
 import { validateBody } from './middleware/validate-body';
 import type { HttpMiddleware } from './types';
@@ -7,13 +7,13 @@ import type { HttpMiddleware } from './types';
 export interface BodyInput<Body> {
   readonly middlewares: readonly HttpMiddleware[];
   /** Carries the body's type to the operation; never read. */
-  readonly schema: z.ZodMiniType<Body>;
+  readonly rule: BodyRule<Body>;
 }
 
 /**
- * A JSON object body, validated by `schema`. Only the handlers that take a body import this,
- * so the others' bundles carry neither the parser nor the validator.
+ * A JSON object body, read by `rule`. Only the handlers that take a body import this, so the
+ * others' bundles carry neither the parser nor the rules.
  */
-export function jsonInput<Body>(schema: z.ZodMiniType<Body>): BodyInput<Body> {
-  return { schema, middlewares: [jsonBody(), validateBody(schema)] };
+export function jsonInput<Body>(rule: BodyRule<Body>): BodyInput<Body> {
+  return { rule, middlewares: [jsonBody(), validateBody(rule)] };
 }

@@ -1,93 +1,110 @@
 /**
- * The rules a request must follow (DESIGN.md §3), as the schemas of the operations' bodies.
- * Each schema's output is normalized: names trimmed, protocols lower-case, events without
+ * The rules a request must follow (DESIGN.md §3), as the rules of the operations' bodies
+ * (shared/http/body-rules.ts), each field's check beside the JSON Schema the OpenAPI document
+ * shows for it. Their output is normalized: names trimmed, protocols lower-case, events without
  * duplicates, `config_id`/`configId` merged into `configId`.
  *
- * zod builds a schema when it is declared, at module load: a millisecond or more of every cold
- * start per schema. So the pieces are functions, and each request schema is one call marked
- * pure: a handler's bundle keeps, and its cold start builds, only its own body's schema
- * (esbuild drops the others). README, "Performance".
+ * Object literals and functions only, so a handler's bundle keeps only its own body's rules
+ * (esbuild drops the others).
  */
-// zod/mini: the same validator as zod, tree-shakable (about 20 KB in a bundle instead of 440 KB).
-import * as z from 'zod/mini';
+import { type BodyCheck, bodyRule, expected, type FieldRule, invalid, optional, valid } from '../http/body-rules';
 import { config } from '../environment';
-import { UUID } from './config-id';
-import { PROTOCOLS, type Protocol } from './model';
+import { UUID, UUID_PATTERN } from './config-id';
+import { PROTOCOLS, type Protocol, type SubscriptionStatus } from './model';
 
 const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]/;
 const EMAIL = /^[^\s@<>()[\],;:"]+@[^\s@<>()[\],;:"]+\.[^\s@<>()[\],;:"]+$/;
 const SQS_QUEUE_ARN = /^arn:aws[a-z-]*:sqs:[a-z]{2}(-[a-z]+)+-\d:\d{12}:[A-Za-z0-9_-]{1,80}(\.fifo)?$/;
 const LAMBDA_FUNCTION_ARN =
   /^arn:aws[a-z-]*:lambda:[a-z]{2}(-[a-z]+)+-\d:\d{12}:function:[A-Za-z0-9_-]{1,64}(:[A-Za-z0-9_$-]{1,128})?$/;
+const MAX_NAME_LENGTH = 255;
 const MAX_URL_LENGTH = 2048;
 const MAX_EVENTS = 50;
-
-/** "is required" when the field is absent, otherwise what it must be. */
-function expected(what: string) {
-  return { error: (issue: { input: unknown }) => (issue.input === undefined ? 'is required.' : `must be ${what}.`) };
-}
-
-const name = () =>
-  z
-    .pipe(
-      z.string(expected('a string')).check(z.refine((value) => value.isWellFormed(), 'must be valid Unicode text.')),
-      z.transform((value: string) => value.trim()),
-    )
-    .check(
-      z.refine((value) => value.length > 0, 'must not be empty.'),
-      z.refine((value) => [...value].length <= 255, 'must be at most 255 characters.'),
-      z.refine((value) => !CONTROL_CHARACTERS.test(value), 'must not contain control characters.'),
-    );
-
-// Checked before its protocol's rules: SNS could not even encode a lone surrogate.
-const endpoint = () =>
-  z
-    .string(expected('a string'))
-    .check(
-      z.refine((value) => value.isWellFormed(), 'must be valid Unicode text.'),
-      z.refine((value) => !CONTROL_CHARACTERS.test(value), 'must not contain control characters.'),
-    );
-
 /** How many unknown kinds a refusal quotes; the rest are counted. */
 const UNKNOWN_KINDS_QUOTED = 5;
-const events = () => {
-  const eventKinds = config.eventKinds;
-  return z.pipe(
-    z.array(z.string(expected('a string')), expected('an array of event kinds')).check(
-      z.minLength(1, 'must list at least one event kind.'),
-      // Not z.maxLength: zod stops the whole body's validation at an oversized array, which would
-      // hide the body's other problems (config_id, the endpoint) from the refusal.
-      z.refine((kinds) => kinds.length <= MAX_EVENTS, `must list at most ${MAX_EVENTS} event kinds.`),
-      z.superRefine((kinds, ctx) => {
-        const unknown = [...new Set(kinds.filter((kind) => !eventKinds.includes(kind)))];
-        if (unknown.length === 0) return;
-        const quoted = unknown.slice(0, UNKNOWN_KINDS_QUOTED).map((kind) => JSON.stringify(kind.slice(0, 100)));
-        const more = unknown.length > UNKNOWN_KINDS_QUOTED ? ` and ${unknown.length - UNKNOWN_KINDS_QUOTED} more` : '';
-        ctx.addIssue({
-          code: 'custom',
-          message:
-            `${unknown.length === 1 ? 'holds an unknown event kind' : 'hold unknown event kinds'} ${quoted.join(', ')}${more}; ` +
-            `allowed kinds are ${eventKinds.join(', ')}.`,
-        });
-      }),
-    ),
-    z.transform((kinds: string[]) => [...new Set(kinds)]),
-  );
+
+/** Trimmed; 1 to 255 characters (code points), none of them a control character. */
+const name: FieldRule<string> = {
+  jsonSchema: { type: 'string', minLength: 1, description: `Trimmed; then 1 to ${MAX_NAME_LENGTH} characters, without control characters.` },
+  read(input) {
+    if (typeof input !== 'string') return invalid(expected(input, 'a string'));
+    if (!input.isWellFormed()) return invalid('must be valid Unicode text.');
+    const trimmed = input.trim();
+    const issues = [
+      trimmed.length === 0 && 'must not be empty.',
+      [...trimmed].length > MAX_NAME_LENGTH && `must be at most ${MAX_NAME_LENGTH} characters.`,
+      CONTROL_CHARACTERS.test(trimmed) && 'must not contain control characters.',
+    ].flatMap((message) => (message ? [{ path: [], message }] : []));
+    return issues.length > 0 ? { issues } : valid(trimmed);
+  },
 };
 
-const protocol = () =>
-  z.pipe(
-    z.pipe(z.string(expected(`one of ${PROTOCOLS.join(', ')}`)), z.transform((value: string) => value.toLowerCase())),
-    z.enum(PROTOCOLS, { error: `must be one of ${PROTOCOLS.join(', ')}.` }),
-  );
+/** Any text here; whether it suits its protocol is create's check across fields (endpointProblem). */
+const endpoint: FieldRule<string> = {
+  jsonSchema: { type: 'string', minLength: 1 },
+  read(input) {
+    if (typeof input !== 'string') return invalid(expected(input, 'a string'));
+    // Before its protocol's rules: SNS could not even encode a lone surrogate.
+    const issues = [
+      !input.isWellFormed() && 'must be valid Unicode text.',
+      CONTROL_CHARACTERS.test(input) && 'must not contain control characters.',
+    ].flatMap((message) => (message ? [{ path: [], message }] : []));
+    return issues.length > 0 ? { issues } : valid(input);
+  },
+};
 
-const configId = () =>
-  z.pipe(
-    z.string(expected('a UUID')).check(z.regex(UUID, 'must be a UUID such as 0192f8a4-7b3c-7d2e-9f01-23456789abcd.')),
-    z.transform((value: string) => value.toLowerCase()),
-  );
+const PROTOCOL_LIST = PROTOCOLS.join(', ');
+const protocol: FieldRule<Protocol> = {
+  jsonSchema: { type: 'string', description: `One of ${PROTOCOL_LIST} (case-insensitive).`, examples: [...PROTOCOLS] },
+  read(input) {
+    if (typeof input !== 'string') return invalid(expected(input, `one of ${PROTOCOL_LIST}`));
+    const lowerCase = input.toLowerCase();
+    return (PROTOCOLS as readonly string[]).includes(lowerCase) ? valid(lowerCase as Protocol) : invalid(`must be one of ${PROTOCOL_LIST}.`);
+  },
+};
 
-const status = () => z.union([z.literal(0), z.literal(1)], expected('1 (activated) or 0 (deactivated)'));
+/** Kinds of the configured catalog (EVENT_KINDS; the OpenAPI document adds them as the items' enum). */
+const events: FieldRule<string[]> = {
+  jsonSchema: { type: 'array', minItems: 1, maxItems: MAX_EVENTS, items: { type: 'string' } },
+  read(input) {
+    if (!Array.isArray(input)) return invalid(expected(input, 'an array of event kinds'));
+    const notText = input.flatMap((kind, index) => (typeof kind === 'string' ? [] : [{ path: [index], message: expected(kind, 'a string') }]));
+    if (notText.length > 0) return { issues: notText };
+    const kinds = input as string[];
+    if (kinds.length === 0) return invalid('must list at least one event kind.');
+    // Checked apart from the catalog, so that a long list of unknown kinds gets both answers.
+    const issues = kinds.length > MAX_EVENTS ? [{ path: [], message: `must list at most ${MAX_EVENTS} event kinds.` }] : [];
+    const { eventKinds } = config;
+    const unknown = [...new Set(kinds.filter((kind) => !eventKinds.includes(kind)))];
+    if (unknown.length > 0) {
+      const quoted = unknown.slice(0, UNKNOWN_KINDS_QUOTED).map((kind) => JSON.stringify(kind.slice(0, 100)));
+      const more = unknown.length > UNKNOWN_KINDS_QUOTED ? ` and ${unknown.length - UNKNOWN_KINDS_QUOTED} more` : '';
+      issues.push({
+        path: [],
+        message:
+          `${unknown.length === 1 ? 'holds an unknown event kind' : 'hold unknown event kinds'} ${quoted.join(', ')}${more}; ` +
+          `allowed kinds are ${eventKinds.join(', ')}.`,
+      });
+    }
+    return issues.length > 0 ? { issues } : valid([...new Set(kinds)]);
+  },
+};
+
+/** A subscription's id in a body; any case, answered in lower case. */
+export const configId: FieldRule<string> = {
+  jsonSchema: { type: 'string', pattern: UUID_PATTERN },
+  read(input) {
+    if (typeof input !== 'string') return invalid(expected(input, 'a UUID'));
+    return UUID.test(input) ? valid(input.toLowerCase()) : invalid('must be a UUID such as 0192f8a4-7b3c-7d2e-9f01-23456789abcd.');
+  },
+};
+
+const status: FieldRule<SubscriptionStatus> = {
+  jsonSchema: { type: 'integer', enum: [0, 1], description: '1 (activated) or 0 (deactivated).' },
+  read(input) {
+    return input === 0 || input === 1 ? valid(input === 1 ? 1 : 0) : invalid(expected(input, '1 (activated) or 0 (deactivated)'));
+  },
+};
 
 /** Why an endpoint does not suit its protocol, or undefined when it does. */
 export function endpointProblem(protocol: Protocol, endpoint: string): string | undefined {
@@ -119,59 +136,41 @@ export function endpointProblem(protocol: Protocol, endpoint: string): string | 
   }
 }
 
-/**
- * A check of the whole body that reads `fields`: it runs whenever those fields are valid, also
- * when others are not, so that a refusal names every problem at once.
- */
-function whenValid(...fields: string[]) {
-  return { when: (payload: z.core.ParsePayload) => !payload.issues.some((issue) => fields.includes(String(issue.path?.[0]))) };
-}
+const endpointSuitsProtocol: BodyCheck<{ protocol: Protocol; endpoint: string }> = {
+  reads: ['protocol', 'endpoint'],
+  check({ protocol, endpoint }) {
+    const problem = endpointProblem(protocol, endpoint);
+    return problem ? { path: ['endpoint'], message: problem } : undefined;
+  },
+};
 
-export const createSubscriptionRequest = /* @__PURE__ */ (() =>
-  z.object({ name: name(), endpoint: endpoint(), protocol: protocol(), events: events() }).check(
-    z.superRefine((request, ctx) => {
-      const problem = endpointProblem(request.protocol, request.endpoint);
-      if (problem) ctx.addIssue({ code: 'custom', path: ['endpoint'], message: problem });
-    }, whenValid('protocol', 'endpoint')),
-  ))();
-export type CreateSubscriptionRequest = z.output<typeof createSubscriptionRequest>;
+export const createSubscriptionRequest = /* @__PURE__ */ bodyRule({ name, endpoint, protocol, events }, [endpointSuitsProtocol]);
+export type CreateSubscriptionRequest = { name: string; endpoint: string; protocol: Protocol; events: string[] };
 
 /**
  * Bodies that address a subscription take `config_id`, or `configId` as an alias; both may be
- * sent only when they agree. The output carries it as `configId`.
+ * sent only when they agree. The operation receives it as `configId`.
  */
-const addressingFields = () => {
-  const id = configId();
-  return { config_id: z.optional(id), configId: z.optional(id) };
-};
 type Addressing = { config_id?: string; configId?: string };
+/** A function, not an object spread into each rule, so esbuild can drop the rules a bundle does not use. */
+const addressed = <F extends object>(fields: F) => ({ config_id: optional(configId), configId: optional(configId), ...fields });
 
-const checkAddressing = () =>
-  z.superRefine((request: Addressing, ctx) => {
-    if (request.config_id === undefined && request.configId === undefined) {
-      ctx.addIssue({ code: 'custom', path: ['config_id'], message: 'is required.' });
-    } else if (request.config_id !== undefined && request.configId !== undefined && request.config_id !== request.configId) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['config_id'],
-        message: 'and configId name different subscriptions; send the id in config_id only.',
-      });
+const oneSubscriptionAddressed: BodyCheck<Addressing> = {
+  reads: ['config_id', 'configId'],
+  check({ config_id, configId: alias }) {
+    if (config_id === undefined && alias === undefined) return { path: ['config_id'], message: 'is required.' };
+    if (config_id !== undefined && alias !== undefined && config_id !== alias) {
+      return { path: ['config_id'], message: 'and configId name different subscriptions; send the id in config_id only.' };
     }
-  }, whenValid('config_id', 'configId'));
+    return undefined;
+  },
+};
 
-function resolveConfigId<T extends Addressing>({ config_id, configId: alias, ...rest }: T) {
+function resolveConfigId<T extends Addressing>({ config_id, configId: alias, ...rest }: T): Omit<T, keyof Addressing> & { configId: string } {
   return { ...rest, configId: (config_id ?? alias)! };
 }
 
-export const updateSubscriptionRequest = /* @__PURE__ */ (() =>
-  z.pipe(z.object({ ...addressingFields(), events: events() }).check(checkAddressing()), z.transform(resolveConfigId)))();
-export const renameSubscriptionRequest = /* @__PURE__ */ (() =>
-  z.pipe(z.object({ ...addressingFields(), name: name() }).check(checkAddressing()), z.transform(resolveConfigId)))();
-export const activateSubscriptionRequest = /* @__PURE__ */ (() =>
-  z.pipe(z.object({ ...addressingFields(), status: status() }).check(checkAddressing()), z.transform(resolveConfigId)))();
-
-export const testSubscriptionRequest = /* @__PURE__ */ (() =>
-  z.pipe(z.object({ ...addressingFields() }).check(checkAddressing()), z.transform(resolveConfigId)))();
-
-/** For the OpenAPI document (infra/openapi/): the schema of delete's {configId} path parameter. */
-export const configIdSchema = /* @__PURE__ */ (() => configId())();
+export const updateSubscriptionRequest = /* @__PURE__ */ bodyRule(/* @__PURE__ */ addressed({ events }), [oneSubscriptionAddressed], resolveConfigId);
+export const renameSubscriptionRequest = /* @__PURE__ */ bodyRule(/* @__PURE__ */ addressed({ name }), [oneSubscriptionAddressed], resolveConfigId);
+export const activateSubscriptionRequest = /* @__PURE__ */ bodyRule(/* @__PURE__ */ addressed({ status }), [oneSubscriptionAddressed], resolveConfigId);
+export const testSubscriptionRequest = /* @__PURE__ */ bodyRule(/* @__PURE__ */ addressed({}), [oneSubscriptionAddressed], resolveConfigId);
