@@ -45,7 +45,7 @@ const PLAN = QUICK
       // The warm invocations in blocks, a fresh process each, function and floor taking turns
       // (and turns at going first): DynamoDB Local's JVM and the machine speed up and slow down
       // over a run, and one long run after the other would hand the difference to one side.
-      blocks: 5,
+      blocks: 10,
       counted: 3,
       listScale: [10, 1_000, 10_000],
       // A 10,000-record portal is 10,000 confirmation look-ups per invocation (about 10 s), and
@@ -91,10 +91,20 @@ const DISPATCHED_KIND = 'asset_bank.media.create';
 type FunctionName = (typeof OPERATIONS)[number]['handler'] | typeof DISPATCHER.handler;
 type Side = 'function' | 'floor';
 
-const FUNCTIONS: { name: FunctionName; entry: string; operationId?: OperationId }[] = [
+const ALL_FUNCTIONS: { name: FunctionName; entry: string; operationId?: OperationId }[] = [
   ...OPERATIONS.map((op) => ({ name: op.handler as FunctionName, entry: `functions/${op.handler}.ts`, operationId: op.id })),
   { name: DISPATCHER.handler, entry: DISPATCHER.entry },
 ];
+
+/** `--only a,b`: those functions' rows alone (list's and the dispatcher's scaling rows with them), to look into one. */
+const ONLY = process.argv.includes('--only') ? (process.argv[process.argv.indexOf('--only') + 1] ?? '').split(',') : undefined;
+const unknownNames = (ONLY ?? []).filter((name) => !ALL_FUNCTIONS.some((fn) => fn.name === name));
+if (ONLY && (ONLY.length === 0 || unknownNames.length > 0)) {
+  process.stderr.write(`bench: --only takes function names, comma-separated: ${ALL_FUNCTIONS.map((fn) => fn.name).join(', ')}\n`);
+  process.exit(1);
+}
+const FUNCTIONS = ALL_FUNCTIONS.filter((fn) => !ONLY || ONLY.includes(fn.name));
+const measures = (name: FunctionName) => FUNCTIONS.some((fn) => fn.name === name);
 
 const bundlePath = (side: Side, name: string) => join(OUT, 'bundles', side, name, 'index.mjs');
 const RUNNER = join(OUT, 'bundle-runner.mjs');
@@ -273,7 +283,7 @@ async function makeFixtures(documentClient: DynamoDBDocumentClient): Promise<Fix
   const changedPortal = 'bench-change';
   const [changed] = await createReal(changedPortal, 1, [DISPATCHED_KIND, 'asset_bank.media.updated']);
   const listPortals = new Map<number, string>();
-  for (const size of PLAN.listScale) {
+  for (const size of measures('listSubscriptions') ? PLAN.listScale : []) {
     const portalId = `bench-list-${size}`;
     // The main row's portal holds real subscriptions; the large ones seeded records.
     if (size === PLAN.listScale[0]) await createReal(portalId, size);
@@ -281,7 +291,7 @@ async function makeFixtures(documentClient: DynamoDBDocumentClient): Promise<Fix
     listPortals.set(size, portalId);
   }
   const dispatchPortals = new Map<number, string>();
-  for (const size of PLAN.dispatchScale) {
+  for (const size of measures('dispatchPortalEvents') ? PLAN.dispatchScale : []) {
     const portalId = `bench-dispatch-${size}`;
     await createReal(portalId, size);
     dispatchPortals.set(size, portalId);
@@ -336,10 +346,18 @@ function writeEvents(events: unknown[]): string {
   return path;
 }
 
+/** One process's invocations: its load, its first invocation, the warm ones. */
 interface Invocations {
   loadMs: number;
   firstMs: number;
   warmMs: number[];
+}
+
+/** One side's turns, in the order taken: the i-th of the function's ran next to the i-th of its floor's. */
+interface Turns {
+  loadsMs: number[];
+  firstsMs: number[];
+  warmBlocksMs: number[][];
 }
 
 async function invoke(side: Side, name: string, events: unknown[], env: Record<string, string>): Promise<Invocations> {
@@ -350,34 +368,43 @@ async function invoke(side: Side, name: string, events: unknown[], env: Record<s
 /**
  * `warm` warm invocations of the function and as many of its floor, in `blocks` blocks that
  * alternate between the two; each block is a fresh process, whose load and first
- * invocation are kept apart from the warm ones. Answers, per side, every block's load and
- * first invocation and all the warm durations.
+ * invocation are kept apart from the warm ones. Answers, per side, every block's load, first
+ * invocation and warm durations.
  */
 async function invokeInTurns(
   name: FunctionName,
-  { warm, blocks, events }: { warm: number; blocks: number; events: (count: number) => Promise<unknown[]> },
+  { warm, blocks, events, warmUp = true }: { warm: number; blocks: number; events: (count: number) => Promise<unknown[]>; warmUp?: boolean },
   envOf: (side: Side) => Record<string, string>,
-): Promise<Record<Side, { loadsMs: number[]; firstsMs: number[]; warmMs: number[] }>> {
-  const runs: Record<Side, { loadsMs: number[]; firstsMs: number[]; warmMs: number[] }> = {
-    function: { loadsMs: [], firstsMs: [], warmMs: [] },
-    floor: { loadsMs: [], firstsMs: [], warmMs: [] },
+): Promise<Record<Side, Turns>> {
+  const runs: Record<Side, Turns> = {
+    function: { loadsMs: [], firstsMs: [], warmBlocksMs: [] },
+    floor: { loadsMs: [], firstsMs: [], warmBlocksMs: [] },
   };
   const perBlock = Math.ceil(warm / blocks);
+  // One block of the floor first, not counted: DynamoDB Local's JVM compiles the paths of each
+  // new kind of request as it first serves them, and whichever side went first would pay for it
+  // (a rename's median went from 5.4 to 1.8 ms over its first blocks here).
+  if (warmUp) await invoke('floor', name, await events(perBlock + 1), envOf('floor'));
   for (let block = 0; block < blocks; block++) {
     const order: Side[] = block % 2 === 0 ? ['function', 'floor'] : ['floor', 'function'];
     for (const side of order) {
       const run = await invoke(side, name, await events(perBlock + 1), envOf(side));
       runs[side].loadsMs.push(run.loadMs);
       runs[side].firstsMs.push(run.firstMs);
-      runs[side].warmMs.push(...run.warmMs);
+      runs[side].warmBlocksMs.push(run.warmMs);
     }
   }
   return runs;
 }
 
-/** One side's turns as one set of invocations: the median load and first invocation, every warm one. */
-function invocationsOf(turns: { loadsMs: number[]; firstsMs: number[]; warmMs: number[] }): Invocations {
-  return { loadMs: median(turns.loadsMs), firstMs: median(turns.firstsMs), warmMs: turns.warmMs };
+/**
+ * Each side's median, and their ratio as the median of the turns' own ratios: the function's
+ * i-th figure over its floor's i-th, measured next to it. The machine drifts over a run (module
+ * loads of the same bundle went from 80 to 130 ms within a minute here), and a ratio of two
+ * medians would hand whatever drift fell between the turns to one side.
+ */
+function pairedFigures(fn: readonly number[], floor: readonly number[]): Pair {
+  return { function: median(fn), floor: median(floor), ratio: median(fn.map((value, index) => value / floor[index]!)) };
 }
 
 /** Calls per invocation by action, through counting proxies (never during timings). */
@@ -405,10 +432,16 @@ function countsPerInvocation(counters: { dynamoDb: CallCounter; sns: CallCounter
   return perInvocation;
 }
 
-function warmPairs(fn: Invocations, floor: Invocations): Pick<Row, 'warmMedianMs' | 'warmP99Ms'> & { warmMedianMs: Pair } {
+/** Warm medians over every block; their ratio, the median of the blocks' (each next to its floor's block). */
+function warmPairs(fn: Turns, floor: Turns): Pick<Row, 'warmMedianMs' | 'warmP99Ms'> & { warmMedianMs: Pair } {
+  const [fnWarm, floorWarm] = [fn.warmBlocksMs.flat(), floor.warmBlocksMs.flat()];
   return {
-    warmMedianMs: { function: median(fn.warmMs), floor: median(floor.warmMs) },
-    warmP99Ms: { function: quantile(fn.warmMs, 0.99), floor: quantile(floor.warmMs, 0.99) },
+    warmMedianMs: {
+      function: median(fnWarm),
+      floor: median(floorWarm),
+      ratio: median(fn.warmBlocksMs.map((block, index) => median(block) / median(floor.warmBlocksMs[index]!))),
+    },
+    warmP99Ms: { function: quantile(fnWarm, 0.99), floor: quantile(floorWarm, 0.99) },
   };
 }
 
@@ -461,7 +494,7 @@ async function main(): Promise<void> {
     const countersReady = counters as { dynamoDb: CallCounter; sns: CallCounter };
     const rows: Row[] = [];
     /** Main rows' measurements of list and the dispatcher: also the first row of their scaling. */
-    const mainRuns = new Map<FunctionName, { fn: Invocations; floor: Invocations; calls: Map<string, number> }>();
+    const mainRuns = new Map<FunctionName, { fn: Turns; floor: Turns; calls: Map<string, number> }>();
     for (const { name } of FUNCTIONS) {
       log(`${name}: ${PLAN.warm} warm invocations each, in ${PLAN.blocks} turns`);
       if (SAVE_PROCESSES) {
@@ -478,19 +511,18 @@ async function main(): Promise<void> {
         : await countCalls('function', name, await eventsFor(name, PLAN.counted, fixtures), services as Services, countersReady);
       // Every fresh process times its import() the same way: the invocation runs' loads join the load-only ones.
       for (const side of ['function', 'floor'] as const) loads.set(`${side}/${name}`, [...(loads.get(`${side}/${name}`) ?? []), ...turns[side].loadsMs]);
-      const fn = invocationsOf(turns.function);
-      const floor = invocationsOf(turns.floor);
+      const { function: fn, floor } = turns;
       mainRuns.set(name, { fn, floor, calls });
       rows.push({
         label: name,
         bundleBytes: { function: statSync(bundlePath('function', name)).size, floor: statSync(bundlePath('floor', name)).size },
-        loadMs: { function: median(loads.get(`function/${name}`)!), floor: median(loads.get(`floor/${name}`)!) },
-        firstMs: { function: fn.firstMs, floor: floor.firstMs },
+        loadMs: pairedFigures(loads.get(`function/${name}`)!, loads.get(`floor/${name}`)!),
+        firstMs: pairedFigures(fn.firstsMs, floor.firstsMs),
         ...warmPairs(fn, floor),
         calls,
         minimum: MINIMUM_CALLS[name]!({
           records: PLAN.listScale[0]!,
-          queryPages: await queryPagesOf(documentClient, fixtures.listPortals.get(PLAN.listScale[0]!)!),
+          queryPages: name === 'listSubscriptions' ? await queryPagesOf(documentClient, fixtures.listPortals.get(PLAN.listScale[0]!)!) : 0,
           matches: PLAN.dispatchScale[0]!,
         }),
       });
@@ -500,7 +532,7 @@ async function main(): Promise<void> {
     const unmeasured: string[] = [];
     // Scaling: a few invocations each (one portal of 10,000 records is 10,000 look-ups), and one counted.
     const perRecordMs = new Map<number, number>();
-    for (const size of PLAN.listScale) {
+    for (const size of measures('listSubscriptions') ? PLAN.listScale : []) {
       try {
         let run = mainRuns.get('listSubscriptions')!;
         if (size !== PLAN.listScale[0]) {
@@ -509,10 +541,11 @@ async function main(): Promise<void> {
           const events = (count: number) => Array.from({ length: count }, () => http('listSubscriptionsRoute', { portalId: fixtures.listPortals.get(size)! }));
           // Timed past the deployed timeout, so a portal too large for it still gets a figure.
           const scaleEnv = { ...env, BENCH_TIMEOUT_MS: String(SCALING_TIMEOUT_MS) };
-          const turns = await invokeInTurns('listSubscriptions', { warm, blocks, events: async (count) => events(count) }, () => scaleEnv);
+          // No warm-up block: each invocation of the largest portal takes seconds, and list's own row warmed its Query.
+          const turns = await invokeInTurns('listSubscriptions', { warm, blocks, events: async (count) => events(count), warmUp: false }, () => scaleEnv);
           run = {
-            fn: invocationsOf(turns.function),
-            floor: invocationsOf(turns.floor),
+            fn: turns.function,
+            floor: turns.floor,
             calls: await countCalls('function', 'listSubscriptions', events(1), { ...(services as Services), env: scaleEnv }, countersReady, 1),
           };
         }
@@ -540,7 +573,7 @@ async function main(): Promise<void> {
         unmeasured.push(`list, ${size} records: ${(error as Error).message.slice(0, 500)}`);
       }
     }
-    for (const size of PLAN.dispatchScale) {
+    for (const size of measures('dispatchPortalEvents') ? PLAN.dispatchScale : []) {
       try {
         let run = mainRuns.get('dispatchPortalEvents')!;
         if (size !== PLAN.dispatchScale[0]) {
@@ -552,8 +585,8 @@ async function main(): Promise<void> {
             () => env,
           );
           run = {
-            fn: invocationsOf(turns.function),
-            floor: invocationsOf(turns.floor),
+            fn: turns.function,
+            floor: turns.floor,
             calls: await countCalls('function', 'dispatchPortalEvents', events(PLAN.counted), services as Services, countersReady),
           };
         }

@@ -5,6 +5,8 @@ import { TARGETS, judgeCalls, type CallMinimum } from './targets';
 export interface Pair {
   function: number;
   floor: number;
+  /** Measured in turns: the median of the turns' ratios (run.ts, pairedFigures); else function / floor. */
+  ratio?: number;
 }
 
 export interface Row {
@@ -23,7 +25,7 @@ export interface Row {
   noteMissed?: boolean;
 }
 
-const ratioOf = ({ function: fn, floor }: Pair) => fn / floor;
+const ratioOf = ({ function: fn, floor, ratio }: Pair) => ratio ?? fn / floor;
 
 function pairCell(pair: Pair | undefined, digits: number, target?: number): { text: string; missed: boolean } {
   if (!pair) return { text: '', missed: false };
@@ -59,7 +61,11 @@ export function formatTable(rows: readonly Row[]): { text: string; rowCount: num
     if (missed) overTarget++;
     lines.push(`| ${row.label} | ${bundle.text} | ${load.text} | ${first.text} | ${warm.text} | ${p99.text} | ${callsText} | ${[missed ? 'OVER TARGET' : 'met', ...notes].join('; ')} |`);
   }
-  lines.push('', `Targets: bundle and module load <= ${TARGETS.bundle}x the floor, warm median <= ${TARGETS.warmMedian}x, AWS calls = the minimum or +1 with its reason; "!" marks a miss.`);
+  lines.push(
+    '',
+    'Times: each side\'s median; their ratio, the median of the turns\' ratios (each turn of the function next to one of its floor\'s).',
+    `Targets: bundle and module load <= ${TARGETS.bundle}x the floor, warm median <= ${TARGETS.warmMedian}x, AWS calls = the minimum or +1 with its reason; "!" marks a miss.`,
+  );
   return { text: lines.join('\n'), rowCount: rows.length, overTarget };
 }
 
