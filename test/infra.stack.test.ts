@@ -398,10 +398,13 @@ describe('the bundles', () => {
       const takesBody = !['listSubscriptionsRoute', 'deleteSubscriptionRoute'].includes(op.id);
       expect(code.includes('request body is not valid JSON')).toBe(takesBody);
       // Only its own body's rules: the event-list rules only where the body has events, the
-      // protocol's only in create; and no schema library (zod's cost 9 ms of each cold start).
+      // protocol's and name's only where the body has them; and no schema library (zod cost create
+      // about 9 ms of each cold start).
       const takesEvents = ['createSubscriptionRoute', 'updateSubscriptionRoute'].includes(op.id);
       expect(code.includes('must list at least one event kind')).toBe(takesEvents);
       expect(code.includes('names a FIFO queue')).toBe(op.id === 'createSubscriptionRoute');
+      expect(code.includes('(case-insensitive)')).toBe(op.id === 'createSubscriptionRoute');
+      expect(code.includes('must not be empty')).toBe(['createSubscriptionRoute', 'renameSubscriptionRoute'].includes(op.id));
       expect(code.includes('$ZodType')).toBe(false);
       expect(code.includes('BatchProcessor')).toBe(false);
       expect(code.split('\n', 1)[0]).toContain('createRequire');

@@ -194,9 +194,9 @@ function responsesOf(doc: OperationDoc): Json {
         description: 'A problem the caller can fix: malformed JSON, a missing or invalid field, an unknown or foreign `config_id`, the portal\'s limit reached.',
         content: jsonContent(ref('ErrorResponse'), {
           success: false,
-          message: 'name: must not be empty.',
+          message: 'name must not be empty.',
           code: 'INVALID_REQUEST',
-          errors: [{ field: 'name', message: 'must not be empty.' }],
+          errors: [{ field: 'name', message: 'name must not be empty.' }],
         }),
       },
     }),
@@ -256,7 +256,7 @@ function operationObject(operation: Operation, prefixIndex: number, eventKinds: 
       in: 'path',
       required: true,
       description: 'The subscription\'s id.',
-      schema: configId.jsonSchema,
+      schema: structuredClone(configId.jsonSchema),
       example: EXAMPLE_CONFIG_ID,
     });
   }

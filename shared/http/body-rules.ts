@@ -48,9 +48,14 @@ type ValuesOf<F extends Fields> = { [K in keyof F]: F[K] extends FieldRule<infer
 export interface BodyCheck<Values> {
   readonly reads: readonly (keyof Values & string)[];
   check(values: Values): Issue | undefined;
+  /** What JSON Schema can say of the check, added to the body's schema (`anyOf` of required fields, say). */
+  readonly jsonSchema?: JsonSchema;
 }
 
 export type BodyReading<T> = { value: T; problems?: undefined } | { problems: FieldProblem[] };
+
+/** What a body rule answers the operation. */
+export type BodyOf<Rule> = Rule extends BodyRule<infer T> ? T : never;
 
 export interface BodyRule<T> {
   /** The body as the OpenAPI document describes it. */
@@ -86,6 +91,7 @@ export function bodyRule<F extends Fields, T = ValuesOf<F>>(
       type: 'object',
       properties: Object.fromEntries(names.map((name) => [name, fields[name]!.jsonSchema])),
       ...(required.length > 0 && { required }),
+      ...Object.assign({}, ...checks.map((check) => check.jsonSchema)),
     },
     read(body) {
       if (typeof body !== 'object' || body === null || Array.isArray(body)) {
@@ -101,7 +107,9 @@ export function bodyRule<F extends Fields, T = ValuesOf<F>>(
         const reading = rule.read(input);
         if (reading.issues) {
           invalidFields.add(name);
-          for (const issue of reading.issues) issues.push({ path: [name, ...issue.path], message: issue.message });
+          // A rule that refuses without saying why still refuses: never a body with this field missing.
+          const fieldIssues = reading.issues.length > 0 ? reading.issues : [{ path: [], message: 'is invalid.' }];
+          for (const issue of fieldIssues) issues.push({ path: [name, ...issue.path], message: issue.message });
         } else {
           values[name] = reading.value;
         }

@@ -22,7 +22,7 @@ export interface OperationInput<Body> {
 export type OperationResult = { message: string } & Record<string, unknown>;
 
 export interface OperationSpec<Body> {
-  /** How the body is read (jsonInput(schema)); operations without one ignore any body sent. */
+  /** How the body is read (jsonInput(rule)); operations without one ignore any body sent. */
   body?: BodyInput<Body>;
   /**
    * Makes requests with an Idempotency-Key header run at most once per portal and key

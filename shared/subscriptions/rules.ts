@@ -4,10 +4,10 @@
  * shows for it. Their output is normalized: names trimmed, protocols lower-case, events without
  * duplicates, `config_id`/`configId` merged into `configId`.
  *
- * Object literals and functions only, so a handler's bundle keeps only its own body's rules
- * (esbuild drops the others).
+ * Each rule is an object literal, or one call marked pure where it computes a text, so a
+ * handler's bundle keeps only its own body's rules (esbuild drops the others).
  */
-import { type BodyCheck, bodyRule, expected, type FieldRule, invalid, optional, valid } from '../http/body-rules';
+import { type BodyCheck, type BodyOf, bodyRule, expected, type FieldRule, invalid, optional, valid } from '../http/body-rules';
 import { config } from '../environment';
 import { UUID, UUID_PATTERN } from './config-id';
 import { PROTOCOLS, type Protocol, type SubscriptionStatus } from './model';
@@ -24,7 +24,7 @@ const MAX_EVENTS = 50;
 const UNKNOWN_KINDS_QUOTED = 5;
 
 /** Trimmed; 1 to 255 characters (code points), none of them a control character. */
-const name: FieldRule<string> = {
+const name = /* @__PURE__ */ ((): FieldRule<string> => ({
   jsonSchema: { type: 'string', minLength: 1, description: `Trimmed; then 1 to ${MAX_NAME_LENGTH} characters, without control characters.` },
   read(input) {
     if (typeof input !== 'string') return invalid(expected(input, 'a string'));
@@ -37,7 +37,7 @@ const name: FieldRule<string> = {
     ].flatMap((message) => (message ? [{ path: [], message }] : []));
     return issues.length > 0 ? { issues } : valid(trimmed);
   },
-};
+}))();
 
 /** Any text here; whether it suits its protocol is create's check across fields (endpointProblem). */
 const endpoint: FieldRule<string> = {
@@ -53,15 +53,17 @@ const endpoint: FieldRule<string> = {
   },
 };
 
-const PROTOCOL_LIST = PROTOCOLS.join(', ');
-const protocol: FieldRule<Protocol> = {
-  jsonSchema: { type: 'string', description: `One of ${PROTOCOL_LIST} (case-insensitive).`, examples: [...PROTOCOLS] },
-  read(input) {
-    if (typeof input !== 'string') return invalid(expected(input, `one of ${PROTOCOL_LIST}`));
-    const lowerCase = input.toLowerCase();
-    return (PROTOCOLS as readonly string[]).includes(lowerCase) ? valid(lowerCase as Protocol) : invalid(`must be one of ${PROTOCOL_LIST}.`);
-  },
-};
+const protocol = /* @__PURE__ */ ((): FieldRule<Protocol> => {
+  const list = PROTOCOLS.join(', ');
+  return {
+    jsonSchema: { type: 'string', description: `One of ${list} (case-insensitive).`, examples: [...PROTOCOLS] },
+    read(input) {
+      if (typeof input !== 'string') return invalid(expected(input, `one of ${list}`));
+      const lowerCase = input.toLowerCase();
+      return (PROTOCOLS as readonly string[]).includes(lowerCase) ? valid(lowerCase as Protocol) : invalid(`must be one of ${list}.`);
+    },
+  };
+})();
 
 /** Kinds of the configured catalog (EVENT_KINDS; the OpenAPI document adds them as the items' enum). */
 const events: FieldRule<string[]> = {
@@ -145,7 +147,7 @@ const endpointSuitsProtocol: BodyCheck<{ protocol: Protocol; endpoint: string }>
 };
 
 export const createSubscriptionRequest = /* @__PURE__ */ bodyRule({ name, endpoint, protocol, events }, [endpointSuitsProtocol]);
-export type CreateSubscriptionRequest = { name: string; endpoint: string; protocol: Protocol; events: string[] };
+export type CreateSubscriptionRequest = BodyOf<typeof createSubscriptionRequest>;
 
 /**
  * Bodies that address a subscription take `config_id`, or `configId` as an alias; both may be
@@ -157,6 +159,7 @@ const addressed = <F extends object>(fields: F) => ({ config_id: optional(config
 
 const oneSubscriptionAddressed: BodyCheck<Addressing> = {
   reads: ['config_id', 'configId'],
+  jsonSchema: { anyOf: [{ required: ['config_id'] }, { required: ['configId'] }] },
   check({ config_id, configId: alias }) {
     if (config_id === undefined && alias === undefined) return { path: ['config_id'], message: 'is required.' };
     if (config_id !== undefined && alias !== undefined && config_id !== alias) {

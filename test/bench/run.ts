@@ -97,9 +97,14 @@ const ALL_FUNCTIONS: { name: FunctionName; entry: string; operationId?: Operatio
 ];
 
 /** `--only a,b`: those functions' rows alone (list's and the dispatcher's scaling rows with them), to look into one. */
-const ONLY = process.argv.includes('--only') ? (process.argv[process.argv.indexOf('--only') + 1] ?? '').split(',') : undefined;
+const ONLY = (() => {
+  const index = process.argv.findIndex((arg) => arg === '--only' || arg.startsWith('--only='));
+  if (index < 0) return undefined;
+  const arg = process.argv[index]!;
+  return (arg === '--only' ? (process.argv[index + 1] ?? '') : arg.slice('--only='.length)).split(',');
+})();
 const unknownNames = (ONLY ?? []).filter((name) => !ALL_FUNCTIONS.some((fn) => fn.name === name));
-if (ONLY && (ONLY.length === 0 || unknownNames.length > 0)) {
+if (unknownNames.length > 0) {
   process.stderr.write(`bench: --only takes function names, comma-separated: ${ALL_FUNCTIONS.map((fn) => fn.name).join(', ')}\n`);
   process.exit(1);
 }
@@ -161,7 +166,12 @@ function quantile(values: readonly number[], q: number): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]!;
 }
-const median = (values: readonly number[]) => quantile(values, 0.5);
+/** The middle value; for an even count, the mean of the two middle ones (the lower alone would favour one side). */
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+}
 
 // ---------------------------------------------------------------------------------------------
 // Data the invocations need
