@@ -55,7 +55,7 @@ const PLAN = QUICK
         { warm: 2, blocks: 2 },
       ],
       dispatchScale: [1, 10, 100],
-      dispatchIterations: 100,
+      dispatchIterations: 200,
     };
 
 /**
