@@ -1,8 +1,8 @@
 /**
- * A pass-through proxy in front of DynamoDB Local or the SNS emulator that counts the AWS calls
- * a bundle makes, by action, as the services would bill them. It counts on the wire rather
- * than with middleware inside the bundle: each bundle carries its own copy of the SDK with
- * private clients, and the wire sees every attempt, retries included, whoever sends it.
+ * A pass-through proxy in front of DynamoDB Local or the SNS emulator that counts the requests a
+ * bundle sends, by action, as the services would bill them: every attempt, retries included.
+ * The calls themselves are counted by SDK middleware in the counting build (sdk-call-count.ts);
+ * the wire shows what the SDK's retries added to them.
  * Listens on a free port of 127.0.0.1; used only for the counting pass, never for timings.
  */
 import { createServer, request as httpRequest, type Server } from 'node:http';

@@ -37,6 +37,8 @@ const QUICK = process.argv.includes('--quick');
 const OUT = join(ROOT, '.bench', QUICK ? 'quick' : 'full');
 
 /** How much of everything; the full run stays well under 10 minutes on 2 loaded cores. */
+// The quick run saves processes (each costs seconds on a loaded machine): no load-only ones,
+// module load is read off the invocation runs' own imports.
 const PLAN = QUICK
   ? { loads: 0, warm: 5, blocks: 1, counted: 1, listScale: [3, 6, 12], listTurns: [{ warm: 1, blocks: 1 }, { warm: 1, blocks: 1 }], dispatchScale: [1, 2, 3], dispatchIterations: 2 }
   : {
@@ -57,12 +59,6 @@ const PLAN = QUICK
       dispatchScale: [1, 10, 100],
       dispatchIterations: 200,
     };
-
-/**
- * The quick run saves processes (each costs seconds on a loaded machine): module load is read
- * off the invocation runs' own imports, and calls are counted during the function's timed run.
- */
-const SAVE_PROCESSES = QUICK;
 
 /** Each child process gets this long; a hung one is a failed measurement, not a hung bench. */
 const CHILD_TIMEOUT_MS = 5 * 60_000;
@@ -111,7 +107,8 @@ if (unknownNames.length > 0) {
 const FUNCTIONS = ALL_FUNCTIONS.filter((fn) => !ONLY || ONLY.includes(fn.name));
 const measures = (name: FunctionName) => FUNCTIONS.some((fn) => fn.name === name);
 
-const bundlePath = (side: Side, name: string) => join(OUT, 'bundles', side, name, 'index.mjs');
+/** `counted`: the function's bundle with SDK middleware counting its calls (countingEntry), for the counting pass only. */
+const bundlePath = (side: Side | 'counted', name: string) => join(OUT, 'bundles', side, name, 'index.mjs');
 const RUNNER = join(OUT, 'bundle-runner.mjs');
 
 const STARTED_AT = Date.now();
@@ -124,12 +121,32 @@ function log(message: string) {
 // ---------------------------------------------------------------------------------------------
 // Building
 
+/**
+ * The source of a function's counting build: its handler, with a counter (./sdk-call-count.ts)
+ * on the clients every handler shares (shared/aws/), so the bundles measured carry no hook.
+ */
+function countingEntry(entry: string): string {
+  const source = (path: string) => JSON.stringify(join(ROOT, path));
+  return [
+    `import { dynamoDbClient } from ${source('shared/aws/dynamodb')};`,
+    `import { snsClient } from ${source('shared/aws/sns')};`,
+    `import { countCommands } from ${source('test/bench/sdk-call-count')};`,
+    'countCommands(dynamoDbClient);',
+    'countCommands(snsClient);',
+    `export * from ${source(entry.replace(/\.ts$/, ''))};`,
+  ].join('\n');
+}
+
 async function buildBundles(): Promise<void> {
   rmSync(join(OUT, 'bundles'), { recursive: true, force: true });
+  mkdirSync(join(OUT, 'counting-entries'), { recursive: true });
   const entryPoints: Record<string, string> = {};
   for (const { name, entry } of FUNCTIONS) {
     entryPoints[`function/${name}/index`] = join(ROOT, entry);
     entryPoints[`floor/${name}/index`] = join(ROOT, 'test/bench/floors', `${name}.ts`);
+    const countingSource = join(OUT, 'counting-entries', `${name}.ts`);
+    writeFileSync(countingSource, countingEntry(entry));
+    entryPoints[`counted/${name}/index`] = countingSource;
   }
   await Promise.all([
     build(esbuildOptionsFor(entryPoints, join(OUT, 'bundles'))),
@@ -417,29 +434,33 @@ function pairedFigures(fn: readonly number[], floor: readonly number[]): Pair {
   return { function: median(fn), floor: median(floor), ratio: median(fn.map((value, index) => value / floor[index]!)) };
 }
 
-/** Calls per invocation by action, through counting proxies (never during timings). */
+/** What a function's counting run saw, per invocation: its SDK calls by action, and the requests on the wire. */
+interface CallCount {
+  calls: Map<string, number>;
+  wireRequests: number;
+}
+
+/**
+ * Calls per invocation, never during timings: the function's counting build (SDK middleware,
+ * by action) runs through the counting proxies (every request on the wire, retries included).
+ */
 async function countCalls(
-  side: Side,
   name: FunctionName,
   events: unknown[],
   services: Services,
   counters: { dynamoDb: CallCounter; sns: CallCounter },
   invocations = events.length,
-): Promise<Map<string, number>> {
+): Promise<CallCount> {
   counters.dynamoDb.reset();
   counters.sns.reset();
-  await runChild(['invoke', bundlePath(side, name), writeEvents(events)], countingEnv(services.env, counters));
-  return countsPerInvocation(counters, invocations);
-}
-
-function countingEnv(env: Record<string, string>, counters: { dynamoDb: CallCounter; sns: CallCounter }): Record<string, string> {
-  return { ...env, AWS_ENDPOINT_URL_DYNAMODB: counters.dynamoDb.endpoint, AWS_ENDPOINT_URL_SNS: counters.sns.endpoint };
-}
-
-function countsPerInvocation(counters: { dynamoDb: CallCounter; sns: CallCounter }, invocations: number): Map<string, number> {
-  const perInvocation = new Map<string, number>();
-  for (const [action, count] of [...counters.dynamoDb.counts, ...counters.sns.counts]) perInvocation.set(action, count / invocations);
-  return perInvocation;
+  const env = { ...services.env, AWS_ENDPOINT_URL_DYNAMODB: counters.dynamoDb.endpoint, AWS_ENDPOINT_URL_SNS: counters.sns.endpoint };
+  const { sdkCalls } = await runChild<{ sdkCalls?: Record<string, number> }>(['invoke', bundlePath('counted', name), writeEvents(events)], env);
+  if (!sdkCalls) throw new Error(`${name}: its counting build reported no SDK calls`);
+  const wire = [...counters.dynamoDb.counts.values(), ...counters.sns.counts.values()].reduce((sum, count) => sum + count, 0);
+  return {
+    calls: new Map(Object.entries(sdkCalls).map(([action, count]) => [action, count / invocations])),
+    wireRequests: wire / invocations,
+  };
 }
 
 /** Warm medians over every block; their ratio, the median of the blocks' (each next to its floor's block). */
@@ -504,21 +525,11 @@ async function main(): Promise<void> {
     const countersReady = counters as { dynamoDb: CallCounter; sns: CallCounter };
     const rows: Row[] = [];
     /** Main rows' measurements of list and the dispatcher: also the first row of their scaling. */
-    const mainRuns = new Map<FunctionName, { fn: Turns; floor: Turns; calls: Map<string, number> }>();
+    const mainRuns = new Map<FunctionName, { fn: Turns; floor: Turns; calls: CallCount }>();
     for (const { name } of FUNCTIONS) {
       log(`${name}: ${PLAN.warm} warm invocations each, in ${PLAN.blocks} turns`);
-      if (SAVE_PROCESSES) {
-        countersReady.dynamoDb.reset();
-        countersReady.sns.reset();
-      }
-      const turns = await invokeInTurns(
-        name,
-        { warm: PLAN.warm, blocks: PLAN.blocks, events: (count) => eventsFor(name, count, fixtures) },
-        (side) => (SAVE_PROCESSES && side === 'function' ? countingEnv(env, countersReady) : env),
-      );
-      const calls = SAVE_PROCESSES
-        ? countsPerInvocation(countersReady, Math.ceil(PLAN.warm / PLAN.blocks) + 1)
-        : await countCalls('function', name, await eventsFor(name, PLAN.counted, fixtures), services as Services, countersReady);
+      const turns = await invokeInTurns(name, { warm: PLAN.warm, blocks: PLAN.blocks, events: (count) => eventsFor(name, count, fixtures) }, () => env);
+      const calls = await countCalls(name, await eventsFor(name, PLAN.counted, fixtures), services as Services, countersReady);
       // Every fresh process times its import() the same way: the invocation runs' loads join the load-only ones.
       for (const side of ['function', 'floor'] as const) loads.set(`${side}/${name}`, [...(loads.get(`${side}/${name}`) ?? []), ...turns[side].loadsMs]);
       const { function: fn, floor } = turns;
@@ -529,7 +540,8 @@ async function main(): Promise<void> {
         loadMs: pairedFigures(loads.get(`function/${name}`)!, loads.get(`floor/${name}`)!),
         firstMs: pairedFigures(fn.firstsMs, floor.firstsMs),
         ...warmPairs(fn, floor),
-        calls,
+        calls: calls.calls,
+        wireRequests: calls.wireRequests,
         minimum: MINIMUM_CALLS[name]!({
           records: PLAN.listScale[0]!,
           queryPages: name === 'listSubscriptions' ? await queryPagesOf(documentClient, fixtures.listPortals.get(PLAN.listScale[0]!)!) : 0,
@@ -556,7 +568,7 @@ async function main(): Promise<void> {
           run = {
             fn: turns.function,
             floor: turns.floor,
-            calls: await countCalls('function', 'listSubscriptions', events(1), { ...(services as Services), env: scaleEnv }, countersReady, 1),
+            calls: await countCalls('listSubscriptions', events(1), { ...(services as Services), env: scaleEnv }, countersReady, 1),
           };
         }
         const warm = warmPairs(run.fn, run.floor);
@@ -574,7 +586,8 @@ async function main(): Promise<void> {
         rows.push({
           label: `list, ${size} records`,
           ...warm,
-          calls: run.calls,
+          calls: run.calls.calls,
+          wireRequests: run.calls.wireRequests,
           minimum: MINIMUM_CALLS.listSubscriptions!({ records: size, queryPages: await queryPagesOf(documentClient, fixtures.listPortals.get(size)!), matches: 0 }),
           note,
           noteMissed,
@@ -597,13 +610,14 @@ async function main(): Promise<void> {
           run = {
             fn: turns.function,
             floor: turns.floor,
-            calls: await countCalls('function', 'dispatchPortalEvents', events(PLAN.counted), services as Services, countersReady),
+            calls: await countCalls('dispatchPortalEvents', events(PLAN.counted), services as Services, countersReady),
           };
         }
         rows.push({
           label: `dispatcher, ${size} matches`,
           ...warmPairs(run.fn, run.floor),
-          calls: run.calls,
+          calls: run.calls.calls,
+          wireRequests: run.calls.wireRequests,
           minimum: MINIMUM_CALLS.dispatchPortalEvents!({ records: size, queryPages: 1, matches: size }),
         });
       } catch (error) {

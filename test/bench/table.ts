@@ -16,8 +16,10 @@ export interface Row {
   firstMs?: Pair;
   warmMedianMs: Pair;
   warmP99Ms: Pair;
-  /** The function's AWS calls per invocation, by action. */
+  /** The function's AWS calls per invocation, by action, as SDK middleware counted them. */
   calls?: ReadonlyMap<string, number>;
+  /** Requests per invocation the counting proxies saw on the wire: more than the calls when the SDK retried. */
+  wireRequests?: number;
   minimum?: CallMinimum;
   /** What a scaling row adds (time per record and its flatness). */
   note?: string;
@@ -55,6 +57,7 @@ export function formatTable(rows: readonly Row[]): { text: string; rowCount: num
       callsText = `${round(verdict.total)} (${verdict.minimum})${callsMissed ? ' !' : ''}`;
       if (verdict.reason) notes.push(verdict.reason);
       if (verdict.excess.length > 0) notes.push(`over: ${verdict.excess.join(', ')}`);
+      if (row.wireRequests !== undefined && Math.abs(row.wireRequests - verdict.total) > 1e-9) notes.push(`${round(row.wireRequests)} requests on the wire (SDK retries)`);
     }
     if (row.note) notes.push(row.note);
     const missed = bundle.missed || load.missed || warm.missed || callsMissed || row.noteMissed === true;
