@@ -46,35 +46,57 @@ function exited(process: ChildProcess, timeoutMs: number): Promise<{ code: numbe
   });
 }
 
+/** What `start` was given, and its exit. */
+interface Started {
+  stack: ChildProcess;
+  ports: Record<'PORT' | 'DYNAMODB_PORT' | 'SNS_PORT' | 'EVENTS_PORT', number>;
+  exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+/**
+ * Starts the local stack on four free ports and waits for its printout. A port found free can
+ * be taken by another suite before the stack binds it; the stack then refuses to start ("is in
+ * use") and gets four new ports, at most 3 times.
+ */
+async function startOnFreePorts(command: string, args: string[]): Promise<Started> {
+  for (let attempt = 1; ; attempt++) {
+    const ports = { PORT: await freePort(), DYNAMODB_PORT: await freePort(), SNS_PORT: await freePort(), EVENTS_PORT: await freePort() };
+    const environment: NodeJS.ProcessEnv = { ...process.env, IN_MEMORY: '1', POWERTOOLS_LOG_LEVEL: 'SILENT' };
+    for (const [name, port] of Object.entries(ports)) environment[name] = String(port);
+    delete environment.DATA_DIR;
+    delete environment.LOCAL_OAUTH_CLIENTS; // the clients file shipped in the repository
+
+    output = '';
+    child = spawn(command, args, {
+      cwd: ROOT,
+      env: environment,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      // Its own process group, so a failed test can end all of it (see afterEach).
+      detached: true,
+    });
+    child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const exit = exited(child, 120_000);
+
+    // The printout, within a minute.
+    const deadline = Date.now() + 60_000;
+    for (let poll = 0; poll < 600 && !output.includes(READY_LINE); poll++) {
+      if (child.exitCode !== null || Date.now() > deadline) break;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    if (output.includes(READY_LINE)) return { stack: child, ports, exit };
+    const portTaken = /Port \d+ on 127\.0\.0\.1 is in use/.test(output);
+    if (!portTaken || attempt === 3) throw new Error(`npm start did not get ready:\n${output}`);
+    await exit;
+  }
+}
+
 // The entry itself, and through npm, which runs it with `exec` so a signal to npm reaches it.
 it.each([
   ['tsx infra/local/start.ts', `${ROOT}node_modules/.bin/tsx`, ['infra/local/start.ts']],
   ['npm start', 'npm', ['start']],
 ])('%s prints working commands, and SIGTERM stops everything and exits 0', async (_name, command, args) => {
-  const ports = { PORT: await freePort(), DYNAMODB_PORT: await freePort(), SNS_PORT: await freePort(), EVENTS_PORT: await freePort() };
-  const environment: NodeJS.ProcessEnv = { ...process.env, IN_MEMORY: '1', POWERTOOLS_LOG_LEVEL: 'SILENT' };
-  for (const [name, port] of Object.entries(ports)) environment[name] = String(port);
-  delete environment.DATA_DIR;
-  delete environment.LOCAL_OAUTH_CLIENTS; // the clients file shipped in the repository
-
-  output = '';
-  child = spawn(command, args, {
-    cwd: ROOT,
-    env: environment,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    // Its own process group, so a failed test can end all of it (see afterAll).
-    detached: true,
-  });
-  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const exit = exited(child, 120_000);
-
-  // The printout, within a minute.
-  const deadline = Date.now() + 60_000;
-  for (let poll = 0; poll < 600 && !output.includes(READY_LINE); poll++) {
-    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`npm start did not get ready:\n${output}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  const { stack, ports, exit } = await startOnFreePorts(command, args);
   expect(output).toContain(`http://127.0.0.1:${ports.PORT}/v7/webhooks/public/api/subscriptions`);
   expect(output).toContain(`http://127.0.0.1:${ports.PORT}/webhooks/api/subscriptions`);
   expect(output).toContain(`aws --endpoint-url http://127.0.0.1:${ports.DYNAMODB_PORT} dynamodb scan --table-name `);
@@ -105,7 +127,7 @@ it.each([
   expect((await fetch(`http://127.0.0.1:${ports.PORT}/admin/`)).headers.get('content-type')).toMatch(/^text\/html/);
 
   // SIGTERM to the process started: everything stops, exit code 0.
-  child.kill('SIGTERM');
+  stack.kill('SIGTERM');
   expect(await exit).toEqual({ code: 0, signal: null });
   expect(output).toContain('Stopped.');
   for (const [name, port] of Object.entries(ports)) {
