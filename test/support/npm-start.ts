@@ -20,10 +20,37 @@ export interface NpmStart {
   output(): string;
   /** SIGTERM, as Ctrl-C would; the whole process group is killed if it is not gone in 30 s. */
   stop(): Promise<void>;
+  /** How the process started exited, once it has. */
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-/** Starts `npm start` and resolves once its printout is complete. */
-export async function startNpmStart(variables: Record<string, string> = {}): Promise<NpmStart> {
+export interface NpmStartOptions {
+  /** Environment variables beyond a developer's shell. */
+  variables?: Record<string, string>;
+  /** What runs instead of `npm start`: the entry itself, say (`tsx infra/local/start.ts`). */
+  command?: readonly [string, ...string[]];
+}
+
+/** How many times the stack gets new ports when one found free was taken before it bound it. */
+const START_ATTEMPTS = 3;
+const PORT_TAKEN = /Port \d+ on 127\.0\.0\.1 is in use/;
+
+/**
+ * Starts `npm start` and resolves once its printout is complete. A port found free can be
+ * taken by another suite before the stack binds it; the stack then refuses to start ("is in
+ * use"), and is started again on new ports.
+ */
+export async function startNpmStart(options: NpmStartOptions = {}): Promise<NpmStart> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOnce(options);
+    } catch (error) {
+      if (attempt === START_ATTEMPTS || !PORT_TAKEN.test((error as Error).message)) throw error;
+    }
+  }
+}
+
+async function startOnce({ variables = {}, command = ['npm', 'start'] }: NpmStartOptions): Promise<NpmStart> {
   const ports = { api: await freePort(), dynamoDb: await freePort(), sns: await freePort(), events: await freePort() };
   const environment: NodeJS.ProcessEnv = {
     ...process.env,
@@ -40,7 +67,8 @@ export async function startNpmStart(variables: Record<string, string> = {}): Pro
     if (!(name in variables)) delete environment[name];
   }
   let output = '';
-  const child: ChildProcess = spawn('npm', ['start'], {
+  const [program, ...args] = command;
+  const child: ChildProcess = spawn(program, args, {
     cwd: PROJECT_ROOT,
     env: environment,
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -49,7 +77,9 @@ export async function startNpmStart(variables: Record<string, string> = {}): Pro
   });
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
   const killGroup = () => {
     if (child.pid && child.exitCode === null && child.signalCode === null) process.kill(-child.pid, 'SIGKILL');
   };
@@ -64,17 +94,15 @@ export async function startNpmStart(variables: Record<string, string> = {}): Pro
 
   const deadline = Date.now() + READY_WITHIN_MS;
   for (let poll = 0; poll < READY_WITHIN_MS / 100 && !output.includes(READY_LINE); poll++) {
-    if (child.exitCode !== null || Date.now() > deadline) {
-      killGroup();
-      throw new Error(`npm start did not get ready:\n${output}`);
-    }
+    if (child.exitCode !== null || Date.now() > deadline) break;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   if (!output.includes(READY_LINE)) {
     killGroup();
+    await exited;
     throw new Error(`npm start did not get ready:\n${output}`);
   }
-  return { ports, baseUrl: `http://127.0.0.1:${ports.api}`, output: () => output, stop };
+  return { ports, baseUrl: `http://127.0.0.1:${ports.api}`, output: () => output, stop, exited };
 }
 
 /** A token of a client of infra/local/oauth-clients.json, from the token endpoint. */
