@@ -16,21 +16,21 @@ import { join, resolve } from 'node:path';
 import { DEFAULT_PORTAL_CLAIM } from '../../shared/config';
 import { DEFAULT_EVENT_BUS_NAME } from '../../shared/delivery/portal-event';
 import { API_PREFIXES, DISPATCHER } from '../../shared/operations';
-import { ADMIN_PATH, adminSiteRoutes, OPENAPI_PATH } from './admin-site';
-import { type DynamoDbLocal, startDynamoDbLocal } from './dynamodb-local';
+import { ADMIN_PATH, adminSiteRoutes, OPENAPI_PATH } from '../../admin/site';
+import { type DynamoDbLocal, startDynamoDbLocal } from './dynamodb/dynamodb-local';
 import { type EventBus, startEventBus } from './events/event-bus';
 import { EventQueue } from './events/event-queue';
 import { freePort } from './free-port';
-import { type Gateway, startGateway } from './gateway';
-import { lambdaContext } from './gateway-event';
-import { LOCAL_ACCOUNT_ID, localDeliveryDeadLetterQueueArn } from './local-account';
-import { createJwtAuthorizer } from './jwt-authorizer';
-import { DEFAULT_CLIENTS_FILE, loadOAuthClients, type OAuthClient } from './oauth-clients';
-import { createOAuthServer, type TokenResponse } from './oauth-server';
+import { type Gateway, startGateway } from './gateway/gateway';
+import { lambdaContext } from './gateway/event';
+import { LOCAL_ACCOUNT_ID, localDeliveryDeadLetterQueueArn } from '../aws/local-account';
+import { createJwtAuthorizer } from './gateway/jwt-authorizer';
+import { DEFAULT_CLIENTS_FILE, loadOAuthClients, type OAuthClient } from './auth/clients';
+import { createOAuthServer, type TokenResponse } from './auth/token-endpoint';
 import { loadDispatcher, loadOperationHandlers } from './operation-handlers';
-import { generateSigningKey, keySetOf, loadOrCreateSigningKey, type SigningKey } from './signing-key';
-import { type SnsEmulator, type SnsEmulatorOptions, startSnsEmulator } from './sns-emulator';
-import { ensureSubscriptionTable } from './subscription-table';
+import { generateSigningKey, keySetOf, loadOrCreateSigningKey, type SigningKey } from './auth/signing-key';
+import { type SnsEmulator, type SnsEmulatorOptions, startSnsEmulator } from './sns/emulator';
+import { ensureSubscriptionTable } from './dynamodb/subscription-table';
 
 export const DEFAULT_PORTS = { api: 3000, dynamoDb: 8000, sns: 9911, events: 9912 } as const;
 export const DEFAULT_DATA_DIR = '.data';
@@ -39,7 +39,7 @@ export const DEFAULT_TABLE_NAME = 'webhook-subscriptions';
 export const DEFAULT_AUDIENCE = 'webhooks-api';
 /** How long an event the dispatcher failed on waits before it is tried again (1 s: local time is compressed). */
 const LOCAL_EVENT_RETRY_DELAY_MS = 1_000;
-/** The dispatcher's timeout, as on AWS (infra/portal-event-delivery.ts). */
+/** The dispatcher's timeout, as on AWS (infra/aws/portal-event-delivery.ts). */
 const DISPATCHER_TIMEOUT_MS = 30_000;
 /** Credentials the handlers sign with locally; the emulators accept any. */
 export const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' } as const;
@@ -65,7 +65,7 @@ export interface LocalStackOptions {
   readonly dataDir?: string;
   /** Keep nothing: DynamoDB Local in memory, no SNS state file, a new signing key. */
   readonly inMemory?: boolean;
-  /** The OAuth clients file; default infra/local/oauth-clients.json. */
+  /** The OAuth clients file; default infra/local/auth/clients.json. */
   readonly clientsFile?: string;
   readonly audience?: string;
   /** The token signing key; default: kept under dataDir, or made anew in memory. */
@@ -211,7 +211,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       clients,
     });
     // Imported once the handlers' environment is set: the request schemas it renders read it.
-    const { buildOpenApiDocument } = await import('../openapi/document');
+    const { buildOpenApiDocument } = await import('../../shared/contract/openapi-document');
     const { config } = await import('../../shared/environment');
     const openApiDocument = buildOpenApiDocument({ eventKinds: config.eventKinds, tokenUrl: oauth.tokenUrl, serverUrl: issuer });
     gateway = await startGateway({

@@ -12,8 +12,8 @@
  */
 import type { Context } from 'aws-lambda';
 import { DEFAULT_PORTS, DEFAULT_TABLE_NAME, LOCAL_CREDENTIALS } from './local-stack';
-import { lambdaContext } from './gateway-event';
-import { localDeliveryDeadLetterQueueArn } from './local-account';
+import { lambdaContext } from './gateway/event';
+import { localDeliveryDeadLetterQueueArn } from '../aws/local-account';
 
 const USAGE = 'Usage: npm run reconcile [-- --dry-run]';
 

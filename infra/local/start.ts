@@ -5,12 +5,12 @@
  *
  *   PORT (3000)  DYNAMODB_PORT (8000)  SNS_PORT (9911)  EVENTS_PORT (9912)  DATA_DIR (.data)  IN_MEMORY=1
  *   EVENT_BUS_NAME (webhooks-portal-events)
- *   LOCAL_OAUTH_CLIENTS (infra/local/oauth-clients.json)  and the service's own variables.
+ *   LOCAL_OAUTH_CLIENTS (infra/local/auth/clients.json)  and the service's own variables.
  */
 import { relative } from 'node:path';
 import { DEFAULT_DATA_DIR, DEFAULT_PORTS, DEFAULT_TABLE_NAME, LOCAL_CREDENTIALS, type LocalStack, startLocalStack } from './local-stack';
 import { SCOPES } from '../../shared/operations';
-import { DEFAULT_CLIENTS_FILE } from './oauth-clients';
+import { DEFAULT_CLIENTS_FILE } from './auth/clients';
 
 /** How long stopping may take before the process exits anyway (DynamoDB Local gets 5 s before SIGKILL). */
 const STOP_TIMEOUT_MS = 15_000;

@@ -1,6 +1,6 @@
 /**
  * Rules for a JSON object body: each field's rule reads its value (checking and normalizing
- * it) and carries the JSON Schema the OpenAPI document shows for it (infra/openapi/), so the
+ * it) and carries the JSON Schema the OpenAPI document shows for it (shared/contract/), so the
  * document and the validator are written in one place.
  *
  * Plain functions and object literals instead of a schema library: zod built each schema at

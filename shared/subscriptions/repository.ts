@@ -233,7 +233,7 @@ export class SubscriptionRepository {
    *
    * The SDK gives each send a client request token (ClientRequestToken is an idempotency
    * token) and keeps it when it resends after a lost answer, so DynamoDB does not apply a
-   * transaction twice; test/consistency.test.ts checks it. A retry after a conflict is a new
+   * transaction twice; test/service/consistency.test.ts checks it. A retry after a conflict is a new
    * transaction, so each attempt builds a new command (and gets a new token).
    */
   private async transact(

@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: each function beside its floor, in one run (README, "Performance").
  *
- * Builds every function's bundle with the stack's esbuild settings (infra/function-bundling.ts)
+ * Builds every function's bundle with the stack's esbuild settings (infra/aws/function-bundling.ts)
  * and a floor bundle per function (./floors/: the same SDK calls, the same clients, nothing
  * else); starts DynamoDB Local and the SNS emulator on free ports of 127.0.0.1; measures bundle
  * size, module load (fresh Node processes), the first invocation after load, warm invocations,
@@ -20,10 +20,10 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { esbuildOptionsFor } from '../../infra/function-bundling';
-import { startDynamoDbLocal, type DynamoDbLocal } from '../../infra/local/dynamodb-local';
-import { startSnsEmulator, type SnsEmulator } from '../../infra/local/sns-emulator';
-import { ensureSubscriptionTable } from '../../infra/local/subscription-table';
+import { esbuildOptionsFor } from '../../infra/aws/function-bundling';
+import { startDynamoDbLocal, type DynamoDbLocal } from '../../infra/local/dynamodb/dynamodb-local';
+import { startSnsEmulator, type SnsEmulator } from '../../infra/local/sns/emulator';
+import { ensureSubscriptionTable } from '../../infra/local/dynamodb/subscription-table';
 import { mapWithConcurrency } from '../../shared/aws/bounded-concurrency';
 import { DISPATCHER, OPERATIONS, type OperationId } from '../../shared/operations';
 import { httpEvent, type HttpEventOptions } from '../support/http-events';
@@ -78,7 +78,7 @@ const ENV = {
   NODE_OPTIONS: '--enable-source-maps',
 };
 
-/** The HTTP functions' timeout (infra/webhook-subscriptions-stack.ts), and what the list scaling rows get instead. */
+/** The HTTP functions' timeout (infra/aws/webhook-subscriptions-stack.ts), and what the list scaling rows get instead. */
 const DEPLOYED_TIMEOUT_MS = 10_000;
 const SCALING_TIMEOUT_MS = 5 * 60_000;
 

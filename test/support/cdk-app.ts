@@ -7,9 +7,9 @@ import { App, type Stack } from 'aws-cdk-lib';
 import { readFileSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PROJECT_ROOT } from '../../infra/service-function';
-import { addWebhookSubscriptions } from '../../infra/webhook-subscriptions-app';
-import type { WebhookSubscriptionsStack } from '../../infra/webhook-subscriptions-stack';
+import { PROJECT_ROOT } from '../../infra/aws/service-function';
+import { addWebhookSubscriptions } from '../../infra/aws/webhook-subscriptions-app';
+import type { WebhookSubscriptionsStack } from '../../infra/aws/webhook-subscriptions-stack';
 
 /** The context block of cdk.json: the feature flags `cdk synth` runs with. */
 export const CDK_JSON_CONTEXT: Record<string, unknown> = JSON.parse(
@@ -29,7 +29,7 @@ export interface SynthOptions {
   bundle?: boolean;
 }
 
-/** A new App holding the service's stack, as infra/app.ts builds it. */
+/** A new App holding the service's stack, as infra/aws/app.ts builds it. */
 export function serviceApp({ context = REQUIRED_CONTEXT, bundle = true }: SynthOptions = {}): {
   app: App;
   stack: WebhookSubscriptionsStack;

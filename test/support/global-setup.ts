@@ -4,9 +4,9 @@
  * handler reads (DESIGN.md §6), and jest's workers inherit it.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { startDynamoDbLocal } from '../../infra/local/dynamodb-local';
-import { startSnsEmulator } from '../../infra/local/sns-emulator';
-import { ensureSubscriptionTable } from '../../infra/local/subscription-table';
+import { startDynamoDbLocal } from '../../infra/local/dynamodb/dynamodb-local';
+import { startSnsEmulator } from '../../infra/local/sns/emulator';
+import { ensureSubscriptionTable } from '../../infra/local/dynamodb/subscription-table';
 import { TEST_ENV } from './test-env';
 
 export default async function globalSetup(): Promise<void> {

@@ -8,8 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type JWTPayload, SignJWT } from 'jose';
 import { type LocalStack, type LocalStackOptions, startLocalStack } from '../../infra/local/local-stack';
-import type { OAuthClient } from '../../infra/local/oauth-clients';
-import { generateSigningKey, type SigningKey } from '../../infra/local/signing-key';
+import type { OAuthClient } from '../../infra/local/auth/clients';
+import { generateSigningKey, type SigningKey } from '../../infra/local/auth/signing-key';
 import { SCOPES } from '../../shared/operations';
 import { expectDocumentedHttpAnswer } from './openapi-responses';
 

@@ -105,7 +105,7 @@ async function startOnce({ variables = {}, command = ['npm', 'start'] }: NpmStar
   return { ports, baseUrl: `http://127.0.0.1:${ports.api}`, output: () => output, stop, exited };
 }
 
-/** A token of a client of infra/local/oauth-clients.json, from the token endpoint. */
+/** A token of a client of infra/local/auth/clients.json, from the token endpoint. */
 export async function tokenFor(stack: NpmStart, clientId: string, clientSecret: string): Promise<string> {
   const response = await fetch(`${stack.baseUrl}/v6/authentication/oauth2/token`, {
     method: 'POST',

@@ -12,7 +12,7 @@
  * configuration only when its stack starts.
  */
 import Ajv2020Module from 'ajv/dist/2020.js';
-import { matchRoute } from '../../infra/local/gateway-routes';
+import { matchRoute } from '../../infra/local/gateway/routes';
 import { type Operation, type OperationId, operationById } from '../../shared/operations';
 
 // ajv is CommonJS: under jest's native ESM its default export arrives as the module object.
@@ -41,7 +41,7 @@ const pointerToken = (text: string) => text.replaceAll('~', '~0').replaceAll('/'
 
 async function loadDocumentedAnswers(): Promise<DocumentedAnswers> {
   const [{ buildOpenApiDocument, documentOperationId }, { config }] = await Promise.all([
-    import('../../infra/openapi/document'),
+    import('../../shared/contract/openapi-document'),
     import('../../shared/environment'),
   ]);
   // Its token URL is immaterial here.

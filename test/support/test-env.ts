@@ -1,5 +1,5 @@
-import type { DynamoDbLocal } from '../../infra/local/dynamodb-local';
-import type { SnsEmulator } from '../../infra/local/sns-emulator';
+import type { DynamoDbLocal } from '../../infra/local/dynamodb/dynamodb-local';
+import type { SnsEmulator } from '../../infra/local/sns/emulator';
 
 declare global {
   // Handles of the services global setup started, for global teardown (same process).

@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { PORTAL_EVENT_SOURCE } from '../../../shared/delivery/portal-event';
-import { BodyTooLargeError, readBody } from '../http-body';
+import { BodyTooLargeError, readBody } from '../gateway/http-body';
 import type { EventQueue } from './event-queue';
 
 export interface EventBusOptions {

@@ -1,0 +1,59 @@
+/**
+ * What `npm start` serves beside the API, with no authorizer: the OpenAPI document at
+ * `GET /openapi.json` and the admin page at `GET /admin/` (plain ES modules and CSS from
+ * admin/, read from the repository at each request: no build step, no CDN).
+ * The page reads the catalog, the protocols, its API paths and the token endpoint from the
+ * document, so it follows the operations table and the configuration like everything else.
+ */
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import { readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { sendJson, sendResponse } from '../infra/local/gateway/http-body';
+
+export const OPENAPI_PATH = '/openapi.json';
+export const ADMIN_PATH = '/admin/';
+
+const ADMIN_DIR = fileURLToPath(new URL('./', import.meta.url));
+/** The page's files, by URL path: nothing else under /admin/ is served. */
+const ADMIN_FILES: Readonly<Record<string, { file: string; contentType: string }>> = {
+  [ADMIN_PATH]: { file: 'index.html', contentType: 'text/html; charset=utf-8' },
+  [`${ADMIN_PATH}app.js`]: { file: 'app.js', contentType: 'text/javascript; charset=utf-8' },
+  [`${ADMIN_PATH}api-client.js`]: { file: 'api-client.js', contentType: 'text/javascript; charset=utf-8' },
+  [`${ADMIN_PATH}admin.css`]: { file: 'admin.css', contentType: 'text/css; charset=utf-8' },
+};
+
+// Everything the page loads or calls comes from this origin; nothing inline, nothing framed.
+const PAGE_HEADERS = {
+  'content-security-policy': "default-src 'self'; frame-ancestors 'none'; form-action 'self'; base-uri 'none'",
+  'x-content-type-options': 'nosniff',
+  'cache-control': 'no-store',
+} as const;
+
+function onlyGet(listener: (request: IncomingMessage, response: ServerResponse) => Promise<void> | void): RequestListener {
+  return (request, response) => {
+    if (request.method !== 'GET' && request.method !== 'HEAD') {
+      sendJson(request, response, 405, { message: 'Method Not Allowed' }, { allow: 'GET, HEAD' });
+      return;
+    }
+    Promise.resolve(listener(request, response)).catch(() => sendJson(request, response, 500, { message: 'Internal Server Error' }));
+  };
+}
+
+/** The routes, by exact path, for the gateway's `publicRoutes`. */
+export function adminSiteRoutes(openApiDocument: unknown): Record<string, RequestListener> {
+  const documentText = JSON.stringify(openApiDocument, null, 2);
+  const routes: Record<string, RequestListener> = {
+    [OPENAPI_PATH]: onlyGet((request, response) =>
+      sendResponse(request, response, 200, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' }, documentText),
+    ),
+    // The page's relative module URLs need the trailing slash.
+    '/admin': onlyGet((request, response) => sendResponse(request, response, 308, { location: ADMIN_PATH })),
+  };
+  for (const [path, { file, contentType }] of Object.entries(ADMIN_FILES)) {
+    routes[path] = onlyGet(async (request, response) => {
+      const content = await readFile(ADMIN_DIR + file);
+      sendResponse(request, response, 200, { 'content-type': contentType, ...PAGE_HEADERS }, content);
+    });
+  }
+  return routes;
+}

@@ -1,0 +1,232 @@
+/**
+ * What an operator chooses at deploy time, read from CDK context (`-c key=value` or the
+ * `context` block of cdk.json) and checked before anything is synthesized, so a bad value
+ * fails `cdk synth` with a message naming the key instead of failing every request later.
+ *
+ * The checks on topicPrefix, maxSubscriptionsPerPortal, eventKinds and portalClaim, and their
+ * defaults, are the ones the functions apply to their environment at cold start
+ * (shared/config.ts), so a value synth accepts never fails a function's start.
+ */
+import { DEFAULT_EVENT_BUS_NAME } from '../../shared/delivery/portal-event';
+import {
+  DEFAULT_EVENT_KINDS,
+  DEFAULT_MAX_SUBSCRIPTIONS_PER_PORTAL,
+  DEFAULT_PORTAL_CLAIM,
+  DEFAULT_RECONCILE_GRACE_MINUTES,
+  DEFAULT_TOPIC_PREFIX,
+  settingProblems,
+  splitList,
+} from '../../shared/config';
+
+export interface DeploymentSettings {
+  /** Issuer (`iss`) the JWT authorizer accepts; API Gateway reads its OIDC discovery document. */
+  readonly jwtIssuer: string;
+  /** Audiences (`aud`, or `client_id`) the JWT authorizer accepts. */
+  readonly jwtAudience: readonly string[];
+  /** JWT claim holding the caller's portal id (PORTAL_CLAIM). */
+  readonly portalClaim: string;
+  /** Prefix of the per-subscription SNS topic names (TOPIC_PREFIX); IAM is scoped to it. */
+  readonly topicPrefix: string;
+  /** MAX_SUBSCRIPTIONS_PER_PORTAL. */
+  readonly maxSubscriptionsPerPortal: number;
+  /** EVENT_KINDS: the event catalog (DESIGN.md §5). */
+  readonly eventKinds: readonly string[];
+  /** Name of the EventBridge bus portal events arrive on. */
+  readonly eventBusName: string;
+  /** How often the reconciler runs, in minutes. */
+  readonly reconcileEveryMinutes: number;
+  /** RECONCILE_GRACE_MINUTES: how old a topic without a record must be before the reconciler deletes it. */
+  readonly reconcileGraceMinutes: number;
+  /** Steady-state requests per second of the API stage. */
+  readonly throttlingRateLimit: number;
+  /** Requests the API stage accepts in a burst above the rate. */
+  readonly throttlingBurstLimit: number;
+  /**
+   * For `sam local invoke` only: DynamoDB and SNS endpoints (those of `npm start`) that the
+   * template then declares as AWS_ENDPOINT_URL_DYNAMODB / AWS_ENDPOINT_URL_SNS. SAM passes a
+   * function only variables its template declares, so this is how SAM reaches the emulators.
+   * Never deploy a template synthesized with them.
+   */
+  readonly localEndpoints: { readonly dynamoDb: string; readonly sns: string } | undefined;
+}
+
+export const DEFAULT_SETTINGS = {
+  portalClaim: DEFAULT_PORTAL_CLAIM,
+  topicPrefix: DEFAULT_TOPIC_PREFIX,
+  maxSubscriptionsPerPortal: DEFAULT_MAX_SUBSCRIPTIONS_PER_PORTAL,
+  eventKinds: DEFAULT_EVENT_KINDS,
+  eventBusName: DEFAULT_EVENT_BUS_NAME,
+  reconcileEveryMinutes: 15,
+  reconcileGraceMinutes: DEFAULT_RECONCILE_GRACE_MINUTES,
+  throttlingRateLimit: 50,
+  throttlingBurstLimit: 100,
+} as const;
+
+/** The context keys, as an operator types them after `-c`. */
+export const CONTEXT_KEYS = [
+  'jwtIssuer',
+  'jwtAudience',
+  'portalClaim',
+  'topicPrefix',
+  'maxSubscriptionsPerPortal',
+  'eventKinds',
+  'eventBusName',
+  'reconcileEveryMinutes',
+  'reconcileGraceMinutes',
+  'throttlingRateLimit',
+  'throttlingBurstLimit',
+  'localDynamoDbEndpoint',
+  'localSnsEndpoint',
+] as const;
+export type ContextKey = (typeof CONTEXT_KEYS)[number];
+
+export class DeploymentSettingsError extends Error {
+  override readonly name = 'DeploymentSettingsError';
+}
+
+const EXAMPLE_COMMAND =
+  'npx cdk synth -c jwtIssuer=https://auth.example.com -c jwtAudience=webhooks-api';
+
+/**
+ * Reads and checks every setting; throws one error listing every problem.
+ * `readContext` is `(key) => app.node.tryGetContext(key)`.
+ */
+export function deploymentSettingsFrom(readContext: (key: ContextKey) => unknown): DeploymentSettings {
+  const problems: string[] = [];
+  const text = (key: ContextKey): string | undefined => {
+    const value = readContext(key);
+    if (value === undefined || value === null) return undefined;
+    const asText = (Array.isArray(value) ? value.join(',') : String(value)).trim();
+    return asText === '' ? undefined : asText;
+  };
+  const list = (key: ContextKey): string[] | undefined => {
+    const value = text(key);
+    return value === undefined ? undefined : splitList(value);
+  };
+  const number = (key: ContextKey, fallback: number, { integer, min, max }: { integer: boolean; min: number; max: number }) => {
+    const raw = text(key);
+    if (raw === undefined) return fallback;
+    const value = Number(raw);
+    const shape = integer ? /^\d+$/ : /^\d+(\.\d+)?$/;
+    if (!shape.test(raw) || value < min || value > max) {
+      problems.push(`${key} must be a ${integer ? 'whole ' : ''}number from ${min} to ${max} (got "${raw}").`);
+    }
+    return value;
+  };
+
+  const jwtIssuer = text('jwtIssuer');
+  if (jwtIssuer === undefined) {
+    problems.push(
+      'jwtIssuer is required: pass the token issuer of the authorization server, -c jwtIssuer=https://... ' +
+        '(the exact "iss" of its tokens).',
+    );
+  } else if (!isHttpsUrl(jwtIssuer)) {
+    problems.push(`jwtIssuer must be an https:// URL, as API Gateway's JWT authorizer requires (got "${jwtIssuer}").`);
+  }
+
+  const jwtAudience = list('jwtAudience');
+  if (jwtAudience === undefined || jwtAudience.length === 0) {
+    problems.push(
+      'jwtAudience is required: pass the audience(s) the tokens are issued for, -c jwtAudience=... ' +
+        '(comma-separated for several).',
+    );
+  }
+
+  const check = (key: ContextKey, problem: string | undefined) => {
+    if (problem) problems.push(`${key} ${problem}`);
+  };
+
+  const portalClaim = text('portalClaim') ?? DEFAULT_SETTINGS.portalClaim;
+  check('portalClaim', settingProblems.portalClaim(portalClaim));
+
+  const topicPrefix = text('topicPrefix') ?? DEFAULT_SETTINGS.topicPrefix;
+  check('topicPrefix', settingProblems.topicPrefix(topicPrefix));
+
+  const maxSubscriptionsPerPortal = number('maxSubscriptionsPerPortal', DEFAULT_SETTINGS.maxSubscriptionsPerPortal, {
+    integer: true,
+    min: 1,
+    max: 100_000,
+  });
+
+  const eventKinds = list('eventKinds') ?? [...DEFAULT_SETTINGS.eventKinds];
+  check('eventKinds', settingProblems.eventKinds(eventKinds));
+
+  // EventBridge's rule for custom bus names; "default" is the account's own bus, not one to create.
+  const eventBusName = text('eventBusName') ?? DEFAULT_SETTINGS.eventBusName;
+  if (!/^[A-Za-z0-9._-]{1,256}$/.test(eventBusName) || eventBusName === 'default') {
+    problems.push(`eventBusName must be 1-256 letters, digits, '.', '_' or '-', and not "default" (got "${eventBusName}").`);
+  }
+
+  // At least once a day; more often than every minute is not a rate EventBridge schedules.
+  const reconcileEveryMinutes = number('reconcileEveryMinutes', DEFAULT_SETTINGS.reconcileEveryMinutes, {
+    integer: true,
+    min: 1,
+    max: 1440,
+  });
+  const graceText = text('reconcileGraceMinutes') ?? String(DEFAULT_SETTINGS.reconcileGraceMinutes);
+  check('reconcileGraceMinutes', settingProblems.reconcileGraceMinutes(graceText));
+
+  // API Gateway's own limits for a stage: 10,000 requests per second, burst 5,000 (adjustable quotas).
+  const throttlingRateLimit = number('throttlingRateLimit', DEFAULT_SETTINGS.throttlingRateLimit, {
+    integer: false,
+    min: 1,
+    max: 10_000,
+  });
+  const throttlingBurstLimit = number('throttlingBurstLimit', DEFAULT_SETTINGS.throttlingBurstLimit, {
+    integer: true,
+    min: 1,
+    max: 5_000,
+  });
+
+  const localDynamoDbEndpoint = text('localDynamoDbEndpoint');
+  const localSnsEndpoint = text('localSnsEndpoint');
+  for (const [key, value] of [
+    ['localDynamoDbEndpoint', localDynamoDbEndpoint],
+    ['localSnsEndpoint', localSnsEndpoint],
+  ] as const) {
+    if (value !== undefined && !isHttpUrl(value)) problems.push(`${key} must be an http:// or https:// URL (got "${value}").`);
+  }
+  if ((localDynamoDbEndpoint === undefined) !== (localSnsEndpoint === undefined)) {
+    problems.push('localDynamoDbEndpoint and localSnsEndpoint go together: pass both or neither.');
+  }
+
+  if (problems.length > 0) {
+    throw new DeploymentSettingsError(
+      `Cannot synthesize the webhook subscriptions stack:\n  - ${problems.join('\n  - ')}\n` +
+        `For example: ${EXAMPLE_COMMAND}`,
+    );
+  }
+  return {
+    jwtIssuer: jwtIssuer!,
+    jwtAudience: jwtAudience!,
+    portalClaim,
+    topicPrefix,
+    maxSubscriptionsPerPortal,
+    eventKinds,
+    eventBusName,
+    reconcileEveryMinutes,
+    reconcileGraceMinutes: Number(graceText),
+    throttlingRateLimit,
+    throttlingBurstLimit,
+    localEndpoints:
+      localDynamoDbEndpoint && localSnsEndpoint ? { dynamoDb: localDynamoDbEndpoint, sns: localSnsEndpoint } : undefined,
+  };
+}
+
+function isHttpUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';
+  } catch {
+    return false;
+  }
+}
+
+function isHttpsUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return url.protocol === 'https:' && url.hostname !== '';
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,79 @@
+/**
+ * The AWS actions each operation's function calls, and nothing more: its IAM policy is built
+ * from this map. Read off the code each handler runs (shared/subscriptions/repository.ts,
+ * topics.ts, create-subscription.ts, delete-subscription.ts, and for create the idempotency
+ * records of shared/http/idempotency.ts); change it together with them.
+ *
+ * DynamoDB has no IAM action for a transaction as a whole: TransactWriteItems is authorized
+ * per item, as the PutItem / UpdateItem / DeleteItem it contains.
+ */
+import type { OperationId } from '../../shared/operations';
+
+export interface OperationPermissions {
+  /**
+   * Actions on the subscriptions table: on the portals' partitions only when the operation has
+   * idempotency records too, on the whole table otherwise.
+   */
+  readonly table: readonly string[];
+  /**
+   * Actions on the operation's own idempotency partition (`idempotency#<operation id>`,
+   * shared/subscriptions/table.ts), granted under a `dynamodb:LeadingKeys` condition naming it.
+   */
+  readonly idempotencyRecords?: readonly string[];
+  /** Actions on the service's topics (`${TOPIC_PREFIX}-*`) and their subscriptions. */
+  readonly topics: readonly string[];
+}
+
+/**
+ * Update and activate: one conditional UpdateItem, the SNS subscription's filter policy set
+ * from the result, and a GetItem to check that no other change landed meanwhile
+ * (shared/subscriptions/change-delivery.ts).
+ */
+const CHANGE_DELIVERY: OperationPermissions = {
+  table: ['dynamodb:UpdateItem', 'dynamodb:GetItem'],
+  topics: ['sns:SetSubscriptionAttributes'],
+};
+
+export const OPERATION_PERMISSIONS = {
+  createSubscriptionRoute: {
+    // GetItem: the early limit check (countFor), and the look-up after a write whose answer
+    // was lost. UpdateItem + PutItem: the insert transaction (counter + record).
+    table: ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem'],
+    // shared/http/idempotency.ts: PutItem takes a key, GetItem reads one already
+    // taken, UpdateItem stores the result, DeleteItem frees the key when the create failed.
+    idempotencyRecords: ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem', 'dynamodb:DeleteItem'],
+    // CreateTopic with Tags needs TagResource too. DeleteTopic: undoing a create that failed
+    // half-way.
+    // Subscribe sets the filter, delivery and redrive policies in the same call.
+    topics: ['sns:CreateTopic', 'sns:TagResource', 'sns:Subscribe', 'sns:DeleteTopic'],
+  },
+  updateSubscriptionRoute: CHANGE_DELIVERY,
+  activateSubscriptionRoute: CHANGE_DELIVERY,
+  // GetSubscriptionAttributes: whether each endpoint has confirmed.
+  listSubscriptionsRoute: { table: ['dynamodb:Query'], topics: ['sns:GetSubscriptionAttributes'] },
+  // One conditional UpdateItem of the name.
+  renameSubscriptionRoute: { table: ['dynamodb:UpdateItem'], topics: [] },
+  deleteSubscriptionRoute: {
+    // GetItem: find the record. DeleteItem + UpdateItem: the remove transaction (record + counter).
+    table: ['dynamodb:GetItem', 'dynamodb:DeleteItem', 'dynamodb:UpdateItem'],
+    // DeleteTopic removes the topic's SNS subscription with it.
+    topics: ['sns:DeleteTopic'],
+  },
+  // GetItem: find the record in the caller's portal; Publish: the test message to its topic.
+  testSubscriptionRoute: { table: ['dynamodb:GetItem'], topics: ['sns:Publish'] },
+} as const satisfies Record<OperationId, OperationPermissions>;
+
+/**
+ * The reconciler (shared/reconciliation/reconcile.ts): a Scan of the table; GetItem to read a
+ * record again before repairing it and a conditional UpdateItem of its two ARNs, on the portals'
+ * partitions only; CreateTopic (+ TagResource for its tags), Subscribe and
+ * SetSubscriptionAttributes to recreate what a record lost, DeleteTopic for orphans, on the
+ * service's topics; and the account-wide ListTopics and ListSubscriptions, which IAM can only
+ * grant on "*".
+ */
+export const RECONCILER_PERMISSIONS = {
+  scan: ['dynamodb:Scan'],
+  records: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
+  topics: ['sns:CreateTopic', 'sns:TagResource', 'sns:Subscribe', 'sns:SetSubscriptionAttributes', 'sns:DeleteTopic'],
+  accountListings: ['sns:ListTopics', 'sns:ListSubscriptions'],
+} as const;

@@ -1,0 +1,105 @@
+/**
+ * Delivery on AWS (DESIGN.md §9): portal events come in on an EventBridge bus; a rule puts
+ * those of source `portal.events` on an SQS queue (with a dead-letter queue of its own); the
+ * dispatcher consumes it in batches and publishes each event to the topics of the matching
+ * subscriptions. Messages SNS cannot deliver after its retries go to the delivery dead-letter
+ * queue, named in every SNS subscription's redrive policy.
+ */
+import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import { EventBus, Rule } from 'aws-cdk-lib/aws-events';
+import { SqsQueue } from 'aws-cdk-lib/aws-events-targets';
+import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import { PORTAL_EVENT_SOURCE } from '../../shared/delivery/portal-event';
+import { DISPATCHER } from '../../shared/operations';
+import { ServiceFunction } from './service-function';
+
+export interface PortalEventDeliveryProps {
+  readonly eventBusName: string;
+  readonly table: ITable;
+  /** ARN pattern of the service's topics (`<prefix>-*`), which their subscriptions' ARNs match too. */
+  readonly topicArnPattern: string;
+  /** The service configuration every function reads (DESIGN.md §6). */
+  readonly environment: Readonly<Record<string, string>>;
+  readonly logRetention: RetentionDays;
+}
+
+/** Publishing a batch of 10 events takes 10 Queries and up to 100 Publish calls of some milliseconds each. */
+const DISPATCHER_TIMEOUT = Duration.seconds(30);
+/** Tries of an event before it is set aside in the events dead-letter queue. */
+export const EVENT_MAX_RECEIVE_COUNT = 5;
+/** Dead letters are kept as long as SQS allows, for an operator to look at and redrive. */
+const DEAD_LETTER_RETENTION = Duration.days(14);
+
+export class PortalEventDelivery extends Construct {
+  readonly bus: EventBus;
+  readonly eventsQueue: Queue;
+  readonly eventsDeadLetterQueue: Queue;
+  readonly deliveryDeadLetterQueue: Queue;
+  readonly dispatcher: ServiceFunction;
+
+  constructor(scope: Construct, id: string, props: PortalEventDeliveryProps) {
+    super(scope, id);
+    const queueDefaults = { encryption: QueueEncryption.SQS_MANAGED, enforceSSL: true } as const;
+
+    this.bus = new EventBus(this, 'Bus', { eventBusName: props.eventBusName });
+    this.eventsDeadLetterQueue = new Queue(this, 'EventsDeadLetters', {
+      ...queueDefaults,
+      retentionPeriod: DEAD_LETTER_RETENTION,
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    this.eventsQueue = new Queue(this, 'Events', {
+      ...queueDefaults,
+      // AWS's advice for a Lambda event source: at least six times the function's timeout, so a
+      // batch still being worked on is not handed out again.
+      visibilityTimeout: Duration.seconds(DISPATCHER_TIMEOUT.toSeconds() * 6),
+      deadLetterQueue: { queue: this.eventsDeadLetterQueue, maxReceiveCount: EVENT_MAX_RECEIVE_COUNT },
+    });
+    new Rule(this, 'PortalEventsToQueue', {
+      eventBus: this.bus,
+      description: `Portal events (source ${PORTAL_EVENT_SOURCE}) to the dispatcher's queue.`,
+      eventPattern: { source: [PORTAL_EVENT_SOURCE] },
+      targets: [new SqsQueue(this.eventsQueue, { deadLetterQueue: this.eventsDeadLetterQueue })],
+    });
+
+    this.deliveryDeadLetterQueue = new Queue(this, 'DeliveryDeadLetters', {
+      ...queueDefaults,
+      retentionPeriod: DEAD_LETTER_RETENTION,
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    Validations.of(this.deliveryDeadLetterQueue).acknowledge({
+      id: 'AwsSolutions-SQS3',
+      reason:
+        "This queue is a dead-letter queue: every SNS subscription's redrive policy names it (set at run time by " +
+        'the create function, so CloudFormation cannot see it).',
+    });
+    // SNS sends here for the service's own topics only.
+    this.deliveryDeadLetterQueue.addToResourcePolicy(
+      new PolicyStatement({
+        principals: [new ServicePrincipal('sns.amazonaws.com')],
+        actions: ['sqs:SendMessage'],
+        resources: [this.deliveryDeadLetterQueue.queueArn],
+        conditions: { ArnLike: { 'aws:SourceArn': props.topicArnPattern } },
+      }),
+    );
+
+    this.dispatcher = new ServiceFunction(this, DISPATCHER.handler, {
+      entry: DISPATCHER.entry,
+      name: DISPATCHER.handler,
+      description: 'Publishes each portal event to the topics of the subscriptions that chose it.',
+      timeout: DISPATCHER_TIMEOUT,
+      environment: props.environment,
+      logRetention: props.logRetention,
+    });
+    this.dispatcher.allow(['dynamodb:Query'], [props.table.tableArn]);
+    this.dispatcher.allow(['sns:Publish'], [props.topicArnPattern]);
+    // Grants the function receive/delete/change-visibility on this queue only.
+    this.dispatcher.function.addEventSource(
+      new SqsEventSource(this.eventsQueue, { batchSize: 10, reportBatchItemFailures: true }),
+    );
+  }
+}

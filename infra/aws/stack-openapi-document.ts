@@ -1,0 +1,30 @@
+/**
+ * The document of a deployment: `cdk synth` (infra/aws/app.ts) writes it to `cdk.out/openapi.json`
+ * beside the template, for the stack's settings: its token endpoint is the issuer's, its event
+ * catalog the stack's `eventKinds`. It names no server: the API's URL is known once deployed
+ * (the ApiUrl output). An output file rather than a route, so the API keeps only JWT-authorized
+ * routes and no function of its own serves a file that is the same for every caller.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { DeploymentSettings } from './deployment-settings';
+
+export const STACK_DOCUMENT_FILE = 'openapi.json';
+/** The platform's token endpoint, under its base URL (DESIGN.md §7). */
+export const TOKEN_ENDPOINT_PATH = '/v6/authentication/oauth2/token';
+
+export async function writeStackOpenApiDocument(outdir: string, settings: DeploymentSettings): Promise<string> {
+  // The request schemas read the service configuration when first imported; here it is the
+  // stack's (the table's name does not enter the document).
+  process.env.TABLE_NAME ||= 'webhook-subscriptions';
+  process.env.EVENT_KINDS = settings.eventKinds.join(',');
+  const { buildOpenApiDocument } = await import('../../shared/contract/openapi-document');
+  const document = buildOpenApiDocument({
+    eventKinds: settings.eventKinds,
+    tokenUrl: settings.jwtIssuer.replace(/\/+$/, '') + TOKEN_ENDPOINT_PATH,
+  });
+  mkdirSync(outdir, { recursive: true });
+  const file = join(outdir, STACK_DOCUMENT_FILE);
+  writeFileSync(file, `${JSON.stringify(document, null, 2)}\n`);
+  return file;
+}

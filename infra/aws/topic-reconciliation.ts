@@ -1,0 +1,64 @@
+/**
+ * The reconciler on AWS (README, "Reconciliation"): a function run by an EventBridge rule on a
+ * schedule, allowed to list the account's topics and subscriptions, read and update the records
+ * and create and delete topics of the service's prefix, and nothing else.
+ */
+import { Duration } from 'aws-cdk-lib';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
+import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
+import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+import { RECONCILER } from '../../shared/operations';
+import { IDEMPOTENCY_PARTITIONS_PATTERN } from '../../shared/subscriptions/table';
+import { RECONCILER_PERMISSIONS } from './operation-permissions';
+import { ServiceFunction } from './service-function';
+
+export interface TopicReconciliationProps {
+  readonly table: ITable;
+  /** ARN pattern of the service's topics (`<prefix>-*`), which their subscriptions' ARNs match too. */
+  readonly topicArnPattern: string;
+  /** The service configuration every function reads (DESIGN.md §6), with the reconciler's own. */
+  readonly environment: Readonly<Record<string, string>>;
+  readonly logRetention: RetentionDays;
+  /** How often a run starts. */
+  readonly everyMinutes: number;
+}
+
+/**
+ * Listing 100,000 topics and subscriptions takes 2,000 SNS calls at their 30-per-second rate
+ * (about 70 s) and the scan some seconds more; 5 minutes leave room for the SDK's retries on
+ * throttling and for a run with many repairs. Runs that overlap (a schedule under 5 minutes) are
+ * harmless: every change is idempotent or conditional.
+ */
+const RECONCILER_TIMEOUT = Duration.minutes(5);
+
+export class TopicReconciliation extends Construct {
+  readonly reconciler: ServiceFunction;
+  readonly schedule: Rule;
+
+  constructor(scope: Construct, id: string, props: TopicReconciliationProps) {
+    super(scope, id);
+    this.reconciler = new ServiceFunction(this, RECONCILER.handler, {
+      entry: RECONCILER.entry,
+      name: RECONCILER.handler,
+      description: 'Deletes old topics without a record; recreates the topic and SNS subscription a record lost.',
+      timeout: RECONCILER_TIMEOUT,
+      environment: props.environment,
+      logRetention: props.logRetention,
+    });
+    this.reconciler.allow(RECONCILER_PERMISSIONS.scan, [props.table.tableArn]);
+    this.reconciler.allow(RECONCILER_PERMISSIONS.records, [props.table.tableArn], {
+      'ForAllValues:StringNotLike': { 'dynamodb:LeadingKeys': [IDEMPOTENCY_PARTITIONS_PATTERN] },
+    });
+    this.reconciler.allow(RECONCILER_PERMISSIONS.topics, [props.topicArnPattern]);
+    this.reconciler.allowAccountListing(RECONCILER_PERMISSIONS.accountListings);
+
+    this.schedule = new Rule(this, 'Schedule', {
+      description: `Runs ${RECONCILER.handler} every ${props.everyMinutes} minutes.`,
+      schedule: Schedule.rate(Duration.minutes(props.everyMinutes)),
+      // A run that failed is not worth repeating late: the next one starts on schedule anyway.
+      targets: [new LambdaFunction(this.reconciler.function, { retryAttempts: 2, maxEventAge: Duration.minutes(10) })],
+    });
+  }
+}

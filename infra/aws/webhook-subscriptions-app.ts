@@ -1,0 +1,23 @@
+/**
+ * Puts the service into a CDK app: reads the deployment settings from the app's context,
+ * adds the stack, and registers cdk-nag's AWS Solutions rules, which run at every synth and
+ * stop it on any finding not acknowledged with a reason. infra/aws/app.ts calls this for
+ * `cdk synth|deploy`; the tests call it with an App of their own.
+ */
+import { type App, Validations } from 'aws-cdk-lib';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { type ContextKey, deploymentSettingsFrom } from './deployment-settings';
+import { WebhookSubscriptionsStack } from './webhook-subscriptions-stack';
+
+/** The CloudFormation stack name, and the name of its template in cdk.out. */
+export const STACK_NAME = 'WebhookSubscriptions';
+
+export function addWebhookSubscriptions(app: App): WebhookSubscriptionsStack {
+  const settings = deploymentSettingsFrom((key: ContextKey) => app.node.tryGetContext(key));
+  const stack = new WebhookSubscriptionsStack(app, STACK_NAME, {
+    settings,
+    description: 'Webhook subscriptions: HTTP API with JWT authorizer, six Lambda functions, DynamoDB table.',
+  });
+  Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+  return stack;
+}

@@ -1,0 +1,249 @@
+/**
+ * The service on AWS (DESIGN.md §2): the subscriptions table, one function per operation and
+ * an HTTP API with one JWT-authorized route per operation and path prefix, the delivery of
+ * portal events (portal-event-delivery.ts) and the scheduled reconciler
+ * (topic-reconciliation.ts). Functions, routes, scopes and permissions all come from the
+ * operations table, so none can be missing here.
+ */
+import { Annotations, CfnOutput, Duration, RemovalPolicy, Stack, type StackProps, Validations } from 'aws-cdk-lib';
+import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
+import { HttpApi, HttpMethod, type HttpStage, LogGroupLogDestination } from 'aws-cdk-lib/aws-apigatewayv2';
+import { HttpJwtAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
+import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
+import { AttributeType, BillingMode, Table } from 'aws-cdk-lib/aws-dynamodb';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { Construct } from 'constructs';
+import { handlerEntryOf, OPERATIONS, type OperationId } from '../../shared/operations';
+import {
+  IDEMPOTENCY_EXPIRY_ATTRIBUTE,
+  IDEMPOTENCY_PARTITIONS_PATTERN,
+  idempotencyPartitionOf,
+  TABLE_KEYS,
+} from '../../shared/subscriptions/table';
+import type { DeploymentSettings } from './deployment-settings';
+import { PORTAL_EVENT_SOURCE } from '../../shared/delivery/portal-event';
+import { localDeliveryDeadLetterQueueArn } from './local-account';
+import { OPERATION_PERMISSIONS, type OperationPermissions } from './operation-permissions';
+import { PortalEventDelivery } from './portal-event-delivery';
+import { ServiceFunction } from './service-function';
+import { TopicReconciliation } from './topic-reconciliation';
+
+export interface WebhookSubscriptionsStackProps extends StackProps {
+  readonly settings: DeploymentSettings;
+}
+
+const LOG_RETENTION = RetentionDays.ONE_MONTH;
+
+/** One JSON object per request: who called which route, the answer, and why it failed if it did. */
+const ACCESS_LOG_FIELDS = {
+  requestId: '$context.requestId',
+  requestTime: '$context.requestTime',
+  sourceIp: '$context.identity.sourceIp',
+  userAgent: '$context.identity.userAgent',
+  routeKey: '$context.routeKey',
+  method: '$context.httpMethod',
+  path: '$context.path',
+  protocol: '$context.protocol',
+  status: '$context.status',
+  responseLength: '$context.responseLength',
+  responseLatency: '$context.responseLatency',
+  integrationLatency: '$context.integrationLatency',
+  integrationStatus: '$context.integrationStatus',
+  integrationError: '$context.integrationErrorMessage',
+  authorizerError: '$context.authorizer.error',
+  tokenSubject: '$context.authorizer.claims.sub',
+};
+
+export class WebhookSubscriptionsStack extends Stack {
+  readonly table: Table;
+  readonly api: HttpApi;
+  readonly stage: HttpStage;
+  /** The function of each operation, by operation id. */
+  readonly functions: ReadonlyMap<OperationId, ServiceFunction>;
+  /** The event bus, queues and dispatcher that deliver portal events. */
+  readonly delivery: PortalEventDelivery;
+  /** The scheduled reconciler of table and SNS. */
+  readonly reconciliation: TopicReconciliation;
+
+  constructor(scope: Construct, id: string, props: WebhookSubscriptionsStackProps) {
+    super(scope, id, props);
+    const { settings } = props;
+
+    this.table = new Table(this, 'Subscriptions', {
+      partitionKey: { name: TABLE_KEYS.partitionKey, type: AttributeType.STRING },
+      sortKey: { name: TABLE_KEYS.sortKey, type: AttributeType.STRING },
+      billingMode: BillingMode.PAY_PER_REQUEST,
+      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      // Idempotency records carry their expiry here (epoch seconds); nothing else has it, so
+      // nothing else expires. Expired records are ignored before TTL gets round to them.
+      timeToLiveAttribute: IDEMPOTENCY_EXPIRY_ATTRIBUTE,
+      // Customers' subscriptions outlive the stack: `cdk destroy` leaves the table in place.
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+
+    // Topics are created at run time, one per subscription, so only their name prefix is known here.
+    // A subscription's ARN is its topic's ARN plus ":<id>", so the pattern covers those too.
+    const topicArnPattern = this.formatArn({
+      service: 'sns',
+      resource: `${settings.topicPrefix}-*`,
+    });
+
+    const environment: Record<string, string> = {
+      TABLE_NAME: this.table.tableName,
+      TOPIC_PREFIX: settings.topicPrefix,
+      MAX_SUBSCRIPTIONS_PER_PORTAL: String(settings.maxSubscriptionsPerPortal),
+      PORTAL_CLAIM: settings.portalClaim,
+      EVENT_KINDS: settings.eventKinds.join(','),
+      ...(settings.localEndpoints && {
+        AWS_ENDPOINT_URL_DYNAMODB: settings.localEndpoints.dynamoDb,
+        AWS_ENDPOINT_URL_SNS: settings.localEndpoints.sns,
+      }),
+    };
+    if (settings.localEndpoints) {
+      Annotations.of(this).addWarningV2(
+        'webhooks:localEndpoints',
+        'The functions are pointed at local DynamoDB and SNS endpoints: this template is for sam local invoke only; do not deploy it.',
+      );
+    }
+
+    this.delivery = new PortalEventDelivery(this, 'Delivery', {
+      eventBusName: settings.eventBusName,
+      table: this.table,
+      topicArnPattern,
+      environment,
+      logRetention: LOG_RETENTION,
+    });
+    Validations.of(this.delivery.dispatcher.role).acknowledge(topicWildcardAcknowledgement(settings.topicPrefix));
+
+    const functions = new Map<OperationId, ServiceFunction>();
+    for (const operation of OPERATIONS) {
+      const fn = new ServiceFunction(this, operation.handler, {
+        entry: handlerEntryOf(operation),
+        name: operation.handler,
+        description: `${operation.method} ${operation.paths[0]} (${operation.id})`,
+        // A request makes at most a handful of SDK calls of some milliseconds each; 10 s leaves
+        // room for the SDK's retries (shared/aws/client-options.ts) while a dependency that hangs
+        // gets a 5xx well before API Gateway's own 30 s limit.
+        timeout: Duration.seconds(10),
+        environment,
+        logRetention: LOG_RETENTION,
+      });
+      const permissions: OperationPermissions = OPERATION_PERMISSIONS[operation.id];
+      const idempotencyRecords = permissions.idempotencyRecords ?? [];
+      // With idempotency records, each grant is held to its partitions by their partition keys:
+      // the records' to the portals' partitions, the idempotency records' to the operation's own.
+      fn.allow(
+        permissions.table,
+        [this.table.tableArn],
+        idempotencyRecords.length > 0
+          ? { 'ForAllValues:StringNotLike': { 'dynamodb:LeadingKeys': [IDEMPOTENCY_PARTITIONS_PATTERN] } }
+          : undefined,
+      );
+      fn.allow(idempotencyRecords, [this.table.tableArn], {
+        'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': [idempotencyPartitionOf(operation.id)] },
+      });
+      fn.allow(permissions.topics, [topicArnPattern]);
+      if (permissions.topics.length > 0) Validations.of(fn.role).acknowledge(topicWildcardAcknowledgement(settings.topicPrefix));
+      functions.set(operation.id, fn);
+    }
+    this.functions = functions;
+    // Where SNS puts what it cannot deliver (for sam local invoke: the queue the SNS emulator of
+    // npm start keeps them under).
+    const deadLetterQueueArn = settings.localEndpoints
+      ? localDeliveryDeadLetterQueueArn('us-east-1')
+      : this.delivery.deliveryDeadLetterQueue.queueArn;
+    // Of the operations only create subscribes endpoints, and names that queue when it does.
+    functions
+      .get('createSubscriptionRoute')!
+      .function.addEnvironment('DELIVERY_DEAD_LETTER_QUEUE_ARN', deadLetterQueueArn);
+
+    this.reconciliation = new TopicReconciliation(this, 'Reconciliation', {
+      table: this.table,
+      topicArnPattern,
+      // Recreated SNS subscriptions get the redrive policy create gives new ones.
+      environment: {
+        ...environment,
+        RECONCILE_GRACE_MINUTES: String(settings.reconcileGraceMinutes),
+        DELIVERY_DEAD_LETTER_QUEUE_ARN: deadLetterQueueArn,
+      },
+      logRetention: LOG_RETENTION,
+      everyMinutes: settings.reconcileEveryMinutes,
+    });
+    const reconcilerRole = Validations.of(this.reconciliation.reconciler.role);
+    reconcilerRole.acknowledge(topicWildcardAcknowledgement(settings.topicPrefix));
+    reconcilerRole.acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason:
+        'sns:ListTopics and sns:ListSubscriptions list the whole account and have no resource type in IAM, so they ' +
+        'can only be granted on "*" (a topic name prefix cannot narrow them); the reconciler needs both to find ' +
+        'orphan topics and lost subscriptions. Every other action of the role is on the table or the prefix.',
+    });
+
+    const authorizer = new HttpJwtAuthorizer('JwtAuthorizer', settings.jwtIssuer, {
+      jwtAudience: [...settings.jwtAudience],
+    });
+    this.api = new HttpApi(this, 'Api', {
+      description: 'Webhook subscriptions of a portal: create, update, activate, list, rename, delete.',
+      // The stage is created below, with throttling and access logs.
+      createDefaultStage: false,
+    });
+    for (const operation of OPERATIONS) {
+      const integration = new HttpLambdaIntegration(`${operation.handler}Integration`, functions.get(operation.id)!.function);
+      for (const path of operation.paths) {
+        this.api.addRoutes({
+          path,
+          methods: [HttpMethod[operation.method]],
+          integration,
+          authorizer,
+          authorizationScopes: [operation.scope],
+        });
+      }
+    }
+
+    const accessLogs = new LogGroup(this, 'AccessLogs', {
+      retention: LOG_RETENTION,
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+    this.stage = this.api.addStage('DefaultStage', {
+      stageName: '$default',
+      autoDeploy: true,
+      throttle: { rateLimit: settings.throttlingRateLimit, burstLimit: settings.throttlingBurstLimit },
+      accessLogSettings: {
+        destination: new LogGroupLogDestination(accessLogs),
+        format: AccessLogFormat.custom(JSON.stringify(ACCESS_LOG_FIELDS)),
+      },
+    });
+
+    new CfnOutput(this, 'ApiUrl', {
+      description: 'Base URL of the API; the routes are under v7/webhooks/public/api/subscriptions and webhooks/api/subscriptions.',
+      value: this.stage.url,
+    });
+    new CfnOutput(this, 'EventBusName', {
+      description: `EventBridge bus of portal events (source ${PORTAL_EVENT_SOURCE}, detail-type = event kind, detail.portalId).`,
+      value: this.delivery.bus.eventBusName,
+    });
+    new CfnOutput(this, 'DeliveryDeadLetterQueueUrl', {
+      description: 'SQS queue of the messages SNS could not deliver after its retries.',
+      value: this.delivery.deliveryDeadLetterQueue.queueUrl,
+    });
+    new CfnOutput(this, 'EventsDeadLetterQueueUrl', {
+      description: 'SQS queue of the portal events the dispatcher failed on repeatedly.',
+      value: this.delivery.eventsDeadLetterQueue.queueUrl,
+    });
+    new CfnOutput(this, 'TableName', {
+      description: 'DynamoDB table of the subscription records (kept by cdk destroy).',
+      value: this.table.tableName,
+    });
+  }
+}
+
+/** Why the functions that call SNS may do so on every topic of the prefix (cdk-nag AwsSolutions-IAM5). */
+function topicWildcardAcknowledgement(topicPrefix: string) {
+  return {
+    id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:sns:<AWS::Region>:<AWS::AccountId>:${topicPrefix}-*]`,
+    reason:
+      `Each subscription gets its own SNS topic, named ${topicPrefix}-<configId> and created at run ` +
+      'time, so the topics cannot be listed in advance; the wildcard is limited to this prefix in this ' +
+      'account and region, and to the SNS actions the function calls.',
+  };
+}

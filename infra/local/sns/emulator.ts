@@ -1,0 +1,165 @@
+/**
+ * A stand-in for Amazon SNS on one machine, for tests and local runs.
+ *
+ * It speaks the SNS Query protocol (form-encoded POST `Action=…&Version=2010-03-31`, XML answers
+ * in the 2010-03-31 namespace) closely enough that `@aws-sdk/client-sns` and the AWS CLI work
+ * against it unchanged, and it delivers to http/https subscribers the way SNS does: a
+ * SubscriptionConfirmation first, Notifications only once confirmed, SNS's JSON message shape
+ * and `x-amz-sns-*` headers, retries with backoff. Other protocols (email, sqs, lambda, …) are
+ * recorded, not sent; `GET /_emulator/deliveries` lists what was recorded.
+ *
+ * Run it alone with `tsx infra/local/sns/emulator.ts` (env SNS_PORT, DATA_DIR, IN_MEMORY).
+ *
+ * This file is the public entry: options, start/close, and the standalone run. The workings are
+ * in ./sns/, roughly in the order a request meets them:
+ *   request-handler.ts  one HTTP request: auth check, dispatch, save, XML answer
+ *   query-protocol.ts   parameters in, XML and errors out
+ *   actions.ts          one handler per SNS action, and the action table
+ *   state.ts            topics, subscriptions, recorded deliveries; the state file
+ *   filter-policy.ts    which subscriptions a publication goes to
+ *   messages.ts         the confirmation and notification bodies and headers
+ *   delivery.ts         the HTTP/S POST queue with retries
+ */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { DeliveryQueue, MAX_DELIVERY_BACKOFF_MS, MAX_DELIVERY_RETRIES } from './delivery';
+import { handleRequest } from './request-handler';
+import { SnsBackend } from './state';
+
+// ---------------------------------------------------------------------------------------------
+// Public API
+// ---------------------------------------------------------------------------------------------
+
+export interface SnsEmulatorOptions {
+  /** 0 (default) = a free port. */
+  port?: number;
+  /** Default '127.0.0.1': never bind anything else by default. */
+  host?: string;
+  /** Default '000000000000'. */
+  accountId?: string;
+  /** Default 'us-east-1' (ARNs use it). */
+  region?: string;
+  /** When set: state is loaded from this JSON file at start and written after every change. */
+  stateFile?: string;
+  /** http/https delivery attempts after the first, default 3. */
+  deliveryRetries?: number;
+  /** Base backoff, doubled per retry, default 200 ms. */
+  deliveryBackoffMs?: number;
+  log?: (line: string) => void;
+}
+
+export interface SnsEmulator {
+  /** e.g. 'http://127.0.0.1:54321' */
+  endpoint: string;
+  port: number;
+  /** Stops the server and any pending deliveries and retry timers. */
+  close(): Promise<void>;
+}
+
+export type { RecordedDelivery } from './state';
+
+function checkedOption(name: string, value: number, max: number): number {
+  if (!Number.isInteger(value) || value < 0 || value > max) throw new RangeError(`${name} must be an integer from 0 to ${max}`);
+  return value;
+}
+
+export async function startSnsEmulator(options: SnsEmulatorOptions = {}): Promise<SnsEmulator> {
+  const log = options.log ?? (() => {});
+  const deliveries = new DeliveryQueue(
+    checkedOption('deliveryRetries', options.deliveryRetries ?? 3, MAX_DELIVERY_RETRIES),
+    checkedOption('deliveryBackoffMs', options.deliveryBackoffMs ?? 200, MAX_DELIVERY_BACKOFF_MS),
+    log,
+  );
+  const sns = new SnsBackend(
+    {
+      accountId: options.accountId ?? '000000000000',
+      region: options.region ?? 'us-east-1',
+      stateFile: options.stateFile,
+      log,
+    },
+    deliveries,
+  );
+  sns.load();
+
+  const server = createServer((request, response) => {
+    handleRequest(sns, request, response).catch((error: unknown) => {
+      log(`request failed: ${String(error)}`);
+      response.destroy();
+    });
+  });
+  // A client error (malformed HTTP) must not take the emulator down.
+  server.on('clientError', (_error, socket) => socket.destroy());
+
+  const host = options.host ?? '127.0.0.1';
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const { port } = server.address() as AddressInfo;
+  const endpoint = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  sns.endpoint = endpoint;
+  log(`SNS emulator listening on ${endpoint}`);
+
+  let closing: Promise<void> | undefined;
+  const close = () => {
+    closing ??= (async () => {
+      const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
+      // Keep-alive connections from SDK clients would otherwise hold close() open.
+      server.closeAllConnections();
+      await Promise.all([stopped, deliveries.close()]);
+    })();
+    return closing;
+  };
+  return { endpoint, port, close };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Standalone: tsx infra/local/sns/emulator.ts
+// ---------------------------------------------------------------------------------------------
+
+function portFromEnv(name: string, fallback: number): number {
+  const text = process.env[name];
+  if (text === undefined || text === '') return fallback;
+  const port = Number(text);
+  if (!Number.isInteger(port) || port < 0 || port > 65_535) {
+    throw new Error(`${name} must be a port number (0-65535), not "${text}".`);
+  }
+  return port;
+}
+
+async function main(): Promise<void> {
+  const inMemory = process.env.IN_MEMORY === '1';
+  const dataDir = process.env.DATA_DIR || '.data';
+  const emulator = await startSnsEmulator({
+    port: portFromEnv('SNS_PORT', 9911),
+    region: process.env.AWS_REGION || 'us-east-1',
+    stateFile: inMemory ? undefined : join(dataDir, 'sns.json'),
+    log: (line) => console.log(`[sns] ${line}`),
+  });
+  console.log(`SNS emulator: ${emulator.endpoint} (${inMemory ? 'in memory' : `state in ${join(dataDir, 'sns.json')}`})`);
+  console.log(`  aws sns list-topics --endpoint-url ${emulator.endpoint}`);
+  const stop = (signal: string) => {
+    console.log(`[sns] ${signal}: stopping`);
+    emulator.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        console.error(error);
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGINT', () => stop('SIGINT'));
+  process.once('SIGTERM', () => stop('SIGTERM'));
+}
+
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  main().catch((error: unknown) => {
+    console.error(error instanceof Error ? error.message : error);
+    process.exit(1);
+  });
+}

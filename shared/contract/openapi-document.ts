@@ -1,0 +1,329 @@
+/**
+ * The OpenAPI 3.1 document of the API, generated (never written by hand) from:
+ * - the operations table (shared/operations.ts): paths under both prefixes, methods, scopes;
+ * - the rules that validate the requests (shared/subscriptions/rules.ts), each field's JSON
+ *   Schema written beside its check;
+ * - the zod response schemas of response-schemas.ts, rendered by zod's `z.toJSONSchema`.
+ * The catalog of event kinds (which the rules read from the service configuration) is added
+ * from the configuration the document is built for.
+ *
+ * rules.ts reads the service configuration when it is imported: whoever imports this module
+ * sets the environment first (write-document.ts, the local stack, the tests do).
+ */
+import * as z from 'zod/mini';
+import { IDEMPOTENCY_KEY_PATTERN } from '../http/middleware/idempotency-key';
+import { type Operation, OPERATIONS, type OperationId, SCOPES } from '../operations';
+import type { BodyRule } from '../http/body-rules';
+import {
+  activateSubscriptionRequest,
+  configId,
+  createSubscriptionRequest,
+  renameSubscriptionRequest,
+  testSubscriptionRequest,
+  updateSubscriptionRequest,
+} from '../subscriptions/rules';
+import { responseRegistry } from './response-schemas';
+
+export interface OpenApiOptions {
+  /** The event kinds the service accepts (EVENT_KINDS): the catalog of the `events` enums. */
+  readonly eventKinds: readonly string[];
+  /** The OAuth 2.0 token endpoint (client credentials) of the tokens' issuer. */
+  readonly tokenUrl: string;
+  /** The API's base URL, when known (locally); on AWS the stack's ApiUrl output. */
+  readonly serverUrl?: string;
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- an OpenAPI document is plain JSON
+type Json = any;
+
+export const SECURITY_SCHEME = 'portalOAuth';
+const JSON_MEDIA = 'application/json';
+const EXAMPLE_CONFIG_ID = '0192f8a4-7b3c-7d2e-9f01-23456789abcd';
+const EXAMPLE_TOPIC_ARN = `arn:aws:sns:eu-west-1:123456789012:webhooks-${EXAMPLE_CONFIG_ID}`;
+const EXAMPLE_RECORD = {
+  configId: EXAMPLE_CONFIG_ID,
+  endpoint: 'https://hooks.example.com/assets',
+  events: ['asset_bank.media.create', 'asset_bank.media.updated'],
+  name: 'Media updates',
+  portalId: 'portal-a',
+  protocol: 'https',
+  subscriptionArn: `${EXAMPLE_TOPIC_ARN}:4f6b1a1e-2d3c-4b5a-8f9e-0a1b2c3d4e5f`,
+  topicArn: EXAMPLE_TOPIC_ARN,
+  status: 1,
+  confirmed: false,
+};
+
+/** What the document says of each operation beyond the operations table. */
+interface OperationDoc {
+  readonly summary: string;
+  readonly description: string;
+  /** The rule validating the body; none: any body is ignored. */
+  readonly request?: BodyRule<unknown>;
+  readonly requestExample?: Json;
+  /** Component name of the 200 body, and an example of it. */
+  readonly success: string;
+  readonly successExample: Json;
+  /** Statuses beyond those every operation has. */
+  readonly answersBadRequest: boolean;
+  readonly answersConflict?: boolean;
+  readonly idempotencyKey?: boolean;
+}
+
+// Keyed by operation id: an operation added to the table and not described here fails type-checking.
+const OPERATION_DOCS: Record<OperationId, OperationDoc> = {
+  createSubscriptionRoute: {
+    summary: 'Create a subscription',
+    description:
+      'Creates a subscription of the caller\'s portal with its own SNS topic and the endpoint subscribed to it. ' +
+      'The endpoint must suit the protocol: an absolute https:// or http:// URL of at most 2048 characters, an e-mail ' +
+      'address (email, email-json), an SQS queue ARN (sqs) or a Lambda function ARN (lambda). `protocol` is ' +
+      'case-insensitive. At most MAX_SUBSCRIPTIONS_PER_PORTAL subscriptions per portal.',
+    request: createSubscriptionRequest,
+    requestExample: {
+      name: 'Media updates',
+      endpoint: 'https://hooks.example.com/assets',
+      protocol: 'https',
+      events: ['asset_bank.media.create', 'asset_bank.media.updated'],
+    },
+    success: 'CreateSubscriptionResponse',
+    successExample: { success: true, message: 'Subscription created.', record: EXAMPLE_RECORD },
+    answersBadRequest: true,
+    answersConflict: true,
+    idempotencyKey: true,
+  },
+  updateSubscriptionRoute: {
+    summary: 'Replace the event list of a subscription',
+    description: 'Replaces the event kinds; duplicates are dropped, order kept. `configId` is accepted as an alias of `config_id`.',
+    request: updateSubscriptionRequest,
+    requestExample: { config_id: EXAMPLE_CONFIG_ID, events: ['asset_bank.media.deleted'] },
+    success: 'UpdateSubscriptionResponse',
+    successExample: {
+      success: true,
+      message: 'Subscription events updated.',
+      record: { configId: EXAMPLE_CONFIG_ID, events: ['asset_bank.media.deleted'], portalId: 'portal-a' },
+    },
+    answersBadRequest: true,
+  },
+  activateSubscriptionRoute: {
+    summary: 'Activate or deactivate a subscription',
+    description: '`status` 1 activates, 0 deactivates: a deactivated subscription receives only test events.',
+    request: activateSubscriptionRequest,
+    requestExample: { config_id: EXAMPLE_CONFIG_ID, status: 0 },
+    success: 'SuccessResponse',
+    successExample: { success: true, message: 'Subscription deactivated.' },
+    answersBadRequest: true,
+  },
+  listSubscriptionsRoute: {
+    summary: 'List the portal\'s subscriptions',
+    description: 'Every subscription of the caller\'s portal, oldest first, with whether its endpoint has confirmed. Any body is ignored.',
+    success: 'ListSubscriptionsResponse',
+    successExample: {
+      success: true,
+      message: '1 subscription found.',
+      configs: [
+        {
+          configId: EXAMPLE_CONFIG_ID,
+          name: EXAMPLE_RECORD.name,
+          endpoint: EXAMPLE_RECORD.endpoint,
+          protocol: 'https',
+          events: EXAMPLE_RECORD.events,
+          status: 1,
+          confirmed: true,
+        },
+      ],
+    },
+    answersBadRequest: false,
+  },
+  renameSubscriptionRoute: {
+    summary: 'Rename a subscription',
+    description: 'The name is trimmed: 1-255 characters, no control characters.',
+    request: renameSubscriptionRequest,
+    requestExample: { config_id: EXAMPLE_CONFIG_ID, name: 'Media hooks' },
+    success: 'SuccessResponse',
+    successExample: { success: true, message: 'Subscription renamed.' },
+    answersBadRequest: true,
+  },
+  deleteSubscriptionRoute: {
+    summary: 'Delete a subscription',
+    description: 'Deletes the subscription, its SNS topic and its SNS subscription. Any body is ignored.',
+    success: 'SuccessResponse',
+    successExample: { success: true, message: 'Subscription deleted.' },
+    answersBadRequest: true,
+  },
+  testSubscriptionRoute: {
+    summary: 'Send a test event',
+    description: 'Publishes one `webhooks.test` message to the subscription, whatever its event list and status.',
+    request: testSubscriptionRequest,
+    requestExample: { config_id: EXAMPLE_CONFIG_ID },
+    success: 'TestSubscriptionResponse',
+    successExample: { success: true, message: 'Test event sent.', messageId: '5a3d2c1b-0f9e-4d8c-b7a6-958473625140' },
+    answersBadRequest: true,
+  },
+};
+
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+
+/** A request body's JSON Schema, its event kinds those of the configuration documented. */
+function requestSchema(rule: BodyRule<unknown>, eventKinds: readonly string[]): Json {
+  const schema = structuredClone(rule.jsonSchema) as Json;
+  if (schema.properties.events) schema.properties.events.items.enum = [...eventKinds];
+  return schema;
+}
+
+/** The response schemas, by component name, rendered from their zod schemas. */
+function componentSchemas(): Record<string, Json> {
+  const { schemas } = z.toJSONSchema(responseRegistry, {
+    target: 'draft-2020-12',
+    uri: (id) => `#/components/schemas/${id}`,
+  }) as { schemas: Record<string, Json> };
+  // Each is rendered as a standalone schema; inside the document it is a plain component.
+  return Object.fromEntries(Object.entries(schemas).map(([id, { $schema: _d, $id: _i, ...schema }]) => [id, schema]));
+}
+
+function jsonContent(schema: Json, example?: Json) {
+  return { [JSON_MEDIA]: { schema, ...(example === undefined ? {} : { example }) } };
+}
+
+const errorOrGateway = { anyOf: [ref('ErrorResponse'), ref('GatewayError')] };
+
+function responsesOf(doc: OperationDoc): Json {
+  return {
+    200: { description: doc.summary + ': done.', content: jsonContent(ref(doc.success), doc.successExample) },
+    ...(doc.answersBadRequest && {
+      400: {
+        description: 'A problem the caller can fix: malformed JSON, a missing or invalid field, an unknown or foreign `config_id`, the portal\'s limit reached.',
+        content: jsonContent(ref('ErrorResponse'), {
+          success: false,
+          message: 'name must not be empty.',
+          code: 'INVALID_REQUEST',
+          errors: [{ field: 'name', message: 'name must not be empty.' }],
+        }),
+      },
+    }),
+    401: {
+      description: 'API Gateway: no token, or one that is invalid or expired; the service: a token without a usable portal claim.',
+      content: jsonContent(errorOrGateway, { message: 'Unauthorized' }),
+    },
+    403: {
+      description: 'The token lacks the operation\'s scope.',
+      content: jsonContent(ref('GatewayError'), { message: 'Forbidden' }),
+    },
+    ...(doc.answersConflict && {
+      409: {
+        description: 'The same Idempotency-Key is still being processed by another request: retry shortly.',
+        content: jsonContent(ref('ErrorResponse'), {
+          success: false,
+          message: 'A request with this Idempotency-Key is still being processed; retry shortly.',
+          code: 'IDEMPOTENCY_IN_PROGRESS',
+        }),
+      },
+    }),
+    413: {
+      description: 'The request is larger than API Gateway\'s payload limit.',
+      content: jsonContent(ref('GatewayError'), { message: 'Request Entity Too Large' }),
+    },
+    500: {
+      description: 'A fault of the service; the message names no internals.',
+      content: jsonContent(errorOrGateway, {
+        success: false,
+        message: 'The service failed to handle the request; retry it shortly.',
+        code: 'INTERNAL_ERROR',
+      }),
+    },
+    503: {
+      description: 'A dependency of the service is unavailable: retry after the `Retry-After` seconds.',
+      headers: { 'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer', minimum: 0 } } },
+      content: jsonContent(errorOrGateway, {
+        success: false,
+        message: 'A backend service is temporarily unavailable; retry the request shortly.',
+        code: 'SERVICE_UNAVAILABLE',
+      }),
+    },
+  };
+}
+
+/** The OpenAPI id of an operation under a prefix: the table's id under the canonical one. */
+export function documentOperationId(operation: Operation, prefixIndex: number): string {
+  return prefixIndex === 0 ? operation.id : `${operation.id}Legacy`;
+}
+
+function operationObject(operation: Operation, prefixIndex: number, eventKinds: readonly string[]): Json {
+  const doc = OPERATION_DOCS[operation.id as OperationId];
+  const parameters: Json[] = [];
+  if (operation.subPath.includes('{configId}')) {
+    parameters.push({
+      name: 'configId',
+      in: 'path',
+      required: true,
+      description: 'The subscription\'s id.',
+      schema: structuredClone(configId.jsonSchema),
+      example: EXAMPLE_CONFIG_ID,
+    });
+  }
+  if (doc.idempotencyKey) {
+    parameters.push({
+      name: 'Idempotency-Key',
+      in: 'header',
+      required: false,
+      description:
+        'Makes retries of this create safe: the same key (per portal, 24 hours) with the same body answers the first answer again and creates nothing.',
+      schema: { type: 'string', minLength: 1, maxLength: 255, pattern: IDEMPOTENCY_KEY_PATTERN.source },
+      example: '8e0f1b2a-3c4d-4e5f-9a6b-7c8d9e0f1a2b',
+    });
+  }
+  return {
+    operationId: documentOperationId(operation, prefixIndex),
+    summary: doc.summary,
+    description: prefixIndex === 0 ? doc.description : `${doc.description} (The same operation under the interface description's prefix.)`,
+    tags: ['subscriptions'],
+    security: [{ [SECURITY_SCHEME]: [operation.scope] }],
+    ...(parameters.length > 0 && { parameters }),
+    ...(doc.request && {
+      requestBody: { required: true, content: jsonContent(requestSchema(doc.request, eventKinds), doc.requestExample) },
+    }),
+    responses: responsesOf(doc),
+  };
+}
+
+/** The document, for one configuration of the service. */
+export function buildOpenApiDocument(options: OpenApiOptions): Json {
+  const paths: Record<string, Record<string, Json>> = {};
+  for (const operation of OPERATIONS) {
+    operation.paths.forEach((path, prefixIndex) => {
+      paths[path] ??= {};
+      paths[path][operation.method.toLowerCase()] = operationObject(operation, prefixIndex, options.eventKinds);
+    });
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Webhook subscriptions',
+      version: '1.0.0',
+      description:
+        'Manage the webhook subscriptions of a portal. Every route exists under two prefixes, ' +
+        '`/v7/webhooks/public/api/subscriptions` (canonical) and `/webhooks/api/subscriptions`. ' +
+        'Generated from the operations table and the schemas that validate requests: do not edit.',
+    },
+    ...(options.serverUrl && { servers: [{ url: options.serverUrl }] }),
+    tags: [{ name: 'subscriptions', description: 'A portal\'s webhook subscriptions.' }],
+    paths,
+    components: {
+      schemas: { ...componentSchemas(), EventKind: { type: 'string', enum: [...options.eventKinds] } },
+      securitySchemes: {
+        [SECURITY_SCHEME]: {
+          type: 'oauth2',
+          description: 'OAuth 2.0 client credentials; the token carries the caller\'s portal in its portal claim.',
+          flows: {
+            clientCredentials: {
+              tokenUrl: options.tokenUrl,
+              scopes: {
+                [SCOPES.read]: 'List the portal\'s subscriptions.',
+                [SCOPES.write]: 'Create, change, test and delete the portal\'s subscriptions.',
+              },
+            },
+          },
+        },
+      },
+    },
+  };
+}

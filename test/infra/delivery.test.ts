@@ -1,0 +1,166 @@
+/**
+ * Delivery on AWS, as the template declares it (DESIGN.md §9): the portal-events bus and its
+ * rule, the dispatcher's queue with its dead-letter queue, the dispatcher consuming it with
+ * partial batch responses and allowed only Query and Publish, and the delivery dead-letter
+ * queue that SNS (for the service's topics only) may send to. Synthesized without bundling.
+ */
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import { EVENT_MAX_RECEIVE_COUNT } from '../../infra/aws/portal-event-delivery';
+import type { WebhookSubscriptionsStack } from '../../infra/aws/webhook-subscriptions-stack';
+import { DEFAULT_EVENT_BUS_NAME } from '../../shared/delivery/portal-event';
+import { logicalIdOf, serviceApp } from '../support/cdk-app';
+
+/* eslint-disable @typescript-eslint/no-explicit-any -- CloudFormation JSON */
+let stack: WebhookSubscriptionsStack;
+let template: Template;
+let resources: Record<string, { Type: string; Properties: any }>;
+
+beforeAll(() => {
+  stack = serviceApp({ bundle: false }).stack;
+  template = Template.fromStack(stack);
+  resources = template.toJSON().Resources;
+});
+
+const idOf = (construct: { node: { defaultChild?: unknown } }) => logicalIdOf(stack, construct);
+const topicPattern = {
+  'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':sns:', { Ref: 'AWS::Region' }, ':', { Ref: 'AWS::AccountId' }, ':webhooks-*']],
+};
+
+/** Statements of the policies attached to the role of a function. */
+function statementsOfFunction(functionId: string): { Action: string | string[]; Resource: unknown; Effect: string }[] {
+  const roleId = resources[functionId]!.Properties.Role['Fn::GetAtt'][0];
+  return Object.values(resources)
+    .filter((resource) => resource.Type === 'AWS::IAM::Policy' && resource.Properties.Roles.some((r: any) => r.Ref === roleId))
+    .flatMap((policy) => policy.Properties.PolicyDocument.Statement);
+}
+
+describe('portal events in', () => {
+  it('arrive on a bus of their own, named by default webhooks-portal-events', () => {
+    template.resourceCountIs('AWS::Events::EventBus', 1);
+    template.hasResourceProperties('AWS::Events::EventBus', { Name: DEFAULT_EVENT_BUS_NAME });
+  });
+
+  it('of source portal.events are sent by a rule on that bus to the dispatcher queue, with a dead-letter queue for failed sends', () => {
+    // The one rule on the bus; the other rule of the stack is the reconciler's schedule.
+    expect(Object.values(template.findResources('AWS::Events::Rule', { Properties: { EventBusName: Match.anyValue() } }))).toHaveLength(1);
+    template.hasResourceProperties('AWS::Events::Rule', {
+      EventBusName: { Ref: idOf(stack.delivery.bus) },
+      EventPattern: { source: ['portal.events'] },
+      State: 'ENABLED',
+      Targets: [
+        {
+          Arn: { 'Fn::GetAtt': [idOf(stack.delivery.eventsQueue), 'Arn'] },
+          DeadLetterConfig: { Arn: { 'Fn::GetAtt': [idOf(stack.delivery.eventsDeadLetterQueue), 'Arn'] } },
+        },
+      ],
+    });
+  });
+
+  it('wait in an encrypted queue whose events go to its own dead-letter queue after repeated failures', () => {
+    const queue = resources[idOf(stack.delivery.eventsQueue)]!.Properties;
+    expect(queue).toMatchObject({
+      SqsManagedSseEnabled: true,
+      RedrivePolicy: {
+        deadLetterTargetArn: { 'Fn::GetAtt': [idOf(stack.delivery.eventsDeadLetterQueue), 'Arn'] },
+        maxReceiveCount: EVENT_MAX_RECEIVE_COUNT,
+      },
+    });
+    // Six times the dispatcher's timeout, so a batch in progress is not handed out twice.
+    const dispatcherTimeout = resources[idOf(stack.delivery.dispatcher.function)]!.Properties.Timeout;
+    expect(queue.VisibilityTimeout).toBe(dispatcherTimeout * 6);
+  });
+});
+
+describe('the dispatcher', () => {
+  it('consumes the queue in batches of 10 and reports failed records one by one', () => {
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      EventSourceArn: { 'Fn::GetAtt': [idOf(stack.delivery.eventsQueue), 'Arn'] },
+      FunctionName: { Ref: idOf(stack.delivery.dispatcher.function) },
+      BatchSize: 10,
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+    });
+  });
+
+  it('may only Query the table, Publish to the service topics, consume its queue and write its logs', () => {
+    const statements = statementsOfFunction(idOf(stack.delivery.dispatcher.function));
+    const byResource = (resource: unknown) =>
+      statements
+        .filter((statement) => JSON.stringify(statement.Resource) === JSON.stringify(resource))
+        .flatMap((statement) => [statement.Action].flat())
+        .sort();
+
+    expect(byResource({ 'Fn::GetAtt': [idOf(stack.table), 'Arn'] })).toEqual(['dynamodb:Query']);
+    expect(byResource(topicPattern)).toEqual(['sns:Publish']);
+    expect(byResource({ 'Fn::GetAtt': [idOf(stack.delivery.eventsQueue), 'Arn'] })).toEqual([
+      'sqs:ChangeMessageVisibility',
+      'sqs:DeleteMessage',
+      'sqs:GetQueueAttributes',
+      'sqs:GetQueueUrl',
+      'sqs:ReceiveMessage',
+    ]);
+    const granted = statements.flatMap((statement) => [statement.Action].flat()).sort();
+    expect(granted).toEqual(
+      [
+        'dynamodb:Query',
+        'sns:Publish',
+        'sqs:ChangeMessageVisibility',
+        'sqs:DeleteMessage',
+        'sqs:GetQueueAttributes',
+        'sqs:GetQueueUrl',
+        'sqs:ReceiveMessage',
+        'logs:CreateLogStream',
+        'logs:PutLogEvents',
+      ].sort(),
+    );
+    for (const statement of statements) expect(statement.Effect).toBe('Allow');
+  });
+
+  it('runs the dispatcher bundle on Node.js 24 with the service configuration', () => {
+    const fn = resources[idOf(stack.delivery.dispatcher.function)]!.Properties;
+    expect(fn).toMatchObject({ Runtime: 'nodejs24.x', Architectures: ['arm64'], Timeout: 30 });
+    expect(fn.Environment.Variables).toMatchObject({ TABLE_NAME: { Ref: idOf(stack.table) }, EVENT_KINDS: expect.any(String) });
+  });
+});
+
+describe('the delivery dead-letter queue', () => {
+  it('is named in the create function configuration, so every SNS subscription redrives to it', () => {
+    const create = resources[idOf(stack.functions.get('createSubscriptionRoute')!.function)]!.Properties;
+    expect(create.Environment.Variables.DELIVERY_DEAD_LETTER_QUEUE_ARN).toEqual({
+      'Fn::GetAtt': [idOf(stack.delivery.deliveryDeadLetterQueue), 'Arn'],
+    });
+  });
+
+  it('accepts messages from SNS for the service topics only, over TLS only', () => {
+    const queueId = idOf(stack.delivery.deliveryDeadLetterQueue);
+    const [policy] = Object.values(resources).filter(
+      (resource) => resource.Type === 'AWS::SQS::QueuePolicy' && resource.Properties.Queues.some((q: any) => q.Ref === queueId),
+    );
+    const statements = policy!.Properties.PolicyDocument.Statement;
+    expect(statements).toContainEqual(
+      expect.objectContaining({
+        Effect: 'Allow',
+        Principal: { Service: 'sns.amazonaws.com' },
+        Action: 'sqs:SendMessage',
+        Resource: { 'Fn::GetAtt': [queueId, 'Arn'] },
+        Condition: { ArnLike: { 'aws:SourceArn': topicPattern } },
+      }),
+    );
+    expect(statements).toContainEqual(
+      expect.objectContaining({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+    );
+    expect(resources[queueId]!.Properties).toMatchObject({ SqsManagedSseEnabled: true, MessageRetentionPeriod: 14 * 24 * 3600 });
+  });
+});
+
+describe('the test operation', () => {
+  it('is routed under both prefixes, with the write scope', () => {
+    const routes = Object.values(resources)
+      .filter((resource) => resource.Type === 'AWS::ApiGatewayV2::Route')
+      .filter((route) => route.Properties.RouteKey.endsWith('/test'));
+    expect(routes.map((route) => route.Properties.RouteKey).sort()).toEqual([
+      'POST /v7/webhooks/public/api/subscriptions/test',
+      'POST /webhooks/api/subscriptions/test',
+    ]);
+    for (const route of routes) expect(route.Properties.AuthorizationScopes).toEqual(['webhooks.config:write']);
+  });
+});

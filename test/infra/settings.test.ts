@@ -1,0 +1,222 @@
+/**
+ * Deployment settings from CDK context: what synth refuses (with a message saying what to
+ * pass), what each key changes in the template, and that the stack's defaults and checks are
+ * the functions' own (shared/config.ts), so a deployed function never fails its cold start on
+ * a value synth accepted. Synthesized without bundling: only the template matters here.
+ */
+import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
+import { DEFAULT_SETTINGS, deploymentSettingsFrom } from '../../infra/aws/deployment-settings';
+import { OPERATION_PERMISSIONS } from '../../infra/aws/operation-permissions';
+import { ConfigurationError, loadConfig } from '../../shared/config';
+import { OPERATIONS } from '../../shared/operations';
+import { REQUIRED_CONTEXT, serviceApp } from '../support/cdk-app';
+
+function synthWith(context: Record<string, unknown>): Template {
+  return Template.fromStack(serviceApp({ context, bundle: false }).stack);
+}
+
+const settingsFrom = (context: Record<string, unknown>) => {
+  const withRequired: Record<string, unknown> = { ...REQUIRED_CONTEXT, ...context };
+  return deploymentSettingsFrom((key) => withRequired[key]);
+};
+
+describe('synth without what only the operator knows', () => {
+  it('fails without the issuer, saying what to pass', () => {
+    expect(() => synthWith({ jwtAudience: 'webhooks-api' })).toThrow(/jwtIssuer is required: .*-c jwtIssuer=https:\/\//);
+  });
+
+  it('fails without the audience, saying what to pass', () => {
+    expect(() => synthWith({ jwtIssuer: 'https://auth.example.com' })).toThrow(/jwtAudience is required: .*-c jwtAudience=/);
+  });
+
+  it('names both, with a complete example command, when neither is given', () => {
+    expect(() => synthWith({})).toThrow(
+      /jwtIssuer is required[\s\S]*jwtAudience is required[\s\S]*npx cdk synth -c jwtIssuer=https:\/\/\S+ -c jwtAudience=\S+/,
+    );
+  });
+});
+
+describe('synth with a bad value', () => {
+  it.each([
+    ['jwtIssuer', 'http://auth.example.com', /jwtIssuer must be an https:\/\/ URL/],
+    ['jwtIssuer', 'auth.example.com', /jwtIssuer must be an https:\/\/ URL/],
+    ['jwtAudience', ' , ', /jwtAudience is required/],
+    ['portalClaim', 'portal id', /portalClaim must be a JWT claim name/],
+    ['topicPrefix', 'web hooks', /topicPrefix must be 1-219 characters/],
+    ['topicPrefix', 'x'.repeat(220), /topicPrefix must be 1-219 characters/],
+    ['maxSubscriptionsPerPortal', '0', /maxSubscriptionsPerPortal must be a whole number from 1 to 100000 \(got "0"\)/],
+    ['maxSubscriptionsPerPortal', 'ten', /maxSubscriptionsPerPortal must be a whole number/],
+    ['maxSubscriptionsPerPortal', '2.5', /maxSubscriptionsPerPortal must be a whole number/],
+    ['eventKinds', 'asset_bank.media.create, bad kind', /eventKinds must be .*\(invalid: bad kind\)/],
+    ['eventKinds', ',', /eventKinds must be .*\(got none\)/],
+    ['throttlingRateLimit', '-5', /throttlingRateLimit must be a number from 1 to 10000/],
+    ['throttlingBurstLimit', '1.5', /throttlingBurstLimit must be a whole number from 1 to 5000/],
+    ['throttlingBurstLimit', '9999', /throttlingBurstLimit must be a whole number from 1 to 5000/],
+    ['eventBusName', 'default', /eventBusName must be .* not "default"/],
+    ['eventBusName', 'portal events', /eventBusName must be 1-256 letters/],
+    ['reconcileEveryMinutes', '0', /reconcileEveryMinutes must be a whole number from 1 to 1440 \(got "0"\)/],
+    ['reconcileEveryMinutes', '7.5', /reconcileEveryMinutes must be a whole number/],
+    ['reconcileGraceMinutes', '0', /reconcileGraceMinutes must be a whole number of minutes from 1 to 1440/],
+  ])('fails for %s=%j, naming the key', (key, value, message) => {
+    expect(() => synthWith({ ...REQUIRED_CONTEXT, [key]: value })).toThrow(message);
+  });
+});
+
+describe('synth with every key set', () => {
+  const context = {
+    jwtIssuer: 'https://login.example.com/realms/portal',
+    jwtAudience: 'webhooks-api, portal-admin',
+    portalClaim: 'https://example.com/portal',
+    topicPrefix: 'acme_webhooks',
+    maxSubscriptionsPerPortal: '25',
+    eventKinds: 'asset_bank.media.create,workflow.job.create,asset_bank.media.create',
+    throttlingRateLimit: '12.5',
+    throttlingBurstLimit: '40',
+    eventBusName: 'acme-portal-events',
+    reconcileEveryMinutes: '45',
+    reconcileGraceMinutes: '30',
+  };
+  let template: Template;
+  beforeAll(() => {
+    template = synthWith(context);
+  });
+
+  it('gives every function the configuration', () => {
+    const functions = Object.values(template.findResources('AWS::Lambda::Function'));
+    // The operations, the dispatcher and the reconciler.
+    expect(functions).toHaveLength(OPERATIONS.length + 2);
+    for (const fn of functions) {
+      expect(fn.Properties.Environment.Variables).toMatchObject({
+        TOPIC_PREFIX: 'acme_webhooks',
+        MAX_SUBSCRIPTIONS_PER_PORTAL: '25',
+        PORTAL_CLAIM: 'https://example.com/portal',
+        EVENT_KINDS: 'asset_bank.media.create,workflow.job.create',
+      });
+    }
+  });
+
+  it('checks the issuer and every audience', () => {
+    template.hasResourceProperties('AWS::ApiGatewayV2::Authorizer', {
+      JwtConfiguration: { Issuer: context.jwtIssuer, Audience: ['webhooks-api', 'portal-admin'] },
+    });
+  });
+
+  it('throttles the stage as asked', () => {
+    template.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
+      DefaultRouteSettings: { ThrottlingRateLimit: 12.5, ThrottlingBurstLimit: 40 },
+    });
+  });
+
+  it('scopes the SNS permissions to the topic prefix', () => {
+    const resources = Object.values(template.findResources('AWS::IAM::Policy')).flatMap((policy) =>
+      policy.Properties.PolicyDocument.Statement.filter((statement: { Action: string[] }) =>
+        [statement.Action].flat().some((action) => action.startsWith('sns:')),
+      ).map((statement: { Resource: unknown }) => JSON.stringify(statement.Resource)),
+    );
+    // Every function that calls SNS (the operations that do, the dispatcher and the reconciler),
+    // and SNS's own right to send to the delivery dead-letter queue; besides the reconciler's
+    // account-wide listings, which IAM can only grant on "*".
+    const onTopics = resources.filter((resource) => resource !== '"*"');
+    const callingSns = OPERATIONS.filter((op) => OPERATION_PERMISSIONS[op.id].topics.length > 0).length + 2;
+    expect(onTopics).toHaveLength(callingSns);
+    expect(resources.filter((resource) => resource === '"*"')).toHaveLength(1);
+    for (const resource of onTopics) expect(resource).toContain('":acme_webhooks-*"');
+    const [deadLetterPolicy] = Object.values(template.findResources('AWS::SQS::QueuePolicy')).filter((policy) =>
+      JSON.stringify(policy).includes('sns.amazonaws.com'),
+    );
+    expect(JSON.stringify(deadLetterPolicy!.Properties.PolicyDocument)).toContain('":acme_webhooks-*"');
+  });
+
+  it('runs the reconciler as often as asked, with the grace period asked', () => {
+    template.hasResourceProperties('AWS::Events::Rule', { ScheduleExpression: 'rate(45 minutes)' });
+    const reconciler = Object.values(template.findResources('AWS::Lambda::Function')).filter(
+      (fn) => fn.Properties.Environment.Variables.RECONCILE_GRACE_MINUTES !== undefined,
+    );
+    expect(reconciler.map((fn) => fn.Properties.Environment.Variables.RECONCILE_GRACE_MINUTES)).toEqual(['30']);
+  });
+
+  it('names the portal-events bus as asked', () => {
+    template.hasResourceProperties('AWS::Events::EventBus', { Name: 'acme-portal-events' });
+  });
+
+  it('accepts numbers and lists as cdk.json gives them, not only strings', () => {
+    expect(
+      settingsFrom({ maxSubscriptionsPerPortal: 25, jwtAudience: ['a', 'b'], throttlingRateLimit: 12.5 }),
+    ).toMatchObject({ maxSubscriptionsPerPortal: 25, jwtAudience: ['a', 'b'], throttlingRateLimit: 12.5 });
+  });
+});
+
+describe('the settings and the functions configuration', () => {
+  it('have the same defaults', () => {
+    const functionDefaults = loadConfig({ TABLE_NAME: 'subscriptions' });
+    const settings = settingsFrom({});
+
+    expect(settings).toMatchObject({
+      topicPrefix: functionDefaults.topicPrefix,
+      maxSubscriptionsPerPortal: functionDefaults.maxSubscriptionsPerPortal,
+      portalClaim: functionDefaults.portalClaim,
+      eventKinds: functionDefaults.eventKinds,
+    });
+    expect(DEFAULT_SETTINGS).toMatchObject({ topicPrefix: 'webhooks', maxSubscriptionsPerPortal: 10, portalClaim: 'portal_id' });
+  });
+
+  // Each value, as context key and as the environment variable the stack turns it into.
+  it.each([
+    ['topicPrefix', 'TOPIC_PREFIX', ['webhooks', 'a', 'A_b-9', 'x'.repeat(219), 'x'.repeat(220), 'a.b', 'a b', 'ü']],
+    ['maxSubscriptionsPerPortal', 'MAX_SUBSCRIPTIONS_PER_PORTAL', ['1', '10', '100000', '100001', '0', '-1', '1e3', '2.5', 'x']],
+    ['portalClaim', 'PORTAL_CLAIM', ['portal_id', 'https://example.com/portal', 'custom:portal', 'a b', 'p"q', 'x'.repeat(129)]],
+    ['eventKinds', 'EVENT_KINDS', ['a.b', 'a.b,c:d', ' a.b , c ', 'a b', 'a.b,%']],
+    ['reconcileGraceMinutes', 'RECONCILE_GRACE_MINUTES', ['1', '15', '1440', '0', '1441', '2.5', '-1', 'x']],
+  ])('accept and refuse the same %s values (%s)', (contextKey, variable, values) => {
+    for (const value of values) {
+      const stackAccepts = accepts(() => settingsFrom({ [contextKey]: value }));
+      const functionAccepts = accepts(() => loadConfig({ TABLE_NAME: 'subscriptions', [variable]: value }));
+      expect({ value, stackAccepts }).toEqual({ value, stackAccepts: functionAccepts });
+    }
+  });
+});
+
+function accepts(read: () => unknown): boolean {
+  try {
+    read();
+    return true;
+  } catch (error) {
+    if (error instanceof ConfigurationError || (error as Error).name === 'DeploymentSettingsError') return false;
+    throw error;
+  }
+}
+
+describe('synth for sam local invoke against npm start', () => {
+  it('declares the local endpoints in every function, and warns not to deploy it', () => {
+    const { stack } = serviceApp({
+      context: {
+        ...REQUIRED_CONTEXT,
+        localDynamoDbEndpoint: 'http://127.0.0.1:8000',
+        localSnsEndpoint: 'http://127.0.0.1:9911',
+      },
+      bundle: false,
+    });
+    const template = Template.fromStack(stack);
+
+    const functions = Object.values(template.findResources('AWS::Lambda::Function'));
+    expect(functions).toHaveLength(OPERATIONS.length + 2);
+    for (const fn of functions) {
+      expect(fn.Properties.Environment.Variables).toMatchObject({
+        AWS_ENDPOINT_URL_DYNAMODB: 'http://127.0.0.1:8000',
+        AWS_ENDPOINT_URL_SNS: 'http://127.0.0.1:9911',
+      });
+    }
+    expect(Annotations.fromStack(stack).findWarning('*', Match.stringLikeRegexp('sam local invoke only'))).toHaveLength(1);
+  });
+
+  it.each([
+    [{ localDynamoDbEndpoint: 'http://127.0.0.1:8000' }, /localDynamoDbEndpoint and localSnsEndpoint go together/],
+    [{ localDynamoDbEndpoint: '127.0.0.1:8000', localSnsEndpoint: 'http://127.0.0.1:9911' }, /localDynamoDbEndpoint must be an http:\/\/ or https:\/\/ URL/],
+  ])('refuses %j', (context, message) => {
+    expect(() => settingsFrom(context)).toThrow(message);
+  });
+
+  it('declares no endpoints by default', () => {
+    expect(settingsFrom({}).localEndpoints).toBeUndefined();
+  });
+});

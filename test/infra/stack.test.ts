@@ -1,0 +1,471 @@
+/**
+ * The CloudFormation template `cdk synth` produces, checked against the operations table and
+ * DESIGN.md: table, functions, routes and their authorization, stage, least-privilege IAM,
+ * cdk-nag's AWS Solutions rules, and what goes into each function's bundle.
+ */
+import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
+import { Validations } from 'aws-cdk-lib';
+import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { DEFAULT_SETTINGS } from '../../infra/aws/deployment-settings';
+import { OPERATION_PERMISSIONS } from '../../infra/aws/operation-permissions';
+import { STACK_NAME } from '../../infra/aws/webhook-subscriptions-app';
+import type { WebhookSubscriptionsStack } from '../../infra/aws/webhook-subscriptions-stack';
+import { loadConfig } from '../../shared/config';
+import { DISPATCHER, OPERATIONS, RECONCILER } from '../../shared/operations';
+import { IDEMPOTENCY_EXPIRY_ATTRIBUTE, TABLE_KEYS } from '../../shared/subscriptions/table';
+import { logicalIdOf, REQUIRED_CONTEXT, serviceApp } from '../support/cdk-app';
+
+/* eslint-disable @typescript-eslint/no-explicit-any -- CloudFormation JSON */
+type Resources = Record<string, { Type: string; Properties: any; Metadata?: any; DeletionPolicy?: string }>;
+
+let stack: WebhookSubscriptionsStack;
+let template: Template;
+let resources: Resources;
+let assemblyDirectory: string;
+
+beforeAll(() => {
+  const synthesized = serviceApp();
+  stack = synthesized.stack;
+  assemblyDirectory = synthesized.app.synth().directory;
+  template = Template.fromStack(stack);
+  resources = template.toJSON().Resources;
+}, 120_000);
+
+const tableId = () => logicalIdOf(stack, stack.table);
+const functionIdOf = (op: (typeof OPERATIONS)[number]) => logicalIdOf(stack, stack.functions.get(op.id)!.function);
+const ofType = (type: string) => Object.entries(resources).filter(([, resource]) => resource.Type === type);
+
+describe('the subscriptions table', () => {
+  it('is keyed portalId/sk (strings), on demand, with point-in-time recovery, kept on delete and replace', () => {
+    template.resourceCountIs('AWS::DynamoDB::Table', 1);
+    template.hasResource('AWS::DynamoDB::Table', {
+      DeletionPolicy: 'Retain',
+      UpdateReplacePolicy: 'Retain',
+      Properties: {
+        KeySchema: [
+          { AttributeName: TABLE_KEYS.partitionKey, KeyType: 'HASH' },
+          { AttributeName: TABLE_KEYS.sortKey, KeyType: 'RANGE' },
+        ],
+        AttributeDefinitions: [
+          { AttributeName: TABLE_KEYS.partitionKey, AttributeType: 'S' },
+          { AttributeName: TABLE_KEYS.sortKey, AttributeType: 'S' },
+        ],
+        BillingMode: 'PAY_PER_REQUEST',
+        PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+      },
+    });
+  });
+
+  it("expires idempotency records by TTL, on the persistence layer's expiry attribute", () => {
+    template.hasResourceProperties('AWS::DynamoDB::Table', {
+      TimeToLiveSpecification: { AttributeName: IDEMPOTENCY_EXPIRY_ATTRIBUTE, Enabled: true },
+    });
+  });
+});
+
+describe('the functions', () => {
+  it('are one per operation, the dispatcher and the reconciler', () => {
+    template.resourceCountIs('AWS::Lambda::Function', OPERATIONS.length + 2);
+  });
+
+  describe.each(OPERATIONS.map((op) => [op.handler, op] as const))('%s', (_handler, op) => {
+    it('runs on Node.js 24, arm64, from its own bundle, with the service configuration', () => {
+      const fn = resources[functionIdOf(op)]!;
+
+      expect(fn.Metadata).toMatchObject({ SamResourceId: op.handler, 'aws:asset:is-bundled': true });
+      expect(fn.Properties).toMatchObject({
+        Runtime: 'nodejs24.x',
+        Architectures: ['arm64'],
+        Handler: 'index.handler',
+        Timeout: 10,
+        MemorySize: 256,
+      });
+      expect(fn.Properties.Environment.Variables).toEqual({
+        TABLE_NAME: { Ref: tableId() },
+        TOPIC_PREFIX: DEFAULT_SETTINGS.topicPrefix,
+        MAX_SUBSCRIPTIONS_PER_PORTAL: String(DEFAULT_SETTINGS.maxSubscriptionsPerPortal),
+        PORTAL_CLAIM: DEFAULT_SETTINGS.portalClaim,
+        EVENT_KINDS: DEFAULT_SETTINGS.eventKinds.join(','),
+        NODE_OPTIONS: '--enable-source-maps',
+        // Only create subscribes endpoints, and names their dead-letter queue when it does.
+        ...(op.id === 'createSubscriptionRoute' && {
+          DELIVERY_DEAD_LETTER_QUEUE_ARN: { 'Fn::GetAtt': [logicalIdOf(stack, stack.delivery.deliveryDeadLetterQueue), 'Arn'] },
+        }),
+      });
+    });
+
+    it('logs to its own log group, kept for a month', () => {
+      const logGroupId = resources[functionIdOf(op)]!.Properties.LoggingConfig.LogGroup.Ref;
+
+      expect(resources[logGroupId]).toMatchObject({ Type: 'AWS::Logs::LogGroup', Properties: { RetentionInDays: 30 } });
+    });
+
+    it('may call exactly the actions of its operation, on the table and the service topics only', () => {
+      const roleId = resources[functionIdOf(op)]!.Properties.Role['Fn::GetAtt'][0];
+      const statements = policyStatementsOf(roleId);
+      const logGroupId = resources[functionIdOf(op)]!.Properties.LoggingConfig.LogGroup.Ref;
+      const expected = OPERATION_PERMISSIONS[op.id];
+
+      expect(resources[roleId]!.Properties.ManagedPolicyArns).toBeUndefined();
+      expect(actionsOn(statements, { 'Fn::GetAtt': [logGroupId, 'Arn'] })).toEqual(['logs:CreateLogStream', 'logs:PutLogEvents']);
+      const idempotencyRecords: readonly string[] = ('idempotencyRecords' in expected && expected.idempotencyRecords) || [];
+      expect(actionsOn(statements, { 'Fn::GetAtt': [tableId(), 'Arn'] })).toEqual([...expected.table, ...idempotencyRecords].sort());
+      expect(actionsOn(statements, topicArnPattern('webhooks'))).toEqual([...expected.topics].sort());
+      // Nothing else: every statement is one of the three above.
+      const granted = statements.flatMap((statement) => [statement.Action].flat());
+      expect(granted.sort()).toEqual(
+        ['logs:CreateLogStream', 'logs:PutLogEvents', ...expected.table, ...idempotencyRecords, ...expected.topics].sort(),
+      );
+    });
+  });
+
+  it('get an environment the functions accept at cold start, meaning what it says', () => {
+    const deadLetterQueueArn = 'arn:aws:sqs:eu-west-1:123456789012:delivery-dead-letters';
+    for (const [, fn] of ofType('AWS::Lambda::Function')) {
+      const deployed = fn.Properties.Environment.Variables;
+      // CloudFormation fills in the references; these are values of the same shape.
+      const variables = {
+        ...deployed,
+        TABLE_NAME: 'subscriptions',
+        ...(deployed.DELIVERY_DEAD_LETTER_QUEUE_ARN && { DELIVERY_DEAD_LETTER_QUEUE_ARN: deadLetterQueueArn }),
+      };
+
+      expect(loadConfig(variables)).toEqual({
+        tableName: 'subscriptions',
+        topicPrefix: 'webhooks',
+        maxSubscriptionsPerPortal: 10,
+        portalClaim: 'portal_id',
+        eventKinds: loadConfig({ TABLE_NAME: 'x' }).eventKinds,
+        deliveryDeadLetterQueueArn: deployed.DELIVERY_DEAD_LETTER_QUEUE_ARN ? deadLetterQueueArn : undefined,
+        reconcileGraceMinutes: 15,
+      });
+    }
+  });
+});
+
+describe('IAM', () => {
+  it('grants nothing on "*" but the reconciler its two account-wide SNS listings, and uses no managed policies', () => {
+    const onEverything: unknown[] = [];
+    for (const [id, policy] of ofType('AWS::IAM::Policy')) {
+      for (const statement of policy.Properties.PolicyDocument.Statement) {
+        if ([statement.Resource].flat().includes('*')) onEverything.push({ roles: policy.Properties.Roles, actions: statement.Action, id });
+        expect([statement.Action].flat().some((action: string) => action.endsWith('*'))).toBe(false);
+      }
+    }
+    expect(onEverything).toEqual([
+      {
+        roles: [{ Ref: logicalIdOf(stack, stack.reconciliation.reconciler.role) }],
+        actions: ['sns:ListSubscriptions', 'sns:ListTopics'],
+        id: expect.any(String),
+      },
+    ]);
+    for (const [, role] of ofType('AWS::IAM::Role')) {
+      expect(role.Properties.ManagedPolicyArns).toBeUndefined();
+    }
+  });
+
+  it('refuses a grant on "*" at synth', () => {
+    const fn = stack.functions.get('listSubscriptionsRoute')!;
+
+    expect(() => fn.allow(['dynamodb:Scan'], ['*'])).toThrow(/not on "\*"/);
+  });
+});
+
+describe('what each function may do', () => {
+  // The whole of each role, written out for review: one line per statement, as
+  // `<resource>: <actions>[ when <condition>]`. Everything a function may do is on this page.
+  const EXPECTED: Record<string, string[]> = {
+    createSubscription: [
+      'own log group: logs:CreateLogStream logs:PutLogEvents',
+      'table: dynamodb:GetItem dynamodb:PutItem dynamodb:UpdateItem when ForAllValues:StringNotLike dynamodb:LeadingKeys idempotency#*',
+      'table: dynamodb:DeleteItem dynamodb:GetItem dynamodb:PutItem dynamodb:UpdateItem when ForAllValues:StringEquals dynamodb:LeadingKeys idempotency#createSubscriptionRoute',
+      'topics webhooks-*: sns:CreateTopic sns:DeleteTopic sns:Subscribe sns:TagResource',
+    ],
+    updateSubscription: [
+      'own log group: logs:CreateLogStream logs:PutLogEvents',
+      'table: dynamodb:GetItem dynamodb:UpdateItem',
+      'topics webhooks-*: sns:SetSubscriptionAttributes',
+    ],
+    activateSubscription: [
+      'own log group: logs:CreateLogStream logs:PutLogEvents',
+      'table: dynamodb:GetItem dynamodb:UpdateItem',
+      'topics webhooks-*: sns:SetSubscriptionAttributes',
+    ],
+    listSubscriptions: [
+      'own log group: logs:CreateLogStream logs:PutLogEvents',
+      'table: dynamodb:Query',
+      'topics webhooks-*: sns:GetSubscriptionAttributes',
+    ],
+    renameSubscription: ['own log group: logs:CreateLogStream logs:PutLogEvents', 'table: dynamodb:UpdateItem'],
+    deleteSubscription: [
+      'own log group: logs:CreateLogStream logs:PutLogEvents',
+      'table: dynamodb:DeleteItem dynamodb:GetItem dynamodb:UpdateItem',
+      'topics webhooks-*: sns:DeleteTopic',
+    ],
+    testSubscription: [
+      'own log group: logs:CreateLogStream logs:PutLogEvents',
+      'table: dynamodb:GetItem',
+      'topics webhooks-*: sns:Publish',
+    ],
+    dispatchPortalEvents: [
+      'own log group: logs:CreateLogStream logs:PutLogEvents',
+      'table: dynamodb:Query',
+      'topics webhooks-*: sns:Publish',
+      'events queue: sqs:ChangeMessageVisibility sqs:DeleteMessage sqs:GetQueueAttributes sqs:GetQueueUrl sqs:ReceiveMessage',
+    ],
+    reconcileTopics: [
+      'own log group: logs:CreateLogStream logs:PutLogEvents',
+      'table: dynamodb:Scan',
+      'table: dynamodb:GetItem dynamodb:UpdateItem when ForAllValues:StringNotLike dynamodb:LeadingKeys idempotency#*',
+      'topics webhooks-*: sns:CreateTopic sns:DeleteTopic sns:SetSubscriptionAttributes sns:Subscribe sns:TagResource',
+      '*: sns:ListSubscriptions sns:ListTopics',
+    ],
+  };
+
+  const allFunctions = () => [
+    ...OPERATIONS.map((op) => [op.handler, stack.functions.get(op.id)!] as const),
+    [DISPATCHER.handler, stack.delivery.dispatcher] as const,
+    [RECONCILER.handler, stack.reconciliation.reconciler] as const,
+  ];
+
+  it('lists every function: the seven operations, the dispatcher and the reconciler', () => {
+    expect(allFunctions().map(([name]) => name).sort()).toEqual(Object.keys(EXPECTED).sort());
+    expect(allFunctions()).toHaveLength(ofType('AWS::Lambda::Function').length);
+  });
+
+  it.each(Object.keys(EXPECTED))('%s may do exactly what is listed, on what is listed', (name) => {
+    const [, fn] = allFunctions().find(([handler]) => handler === name)!;
+    const labels = new Map<string, string>([
+      [JSON.stringify({ 'Fn::GetAtt': [logicalIdOf(stack, fn.logGroup), 'Arn'] }), 'own log group'],
+      [JSON.stringify({ 'Fn::GetAtt': [tableId(), 'Arn'] }), 'table'],
+      [JSON.stringify(topicArnPattern('webhooks')), 'topics webhooks-*'],
+      [JSON.stringify({ 'Fn::GetAtt': [logicalIdOf(stack, stack.delivery.eventsQueue), 'Arn'] }), 'events queue'],
+      [JSON.stringify('*'), '*'],
+    ]);
+    const roleId = logicalIdOf(stack, fn.role);
+
+    const granted = policyStatementsOf(roleId).map((statement) => {
+      const resource = labels.get(JSON.stringify(statement.Resource)) ?? JSON.stringify(statement.Resource);
+      const actions = [statement.Action].flat().sort().join(' ');
+      const condition = Object.entries((statement as { Condition?: Record<string, Record<string, string[]>> }).Condition ?? {})
+        .flatMap(([operator, keys]) => Object.entries(keys).map(([key, values]) => `${operator} ${key} ${[values].flat().join(',')}`))
+        .join(' and ');
+      return `${resource}: ${actions}${condition ? ` when ${condition}` : ''}`;
+    });
+
+    expect(granted.sort()).toEqual([...EXPECTED[name]!].sort());
+    expect(resources[roleId]!.Properties.ManagedPolicyArns).toBeUndefined();
+  });
+});
+
+describe('the HTTP API', () => {
+  it('has exactly one route per operation and path prefix', () => {
+    const routeKeys = ofType('AWS::ApiGatewayV2::Route').map(([, route]) => route.Properties.RouteKey);
+
+    expect(routeKeys.sort()).toEqual(OPERATIONS.flatMap((op) => op.paths.map((path) => `${op.method} ${path}`)).sort());
+    expect(routeKeys).toHaveLength(14);
+  });
+
+  it('checks tokens with one JWT authorizer: issuer and audience from the context', () => {
+    template.resourceCountIs('AWS::ApiGatewayV2::Authorizer', 1);
+    template.hasResourceProperties('AWS::ApiGatewayV2::Authorizer', {
+      AuthorizerType: 'JWT',
+      IdentitySource: ['$request.header.Authorization'],
+      JwtConfiguration: { Issuer: REQUIRED_CONTEXT.jwtIssuer, Audience: [REQUIRED_CONTEXT.jwtAudience] },
+    });
+  });
+
+  describe.each(OPERATIONS.map((op) => [op.id, op] as const))('%s', (_id, op) => {
+    it.each(op.paths.map((path) => [path]))('%s requires a JWT with the scope and reaches the function', (path) => {
+      const [, route] = ofType('AWS::ApiGatewayV2::Route').find(([, r]) => r.Properties.RouteKey === `${op.method} ${path}`)!;
+      const [authorizerId] = ofType('AWS::ApiGatewayV2::Authorizer')[0]!;
+
+      expect(route.Properties).toMatchObject({
+        AuthorizationType: 'JWT',
+        AuthorizerId: { Ref: authorizerId },
+        AuthorizationScopes: [op.scope],
+      });
+      const integrationId = route.Properties.Target['Fn::Join'][1][1].Ref;
+      expect(resources[integrationId]!.Properties).toMatchObject({
+        IntegrationType: 'AWS_PROXY',
+        PayloadFormatVersion: '2.0',
+        IntegrationUri: { 'Fn::GetAtt': [functionIdOf(op), 'Arn'] },
+      });
+    });
+  });
+
+  it('serves one auto-deployed $default stage, throttled, with JSON access logs', () => {
+    template.resourceCountIs('AWS::ApiGatewayV2::Stage', 1);
+    const [, stage] = ofType('AWS::ApiGatewayV2::Stage')[0]!;
+
+    expect(stage.Properties).toMatchObject({
+      StageName: '$default',
+      AutoDeploy: true,
+      DefaultRouteSettings: {
+        ThrottlingRateLimit: DEFAULT_SETTINGS.throttlingRateLimit,
+        ThrottlingBurstLimit: DEFAULT_SETTINGS.throttlingBurstLimit,
+      },
+    });
+    const logGroupId = stage.Properties.AccessLogSettings.DestinationArn['Fn::GetAtt'][0];
+    expect(resources[logGroupId]).toMatchObject({ Type: 'AWS::Logs::LogGroup', Properties: { RetentionInDays: 30 } });
+    expect(JSON.parse(stage.Properties.AccessLogSettings.Format)).toMatchObject({
+      requestId: '$context.requestId',
+      routeKey: '$context.routeKey',
+      status: '$context.status',
+      authorizerError: '$context.authorizer.error',
+      integrationError: '$context.integrationErrorMessage',
+    });
+  });
+
+  it('outputs the API URL and the table name', () => {
+    template.hasOutput('ApiUrl', { Value: { 'Fn::Join': ['', Match.arrayWith(['https://'])] } });
+    template.hasOutput('TableName', { Value: { Ref: tableId() } });
+  });
+});
+
+describe('AWS Solutions rules (cdk-nag)', () => {
+  it('find nothing that is not acknowledged', () => {
+    const report = new AwsSolutionsChecks().validateScope(stack);
+
+    expect(report.violations).toEqual([]);
+  });
+
+  it('acknowledge only the per-subscription topic wildcard on the roles that need it, and the delivery dead-letter queue, with reasons', () => {
+    const acknowledgments = stack.node
+      .findAll()
+      .flatMap((construct) =>
+        construct.node.metadata
+          .filter((entry) => entry.type === Validations.ACKNOWLEDGED_RULES_METADATA_KEY)
+          .flatMap((entry) => Object.entries(entry.data as Record<string, string>))
+          .map(([id, reason]) => ({ path: construct.node.path, id, reason })),
+      );
+
+    const wildcardId = 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:sns:<AWS::Region>:<AWS::AccountId>:webhooks-*]';
+    const acknowledged = acknowledgments.map(({ path, id }) => [path, id.replace(/^annotation::/i, '')]);
+    expect(acknowledged.sort()).toEqual(
+      [
+        ...OPERATIONS.filter((op) => OPERATION_PERMISSIONS[op.id].topics.length > 0).map((op) => [
+          `${STACK_NAME}/${op.handler}/Role`,
+          wildcardId,
+        ]),
+        [`${STACK_NAME}/Delivery/dispatchPortalEvents/Role`, wildcardId],
+        [`${STACK_NAME}/Reconciliation/reconcileTopics/Role`, wildcardId],
+        // ListTopics and ListSubscriptions have no resource type in IAM.
+        [`${STACK_NAME}/Reconciliation/reconcileTopics/Role`, 'AwsSolutions-IAM5[Resource::*]'],
+        // A dead-letter queue needs no dead-letter queue; cdk-nag cannot see the redrive policies SNS holds.
+        [`${STACK_NAME}/Delivery/DeliveryDeadLetters`, 'AwsSolutions-SQS3'],
+      ].sort(),
+    );
+    for (const { id, reason } of acknowledgments) {
+      const why = id.includes('Resource::*]') ? /no resource type in IAM.{40,}/ : id.includes('IAM5') ? /created at run time.{40,}/ : /redrive policy.{20,}/;
+      expect(reason).toMatch(why);
+    }
+  });
+
+  it('leave no error or warning annotations on the stack', () => {
+    expect(Annotations.fromStack(stack).findError('*', Match.anyValue())).toEqual([]);
+    expect(Annotations.fromStack(stack).findWarning('*', Match.anyValue())).toEqual([]);
+  });
+
+  it('stop the synth on a finding nobody acknowledged', () => {
+    const { app, stack: unsafe } = serviceApp({ bundle: false });
+    unsafe.functions.get('listSubscriptionsRoute')!.role.addToPolicy(new PolicyStatement({ actions: ['dynamodb:Scan'], resources: ['*'] }));
+
+    expect(() => app.synth()).toThrow(/AwsSolutions-IAM5\[Resource::\*\]/);
+  });
+});
+
+describe('the bundles', () => {
+  const sizes: Record<string, string> = {};
+  afterAll(() => console.log(`Bundle sizes (index.mjs + index.mjs.map):\n${JSON.stringify(sizes, null, 2)}`));
+
+  it.each(OPERATIONS.map((op) => [op.handler, op] as const))(
+    '%s holds the SNS client exactly when its operation calls SNS, the idempotency code only for create, the body parser only with a body and only its own body schema, and is ESM with a require shim',
+    (_handler, op) => {
+      const directory = bundleDirectoryOf(functionIdOf(op));
+      const code = readFileSync(join(directory, 'index.mjs'), 'utf8');
+      const kib = (file: string) => `${(statSync(join(directory, file)).size / 1024).toFixed(1)} KiB`;
+      sizes[op.handler] = `${kib('index.mjs')} + ${kib('index.mjs.map')}`;
+
+      const callsSns = OPERATION_PERMISSIONS[op.id].topics.length > 0;
+      expect(code.includes('SNSServiceException')).toBe(callsSns);
+      expect(code.includes('DynamoDBServiceException')).toBe(true);
+      expect(code.includes('IDEMPOTENCY_IN_PROGRESS')).toBe(op.id === 'createSubscriptionRoute');
+      // The JSON body parser only where the operation takes a body (list and delete ignore it).
+      const takesBody = !['listSubscriptionsRoute', 'deleteSubscriptionRoute'].includes(op.id);
+      expect(code.includes('request body is not valid JSON')).toBe(takesBody);
+      // Only its own body's rules: the event-list rules only where the body has events, the
+      // protocol's and name's only where the body has them; and no schema library (zod cost create
+      // about 9 ms of each cold start).
+      const takesEvents = ['createSubscriptionRoute', 'updateSubscriptionRoute'].includes(op.id);
+      expect(code.includes('must list at least one event kind')).toBe(takesEvents);
+      expect(code.includes('names a FIFO queue')).toBe(op.id === 'createSubscriptionRoute');
+      expect(code.includes('(case-insensitive)')).toBe(op.id === 'createSubscriptionRoute');
+      expect(code.includes('must not be empty')).toBe(['createSubscriptionRoute', 'renameSubscriptionRoute'].includes(op.id));
+      expect(code.includes('$ZodType')).toBe(false);
+      expect(code.includes('BatchProcessor')).toBe(false);
+      expect(code.split('\n', 1)[0]).toContain('createRequire');
+      expect(code).toMatch(/export\s*\{[^}]*\bhandler\b[^}]*\}/);
+      expect(code).toMatch(/sourceMappingURL=index\.mjs\.map\s*$/);
+      expect(statSync(join(directory, 'index.mjs')).size).toBeLessThan(1024 * 1024);
+    },
+  );
+
+  it('the reconciler holds the listings, the scan and topic creation, and none of the HTTP chain', () => {
+    const directory = bundleDirectoryOf(logicalIdOf(stack, stack.reconciliation.reconciler.function));
+    const code = readFileSync(join(directory, 'index.mjs'), 'utf8');
+    sizes.reconcileTopics = `${(statSync(join(directory, 'index.mjs')).size / 1024).toFixed(1)} KiB`;
+
+    for (const command of ['"ListTopics"', '"ListSubscriptions"', '"Scan"', '"CreateTopic"', '"DeleteTopic"']) {
+      expect({ command, bundled: code.includes(command) }).toEqual({ command, bundled: true });
+    }
+    expect(code.includes('IDEMPOTENCY_IN_PROGRESS')).toBe(false);
+    expect(code.includes('request body is not valid JSON')).toBe(false);
+    expect(code.includes('BatchProcessor')).toBe(false);
+  });
+
+  it('the dispatcher holds the batch processor and Publish, and none of the HTTP chain', () => {
+    const directory = bundleDirectoryOf(logicalIdOf(stack, stack.delivery.dispatcher.function));
+    const code = readFileSync(join(directory, 'index.mjs'), 'utf8');
+    sizes.dispatchPortalEvents = `${(statSync(join(directory, 'index.mjs')).size / 1024).toFixed(1)} KiB`;
+
+    expect(code.includes('BatchProcessor')).toBe(true);
+    // Commands keep their operation names through minification.
+    expect(code.includes('"Publish"')).toBe(true);
+    expect(code.includes('"CreateTopic"')).toBe(false);
+    expect(code.includes('IDEMPOTENCY_IN_PROGRESS')).toBe(false);
+    expect(code.includes('request body is not valid JSON')).toBe(false);
+  });
+});
+
+function bundleDirectoryOf(functionLogicalId: string): string {
+  return join(assemblyDirectory, resources[functionLogicalId]!.Metadata['aws:asset:path']);
+}
+
+/** Statements of the policies attached to a role. */
+function policyStatementsOf(roleLogicalId: string): { Action: string | string[]; Resource: unknown }[] {
+  return ofType('AWS::IAM::Policy')
+    .filter(([, policy]) => policy.Properties.Roles.some((role: { Ref: string }) => role.Ref === roleLogicalId))
+    .flatMap(([, policy]) => policy.Properties.PolicyDocument.Statement);
+}
+
+/** The actions granted on exactly this resource, sorted. */
+function actionsOn(statements: { Action: string | string[]; Resource: unknown }[], resource: unknown): string[] {
+  return statements
+    .filter((statement) => JSON.stringify(statement.Resource) === JSON.stringify(resource))
+    .flatMap((statement) => [statement.Action].flat())
+    .sort();
+}
+
+/** `arn:<partition>:sns:<region>:<account>:<prefix>-*` as the template writes it. */
+function topicArnPattern(prefix: string) {
+  return {
+    'Fn::Join': [
+      '',
+      ['arn:', { Ref: 'AWS::Partition' }, ':sns:', { Ref: 'AWS::Region' }, ':', { Ref: 'AWS::AccountId' }, `:${prefix}-*`],
+    ],
+  };
+}

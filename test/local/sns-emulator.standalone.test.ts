@@ -1,0 +1,74 @@
+/**
+ * The SNS emulator run on its own (`tsx infra/local/sns/emulator.ts`): it prints its endpoint,
+ * keeps its state in ${DATA_DIR}/sns.json, and stops cleanly on SIGTERM.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { CreateTopicCommand, ListTopicsCommand, SNSClient } from '@aws-sdk/client-sns';
+
+const repository = fileURLToPath(new URL('../..', import.meta.url));
+
+/** Starts the emulator script with tsx (on this same Node) and waits for the endpoint it prints. */
+async function startStandalone(env: Record<string, string>): Promise<{ child: ChildProcess; endpoint: string; output: () => string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'infra/local/sns/emulator.ts'], {
+    cwd: repository,
+    env: { ...process.env, SNS_PORT: '0', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const deadline = Date.now() + 20_000;
+  for (let poll = 0; poll < 1_000 && Date.now() < deadline; poll++) {
+    const match = /SNS emulator: (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
+    if (match) return { child, endpoint: match[1]!, output: () => output };
+    if (child.exitCode !== null) break;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  child.kill('SIGKILL');
+  throw new Error(`the standalone emulator did not print its endpoint:\n${output}`);
+}
+
+/** Sends SIGTERM and resolves with the exit code; SIGKILLs and fails if it takes over 5 s. */
+async function stop(child: ChildProcess): Promise<number | null> {
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  child.kill('SIGTERM');
+  let timer: NodeJS.Timeout | undefined;
+  const tooLate = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error('the standalone emulator did not stop within 5 s of SIGTERM'));
+    }, 5_000);
+  });
+  try {
+    return await Promise.race([exited, tooLate]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+let dataDir: string;
+beforeAll(async () => {
+  dataDir = await mkdtemp(join(tmpdir(), 'sns-emulator-standalone-'));
+});
+afterAll(async () => {
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+it('serves on the port it prints, keeps state in DATA_DIR/sns.json, and stops on SIGTERM', async () => {
+  const { child, endpoint, output } = await startStandalone({ DATA_DIR: dataDir, IN_MEMORY: '' });
+  const sns = new SNSClient({ endpoint, region: 'us-east-1', credentials: { accessKeyId: 'test', secretAccessKey: 'test' } });
+  try {
+    const { TopicArn } = await sns.send(new CreateTopicCommand({ Name: 'standalone' }));
+    expect((await sns.send(new ListTopicsCommand({}))).Topics).toEqual([{ TopicArn }]);
+    const state = JSON.parse(await readFile(join(dataDir, 'sns.json'), 'utf8'));
+    expect(state.topics.map((topic: { arn: string }) => topic.arn)).toEqual([TopicArn]);
+  } finally {
+    sns.destroy();
+    expect(await stop(child)).toBe(0);
+  }
+  expect(output()).toContain('SIGTERM');
+}, 40_000);

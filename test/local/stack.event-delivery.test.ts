@@ -1,0 +1,340 @@
+/**
+ * Delivery as an integrator sees it (DESIGN.md §9), over HTTP against the local stack: portal
+ * events put on the event bus with the EventBridge SDK or the AWS CLI reach exactly the
+ * activated subscriptions of their portal that chose their kind; status and events changed
+ * through the API change what arrives; SNS's filter policies hold against anyone publishing;
+ * the test event, confirmation state, retries and dead letters behave as the README says.
+ */
+import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
+import { PublishCommand, SNSClient } from '@aws-sdk/client-sns';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { localDeliveryDeadLetterQueueArn } from '../../infra/aws/local-account';
+import { LOCAL_CREDENTIALS } from '../../infra/local/local-stack';
+import type { OAuthClient } from '../../infra/local/auth/clients';
+import { HTTP_DELIVERY_POLICY } from '../../shared/subscriptions/delivery-policy';
+import { API_PREFIXES } from '../../shared/operations';
+import { call, startTestStack, TEST_CLIENTS, type TestStack, tokenFor } from '../support/local-stack-client';
+import { waitFor } from '../support/wait-for';
+import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver';
+import { awsCliEnvironment } from '../support/aws-cli-env';
+
+const API = API_PREFIXES[0];
+const CREATE = 'asset_bank.media.create';
+const UPDATED = 'asset_bank.media.updated';
+const DELETED = 'asset_bank.media.deleted';
+
+let local: TestStack;
+let receiver: WebhookReceiver;
+let events: EventBridgeClient;
+let sns: SNSClient;
+const tokens = new Map<string, string>();
+
+beforeAll(async () => {
+  receiver = await startWebhookReceiver();
+  // SNS's retries with compressed time: a delivery policy's 12 retries take well under a second.
+  local = await startTestStack({ eventsPort: 0, eventRetryDelayMs: 50, snsDelivery: { deliveryBackoffMs: 5 } });
+  const { stack } = local;
+  events = new EventBridgeClient({ endpoint: stack.events.endpoint, region: stack.region, credentials: LOCAL_CREDENTIALS });
+  sns = new SNSClient({ endpoint: stack.sns.endpoint, region: stack.region, credentials: LOCAL_CREDENTIALS });
+}, 90_000);
+
+// Each portal may hold 10 subscriptions: every test starts from empty portals.
+afterEach(async () => {
+  for (const client of [TEST_CLIENTS.alphaAdmin, TEST_CLIENTS.betaAdmin]) {
+    const listed = await call(local.stack, 'GET', `${API}/list`, { token: await token(client) });
+    for (const { configId } of listed.body.configs as { configId: string }[]) {
+      const deleted = await call(local.stack, 'DELETE', `${API}/${configId}`, { token: await token(client) });
+      expect(deleted.status).toBe(200);
+    }
+  }
+});
+
+afterAll(async () => {
+  events?.destroy();
+  sns?.destroy();
+  await local?.stop();
+  await receiver?.close();
+});
+
+async function token(client: OAuthClient): Promise<string> {
+  if (!tokens.has(client.clientId)) tokens.set(client.clientId, await tokenFor(local.stack, client));
+  return tokens.get(client.clientId)!;
+}
+
+interface Created {
+  configId: string;
+  topicArn: string;
+  subscriptionArn: string;
+  path: string;
+}
+
+/** Creates an http subscription to the receiver at `/hooks/<label>` and waits until it is confirmed. */
+async function subscribe(client: OAuthClient, label: string, kinds: string[], { confirm = true } = {}): Promise<Created> {
+  const path = `/hooks/${label}-${Math.random().toString(36).slice(2, 8)}`;
+  if (!confirm) receiver.unconfirmedPaths.add(path);
+  const created = await call(local.stack, 'POST', API, {
+    token: await token(client),
+    body: { name: label, protocol: 'http', endpoint: receiver.url + path, events: kinds },
+  });
+  expect(created.status).toBe(200);
+  const record = { ...created.body.record, path } as Created;
+  if (confirm) await waitFor(`${label} confirmed`, async () => ((await isListedConfirmed(client, record.configId)) ? true : undefined));
+  return record;
+}
+
+async function isListedConfirmed(client: OAuthClient, configId: string): Promise<boolean> {
+  const listed = await call(local.stack, 'GET', `${API}/list`, { token: await token(client) });
+  return listed.body.configs.find((entry: { configId: string }) => entry.configId === configId)?.confirmed === true;
+}
+
+/** Puts portal events on the bus as a platform service would; answers their EventBridge ids. */
+async function putPortalEvents(...entries: { kind: string; portalId: string; data?: Record<string, unknown> }[]): Promise<string[]> {
+  const answer = await events.send(
+    new PutEventsCommand({
+      Entries: entries.map(({ kind, portalId, data = {} }) => ({
+        EventBusName: local.stack.eventBusName,
+        Source: 'portal.events',
+        DetailType: kind,
+        Detail: JSON.stringify({ portalId, ...data }),
+      })),
+    }),
+  );
+  expect(answer.FailedEntryCount).toBe(0);
+  return answer.Entries!.map((entry) => entry.EventId!);
+}
+
+/** Waits until the dispatcher has worked through everything queued (so every Publish was made). */
+async function dispatched(): Promise<void> {
+  await waitFor('the event queue to drain', () => (local.stack.eventQueue.depth === 0 ? true : undefined));
+}
+
+/** What the SNS emulator handed to subscribers (recorded at Publish time, before any HTTP POST). */
+async function recordedDeliveries(): Promise<{ subscriptionArn: string; type: string; body: string }[]> {
+  const response = await fetch(`${local.stack.sns.endpoint}/_emulator/deliveries`, { signal: AbortSignal.timeout(5_000) });
+  return ((await response.json()) as { deliveries: { subscriptionArn: string; type: string; body: string }[] }).deliveries;
+}
+
+/** The subscriptions an event was handed to, by event id. */
+async function recipientsOf(eventId: string, subscriptions: Created[]): Promise<Created[]> {
+  const deliveries = await recordedDeliveries();
+  return subscriptions.filter((subscription) =>
+    deliveries.some(
+      (delivery) =>
+        delivery.subscriptionArn === subscription.subscriptionArn &&
+        delivery.type === 'Notification' &&
+        JSON.parse(JSON.parse(delivery.body).Message).eventId === eventId,
+    ),
+  );
+}
+
+async function arrivedAt(subscription: Created, eventId: string) {
+  return waitFor(`event ${eventId} at ${subscription.path}`, () =>
+    receiver.notificationsAt(subscription.path).find((entry) => entry.message?.eventId === eventId),
+  );
+}
+
+async function setStatus(client: OAuthClient, configId: string, status: 0 | 1) {
+  const answer = await call(local.stack, 'PUT', `${API}/activate`, { token: await token(client), body: { config_id: configId, status } });
+  expect(answer.status).toBe(200);
+}
+
+describe('portal events put on the bus', () => {
+  it('reach exactly the activated subscriptions of their portal that chose their kind, in the documented shape', async () => {
+    const { alphaAdmin, betaAdmin } = TEST_CLIENTS;
+    const alphaCreate = await subscribe(alphaAdmin, 'alpha-create', [CREATE]);
+    const alphaBoth = await subscribe(alphaAdmin, 'alpha-both', [CREATE, UPDATED]);
+    const alphaDeleted = await subscribe(alphaAdmin, 'alpha-deleted', [DELETED]);
+    const alphaOff = await subscribe(alphaAdmin, 'alpha-off', [CREATE, UPDATED, DELETED]);
+    await setStatus(alphaAdmin, alphaOff.configId, 0);
+    const betaCreate = await subscribe(betaAdmin, 'beta-create', [CREATE]);
+    const all = [alphaCreate, alphaBoth, alphaDeleted, alphaOff, betaCreate];
+
+    const [created, updated, betaEvent] = await putPortalEvents(
+      { kind: CREATE, portalId: 'portal-alpha', data: { mediaId: 'm-1', size: 42 } },
+      { kind: UPDATED, portalId: 'portal-alpha', data: { mediaId: 'm-2' } },
+      { kind: CREATE, portalId: 'portal-beta', data: { mediaId: 'm-3' } },
+    );
+    await dispatched();
+
+    expect(await recipientsOf(created!, all)).toEqual([alphaCreate, alphaBoth]);
+    expect(await recipientsOf(updated!, all)).toEqual([alphaBoth]);
+    expect(await recipientsOf(betaEvent!, all)).toEqual([betaCreate]);
+
+    const arrival = await arrivedAt(alphaCreate, created!);
+    const eventTime = arrival.message.occurredAt;
+    expect(arrival.message).toEqual({
+      event: CREATE,
+      portalId: 'portal-alpha',
+      configId: alphaCreate.configId,
+      occurredAt: eventTime,
+      eventId: created,
+      data: { mediaId: 'm-1', size: 42 },
+    });
+    expect(new Date(eventTime).toISOString()).toBe(eventTime);
+    expect(arrival.envelope.MessageAttributes).toEqual({ event: { Type: 'String', Value: CREATE } });
+    expect(arrival.headers['content-type']).toBe('application/json');
+    await arrivedAt(alphaBoth, created!);
+    await arrivedAt(alphaBoth, updated!);
+    expect((await arrivedAt(betaCreate, betaEvent!)).message.portalId).toBe('portal-beta');
+  });
+
+  it('stop reaching a deactivated subscription and reach it again once it is activated', async () => {
+    const { alphaAdmin } = TEST_CLIENTS;
+    const subscription = await subscribe(alphaAdmin, 'toggle', [CREATE]);
+
+    await setStatus(alphaAdmin, subscription.configId, 0);
+    const [whileOff] = await putPortalEvents({ kind: CREATE, portalId: 'portal-alpha' });
+    await dispatched();
+    expect(await recipientsOf(whileOff!, [subscription])).toEqual([]);
+
+    await setStatus(alphaAdmin, subscription.configId, 1);
+    const [whileOn] = await putPortalEvents({ kind: CREATE, portalId: 'portal-alpha' });
+    await arrivedAt(subscription, whileOn!);
+    expect(receiver.notificationsAt(subscription.path).map((entry) => entry.message.eventId)).toEqual([whileOn]);
+  });
+
+  it('follow an event list replaced by update', async () => {
+    const { alphaAdmin } = TEST_CLIENTS;
+    const subscription = await subscribe(alphaAdmin, 'update', [CREATE]);
+    const replaced = await call(local.stack, 'PUT', API, {
+      token: await token(alphaAdmin),
+      body: { config_id: subscription.configId, events: [DELETED] },
+    });
+    expect(replaced.status).toBe(200);
+
+    const [create, deleted] = await putPortalEvents({ kind: CREATE, portalId: 'portal-alpha' }, { kind: DELETED, portalId: 'portal-alpha' });
+    await arrivedAt(subscription, deleted!);
+    await dispatched();
+    expect(await recipientsOf(create!, [subscription])).toEqual([]);
+    expect(receiver.notificationsAt(subscription.path).map((entry) => entry.message.eventId)).toEqual([deleted]);
+  });
+
+  it('can be put with the AWS CLI, as the README shows', async () => {
+    const { alphaAdmin } = TEST_CLIENTS;
+    const subscription = await subscribe(alphaAdmin, 'cli', [DELETED]);
+    const entries = JSON.stringify([
+      {
+        EventBusName: local.stack.eventBusName,
+        Source: 'portal.events',
+        DetailType: DELETED,
+        Detail: JSON.stringify({ portalId: 'portal-alpha', mediaId: 'm-cli' }),
+      },
+    ]);
+    const output = await awsCli('events', 'put-events', '--entries', entries, '--endpoint-url', local.stack.events.endpoint);
+    expect(output.FailedEntryCount).toBe(0);
+    const arrival = await arrivedAt(subscription, output.Entries[0].EventId);
+    expect(arrival.message.data).toEqual({ mediaId: 'm-cli' });
+  });
+});
+
+describe('SNS filter policies', () => {
+  it('keep a message published straight to a topic with a kind the subscription did not choose from its endpoint', async () => {
+    const { alphaAdmin } = TEST_CLIENTS;
+    const subscription = await subscribe(alphaAdmin, 'direct', [CREATE]);
+    const publish = (kind: string) =>
+      sns.send(
+        new PublishCommand({
+          TopicArn: subscription.topicArn,
+          Message: JSON.stringify({ event: kind, by: 'someone else' }),
+          MessageAttributes: { event: { DataType: 'String', StringValue: kind } },
+        }),
+      );
+    const refused = await publish(DELETED);
+    const admitted = await publish(CREATE);
+    const deliveries = await recordedDeliveries();
+    const notificationIds = deliveries
+      .filter((delivery) => delivery.subscriptionArn === subscription.subscriptionArn && delivery.type === 'Notification')
+      .map((delivery) => JSON.parse(delivery.body).MessageId);
+    expect(notificationIds).toEqual([admitted.MessageId]);
+    expect(notificationIds).not.toContain(refused.MessageId);
+    await waitFor('the admitted message', () =>
+      receiver.notificationsAt(subscription.path).find((entry) => entry.envelope.MessageId === admitted.MessageId),
+    );
+    expect(receiver.notificationsAt(subscription.path).map((entry) => entry.envelope.MessageId)).toEqual([admitted.MessageId]);
+  });
+});
+
+describe('POST /test', () => {
+  it('sends one webhooks.test message, also to a deactivated subscription, and answers its message id', async () => {
+    const { alphaAdmin } = TEST_CLIENTS;
+    const subscription = await subscribe(alphaAdmin, 'test-event', [DELETED]);
+    await setStatus(alphaAdmin, subscription.configId, 0);
+    for (const prefix of API_PREFIXES) {
+      const answer = await call(local.stack, 'POST', `${prefix}/test`, {
+        token: await token(alphaAdmin),
+        body: { config_id: subscription.configId },
+      });
+      expect(answer.status).toBe(200);
+      expect(answer.body).toEqual({ success: true, message: 'Test event sent.', messageId: expect.any(String) });
+      const arrival = await waitFor('the test event', () =>
+        receiver.notificationsAt(subscription.path).find((entry) => entry.envelope.MessageId === answer.body.messageId),
+      );
+      expect(arrival.message).toMatchObject({ event: 'webhooks.test', portalId: 'portal-alpha', configId: subscription.configId });
+    }
+  });
+
+  it("answers another portal's subscription with the same 400 as an unknown one", async () => {
+    const subscription = await subscribe(TEST_CLIENTS.alphaAdmin, 'foreign', [CREATE]);
+    const foreign = await call(local.stack, 'POST', `${API}/test`, {
+      token: await token(TEST_CLIENTS.betaAdmin),
+      body: { config_id: subscription.configId },
+    });
+    expect(foreign.status).toBe(400);
+    expect(foreign.body.code).toBe('SUBSCRIPTION_NOT_FOUND');
+    expect(receiver.notificationsAt(subscription.path)).toEqual([]);
+  });
+});
+
+describe('confirmation, retries and dead letters', () => {
+  it('lists and creates a subscription unconfirmed until its endpoint visits SubscribeURL', async () => {
+    const { alphaAdmin } = TEST_CLIENTS;
+    const subscription = await subscribe(alphaAdmin, 'pending', [CREATE], { confirm: false });
+    const created = await call(local.stack, 'GET', `${API}/list`, { token: await token(alphaAdmin) });
+    expect(created.body.configs.find((entry: { configId: string }) => entry.configId === subscription.configId).confirmed).toBe(false);
+
+    const confirmation = await waitFor('the SubscriptionConfirmation', () =>
+      receiver.received.find((entry) => entry.path === subscription.path && entry.envelope.Type === 'SubscriptionConfirmation'),
+    );
+    expect(await isListedConfirmed(alphaAdmin, subscription.configId)).toBe(false);
+    const visit = await fetch(confirmation.envelope.SubscribeURL, { signal: AbortSignal.timeout(5_000) });
+    expect(visit.status).toBe(200);
+    expect(await isListedConfirmed(alphaAdmin, subscription.configId)).toBe(true);
+  });
+
+  it('retries a receiver that answers 500 as the delivery policy says, then keeps the message as a dead letter', async () => {
+    const { alphaAdmin } = TEST_CLIENTS;
+    const subscription = await subscribe(alphaAdmin, 'failing', [CREATE]);
+    receiver.failingPaths.add(subscription.path);
+    const [eventId] = await putPortalEvents({ kind: CREATE, portalId: 'portal-alpha', data: { mediaId: 'm-dead' } });
+
+    const deadLetter = await waitFor('the dead letter', async () => {
+      const response = await fetch(`${local.stack.sns.endpoint}/_emulator/dead-letters`, { signal: AbortSignal.timeout(5_000) });
+      const { deadLetters } = (await response.json()) as { deadLetters: { subscriptionArn: string; body: string }[] };
+      return deadLetters.find((letter: { subscriptionArn: string }) => letter.subscriptionArn === subscription.subscriptionArn);
+    });
+    const attempts = HTTP_DELIVERY_POLICY.healthyRetryPolicy.numRetries + 1;
+    expect(receiver.notificationsAt(subscription.path).filter((entry) => entry.message.eventId === eventId)).toHaveLength(attempts);
+    expect(deadLetter).toMatchObject({
+      deadLetterTargetArn: localDeliveryDeadLetterQueueArn(local.stack.region),
+      topicArn: subscription.topicArn,
+      attempts,
+      reason: 'HTTP 500',
+    });
+    expect(JSON.parse(JSON.parse(deadLetter.body).Message)).toMatchObject({ eventId, data: { mediaId: 'm-dead' } });
+  });
+});
+
+const cliEnv = awsCliEnvironment();
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the CLI's JSON output
+async function awsCli(...args: string[]): Promise<any> {
+  try {
+    const { stdout } = await promisify(execFile)('aws', [...args, '--output', 'json'], { env: cliEnv, timeout: 30_000 });
+    return JSON.parse(stdout);
+  } catch (error) {
+    const failure = error as NodeJS.ErrnoException & { stderr?: string };
+    if (failure.code === 'ENOENT') throw new Error('The AWS CLI (`aws`) is not installed or not on PATH; this test needs it.');
+    throw new Error(`aws ${args.slice(0, 2).join(' ')} failed: ${failure.stderr ?? failure.message}`);
+  }
+}

@@ -1,0 +1,416 @@
+/**
+ * Creates with an Idempotency-Key header: a repeated key answers the first record again and
+ * creates nothing more, for 24 hours, per portal; the same key with another body is refused;
+ * without the header nothing changes. Only successes are remembered.
+ */
+import { createHash } from 'node:crypto';
+import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { dynamoDbClient } from '../../shared/aws/dynamodb';
+import { snsClient } from '../../shared/aws/sns';
+import { IDEMPOTENCY_WINDOW_SECONDS } from '../../shared/http/idempotency';
+import { IDEMPOTENCY_EXPIRY_ATTRIBUTE, idempotencyPartitionOf, TABLE_KEYS } from '../../shared/subscriptions/table';
+import { type ApiAnswer, call, freshPortal, newSubscription } from '../support/api';
+import { inspectDb, portalItems, portalTopicArns, subscriptionItems } from '../support/aws-state';
+import { injectFault } from '../support/faults';
+import { TEST_ENV } from '../support/test-env';
+
+const PARTITION = idempotencyPartitionOf('createSubscriptionRoute');
+
+let cleanups: (() => void)[] = [];
+afterEach(() => {
+  for (const cleanup of cleanups) cleanup();
+  cleanups = [];
+});
+
+function create(portalId: string, key: string | undefined, body: unknown = newSubscription()): Promise<ApiAnswer> {
+  return call('createSubscriptionRoute', { portalId, body, headers: key === undefined ? {} : { 'idempotency-key': key } });
+}
+
+const freshKey = () => `key-${crypto.randomUUID()}`;
+
+/**
+ * The stored record of a portal's key. Its sort key is derived as Powertools' idempotency
+ * persistence layer derives it (the layout the service keeps): `<prefix>#<base64 SHA-256 of the JSON of the key's parts>`, here
+ * [portal, key]; so finding it here also shows that the portal is part of the key.
+ */
+async function idempotencyRecordOf(portalId: string, key: string) {
+  const hash = createHash('sha256').update(JSON.stringify([portalId, key])).digest('base64');
+  const { Item } = await inspectDb.send(
+    new GetCommand({
+      TableName: TEST_ENV.TABLE_NAME,
+      Key: { [TABLE_KEYS.partitionKey]: PARTITION, [TABLE_KEYS.sortKey]: `createSubscriptionRoute#${hash}` },
+      ConsistentRead: true,
+    }),
+  );
+  return Item;
+}
+
+async function idempotencyRecordCount(): Promise<number> {
+  let count = 0;
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await inspectDb.send(
+      new QueryCommand({
+        TableName: TEST_ENV.TABLE_NAME,
+        KeyConditionExpression: '#pk = :pk',
+        ExpressionAttributeNames: { '#pk': TABLE_KEYS.partitionKey },
+        ExpressionAttributeValues: { ':pk': PARTITION },
+        ConsistentRead: true,
+        ExclusiveStartKey: startKey,
+        Select: 'COUNT',
+      }),
+    );
+    count += page.Count ?? 0;
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  return count;
+}
+
+async function expectOneSubscription(portalId: string, answer: ApiAnswer) {
+  const records = await subscriptionItems(portalId);
+  expect(records.map((record) => record.configId)).toEqual([answer.body.record.configId]);
+  expect(await portalTopicArns(portalId)).toEqual([answer.body.record.topicArn]);
+}
+
+/**
+ * Holds every command of `client` matching `pattern` until released: a request that reaches
+ * one stays in progress for as long as the test wants.
+ */
+function holdCommands(client: typeof snsClient, pattern: RegExp) {
+  let release!: () => void;
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  let reached!: () => void;
+  const isReached = new Promise<void>((resolve) => (reached = resolve));
+  const name = `hold-${pattern.source}-${Math.random().toString(36).slice(2)}`;
+  client.middlewareStack.add(
+    (next, context) => async (args) => {
+      if (pattern.test(context.commandName ?? '')) {
+        reached();
+        await gate;
+      }
+      return next(args);
+    },
+    { step: 'initialize', name, override: true },
+  );
+  cleanups.push(() => {
+    release();
+    client.middlewareStack.remove(name);
+  });
+  return { reached: isReached, release };
+}
+
+describe('a create with an Idempotency-Key', () => {
+  it('answers a repeated key with the first answer byte for byte, and creates one subscription and one topic', async () => {
+    const portalId = freshPortal('idem');
+    const key = freshKey();
+
+    const first = await create(portalId, key);
+    const second = await create(portalId, key);
+    const third = await create(portalId, key);
+
+    expect(first.statusCode).toBe(200);
+    expect(first.body).toMatchObject({ success: true, record: { configId: expect.any(String), topicArn: expect.any(String) } });
+    expect(second).toEqual(first);
+    expect(third).toEqual(first);
+    // Field order included: what the README promises is exactly the first answer.
+    expect(second.text).toBe(first.text);
+    expect(third.text).toBe(first.text);
+    await expectOneSubscription(portalId, first);
+  });
+
+  it('keeps the record in its own partition, for at least 24 hours, out of the portal and its list', async () => {
+    const portalId = freshPortal('idem');
+    const key = freshKey();
+    const before = Math.floor(Date.now() / 1000);
+
+    const answer = await create(portalId, key);
+
+    expect(answer.statusCode).toBe(200);
+    const record = await idempotencyRecordOf(portalId, key);
+    expect(record).toMatchObject({ [TABLE_KEYS.partitionKey]: PARTITION, status: 'COMPLETED' });
+    expect(IDEMPOTENCY_WINDOW_SECONDS).toBeGreaterThanOrEqual(86_400);
+    expect(record![IDEMPOTENCY_EXPIRY_ATTRIBUTE]).toBeGreaterThanOrEqual(before + 86_400);
+    expect(record![IDEMPOTENCY_EXPIRY_ATTRIBUTE]).toBeLessThanOrEqual(Math.ceil(Date.now() / 1000) + 86_400);
+    // The portal's partition holds its subscription and its counter, nothing else.
+    expect((await portalItems(portalId)).map((item) => item.sk).sort()).toEqual(
+      ['portal', `subscription#${answer.body.record.configId}`].sort(),
+    );
+    const list = await call('listSubscriptionsRoute', { portalId });
+    expect(list.body.configs.map((config: { configId: string }) => config.configId)).toEqual([answer.body.record.configId]);
+  });
+
+  it('refuses the same key with a different body with a 400, and still answers the first body with its record', async () => {
+    const portalId = freshPortal('idem');
+    const key = freshKey();
+    const first = await create(portalId, key, newSubscription({ name: 'First' }));
+
+    const other = await create(portalId, key, newSubscription({ name: 'Second' }));
+    const again = await create(portalId, key, newSubscription({ name: 'First' }));
+
+    expect(other.statusCode).toBe(400);
+    expect(other.body).toEqual({
+      success: false,
+      code: 'IDEMPOTENCY_KEY_REUSED',
+      message: expect.stringMatching(/^This Idempotency-Key was already used with a different request body/),
+    });
+    expect(again).toEqual(first);
+    await expectOneSubscription(portalId, first);
+  });
+
+  it('compares bodies as validated, not as formatted: key order, spacing and letter case of the protocol do not matter', async () => {
+    const portalId = freshPortal('idem');
+    const key = freshKey();
+    const first = await create(portalId, key, newSubscription());
+
+    const { name, endpoint, events } = newSubscription();
+    const reformatted = JSON.stringify({ events, protocol: 'HTTPS', endpoint, name: `  ${name} ` }, null, 2);
+    const again = await create(portalId, key, reformatted);
+
+    expect(again).toEqual(first);
+    await expectOneSubscription(portalId, first);
+  });
+
+  it('keeps keys of different portals apart: the same key in two portals makes two records', async () => {
+    const [portalA, portalB] = [freshPortal('idem-a'), freshPortal('idem-b')];
+    const key = freshKey();
+
+    const a = await create(portalA, key);
+    const b = await create(portalB, key);
+
+    expect(a.statusCode).toBe(200);
+    expect(b.statusCode).toBe(200);
+    expect(b.body.record.configId).not.toBe(a.body.record.configId);
+    expect(b.body.record.portalId).toBe(portalB);
+    await expectOneSubscription(portalA, a);
+    await expectOneSubscription(portalB, b);
+    expect(await create(portalA, key)).toEqual(a);
+    expect(await create(portalB, key)).toEqual(b);
+    const [recordA, recordB] = [await idempotencyRecordOf(portalA, key), await idempotencyRecordOf(portalB, key)];
+    expect(recordA?.sk).toBeDefined();
+    expect(recordB?.sk).toBeDefined();
+    expect(recordA!.sk).not.toBe(recordB!.sk);
+  });
+
+  it('answers 409 IDEMPOTENCY_IN_PROGRESS to a repeat while the first is still running, then the record', async () => {
+    const portalId = freshPortal('idem');
+    const key = freshKey();
+    const hold = holdCommands(snsClient, /^CreateTopic/);
+
+    const firstAnswer = create(portalId, key);
+    await hold.reached;
+    const whileRunning = await create(portalId, key);
+    hold.release();
+    const first = await firstAnswer;
+    const after = await create(portalId, key);
+
+    expect(whileRunning.statusCode).toBe(409);
+    expect(whileRunning.body).toEqual({
+      success: false,
+      code: 'IDEMPOTENCY_IN_PROGRESS',
+      message: expect.stringMatching(/still being processed; retry shortly/),
+    });
+    expect(first.statusCode).toBe(200);
+    expect(after).toEqual(first);
+    await expectOneSubscription(portalId, first);
+  });
+
+  it('creates exactly one subscription for simultaneous requests with the same key; the others get it or 409', async () => {
+    const portalId = freshPortal('idem');
+    const key = freshKey();
+
+    const answers = await Promise.all(Array.from({ length: 6 }, () => create(portalId, key)));
+
+    const created = answers.filter((answer) => answer.statusCode === 200);
+    expect(created.length).toBeGreaterThanOrEqual(1);
+    for (const answer of created) expect(answer).toEqual(created[0]);
+    for (const answer of answers.filter((candidate) => candidate.statusCode !== 200)) {
+      expect(answer.statusCode).toBe(409);
+      expect(answer.body.code).toBe('IDEMPOTENCY_IN_PROGRESS');
+    }
+    await expectOneSubscription(portalId, created[0]!);
+    expect(await create(portalId, key)).toEqual(created[0]);
+  });
+
+  describe('does not remember what did not succeed', () => {
+    it('a create that failed on SNS: the retry with the same key creates it', async () => {
+      const portalId = freshPortal('idem');
+      const key = freshKey();
+      const removeFault = injectFault(snsClient, /^CreateTopic/);
+      cleanups.push(removeFault);
+
+      const failed = await create(portalId, key);
+      removeFault();
+      const retry = await create(portalId, key);
+
+      expect(failed.statusCode).toBe(503);
+      expect(failed.body.code).toBe('SERVICE_UNAVAILABLE');
+      expect(retry.statusCode).toBe(200);
+      await expectOneSubscription(portalId, retry);
+      expect(await create(portalId, key)).toEqual(retry);
+    });
+
+    it('a create refused because the portal was full: the retry after a delete creates it', async () => {
+      const portalId = freshPortal('idem-full');
+      const ids: string[] = [];
+      for (let i = 0; i < Number(TEST_ENV.MAX_SUBSCRIPTIONS_PER_PORTAL); i++) {
+        const answer = await create(portalId, undefined, newSubscription({ name: `hook ${i}` }));
+        expect(answer.statusCode).toBe(200);
+        ids.push(answer.body.record.configId);
+      }
+      const key = freshKey();
+
+      const refused = await create(portalId, key);
+      expect(refused.statusCode).toBe(400);
+      expect(refused.body.code).toBe('SUBSCRIPTION_LIMIT_REACHED');
+      expect(await idempotencyRecordOf(portalId, key)).toBeUndefined();
+
+      expect((await call('deleteSubscriptionRoute', { portalId, configId: ids[0] })).statusCode).toBe(200);
+      const retry = await create(portalId, key);
+      expect(retry.statusCode).toBe(200);
+      expect(await subscriptionItems(portalId)).toHaveLength(10);
+      expect(await create(portalId, key)).toEqual(retry);
+    });
+
+    it('a request refused by validation never touches the key', async () => {
+      const portalId = freshPortal('idem');
+      const key = freshKey();
+
+      const invalid = await create(portalId, key, newSubscription({ events: [] }));
+
+      expect(invalid.statusCode).toBe(400);
+      expect(invalid.body.code).toBe('INVALID_REQUEST');
+      expect(await idempotencyRecordOf(portalId, key)).toBeUndefined();
+      expect((await create(portalId, key)).statusCode).toBe(200);
+    });
+  });
+
+  describe('when the idempotency store fails', () => {
+    it('answers 503 and creates nothing when the key cannot be taken', async () => {
+      const portalId = freshPortal('idem');
+      const key = freshKey();
+      cleanups.push(injectFault(dynamoDbClient, /^PutItem/));
+
+      const answer = await create(portalId, key);
+
+      expect(answer.statusCode).toBe(503);
+      expect(answer.body).toEqual({ success: false, code: 'SERVICE_UNAVAILABLE', message: expect.any(String) });
+      expect(await subscriptionItems(portalId)).toEqual([]);
+      expect(await portalTopicArns(portalId)).toEqual([]);
+    });
+
+    it('still answers the created record when only storing it for the key failed', async () => {
+      const portalId = freshPortal('idem');
+      const key = freshKey();
+      cleanups.push(injectFault(dynamoDbClient, /^UpdateItem/));
+
+      const answer = await create(portalId, key);
+
+      expect(answer.statusCode).toBe(200);
+      await expectOneSubscription(portalId, answer);
+      // The key stays taken (in progress) until its lease, the function's timeout, runs out.
+      expect((await create(portalId, key)).statusCode).toBe(409);
+    });
+
+    it('a failed create whose key could not be freed holds it only until its lease ends, then the retry creates it', async () => {
+      const portalId = freshPortal('idem');
+      const key = freshKey();
+      const removeSnsFault = injectFault(snsClient, /^CreateTopic/);
+      const removeDeleteFault = injectFault(dynamoDbClient, /^DeleteItem/);
+      cleanups.push(removeSnsFault, removeDeleteFault);
+
+      const failed = await create(portalId, key);
+      removeSnsFault();
+      removeDeleteFault();
+      const whileLeased = await create(portalId, key);
+      // The lease is the function's remaining time (seconds); let it run out rather than wait.
+      const record = await idempotencyRecordOf(portalId, key);
+      expect(record).toMatchObject({ status: 'INPROGRESS', in_progress_expiration: expect.any(Number) });
+      await inspectDb.send(
+        new UpdateCommand({
+          TableName: TEST_ENV.TABLE_NAME,
+          Key: { [TABLE_KEYS.partitionKey]: PARTITION, [TABLE_KEYS.sortKey]: record![TABLE_KEYS.sortKey] },
+          UpdateExpression: 'SET in_progress_expiration = :past',
+          ExpressionAttributeValues: { ':past': Date.now() - 1 },
+        }),
+      );
+      const retry = await create(portalId, key);
+
+      expect([failed.statusCode, whileLeased.statusCode, retry.statusCode]).toEqual([503, 409, 200]);
+      await expectOneSubscription(portalId, retry);
+      expect(await create(portalId, key)).toEqual(retry);
+    });
+  });
+});
+
+describe('a create without an Idempotency-Key', () => {
+  it('is not deduplicated and writes no idempotency record', async () => {
+    const portalId = freshPortal('idem-none');
+    const recordsBefore = await idempotencyRecordCount();
+
+    const first = await create(portalId, undefined);
+    const second = await create(portalId, undefined);
+
+    expect(first.statusCode).toBe(200);
+    expect(second.statusCode).toBe(200);
+    expect(second.body.record.configId).not.toBe(first.body.record.configId);
+    expect(await subscriptionItems(portalId)).toHaveLength(2);
+    expect(await portalTopicArns(portalId)).toHaveLength(2);
+    expect(await idempotencyRecordCount()).toBe(recordsBefore);
+  });
+});
+
+describe('the Idempotency-Key header', () => {
+  it.each([
+    ['empty', ''],
+    ['only spaces', '   '],
+    ['longer than 255 characters', 'k'.repeat(256)],
+    ['not ASCII', 'clé-1'],
+    ['a control character', 'key\t1'],
+  ])('is refused with a 400 when %s, and nothing is created', async (_case, key) => {
+    const portalId = freshPortal('idem-bad');
+
+    const answer = await create(portalId, key);
+
+    expect(answer.statusCode).toBe(400);
+    expect(answer.body).toEqual({
+      success: false,
+      code: 'INVALID_IDEMPOTENCY_KEY',
+      message: expect.stringMatching(/^The Idempotency-Key header must be 1-255 printable ASCII characters/),
+    });
+    expect(await subscriptionItems(portalId)).toEqual([]);
+  });
+
+  it('may be 255 printable characters, spaces and punctuation included', async () => {
+    const portalId = freshPortal('idem');
+    const key = `a b!"#$%&'()*+,-./:;<=>?@[\\]^_\`{|}~`.padEnd(255, 'z');
+
+    const first = await create(portalId, key);
+
+    expect(first.statusCode).toBe(200);
+    expect(await create(portalId, key)).toEqual(first);
+  });
+
+  it('is ignored by the other operations', async () => {
+    const portalId = freshPortal('idem');
+    const created = await create(portalId, undefined);
+    const rename = (name: string) =>
+      call('renameSubscriptionRoute', {
+        portalId,
+        body: { config_id: created.body.record.configId, name },
+        headers: { 'idempotency-key': 'same-key' },
+      });
+
+    expect((await rename('One')).statusCode).toBe(200);
+    expect((await rename('Two')).statusCode).toBe(200);
+    expect((await subscriptionItems(portalId))[0]!.name).toBe('Two');
+  });
+});
+
+describe('the partition of the idempotency records', () => {
+  it('can never be a portal: a token naming it as its portal is refused', async () => {
+    const answer = await call('listSubscriptionsRoute', { portalId: PARTITION });
+
+    expect(answer.statusCode).toBe(401);
+    expect(answer.body.code).toBe('INVALID_PORTAL_CLAIM');
+  });
+});

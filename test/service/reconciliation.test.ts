@@ -1,0 +1,406 @@
+/**
+ * The reconciler restores DESIGN.md §4 (no record without its topic and SNS subscription, no
+ * topic of the service without its record) after each failure the README's known gaps list,
+ * in one run, and a second run right after changes nothing. Creates in flight (young topics)
+ * and topics of the prefix with foreign names are never touched.
+ *
+ * The suite has a table and a topic prefix of its own, so the whole-table scan and the listing
+ * of every topic see only what it made, whatever the other suites do meanwhile; it empties both
+ * before each test, so every summary is exact. Faults the emulators cannot produce are injected
+ * into the functions' own SDK clients (support/faults.ts).
+ */
+import { DynamoDBClient, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { DeleteCommand, DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  CreateTopicCommand,
+  DeleteTopicCommand,
+  GetSubscriptionAttributesCommand,
+  ListTagsForResourceCommand,
+  SNSClient,
+  UnsubscribeCommand,
+} from '@aws-sdk/client-sns';
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { v7 as uuidv7 } from 'uuid';
+import { ensureSubscriptionTable } from '../../infra/local/dynamodb/subscription-table';
+import { injectFault, lostAnswer } from '../support/faults';
+import { lambdaContext } from '../support/lambda-context';
+import { TEST_ENV } from '../support/test-env';
+import { waitFor } from '../support/wait-for';
+import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver';
+
+const TABLE_NAME = 'webhook-subscriptions-reconciliation';
+const TOPIC_PREFIX = 'webhooks-reconciliation';
+process.env.TABLE_NAME = TABLE_NAME;
+process.env.TOPIC_PREFIX = TOPIC_PREFIX;
+
+const MINUTE = 60_000;
+const GRACE_MS = 15 * MINUTE;
+
+const inspectDb = DynamoDBDocumentClient.from(new DynamoDBClient({}));
+const inspectSns = new SNSClient({});
+await ensureSubscriptionTable(new DynamoDBClient({}), TABLE_NAME);
+
+// The functions read TABLE_NAME and TOPIC_PREFIX when imported: after they are set above.
+const { call, freshPortal, newSubscription } = await import('../support/api');
+const { handler: reconcileHandler } = await import('../../functions/reconcileTopics');
+const { reconcileTopics } = await import('../../shared/reconciliation/reconcile');
+const { dynamoDbClient, documentClient } = await import('../../shared/aws/dynamodb');
+const { snsClient } = await import('../../shared/aws/sns');
+const { SubscriptionRepository } = await import('../../shared/subscriptions/repository');
+const { SubscriptionTopics } = await import('../../shared/subscriptions/topics');
+const { HTTP_DELIVERY_POLICY } = await import('../../shared/subscriptions/delivery-policy');
+const { listAllTopicArns } = await import('../../shared/reconciliation/sns-inventory');
+
+/** A reconciler run as the scheduled function makes it, `minutesLater` than now by its clock. */
+function reconcile({ minutesLater = 0, dryRun = false } = {}) {
+  return reconcileTopics({
+    sns: snsClient,
+    repository: new SubscriptionRepository(documentClient, TABLE_NAME),
+    topics: new SubscriptionTopics(snsClient, TOPIC_PREFIX),
+    topicPrefix: TOPIC_PREFIX,
+    deadLetterQueueArn: TEST_ENV.DELIVERY_DEAD_LETTER_QUEUE_ARN,
+    graceMs: GRACE_MS,
+    now: () => Date.now() + minutesLater * MINUTE,
+    dryRun,
+  });
+}
+
+/** A summary that changed nothing. */
+function unchanged(topicsSeen: number, recordsSeen: number, skippedYoung = 0) {
+  return { topicsSeen, recordsSeen, orphanTopicsDeleted: 0, recordsRepaired: 0, skippedYoung, errors: 0, unrecognizedTopics: [], dryRun: false };
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- stored items
+async function records(): Promise<Record<string, any>[]> {
+  const { Items } = await inspectDb.send(
+    new ScanCommand({ TableName: TABLE_NAME, FilterExpression: 'begins_with(sk, :s)', ExpressionAttributeValues: { ':s': 'subscription#' } }),
+  );
+  return Items ?? [];
+}
+
+async function topicsOfPrefix(): Promise<string[]> {
+  return (await listAllTopicArns(inspectSns)).filter((arn) => arn.split(':')[5]!.startsWith(`${TOPIC_PREFIX}-`)).sort();
+}
+
+async function subscriptionAttributes(subscriptionArn: string): Promise<Record<string, string> | undefined> {
+  try {
+    return (await inspectSns.send(new GetSubscriptionAttributesCommand({ SubscriptionArn: subscriptionArn }))).Attributes;
+  } catch (error) {
+    if ((error as Error).name === 'NotFoundException') return undefined;
+    throw error;
+  }
+}
+
+/**
+ * DESIGN.md §4 as an operator checks it: the topics of the prefix are exactly the records'
+ * topics (besides `foreign`, topics whose names are not the service's), and each record's SNS
+ * subscription exists on its topic with its endpoint, protocol and delivery attributes.
+ */
+async function expectAgreement(foreign: string[] = []) {
+  const stored = await records();
+  expect(await topicsOfPrefix()).toEqual([...stored.map((record) => record.topicArn), ...foreign].sort());
+  for (const record of stored) {
+    const attributes = await subscriptionAttributes(record.subscriptionArn);
+    expect(attributes).toMatchObject({ TopicArn: record.topicArn, Protocol: record.protocol, Endpoint: record.endpoint });
+    const events = record.status === 1 ? [...record.events, 'webhooks.test'] : ['webhooks.test'];
+    expect(JSON.parse(attributes!.FilterPolicy!)).toEqual({ event: events });
+    expect(JSON.parse(attributes!.RedrivePolicy!)).toEqual({ deadLetterTargetArn: TEST_ENV.DELIVERY_DEAD_LETTER_QUEUE_ARN });
+    if (record.protocol.startsWith('http')) expect(JSON.parse(attributes!.DeliveryPolicy!)).toEqual(HTTP_DELIVERY_POLICY);
+  }
+}
+
+async function createOne(portalId: string, overrides: Record<string, unknown> = {}) {
+  const answer = await call('createSubscriptionRoute', { portalId, body: newSubscription(overrides) });
+  expect(answer.statusCode).toBe(200);
+  return answer.body.record as { configId: string; topicArn: string; subscriptionArn: string };
+}
+
+/** A topic of the prefix made by hand, named for a config id of `minutesAgo`. */
+async function handMadeTopic(minutesAgo: number): Promise<string> {
+  const name = `${TOPIC_PREFIX}-${uuidv7({ msecs: Date.now() - minutesAgo * MINUTE })}`;
+  return (await inspectSns.send(new CreateTopicCommand({ Name: name }))).TopicArn!;
+}
+
+let removeFaults: (() => void)[] = [];
+afterEach(() => {
+  for (const remove of removeFaults) remove();
+  removeFaults = [];
+});
+
+beforeEach(async () => {
+  for (const topicArn of await topicsOfPrefix()) await inspectSns.send(new DeleteTopicCommand({ TopicArn: topicArn }));
+  const { Items } = await inspectDb.send(new ScanCommand({ TableName: TABLE_NAME, ProjectionExpression: 'portalId, sk' }));
+  for (const key of Items ?? []) await inspectDb.send(new DeleteCommand({ TableName: TABLE_NAME, Key: key }));
+});
+
+describe('a create whose clean-up failed after its write was refused', () => {
+  it('leaves a topic without a record, which the first run after the grace period deletes; a second run changes nothing', async () => {
+    const portalId = freshPortal();
+    // The limit transaction refuses the write (another create took the last place), then SNS fails the undo.
+    removeFaults.push(
+      injectFault(dynamoDbClient, /TransactWrite/, {
+        failWith: () =>
+          new TransactionCanceledException({
+            message: 'Transaction cancelled',
+            $metadata: { httpStatusCode: 400 },
+            CancellationReasons: [{ Code: 'ConditionalCheckFailed' }, { Code: 'None' }],
+          }),
+      }),
+      injectFault(snsClient, /DeleteTopic/),
+    );
+
+    const answer = await call('createSubscriptionRoute', { portalId, body: newSubscription() });
+
+    expect(answer.statusCode).toBe(400);
+    expect(answer.body.code).toBe('SUBSCRIPTION_LIMIT_REACHED');
+    const [orphan] = await topicsOfPrefix();
+    expect(await records()).toEqual([]);
+    expect(orphan).toBeDefined();
+
+    // Within the grace period it may be a create in flight: untouched.
+    expect(await reconcile()).toEqual(unchanged(1, 0, 1));
+    expect(await topicsOfPrefix()).toEqual([orphan]);
+
+    expect(await reconcile({ minutesLater: 16 })).toEqual({ ...unchanged(1, 0), orphanTopicsDeleted: 1 });
+    await expectAgreement();
+    expect(await topicsOfPrefix()).toEqual([]);
+    expect(await reconcile({ minutesLater: 16 })).toEqual(unchanged(0, 0));
+  });
+});
+
+describe('a create whose write answer was lost while DynamoDB could not answer the look-up', () => {
+  it('when the record was not written: its kept topic is deleted after the grace period', async () => {
+    const portalId = freshPortal();
+    removeFaults.push(
+      injectFault(dynamoDbClient, /TransactWrite/, { failWith: lostAnswer }),
+      // The first GetItem is the limit check; the second the look-up after the lost answer.
+      injectFault(dynamoDbClient, /^Get/, { skip: 1 }),
+    );
+
+    const answer = await call('createSubscriptionRoute', { portalId, body: newSubscription() });
+
+    expect(answer.statusCode).toBeGreaterThanOrEqual(500);
+    expect(await records()).toEqual([]);
+    expect(await topicsOfPrefix()).toHaveLength(1);
+
+    expect(await reconcile({ minutesLater: 16 })).toEqual({ ...unchanged(1, 0), orphanTopicsDeleted: 1 });
+    await expectAgreement();
+    expect(await reconcile({ minutesLater: 16 })).toEqual(unchanged(0, 0));
+  });
+
+  it('when the record was written: record and topic agree, and the run leaves both alone', async () => {
+    const portalId = freshPortal();
+    removeFaults.push(
+      injectFault(dynamoDbClient, /TransactWrite/, { afterApplying: true, failWith: lostAnswer }),
+      injectFault(dynamoDbClient, /^Get/, { skip: 1 }),
+    );
+
+    expect((await call('createSubscriptionRoute', { portalId, body: newSubscription() })).statusCode).toBeGreaterThanOrEqual(500);
+    const [record] = await records();
+
+    expect(await reconcile({ minutesLater: 16 })).toEqual(unchanged(1, 1));
+    await expectAgreement();
+    expect(await records()).toEqual([record]);
+  });
+});
+
+describe('a topic deleted behind the service’s back', () => {
+  let receiver: WebhookReceiver;
+  beforeAll(async () => {
+    receiver = await startWebhookReceiver();
+  });
+  afterAll(() => receiver.close());
+
+  it('is made again with its SNS subscription, the record points at them, and delivery resumes once the endpoint confirms', async () => {
+    const portalId = freshPortal();
+    const endpoint = `${receiver.url}/repaired`;
+    const before = await createOne(portalId, { protocol: 'http', endpoint, events: ['asset_bank.media.create'] });
+    await waitFor('the first confirmation', () => (receiver.received.length === 1 || undefined));
+    await inspectSns.send(new DeleteTopicCommand({ TopicArn: before.topicArn }));
+    expect(await subscriptionAttributes(before.subscriptionArn)).toBeUndefined();
+
+    expect(await reconcile()).toEqual({ ...unchanged(0, 1), recordsRepaired: 1 });
+
+    await expectAgreement();
+    const [after] = await records();
+    expect(after).toMatchObject({ configId: before.configId, topicArn: before.topicArn, portalId, endpoint, protocol: 'http' });
+    expect(after!.subscriptionArn).not.toBe(before.subscriptionArn);
+    const { Tags } = await inspectSns.send(new ListTagsForResourceCommand({ ResourceArn: after!.topicArn }));
+    expect(Tags).toEqual(
+      expect.arrayContaining([
+        { Key: 'portalId', Value: portalId },
+        { Key: 'configId', Value: before.configId },
+      ]),
+    );
+    // The endpoint is asked to confirm again (the receiver does), then gets what is sent to it.
+    await waitFor('the endpoint to confirm again', async () =>
+      (await subscriptionAttributes(after!.subscriptionArn))?.PendingConfirmation === 'false' || undefined,
+    );
+    expect((await call('testSubscriptionRoute', { portalId, body: { config_id: before.configId } })).statusCode).toBe(200);
+    const delivered = await waitFor('the test message', () => receiver.notificationsAt('/repaired')[0]);
+    expect(delivered.message).toMatchObject({ event: 'webhooks.test', configId: before.configId });
+
+    expect(await reconcile()).toEqual(unchanged(1, 1));
+  });
+
+  it('keeps a deactivated subscription deactivated: the recreated filter admits the test event only', async () => {
+    const portalId = freshPortal();
+    const { configId, topicArn } = await createOne(portalId);
+    expect((await call('activateSubscriptionRoute', { portalId, body: { config_id: configId, status: 0 } })).statusCode).toBe(200);
+    await inspectSns.send(new DeleteTopicCommand({ TopicArn: topicArn }));
+
+    expect(await reconcile()).toEqual({ ...unchanged(0, 1), recordsRepaired: 1 });
+
+    await expectAgreement();
+    const [after] = await records();
+    expect(JSON.parse((await subscriptionAttributes(after!.subscriptionArn))!.FilterPolicy!)).toEqual({ event: ['webhooks.test'] });
+    expect(await reconcile()).toEqual(unchanged(1, 1));
+  });
+
+  it('resubscribes the endpoint when only the SNS subscription is gone', async () => {
+    const portalId = freshPortal();
+    const before = await createOne(portalId, { protocol: 'sqs', endpoint: 'arn:aws:sqs:us-east-1:000000000000:hooks' });
+    await inspectSns.send(new UnsubscribeCommand({ SubscriptionArn: before.subscriptionArn }));
+
+    expect(await reconcile()).toEqual({ ...unchanged(1, 1), recordsRepaired: 1 });
+
+    await expectAgreement();
+    const [after] = await records();
+    expect(after!.topicArn).toBe(before.topicArn);
+    expect(after!.subscriptionArn).not.toBe(before.subscriptionArn);
+    expect(await reconcile()).toEqual(unchanged(1, 1));
+  });
+
+  it('counts a record whose repair failed as an error, repairs the others, and the next run completes it', async () => {
+    const portalId = freshPortal();
+    const first = await createOne(portalId);
+    const second = await createOne(portalId);
+    for (const { topicArn } of [first, second]) await inspectSns.send(new DeleteTopicCommand({ TopicArn: topicArn }));
+    removeFaults.push(injectFault(snsClient, /CreateTopic/));
+
+    expect(await reconcile()).toEqual({ ...unchanged(0, 2), recordsRepaired: 1, errors: 1 });
+    expect(await topicsOfPrefix()).toHaveLength(1);
+
+    expect(await reconcile()).toEqual({ ...unchanged(1, 2), recordsRepaired: 1 });
+    await expectAgreement();
+    expect(await reconcile()).toEqual(unchanged(2, 2));
+  });
+});
+
+describe('topics of the prefix made by hand', () => {
+  it('deletes the old one without a record, leaves a young one and one with a foreign name alone and reports the latter', async () => {
+    const old = await handMadeTopic(60);
+    const young = await handMadeTopic(1);
+    const foreign = (await inspectSns.send(new CreateTopicCommand({ Name: `${TOPIC_PREFIX}-audit` }))).TopicArn!;
+    const kept = await createOne(freshPortal());
+
+    // The scheduled function itself, on the real clock.
+    const summary = await reconcileHandler({}, lambdaContext('reconcileTopics'));
+
+    expect(summary).toEqual({ ...unchanged(4, 1, 1), orphanTopicsDeleted: 1, unrecognizedTopics: [foreign] });
+    expect(await topicsOfPrefix()).toEqual([kept.topicArn, young, foreign].sort());
+    expect(await topicsOfPrefix()).not.toContain(old);
+    expect(await reconcileHandler({}, lambdaContext('reconcileTopics'))).toEqual({
+      ...unchanged(3, 1, 1),
+      unrecognizedTopics: [foreign],
+    });
+  });
+
+  it('deletes the other orphans when deleting one fails, and that one on the next run', async () => {
+    await handMadeTopic(60);
+    await handMadeTopic(120);
+    removeFaults.push(injectFault(snsClient, /DeleteTopic/));
+
+    expect(await reconcile()).toEqual({ ...unchanged(2, 0), orphanTopicsDeleted: 1, errors: 1 });
+    expect(await reconcile()).toEqual({ ...unchanged(1, 0), orphanTopicsDeleted: 1 });
+    expect(await topicsOfPrefix()).toEqual([]);
+  });
+});
+
+describe('a create in flight during a run', () => {
+  it('keeps its topic, whose record is not written yet, and completes', async () => {
+    const portalId = freshPortal();
+    // Holds the create's record write until the run is over.
+    let reached!: () => void;
+    const writeReached = new Promise<void>((resolve) => (reached = resolve));
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const name = 'hold-transact-write';
+    (dynamoDbClient.middlewareStack.add as (...args: unknown[]) => void)(
+      (next: (args: unknown) => Promise<unknown>, context: { commandName?: string }) => async (args: unknown) => {
+        if (/TransactWrite/.test(context.commandName ?? '')) {
+          reached();
+          await released;
+        }
+        return next(args);
+      },
+      { step: 'initialize', name },
+    );
+    removeFaults.push(() => dynamoDbClient.middlewareStack.remove(name));
+
+    const creating = call('createSubscriptionRoute', { portalId, body: newSubscription() });
+    await writeReached;
+    const summary = await reconcile();
+    release();
+    const answer = await creating;
+
+    expect(summary).toEqual(unchanged(1, 0, 1));
+    expect(answer.statusCode).toBe(200);
+    await expectAgreement();
+    expect((await records())[0]!.topicArn).toBe(answer.body.record.topicArn);
+  });
+});
+
+describe('a run that cannot see everything', () => {
+  it('changes nothing when the table cannot be scanned: half a picture could make live topics look orphaned', async () => {
+    const orphan = await handMadeTopic(60);
+    const { topicArn } = await createOne(freshPortal());
+    removeFaults.push(injectFault(dynamoDbClient, /Scan/));
+
+    await expect(reconcile()).rejects.toThrow();
+
+    expect(await topicsOfPrefix()).toEqual([orphan, topicArn].sort());
+  });
+});
+
+describe('npm run reconcile', () => {
+  const run = promisify(execFile);
+  const reconcileCli = (...flags: string[]) =>
+    run(join(process.cwd(), 'node_modules/.bin/tsx'), ['infra/local/reconcile.ts', ...flags], {
+      cwd: process.cwd(),
+      // The local stack's variables, pointed at this suite's emulators, table and prefix.
+      env: {
+        // Node 24 of the devDependency first, as npm scripts have it.
+        PATH: `${join(process.cwd(), 'node_modules/.bin')}:${process.env.PATH}`,
+        DELIVERY_DEAD_LETTER_QUEUE_ARN: TEST_ENV.DELIVERY_DEAD_LETTER_QUEUE_ARN,
+        AWS_ENDPOINT_URL_DYNAMODB: process.env.AWS_ENDPOINT_URL_DYNAMODB,
+        AWS_ENDPOINT_URL_SNS: process.env.AWS_ENDPOINT_URL_SNS,
+        TABLE_NAME,
+        TOPIC_PREFIX,
+        POWERTOOLS_LOG_LEVEL: 'SILENT',
+      },
+      timeout: 60_000,
+    });
+  const summaryOf = (stdout: string) => JSON.parse(stdout.trim().split('\n').at(-1)!);
+
+  it('with --dry-run reports what it would do and changes nothing; without, does it; then finds nothing to do', async () => {
+    const orphan = await handMadeTopic(60);
+    const { topicArn } = await createOne(freshPortal());
+    await inspectSns.send(new DeleteTopicCommand({ TopicArn: topicArn }));
+    const would = { topicsSeen: 1, recordsSeen: 1, orphanTopicsDeleted: 1, recordsRepaired: 1, skippedYoung: 0, errors: 0, unrecognizedTopics: [] };
+
+    expect(summaryOf((await reconcileCli('--dry-run')).stdout)).toEqual({ ...would, dryRun: true });
+    expect(await topicsOfPrefix()).toEqual([orphan]);
+
+    expect(summaryOf((await reconcileCli()).stdout)).toEqual({ ...would, dryRun: false });
+    await expectAgreement();
+
+    expect(summaryOf((await reconcileCli()).stdout)).toEqual(unchanged(1, 1));
+  }, 120_000);
+
+  it('refuses an unknown option, naming it', async () => {
+    await expect(reconcileCli('--dry')).rejects.toMatchObject({ code: 1, stderr: expect.stringContaining('unknown option --dry') });
+  }, 60_000);
+});
