@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { ACTIONS, UNSIGNED_ACTIONS } from './actions';
+import { ACTIONS, UNSIGNED_ACTIONS } from './actions/subscriptions';
 import { errorXml, invalidParameter, requestParams, SnsError, successXml } from './query-protocol';
 import type { SnsBackend } from './state';
 

@@ -4,10 +4,10 @@
  * the elements of the action's `<…Result>`.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { isPlainObject, parseFilterPolicy, passesFilter } from './filter-policy';
-import { type MessageAttribute, notificationMessage, type Publication } from './messages';
-import { attributesXml, el, invalidParameter, type QueryParams, resourceNotFound, SnsError } from './query-protocol';
-import { type SnsBackend, type SubscriptionRecord, type Tag, TOPIC_ARN, TOPIC_NAME } from './state';
+import { isPlainObject, parseFilterPolicy, passesFilter } from '../filter-policy';
+import { type MessageAttribute, notificationMessage, type Publication } from '../messages';
+import { attributesXml, el, invalidParameter, type QueryParams, resourceNotFound, SnsError } from '../query-protocol';
+import { type SnsBackend, type SubscriptionRecord, type Tag, TOPIC_ARN, TOPIC_NAME } from '../state';
 
 /** SNS pages every listing at 100 entries. */
 const PAGE_SIZE = 100;
