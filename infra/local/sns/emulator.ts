@@ -10,15 +10,18 @@
  *
  * Run it alone with `tsx infra/local/sns/emulator.ts` (env SNS_PORT, DATA_DIR, IN_MEMORY).
  *
- * This file is the public entry: options, start/close, and the standalone run. The workings are
- * in ./sns/, roughly in the order a request meets them:
+ * This file is the public entry: options, start/close, and the standalone run. The workings sit
+ * beside it, roughly in the order a request meets them:
  *   request-handler.ts  one HTTP request: auth check, dispatch, save, XML answer
- *   query-protocol.ts   parameters in, XML and errors out
- *   actions.ts          one handler per SNS action, and the action table
+ *   query-protocol.ts   parameters in, XML out
+ *   errors.ts           errors as SNS names them
+ *   actions/            one handler per SNS action, by resource (topics, subscriptions, publish,
+ *                       tags), and the action table (index.ts)
  *   state.ts            topics, subscriptions, recorded deliveries; the state file
  *   filter-policy.ts    which subscriptions a publication goes to
  *   messages.ts         the confirmation and notification bodies and headers
  *   delivery.ts         the HTTP/S POST queue with retries
+ *   types.ts            the records and messages the modules above share
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -58,7 +61,7 @@ export interface SnsEmulator {
   close(): Promise<void>;
 }
 
-export type { RecordedDelivery } from './state';
+export type { RecordedDelivery } from './types';
 
 function checkedOption(name: string, value: number, max: number): number {
   if (!Number.isInteger(value) || value < 0 || value > max) throw new RangeError(`${name} must be an integer from 0 to ${max}`);

@@ -2,9 +2,8 @@
  * Subscription filter policies: the common subset of SNS's matching rules, checked when a
  * policy is set and applied to each publication.
  */
-import type { Publication } from './messages';
-import { invalidParameter } from './query-protocol';
-import type { SubscriptionRecord } from './state';
+import { invalidParameter } from './errors';
+import type { Publication, SubscriptionRecord } from './types';
 
 const FILTER_OPERATORS = new Set(['prefix', 'suffix', 'equals-ignore-case', 'anything-but', 'exists', 'numeric']);
 

@@ -4,41 +4,16 @@
  * that point back at the emulator.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import type { SnsBackend, SubscriptionRecord, TopicRecord } from './state';
+import type { MessageType, OutgoingMessage, Publication, SubscriptionRecord, TopicRecord } from './types';
 
-export type MessageType = 'SubscriptionConfirmation' | 'Notification';
-
-export interface OutgoingMessage {
-  type: MessageType;
-  messageId: string;
-  body: string;
-  headers: Record<string, string>;
-}
-
-export interface MessageAttribute {
-  name: string;
-  dataType: string;
-  stringValue?: string;
-  binaryValue?: string;
-}
-
-export interface Publication {
-  topic: TopicRecord;
-  messageId: string;
-  /** Message per protocol: with MessageStructure=json each protocol may get its own text. */
-  messageFor: (protocol: string) => string;
-  subject: string | undefined;
-  attributes: MessageAttribute[];
-  timestamp: string;
-}
-
-export function subscribeUrl(sns: SnsBackend, subscription: SubscriptionRecord): string {
+/** `endpoint` is where the emulator listens: the URLs subscribers get point back at it. */
+export function subscribeUrl(endpoint: string, subscription: SubscriptionRecord): string {
   const { topicArn, token } = subscription;
-  return `${sns.endpoint}/?${new URLSearchParams({ Action: 'ConfirmSubscription', TopicArn: topicArn, Token: token })}`;
+  return `${endpoint}/?${new URLSearchParams({ Action: 'ConfirmSubscription', TopicArn: topicArn, Token: token })}`;
 }
 
-function unsubscribeUrl(sns: SnsBackend, subscriptionArn: string): string {
-  return `${sns.endpoint}/?${new URLSearchParams({ Action: 'Unsubscribe', SubscriptionArn: subscriptionArn })}`;
+function unsubscribeUrl(endpoint: string, subscriptionArn: string): string {
+  return `${endpoint}/?${new URLSearchParams({ Action: 'Unsubscribe', SubscriptionArn: subscriptionArn })}`;
 }
 
 /**
@@ -57,12 +32,12 @@ function placeholderSignature(signatureVersion: string, fields: Record<string, s
   return createHash(signatureVersion === '2' ? 'sha256' : 'sha1').update(stringToSign).digest('base64');
 }
 
-function signatureFields(sns: SnsBackend, topic: TopicRecord, fields: Record<string, string | undefined>) {
+function signatureFields(endpoint: string, topic: TopicRecord, fields: Record<string, string | undefined>) {
   const signatureVersion = topic.attributes.SignatureVersion ?? '1';
   return {
     SignatureVersion: signatureVersion,
     Signature: placeholderSignature(signatureVersion, fields),
-    SigningCertURL: `${sns.endpoint}/SimpleNotificationService-emulator.pem`,
+    SigningCertURL: `${endpoint}/SimpleNotificationService-emulator.pem`,
   };
 }
 
@@ -76,8 +51,7 @@ function snsHeaders(type: MessageType, messageId: string, topicArn: string): Rec
   };
 }
 
-export function confirmationMessage(sns: SnsBackend, subscription: SubscriptionRecord): OutgoingMessage {
-  const topic = sns.topic(subscription.topicArn);
+export function confirmationMessage(endpoint: string, topic: TopicRecord, subscription: SubscriptionRecord): OutgoingMessage {
   const messageId = randomUUID();
   const fields = {
     Type: 'SubscriptionConfirmation' as const,
@@ -87,18 +61,18 @@ export function confirmationMessage(sns: SnsBackend, subscription: SubscriptionR
     Message:
       `You have chosen to subscribe to the topic ${topic.arn}.\n` +
       'To confirm the subscription, visit the SubscribeURL included in this message.',
-    SubscribeURL: subscribeUrl(sns, subscription),
+    SubscribeURL: subscribeUrl(endpoint, subscription),
     Timestamp: new Date().toISOString(),
   };
   return {
     type: 'SubscriptionConfirmation',
     messageId,
-    body: JSON.stringify({ ...fields, ...signatureFields(sns, topic, fields) }, null, 2),
+    body: JSON.stringify({ ...fields, ...signatureFields(endpoint, topic, fields) }, null, 2),
     headers: snsHeaders('SubscriptionConfirmation', messageId, topic.arn),
   };
 }
 
-export function notificationMessage(sns: SnsBackend, subscription: SubscriptionRecord, publication: Publication): OutgoingMessage {
+export function notificationMessage(endpoint: string, subscription: SubscriptionRecord, publication: Publication): OutgoingMessage {
   const { topic, messageId } = publication;
   const message = publication.messageFor(subscription.protocol);
   const headers = { ...snsHeaders('Notification', messageId, topic.arn), 'x-amz-sns-subscription-arn': subscription.arn };
@@ -122,8 +96,8 @@ export function notificationMessage(sns: SnsBackend, subscription: SubscriptionR
   );
   const body = {
     ...fields,
-    ...signatureFields(sns, topic, fields),
-    UnsubscribeURL: unsubscribeUrl(sns, subscription.arn),
+    ...signatureFields(endpoint, topic, fields),
+    UnsubscribeURL: unsubscribeUrl(endpoint, subscription.arn),
     ...(publication.attributes.length > 0 ? { MessageAttributes: attributes } : {}),
   };
   return { type: 'Notification', messageId, body: JSON.stringify(body, null, 2), headers };

@@ -1,28 +1,12 @@
 /**
  * The SNS Query protocol on the wire: request parameters (query string and form body, with the
- * protocol's list and map shapes), the XML answers, and errors as SNS names them.
+ * protocol's list and map shapes) and the XML answers, errors included.
  */
-import type { Tag } from './state';
+import { invalidParameter, type SnsError } from './errors';
+import type { Tag } from './types';
 
 const XML_NAMESPACE = 'http://sns.amazonaws.com/doc/2010-03-31/';
 const MAX_LIST_ENTRIES = 1_000;
-
-/** An error answered as `<ErrorResponse>`; `code` is what the SDK maps to its exception class. */
-export class SnsError extends Error {
-  constructor(
-    readonly code: string,
-    message: string,
-    readonly status = 400,
-    readonly type: 'Sender' | 'Receiver' = 'Sender',
-  ) {
-    super(message);
-  }
-}
-
-export const invalidParameter = (what: string) => new SnsError('InvalidParameter', `Invalid parameter: ${what}`);
-export const topicNotFound = () => new SnsError('NotFound', 'Topic does not exist', 404);
-export const subscriptionNotFound = () => new SnsError('NotFound', 'Subscription does not exist', 404);
-export const resourceNotFound = () => new SnsError('ResourceNotFound', 'Resource does not exist', 404);
 
 function escapeXml(text: string): string {
   return text.replace(/[&<>"'\r]/g, (char) => `&#${char.charCodeAt(0)};`);

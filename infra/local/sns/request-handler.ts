@@ -5,8 +5,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { ACTIONS, UNSIGNED_ACTIONS } from './actions/subscriptions';
-import { errorXml, invalidParameter, requestParams, SnsError, successXml } from './query-protocol';
+import { ACTIONS, UNSIGNED_ACTIONS } from './actions';
+import { invalidParameter, SnsError } from './errors';
+import { errorXml, requestParams, successXml } from './query-protocol';
 import type { SnsBackend } from './state';
 
 /** A 256 KiB message, form-encoded, can grow up to nine-fold (%XX per byte of 3-byte UTF-8). */

@@ -7,36 +7,9 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { DeliveryQueue } from './delivery';
-import { confirmationMessage, type MessageType, type OutgoingMessage, subscribeUrl } from './messages';
-import { invalidParameter, type SnsError, subscriptionNotFound, topicNotFound } from './query-protocol';
-
-/** What the emulator handed to a subscriber (sent over HTTP, or only recorded for other protocols). */
-export interface RecordedDelivery {
-  at: string;
-  type: MessageType;
-  messageId: string;
-  topicArn: string;
-  subscriptionArn: string;
-  protocol: string;
-  endpoint: string;
-  body: string;
-}
-
-/** A message SNS gave up on, kept where the subscription's redrive policy points. */
-export interface DeadLetter {
-  at: string;
-  /** The SQS queue the redrive policy names. */
-  deadLetterTargetArn: string;
-  topicArn: string;
-  subscriptionArn: string;
-  endpoint: string;
-  messageId: string;
-  /** Why the last attempt failed, and how many there were. */
-  reason: string;
-  attempts: number;
-  /** The message as SNS would put it in the queue: the notification's JSON. */
-  body: string;
-}
+import { invalidParameter, type SnsError, subscriptionNotFound, topicNotFound } from './errors';
+import { confirmationMessage, subscribeUrl } from './messages';
+import type { DeadLetter, OutgoingMessage, RecordedDelivery, SubscriptionRecord, TopicRecord } from './types';
 
 const MAX_RECORDED_DELIVERIES = 1_000;
 const MAX_DEAD_LETTERS = 1_000;
@@ -49,40 +22,12 @@ const SUBSCRIPTION_ARN = /^(arn:[^:]+:sns:[^:]*:[^:]+:[A-Za-z0-9_-]+(?:\.fifo)?)
 
 const HTTP_PROTOCOLS = new Set(['http', 'https']);
 
-export interface Tag {
-  Key: string;
-  Value: string;
-}
-
-export interface TopicRecord {
-  arn: string;
-  name: string;
-  attributes: Record<string, string>;
-  tags: Tag[];
-  /** Creation order; listings page by it. */
-  seq: number;
-}
-
-export interface SubscriptionRecord {
-  arn: string;
-  topicArn: string;
-  protocol: string;
-  endpoint: string;
-  owner: string;
-  attributes: Record<string, string>;
-  pendingConfirmation: boolean;
-  confirmationWasAuthenticated: boolean;
-  /** The confirmation token; kept so a SubscribeURL still works after a restart. */
-  token: string;
-  seq: number;
-}
-
 interface PersistedState {
   version: 1;
   nextSeq: number;
   topics: TopicRecord[];
   subscriptions: SubscriptionRecord[];
-  /** Absent in files written before dead letters were kept. */
+  /** Optional: a state file without dead letters loads as having none. */
   deadLetters?: DeadLetter[];
 }
 
@@ -205,10 +150,10 @@ export class SnsBackend {
   }
 
   sendConfirmation(subscription: SubscriptionRecord): void {
-    const message = confirmationMessage(this, subscription);
+    const message = confirmationMessage(this.endpoint, this.topic(subscription.topicArn), subscription);
     if (!HTTP_PROTOCOLS.has(subscription.protocol)) {
       // Nothing can click a link in an e-mail here; the log shows where to confirm by hand.
-      this.settings.log(`confirm ${subscription.protocol}:${subscription.endpoint} at ${subscribeUrl(this, subscription)}`);
+      this.settings.log(`confirm ${subscription.protocol}:${subscription.endpoint} at ${subscribeUrl(this.endpoint, subscription)}`);
     }
     this.deliver(subscription, message);
   }
