@@ -1,6 +1,6 @@
 /**
- * Runs inside each fresh Node process the benchmark starts (bundled by run.ts into
- * .bench/bundle-runner.mjs, so no TypeScript loader sits between Node and the bundle).
+ * Runs inside each fresh Node process the benchmark starts (bundled by build.ts into
+ * .bench/<quick|full>/bundle-runner.mjs, so no TypeScript loader sits between Node and the bundle).
  *
  *   load <bundle> <result.json>                 times import() of the bundle, nothing else
  *   invoke <bundle> <events.json> <result.json> imports it, then calls its handler once per

@@ -1,5 +1,5 @@
 /**
- * Bundled only into the bench's counting builds of the functions (run.ts, countingEntry): SDK
+ * Bundled only into the bench's counting builds of the functions (build.ts, countingEntry): SDK
  * middleware on a client that counts every command it sends, by action (`UpdateItem`,
  * `Publish`), into `globalThis.__benchSdkCalls`, which the bundle runner reports. Retries of a
  * command are not counted again: it counts the calls the code makes; the wire proxy beside it

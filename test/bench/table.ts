@@ -5,7 +5,7 @@ import { TARGETS, judgeCalls, type CallMinimum } from './targets';
 export interface Pair {
   function: number;
   floor: number;
-  /** Measured in turns: the median of the turns' ratios (run.ts, pairedFigures); else function / floor. */
+  /** Measured in turns: the median of the turns' ratios (statistics.ts, pairedFigures); else function / floor. */
   ratio?: number;
 }
 

@@ -1,5 +1,5 @@
 /**
- * What each function is held to: the ratios to its floor (issue 9), and the fewest AWS calls
+ * What each function is held to: the ratios to its floor, and the fewest AWS calls
  * its operation can make, with the one extra call a function may make when it says why.
  */
 

@@ -1,8 +1,7 @@
 /**
  * What every floor handler needs from an API Gateway event and nothing more: the portal claim,
  * the parsed body, a 200 answer. No validation, no error envelope, no logging: a floor is the
- * least code that can make its operation's calls (see test/bench/README in the main README's
- * "Performance" section).
+ * least code that can make its operation's calls (README, "Performance").
  */
 import type { APIGatewayProxyEventV2WithJWTAuthorizer, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 

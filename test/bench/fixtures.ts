@@ -1,0 +1,186 @@
+/**
+ * The data the invocations act on, made in this process before any timing, and the events each
+ * function is invoked with.
+ */
+import { BatchWriteCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { SQSEvent } from 'aws-lambda';
+import { randomUUID } from 'node:crypto';
+import { mapWithConcurrency } from '../../shared/aws/bounded-concurrency';
+import { httpEvent } from '../support/http-events';
+import type { BenchPlan, FunctionName } from './plan';
+import { FUNCTION_ENV } from './services';
+
+const DISPATCHED_KIND = 'asset_bank.media.create';
+
+/** The create handler, run in this process, makes the real subscriptions the other operations act on. */
+async function createReal(portalId: string, count: number, events = [DISPATCHED_KIND]): Promise<{ configId: string }[]> {
+  // Imported here: loading it loads the handlers, which read the environment the services set.
+  const { call, newSubscription } = await import('../support/api');
+  const created: { configId: string }[] = [];
+  for (let index = 0; index < count; index++) {
+    const answer = await call('createSubscriptionRoute', {
+      portalId,
+      body: newSubscription({ name: `bench ${index}`, protocol: 'sqs', endpoint: `arn:aws:sqs:us-east-1:000000000000:bench-${index}`, events }),
+    });
+    if (answer.statusCode !== 200) throw new Error(`setting up ${portalId}: create answered ${answer.statusCode} ${JSON.stringify(answer.body)}`);
+    created.push(answer.body.record);
+  }
+  return created;
+}
+
+/** Records written directly (BatchWrite), their SNS subscriptions not existing: for list at scale. */
+async function seedRecords(documentClient: DynamoDBDocumentClient, portalId: string, count: number): Promise<void> {
+  for (let start = 0; start < count; start += 25) {
+    const items = Array.from({ length: Math.min(25, count - start) }, (_, offset) => {
+      const configId = randomUUID();
+      return {
+        PutRequest: {
+          Item: {
+            portalId,
+            sk: `subscription#${configId}`,
+            configId,
+            name: `seeded ${start + offset}`,
+            endpoint: 'https://127.0.0.1:9/hooks',
+            protocol: 'https',
+            events: [DISPATCHED_KIND],
+            status: 1,
+            topicArn: `arn:aws:sns:us-east-1:000000000000:webhooks-bench-${configId}`,
+            subscriptionArn: `arn:aws:sns:us-east-1:000000000000:webhooks-bench-${configId}:${randomUUID()}`,
+            createdAt: new Date().toISOString(),
+          },
+        },
+      };
+    });
+    let unprocessed: unknown = { [FUNCTION_ENV.TABLE_NAME]: items };
+    for (let attempt = 1; unprocessed && Object.keys(unprocessed).length > 0; attempt++) {
+      if (attempt > 10) throw new Error(`seeding ${portalId}: DynamoDB Local kept items unprocessed`);
+      const answer = await documentClient.send(new BatchWriteCommand({ RequestItems: unprocessed as never }));
+      unprocessed = answer.UnprocessedItems;
+    }
+  }
+}
+
+/** How many Query pages DynamoDB needs for a portal's subscriptions (1 MB each): the fewest a list can make. */
+export async function queryPagesOf(documentClient: DynamoDBDocumentClient, portalId: string): Promise<number> {
+  let pages = 0;
+  let ExclusiveStartKey: Record<string, unknown> | undefined;
+  do {
+    if (++pages > 1_000) throw new Error(`counting the pages of ${portalId}: more than 1,000`);
+    const page = await documentClient.send(
+      new QueryCommand({
+        TableName: FUNCTION_ENV.TABLE_NAME,
+        KeyConditionExpression: 'portalId = :portalId AND begins_with(sk, :prefix)',
+        ExpressionAttributeValues: { ':portalId': portalId, ':prefix': 'subscription#' },
+        ConsistentRead: true,
+        ExclusiveStartKey,
+      }),
+    );
+    ExclusiveStartKey = page.LastEvaluatedKey;
+  } while (ExclusiveStartKey);
+  return pages;
+}
+
+/** A portal event as EventBridge queues it for the dispatcher. */
+export function dispatchEvent(portalId: string): SQSEvent {
+  const body = JSON.stringify({
+    version: '0',
+    id: randomUUID(),
+    'detail-type': DISPATCHED_KIND,
+    source: 'portal.events',
+    account: '000000000000',
+    time: new Date().toISOString(),
+    region: 'us-east-1',
+    resources: [],
+    detail: { portalId, assetId: 'asset-1' },
+  });
+  return {
+    Records: [
+      {
+        messageId: randomUUID(),
+        receiptHandle: randomUUID(),
+        body,
+        attributes: { ApproximateReceiveCount: '1', SentTimestamp: String(Date.now()), SenderId: 'AIDAEVENTBRIDGE', ApproximateFirstReceiveTimestamp: String(Date.now()) },
+        messageAttributes: {},
+        md5OfBody: '',
+        eventSource: 'aws:sqs',
+        eventSourceARN: 'arn:aws:sqs:us-east-1:000000000000:portal-events',
+        awsRegion: 'us-east-1',
+      },
+    ],
+  };
+}
+
+/** A list of a portal's subscriptions. */
+export function listEvent(portalId: string) {
+  return httpEvent('listSubscriptionsRoute', { portalId });
+}
+
+/** Portals and subscriptions the read and change operations act on, made once. */
+export interface Fixtures {
+  changed: { portalId: string; configId: string };
+  /** By size of list's scale. */
+  listPortals: Map<number, string>;
+  /** By size of the dispatcher's scale. */
+  dispatchPortals: Map<number, string>;
+}
+
+export async function makeFixtures({ iterations, measures }: BenchPlan, documentClient: DynamoDBDocumentClient): Promise<Fixtures> {
+  const changedPortal = 'bench-change';
+  const [changed] = await createReal(changedPortal, 1, [DISPATCHED_KIND, 'asset_bank.media.updated']);
+  const listPortals = new Map<number, string>();
+  for (const size of measures('listSubscriptions') ? iterations.listScale : []) {
+    const portalId = `bench-list-${size}`;
+    // The main row's portal holds real subscriptions; the large ones seeded records.
+    if (size === iterations.listScale[0]) await createReal(portalId, size);
+    else await seedRecords(documentClient, portalId, size);
+    listPortals.set(size, portalId);
+  }
+  const dispatchPortals = new Map<number, string>();
+  for (const size of measures('dispatchPortalEvents') ? iterations.dispatchScale : []) {
+    const portalId = `bench-dispatch-${size}`;
+    await createReal(portalId, size);
+    dispatchPortals.set(size, portalId);
+  }
+  return { changed: { portalId: changedPortal, configId: changed!.configId }, listPortals, dispatchPortals };
+}
+
+/** `count` events for one function's own row, with whatever each needs made first (delete: its own subscriptions). */
+export async function eventsFor(name: FunctionName, count: number, fixtures: Fixtures, { iterations }: BenchPlan): Promise<unknown[]> {
+  const { portalId, configId } = fixtures.changed;
+  const indexes = Array.from({ length: count }, (_, index) => index);
+  switch (name) {
+    case 'createSubscription':
+      return indexes.map((index) =>
+        httpEvent('createSubscriptionRoute', {
+          portalId: 'bench-create',
+          body: { name: `created ${index}`, protocol: 'sqs', endpoint: 'arn:aws:sqs:us-east-1:000000000000:bench-created', events: [DISPATCHED_KIND] },
+        }),
+      );
+    case 'updateSubscription':
+      return indexes.map((index) =>
+        httpEvent('updateSubscriptionRoute', {
+          portalId,
+          body: { config_id: configId, events: index % 2 ? [DISPATCHED_KIND] : [DISPATCHED_KIND, 'asset_bank.media.updated'] },
+        }),
+      );
+    case 'activateSubscription':
+      // Ends activated whatever the count, so the dispatcher's portals are untouched anyway.
+      return indexes.map((index) => httpEvent('activateSubscriptionRoute', { portalId, body: { config_id: configId, status: (count - index) % 2 } }));
+    case 'renameSubscription':
+      return indexes.map((index) => httpEvent('renameSubscriptionRoute', { portalId, body: { config_id: configId, name: `renamed ${index % 2}` } }));
+    case 'testSubscription':
+      return indexes.map(() => httpEvent('testSubscriptionRoute', { portalId, body: { config_id: configId } }));
+    case 'deleteSubscription': {
+      // A portal each, so they can be made a few at a time without contending for one counter.
+      const portals = indexes.map(() => `bench-delete-${randomUUID().slice(0, 8)}`);
+      const doomed = await mapWithConcurrency(portals, 4, async (portal) => (await createReal(portal, 1))[0]!);
+      return doomed.map((subscription, index) => httpEvent('deleteSubscriptionRoute', { portalId: portals[index]!, configId: subscription.configId }));
+    }
+    case 'listSubscriptions':
+      return indexes.map(() => listEvent(fixtures.listPortals.get(iterations.listScale[0]!)!));
+    case 'dispatchPortalEvents':
+      return indexes.map(() => dispatchEvent(fixtures.dispatchPortals.get(iterations.dispatchScale[0]!)!));
+    default:
+      throw new Error(`no events for ${name}`);
+  }
+}

@@ -1,0 +1,115 @@
+/**
+ * What a bench run measures, read off its arguments: the functions (each beside its floor in
+ * ./floors/), the scaling rows of list and the dispatcher, and how many runs of each.
+ *
+ *   --quick       a smoke run with few iterations and small scaling rows; its figures mean nothing
+ *   --only a,b    those functions' rows alone (list's and the dispatcher's scaling rows with them)
+ */
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { DISPATCHER, OPERATIONS, type OperationId } from '../../shared/operations';
+
+export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+export type FunctionName = (typeof OPERATIONS)[number]['handler'] | typeof DISPATCHER.handler;
+export type Side = 'function' | 'floor';
+
+export interface BenchFunction {
+  name: FunctionName;
+  /** The handler's source, relative to ROOT; its floor is ./floors/<name>.ts. */
+  entry: string;
+  operationId?: OperationId;
+}
+
+export const ALL_FUNCTIONS: readonly BenchFunction[] = [
+  ...OPERATIONS.map((op) => ({ name: op.handler as FunctionName, entry: `functions/${op.handler}.ts`, operationId: op.id })),
+  { name: DISPATCHER.handler, entry: DISPATCHER.entry },
+];
+
+export interface Iterations {
+  /** Load-only processes per bundle. */
+  loads: number;
+  warm: number;
+  blocks: number;
+  /** Invocations of the counting pass. */
+  counted: number;
+  /** Records per list portal; the first is list's own row. */
+  listScale: number[];
+  /** Warm invocations and blocks of each list scaling row after the first. */
+  listTurns: { warm: number; blocks: number }[];
+  /** Recipients per dispatched event; the first is the dispatcher's own row. */
+  dispatchScale: number[];
+  dispatchIterations: number;
+}
+
+/** The full run stays well under 10 minutes on 2 loaded cores. */
+const FULL: Iterations = {
+  loads: 20,
+  warm: 500,
+  // The warm invocations in blocks, a fresh process each, function and floor taking turns
+  // (and turns at going first): DynamoDB Local's JVM and the machine speed up and slow down
+  // over a run, and one long run after the other would hand the difference to one side.
+  blocks: 10,
+  counted: 3,
+  listScale: [10, 1_000, 10_000],
+  // A 10,000-record portal is 10,000 confirmation look-ups per invocation (about 10 s), and
+  // each turn's process spends its first invocation too: few warm ones, but in turns.
+  listTurns: [
+    { warm: 6, blocks: 3 },
+    { warm: 2, blocks: 2 },
+  ],
+  dispatchScale: [1, 10, 100],
+  dispatchIterations: 200,
+};
+
+// The quick run saves processes (each costs seconds on a loaded machine): no load-only ones,
+// module load is read off the invocation runs' own imports.
+const QUICK: Iterations = {
+  loads: 0,
+  warm: 5,
+  blocks: 1,
+  counted: 1,
+  listScale: [3, 6, 12],
+  listTurns: [
+    { warm: 1, blocks: 1 },
+    { warm: 1, blocks: 1 },
+  ],
+  dispatchScale: [1, 2, 3],
+  dispatchIterations: 2,
+};
+
+export interface BenchPlan {
+  quick: boolean;
+  /** Bundles, events and results of this kind of run. */
+  outDir: string;
+  iterations: Iterations;
+  functions: BenchFunction[];
+  measures(name: FunctionName): boolean;
+}
+
+/** The `--only` names, or undefined without the option. */
+function onlyNames(argv: readonly string[]): string[] | undefined {
+  const index = argv.findIndex((arg) => arg === '--only' || arg.startsWith('--only='));
+  if (index < 0) return undefined;
+  const arg = argv[index]!;
+  return (arg === '--only' ? (argv[index + 1] ?? '') : arg.slice('--only='.length)).split(',');
+}
+
+/** The plan of a run started with `argv`, or why the arguments cannot be one. */
+export function planFrom(argv: readonly string[]): BenchPlan | { error: string } {
+  const quick = argv.includes('--quick');
+  const only = onlyNames(argv);
+  const unknownNames = (only ?? []).filter((name) => !ALL_FUNCTIONS.some((fn) => fn.name === name));
+  if (unknownNames.length > 0) {
+    return { error: `--only takes function names, comma-separated: ${ALL_FUNCTIONS.map((fn) => fn.name).join(', ')}` };
+  }
+  const functions = ALL_FUNCTIONS.filter((fn) => !only || only.includes(fn.name));
+  return {
+    quick,
+    // Apart, so the quick run of `npm test` cannot rebuild a full run's bundles under it.
+    outDir: join(ROOT, '.bench', quick ? 'quick' : 'full'),
+    iterations: quick ? QUICK : FULL,
+    functions,
+    measures: (name) => functions.some((fn) => fn.name === name),
+  };
+}

@@ -1,0 +1,177 @@
+/**
+ * The table's rows, measured: one per function beside its floor (bundle size, module load,
+ * first and warm invocations, AWS calls), then list's and the dispatcher's scaling rows.
+ */
+import { statSync } from 'node:fs';
+import type { Bundles } from './build';
+import { dispatchEvent, eventsFor, listEvent, makeFixtures, queryPagesOf, type Fixtures } from './fixtures';
+import type { BundleProcesses, CallCount, Turns } from './invocations';
+import type { BenchPlan, FunctionName, Side } from './plan';
+import { log } from './progress';
+import type { Services } from './services';
+import { pairedFigures, warmPairs } from './statistics';
+import type { Row } from './table';
+import { MINIMUM_CALLS, TARGETS } from './targets';
+
+/** The HTTP functions' timeout (infra/aws/webhook-subscriptions-stack.ts), and what the list scaling rows get instead. */
+const DEPLOYED_TIMEOUT_MS = 10_000;
+const SCALING_TIMEOUT_MS = 5 * 60_000;
+
+/** A function's measurements: its turns beside its floor's, and its counted calls. */
+interface Run {
+  fn: Turns;
+  floor: Turns;
+  calls: CallCount;
+}
+
+interface Context {
+  plan: BenchPlan;
+  bundles: Bundles;
+  processes: BundleProcesses;
+  services: Services;
+  fixtures: Fixtures;
+}
+
+export interface Measured {
+  rows: Row[];
+  /** Scaling rows that failed, with why: the rest of the table is still printed. */
+  unmeasured: string[];
+}
+
+export async function measureRows(plan: BenchPlan, bundles: Bundles, processes: BundleProcesses, services: Services): Promise<Measured> {
+  const loads = await measureLoads(plan, processes, services.env);
+  log('making fixtures');
+  const fixtures = await makeFixtures(plan, services.documentClient);
+  const context: Context = { plan, bundles, processes, services, fixtures };
+  const { rows, mainRuns } = await functionRows(context, loads);
+  const unmeasured: string[] = [];
+  if (plan.measures('listSubscriptions')) rows.push(...(await listScalingRows(context, mainRuns.get('listSubscriptions')!, unmeasured)));
+  if (plan.measures('dispatchPortalEvents')) rows.push(...(await dispatchScalingRows(context, mainRuns.get('dispatchPortalEvents')!, unmeasured)));
+  return { rows, unmeasured };
+}
+
+const loadKey = (side: Side, name: FunctionName) => `${side}/${name}`;
+
+/**
+ * Module load in load-only processes: rounds over every bundle, so a burst of load from other
+ * work on the machine falls on functions and floors alike; function and floor take turns at
+ * going first, since a process started right after another (still exiting) loads slower on 2 cores.
+ */
+async function measureLoads({ iterations, functions }: BenchPlan, processes: BundleProcesses, env: Record<string, string>): Promise<Map<string, number[]>> {
+  log(iterations.loads > 0 ? `module load: ${iterations.loads} fresh processes per bundle` : 'module load: read off the invocation runs');
+  const loads = new Map<string, number[]>();
+  for (let round = 0; round < iterations.loads; round++) {
+    for (const { name } of functions) {
+      for (const side of round % 2 === 0 ? (['function', 'floor'] as const) : (['floor', 'function'] as const)) {
+        const loadMs = await processes.load(side, name, env);
+        loads.set(loadKey(side, name), [...(loads.get(loadKey(side, name)) ?? []), loadMs]);
+      }
+    }
+  }
+  return loads;
+}
+
+/** A row per function; list's and the dispatcher's runs are also the first row of their scaling. */
+async function functionRows({ plan, bundles, processes, services, fixtures }: Context, loads: Map<string, number[]>): Promise<{ rows: Row[]; mainRuns: Map<FunctionName, Run> }> {
+  const { iterations } = plan;
+  const { env } = services;
+  const rows: Row[] = [];
+  const mainRuns = new Map<FunctionName, Run>();
+  for (const { name } of plan.functions) {
+    log(`${name}: ${iterations.warm} warm invocations each, in ${iterations.blocks} turns`);
+    const turns = await processes.invokeInTurns(name, { warm: iterations.warm, blocks: iterations.blocks, events: (count) => eventsFor(name, count, fixtures, plan) }, () => env);
+    const calls = await processes.countCalls(name, await eventsFor(name, iterations.counted, fixtures, plan), env, services.counters);
+    // Every fresh process times its import() the same way: the invocation runs' loads join the load-only ones.
+    for (const side of ['function', 'floor'] as const) loads.set(loadKey(side, name), [...(loads.get(loadKey(side, name)) ?? []), ...turns[side].loadsMs]);
+    const { function: fn, floor } = turns;
+    mainRuns.set(name, { fn, floor, calls });
+    rows.push({
+      label: name,
+      bundleBytes: { function: statSync(bundles.path('function', name)).size, floor: statSync(bundles.path('floor', name)).size },
+      loadMs: pairedFigures(loads.get(loadKey('function', name))!, loads.get(loadKey('floor', name))!),
+      firstMs: pairedFigures(fn.firstsMs, floor.firstsMs),
+      ...warmPairs(fn.warmBlocksMs, floor.warmBlocksMs),
+      calls: calls.calls,
+      wireRequests: calls.wireRequests,
+      minimum: MINIMUM_CALLS[name]!({
+        records: iterations.listScale[0]!,
+        queryPages: name === 'listSubscriptions' ? await queryPagesOf(services.documentClient, fixtures.listPortals.get(iterations.listScale[0]!)!) : 0,
+        matches: iterations.dispatchScale[0]!,
+      }),
+    });
+  }
+  return { rows, mainRuns };
+}
+
+/** List at each size of its scale: a few invocations each (one portal of 10,000 records is 10,000 look-ups), and one counted. */
+async function listScalingRows({ plan, processes, services, fixtures }: Context, mainRun: Run, unmeasured: string[]): Promise<Row[]> {
+  const { listScale, listTurns } = plan.iterations;
+  const rows: Row[] = [];
+  const perRecordMs = new Map<number, number>();
+  for (const size of listScale) {
+    try {
+      let run = mainRun;
+      if (size !== listScale[0]) {
+        const { warm, blocks } = listTurns[listScale.indexOf(size) - 1]!;
+        log(`list at ${size} records: ${warm} warm invocations each, in ${blocks} turns`);
+        const events = (count: number) => Array.from({ length: count }, () => listEvent(fixtures.listPortals.get(size)!));
+        // Timed past the deployed timeout, so a portal too large for it still gets a figure.
+        const scaleEnv = { ...services.env, BENCH_TIMEOUT_MS: String(SCALING_TIMEOUT_MS) };
+        // No warm-up block: each invocation of the largest portal takes seconds, and list's own row warmed its Query.
+        const turns = await processes.invokeInTurns('listSubscriptions', { warm, blocks, events: async (count) => events(count), warmUp: false }, () => scaleEnv);
+        run = { fn: turns.function, floor: turns.floor, calls: await processes.countCalls('listSubscriptions', events(1), scaleEnv, services.counters, 1) };
+      }
+      const warm = warmPairs(run.fn.warmBlocksMs, run.floor.warmBlocksMs);
+      perRecordMs.set(size, warm.warmMedianMs.function / size);
+      const overDeployedTimeout = warm.warmMedianMs.function > DEPLOYED_TIMEOUT_MS - 500;
+      const [middle, largest] = listScale.slice(-2) as [number, number];
+      let note = `${(warm.warmMedianMs.function / size).toFixed(3)} ms per record`;
+      if (overDeployedTimeout) note += '; longer than the deployed 10 s timeout allows: as deployed, this list answers 503 (timed here with more time)';
+      let noteMissed = false;
+      if (size === largest) {
+        const flatness = perRecordMs.get(largest)! / perRecordMs.get(middle)!;
+        noteMissed = flatness > TARGETS.listPerRecordFlatness;
+        note += `; per record ${flatness.toFixed(2)}x the ${middle}-record portal's: ${noteMissed ? 'NOT flat' : 'flat'} (target <= ${TARGETS.listPerRecordFlatness}x)`;
+      }
+      rows.push({
+        label: `list, ${size} records`,
+        ...warm,
+        calls: run.calls.calls,
+        wireRequests: run.calls.wireRequests,
+        minimum: MINIMUM_CALLS.listSubscriptions!({ records: size, queryPages: await queryPagesOf(services.documentClient, fixtures.listPortals.get(size)!), matches: 0 }),
+        note,
+        noteMissed,
+      });
+    } catch (error) {
+      unmeasured.push(`list, ${size} records: ${(error as Error).message.slice(0, 500)}`);
+    }
+  }
+  return rows;
+}
+
+/** The dispatcher with each count of recipients of its scale. */
+async function dispatchScalingRows({ plan, processes, services, fixtures }: Context, mainRun: Run, unmeasured: string[]): Promise<Row[]> {
+  const { dispatchScale, dispatchIterations, blocks, counted } = plan.iterations;
+  const rows: Row[] = [];
+  for (const size of dispatchScale) {
+    try {
+      let run = mainRun;
+      if (size !== dispatchScale[0]) {
+        log(`dispatcher, ${size} matches: ${dispatchIterations} invocations each`);
+        const events = (count: number) => Array.from({ length: count }, () => dispatchEvent(fixtures.dispatchPortals.get(size)!));
+        const turns = await processes.invokeInTurns('dispatchPortalEvents', { warm: dispatchIterations, blocks, events: async (count) => events(count) }, () => services.env);
+        run = { fn: turns.function, floor: turns.floor, calls: await processes.countCalls('dispatchPortalEvents', events(counted), services.env, services.counters) };
+      }
+      rows.push({
+        label: `dispatcher, ${size} matches`,
+        ...warmPairs(run.fn.warmBlocksMs, run.floor.warmBlocksMs),
+        calls: run.calls.calls,
+        wireRequests: run.calls.wireRequests,
+        minimum: MINIMUM_CALLS.dispatchPortalEvents!({ records: size, queryPages: 1, matches: size }),
+      });
+    } catch (error) {
+      unmeasured.push(`dispatcher, ${size} matches: ${(error as Error).message.slice(0, 500)}`);
+    }
+  }
+  return rows;
+}

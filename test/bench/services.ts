@@ -1,0 +1,73 @@
+/**
+ * What the functions and floors call during a run: DynamoDB Local and the SNS emulator on free
+ * ports of 127.0.0.1, the subscription table, and a counting proxy in front of each (for the
+ * counting pass only, never for timings).
+ */
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { startDynamoDbLocal, type DynamoDbLocal } from '../../infra/local/dynamodb/dynamodb-local';
+import { ensureSubscriptionTable } from '../../infra/local/dynamodb/subscription-table';
+import { startSnsEmulator, type SnsEmulator } from '../../infra/local/sns/emulator';
+import { startCallCounter, type CallCounter } from './call-counter';
+
+/** The environment every function and floor runs with, the services' endpoints aside. */
+export const FUNCTION_ENV = {
+  AWS_REGION: 'us-east-1',
+  AWS_ACCESS_KEY_ID: 'bench',
+  AWS_SECRET_ACCESS_KEY: 'bench',
+  TABLE_NAME: 'webhook-subscriptions-bench',
+  TOPIC_PREFIX: 'webhooks-bench',
+  // Raised for the run: create and the scaling rows put thousands of records in a portal.
+  MAX_SUBSCRIPTIONS_PER_PORTAL: '100000',
+  PORTAL_CLAIM: 'portal_id',
+  DELIVERY_DEAD_LETTER_QUEUE_ARN: 'arn:aws:sqs:us-east-1:000000000000:webhooks-bench-dead-letters',
+  // As deployed (service-function.ts): the functions log at INFO, with source maps on.
+  POWERTOOLS_LOG_LEVEL: 'INFO',
+  NODE_OPTIONS: '--enable-source-maps',
+};
+
+export interface CallCounters {
+  dynamoDb: CallCounter;
+  sns: CallCounter;
+}
+
+export interface Services {
+  dynamoDb: DynamoDbLocal;
+  sns: SnsEmulator;
+  /** FUNCTION_ENV with the services' endpoints. */
+  env: Record<string, string>;
+  counters: CallCounters;
+  /** For the setup this process does itself (fixtures, page counts). */
+  documentClient: DynamoDBDocumentClient;
+}
+
+export interface ServiceSet {
+  start(): Promise<Services>;
+  /** Stops whatever has started, also when starting failed halfway or was interrupted. */
+  stop(): Promise<void>;
+}
+
+export function benchServices(): ServiceSet {
+  const started: { dynamoDb?: DynamoDbLocal; sns?: SnsEmulator; client?: DynamoDBClient; counters?: Partial<CallCounters> } = {};
+  return {
+    async start() {
+      const [dynamoDb, sns] = await Promise.all([startDynamoDbLocal(), startSnsEmulator({ deliveryRetries: 0 })]);
+      Object.assign(started, { dynamoDb, sns });
+      const env = { ...FUNCTION_ENV, AWS_ENDPOINT_URL_DYNAMODB: dynamoDb.endpoint, AWS_ENDPOINT_URL_SNS: sns.endpoint };
+      // The in-process setup (fixtures.ts) runs the handlers' sources with the same configuration.
+      Object.assign(process.env, env, { POWERTOOLS_LOG_LEVEL: 'SILENT', NODE_OPTIONS: '' });
+      started.client = new DynamoDBClient({});
+      await ensureSubscriptionTable(started.client, FUNCTION_ENV.TABLE_NAME);
+      const documentClient = DynamoDBDocumentClient.from(started.client);
+      const counters: Partial<CallCounters> = (started.counters = {});
+      [counters.dynamoDb, counters.sns] = await Promise.all([startCallCounter(dynamoDb.endpoint), startCallCounter(sns.endpoint)]);
+      return { dynamoDb, sns, env, counters: counters as CallCounters, documentClient };
+    },
+    async stop() {
+      // The setup's client holds sockets open.
+      started.client?.destroy();
+      const { counters } = started;
+      await Promise.allSettled([counters?.dynamoDb?.close(), counters?.sns?.close(), started.sns?.close(), started.dynamoDb?.stop()]);
+    },
+  };
+}
