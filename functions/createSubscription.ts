@@ -1,5 +1,6 @@
 import { documentClient } from '../shared/aws/dynamodb';
 import { snsClient } from '../shared/aws/sns';
+import { createSubscriptionRequest } from '../shared/contract/request-rules';
 import { config } from '../shared/environment';
 import { idempotentRuns } from '../shared/http/idempotency';
 import { jsonInput } from '../shared/http/json-input';
@@ -7,7 +8,6 @@ import { httpOperation } from '../shared/http/operation';
 import { createSubscription } from '../shared/subscriptions/create-subscription';
 import { recordView } from '../shared/subscriptions/model';
 import { SubscriptionRepository } from '../shared/subscriptions/repository';
-import { createSubscriptionRequest } from '../shared/subscriptions/rules';
 import { SubscriptionTopics } from '../shared/subscriptions/topics';
 
 const deps = {

@@ -1,11 +1,11 @@
 import { documentClient } from '../shared/aws/dynamodb';
 import { snsClient } from '../shared/aws/sns';
+import { InvalidRequestError } from '../shared/contract/invalid-request';
 import { config } from '../shared/environment';
-import { InvalidRequestError } from '../shared/http/errors';
 import { httpOperation } from '../shared/http/operation';
+import { configIdFromPath } from '../shared/subscriptions/config-id';
 import { deleteSubscription } from '../shared/subscriptions/delete-subscription';
 import { SubscriptionRepository } from '../shared/subscriptions/repository';
-import { configIdFromPath } from '../shared/subscriptions/config-id';
 import { SubscriptionTopics } from '../shared/subscriptions/topics';
 
 const deps = {

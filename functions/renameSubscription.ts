@@ -1,9 +1,9 @@
 import { documentClient } from '../shared/aws/dynamodb';
+import { renameSubscriptionRequest } from '../shared/contract/request-rules';
 import { config } from '../shared/environment';
 import { jsonInput } from '../shared/http/json-input';
 import { httpOperation } from '../shared/http/operation';
 import { SubscriptionRepository } from '../shared/subscriptions/repository';
-import { renameSubscriptionRequest } from '../shared/subscriptions/rules';
 
 const repository = new SubscriptionRepository(documentClient, config.tableName);
 

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { documentClient } from '../shared/aws/dynamodb';
 import { snsClient } from '../shared/aws/sns';
+import { testSubscriptionRequest } from '../shared/contract/request-rules';
 import { TEST_EVENT_KIND } from '../shared/delivery/message';
 import { publishToTopic } from '../shared/delivery/publish';
 import { config } from '../shared/environment';
@@ -8,7 +9,6 @@ import { jsonInput } from '../shared/http/json-input';
 import { httpOperation } from '../shared/http/operation';
 import { SubscriptionNotFoundError } from '../shared/subscriptions/errors';
 import { SubscriptionRepository } from '../shared/subscriptions/repository';
-import { testSubscriptionRequest } from '../shared/subscriptions/rules';
 
 const repository = new SubscriptionRepository(documentClient, config.tableName);
 

@@ -1,11 +1,11 @@
 import { documentClient } from '../shared/aws/dynamodb';
 import { snsClient } from '../shared/aws/sns';
+import { updateSubscriptionRequest } from '../shared/contract/request-rules';
 import { config } from '../shared/environment';
 import { jsonInput } from '../shared/http/json-input';
 import { httpOperation } from '../shared/http/operation';
 import { changeDelivery } from '../shared/subscriptions/change-delivery';
 import { SubscriptionRepository } from '../shared/subscriptions/repository';
-import { updateSubscriptionRequest } from '../shared/subscriptions/rules';
 
 const deps = { repository: new SubscriptionRepository(documentClient, config.tableName), sns: snsClient };
 

@@ -1,5 +1,5 @@
 /**
- * The service configuration (DESIGN.md §6): its defaults and the rules each value must follow.
+ * The service configuration: its defaults and the rules each value must follow.
  * Pure: the functions load theirs once per cold start in environment.ts; the CDK app checks
  * its context values with the same rules, so a deployed function never fails to start on a
  * value synth accepted.

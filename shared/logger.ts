@@ -4,7 +4,7 @@
  * POWERTOOLS_LOG_LEVEL names (default INFO; SILENT for none).
  *
  * Our own rather than Powertools' Logger: the service uses five of its methods, and its ~21 KB
- * (with its commons) was a twentieth of every bundle, the margin that decides whether a
+ * (with its commons) would be a twentieth of every bundle, the margin that decides whether a
  * function stays within 1.15x of its floor in bundle size and module load (README,
  * "Performance").
  */

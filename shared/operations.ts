@@ -67,8 +67,9 @@ export function handlerEntryOf(op: Operation): string {
 }
 
 /**
- * The one function that is not an HTTP operation: it consumes the portal-events queue
- * (DESIGN.md §9). The CDK stack and the local stack both take its entry from here.
+ * The one function that is not an HTTP operation: it consumes the portal-events queue and
+ * publishes each event to the topics of the subscriptions that chose its kind. The CDK stack
+ * and the local stack both take its entry from here.
  */
 export const DISPATCHER = { handler: 'dispatchPortalEvents', entry: 'functions/dispatchPortalEvents.ts' } as const;
 

@@ -1,19 +1,18 @@
 /**
  * The OpenAPI 3.1 document of the API, generated (never written by hand) from:
  * - the operations table (shared/operations.ts): paths under both prefixes, methods, scopes;
- * - the rules that validate the requests (shared/subscriptions/rules.ts), each field's JSON
- *   Schema written beside its check;
+ * - the rules that validate the requests (request-rules.ts), each field's JSON Schema written
+ *   beside its check;
  * - the zod response schemas of response-schemas.ts, rendered by zod's `z.toJSONSchema`.
  * The catalog of event kinds (which the rules read from the service configuration) is added
  * from the configuration the document is built for.
  *
- * rules.ts reads the service configuration when it is imported: whoever imports this module
- * sets the environment first (write-document.ts, the local stack, the tests do).
+ * request-rules.ts reads the service configuration when it is imported: whoever imports this
+ * module sets the environment first (write-openapi-document.ts, the local stack, the tests do).
  */
 import * as z from 'zod/mini';
 import { IDEMPOTENCY_KEY_PATTERN } from '../http/middleware/idempotency-key';
 import { type Operation, OPERATIONS, type OperationId, SCOPES } from '../operations';
-import type { BodyRule } from '../http/body-rules';
 import {
   activateSubscriptionRequest,
   configId,
@@ -21,7 +20,8 @@ import {
   renameSubscriptionRequest,
   testSubscriptionRequest,
   updateSubscriptionRequest,
-} from '../subscriptions/rules';
+} from './request-rules';
+import type { BodyRule } from './body-rules';
 import { responseRegistry } from './response-schemas';
 
 export interface OpenApiOptions {

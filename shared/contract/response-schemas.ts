@@ -1,9 +1,9 @@
 /**
- * The bodies the API answers, as zod schemas: the OpenAPI document (document.ts) renders them
- * with zod's own JSON Schema output, and the tests hold every answer they receive to that
- * rendering. Every object is strict (`additionalProperties: false`), so a handler answering a
- * field that is not here fails the suites. Only the document and the tests import this file,
- * never a handler: the Lambda bundles do not carry it.
+ * The bodies the API answers, as zod schemas: the OpenAPI document (openapi-document.ts)
+ * renders them with zod's own JSON Schema output, and the tests hold every answer they receive
+ * to that rendering. Every object is strict (`additionalProperties: false`), so a handler
+ * answering a field that is not here fails the suites. Only the document and the tests import
+ * this file, never a handler: the Lambda bundles do not carry it.
  */
 import * as z from 'zod/mini';
 import { PROTOCOLS } from '../subscriptions/model';

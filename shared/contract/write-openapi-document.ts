@@ -1,6 +1,6 @@
 /**
- * `npm run openapi`: writes the OpenAPI document (document.ts) for the configuration of this
- * environment (EVENT_KINDS) to `openapi.json` at the repository root, or to `--out`.
+ * `npm run openapi`: writes the OpenAPI document (openapi-document.ts) for the configuration of
+ * this environment (EVENT_KINDS) to `openapi.json` at the repository root, or to `--out`.
  *
  *   npm run openapi -- [--out FILE] [--issuer URL] [--server URL]
  *

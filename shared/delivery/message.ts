@@ -1,7 +1,7 @@
 /**
- * What a subscriber receives (DESIGN.md §9): one JSON body per portal event, and the SNS
- * message attribute `event` that subscription filter policies match on. The dispatcher and the
- * test operation publish exactly this; nothing else publishes to the service's topics.
+ * What a subscriber receives: one JSON body per portal event, and the SNS message attribute
+ * `event` that subscription filter policies match on. The dispatcher and the test operation
+ * publish exactly this; nothing else publishes to the service's topics.
  */
 
 /** The message attribute SNS filter policies read: the event kind. */

@@ -1,11 +1,11 @@
 /**
- * Portal events as they reach the dispatcher: EventBridge events (DESIGN.md §9) that a rule
- * put on the dispatcher's SQS queue, one per message body.
+ * Portal events as they reach the dispatcher: EventBridge events that a rule put on the
+ * dispatcher's SQS queue, one per message body.
  *
  *   { "id", "time", "source": "portal.events", "detail-type": <event kind>,
  *     "detail": { "portalId": "...", ...the event's own fields } }
  */
-import { PORTAL_ID_PATTERN } from '../http/middleware/portal-from-claims';
+import { PORTAL_ID_PATTERN } from '../subscriptions/portal-id';
 
 export const PORTAL_EVENT_SOURCE = 'portal.events';
 /** The bus portal events arrive on, unless the deployment names another (CDK context eventBusName). */

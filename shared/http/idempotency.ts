@@ -16,10 +16,10 @@
  *   The first request's lease on the key lasts the function's remaining time, so a request
  *   that dies half-way holds its key only until the function's timeout.
  *
- * Our own rather than Powertools' idempotency utility, which this replaced: the service uses one
- * path of it, and with the JMESPath engine it loads it was 37 KB, a twelfth of create's bundle
- * (README, "Performance"). The items keep the layout that utility wrote (attribute names, hashes,
- * statuses), so records written before the change are still honoured for their 24 hours.
+ * Our own rather than Powertools' idempotency utility: the service uses one path of it, and with
+ * the JMESPath engine it loads it would be 37 KB, a twelfth of create's bundle (README,
+ * "Performance"). The items have the layout that utility writes (attribute names, hashes,
+ * statuses), so its records are honoured too, for their 24 hours.
  */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
@@ -52,7 +52,7 @@ interface StoredRecord {
   status?: string;
   /** Epoch seconds. */
   [IDEMPOTENCY_EXPIRY_ATTRIBUTE]?: number;
-  /** The first answer as JSON text (records of the earliest deployments hold the object). */
+  /** The first answer as JSON text; a record holding it as an object is answered as well. */
   data?: string | OperationResult;
   /** Hash of the body the key was first used with. */
   validation?: string;
@@ -184,7 +184,7 @@ async function release(client: DynamoDBDocumentClient, tableName: string, key: R
   }
 }
 
-/** The result as answered first: from the stored text (records written before text was stored hold the object). */
+/** The result as answered first: parsed from the stored text, or a stored object as it is. */
 function resultOf(stored: string | OperationResult): OperationResult {
   return typeof stored === 'string' ? (JSON.parse(stored) as OperationResult) : stored;
 }

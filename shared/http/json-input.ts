@@ -1,4 +1,4 @@
-import type { BodyRule } from './body-rules';
+import type { BodyRule } from '../contract/body-rules';
 import { jsonBody } from './middleware/json-body';
 import { validateBody } from './middleware/validate-body';
 import type { HttpMiddleware } from './types';

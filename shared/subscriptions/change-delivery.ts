@@ -18,8 +18,9 @@ const MAX_FILTER_ROUNDS = 3;
 
 /**
  * Changes the record's events or status, then makes its SNS subscription's filter policy say
- * the same (DESIGN.md §9). The record is written first: if setting the filter fails, the error
- * is answered and the same request repeated completes it (the write is idempotent).
+ * the same, so that SNS itself holds back what the subscription did not choose. The record is
+ * written first: if setting the filter fails, the error is answered and the same request
+ * repeated completes it (the write is idempotent).
  *
  * Two changes at once (an update and an activate) could set their filters in the opposite
  * order to their writes and leave the older filter in place; so after setting it, the record is

@@ -1,6 +1,7 @@
 /**
- * What a subscription id looks like. Its own module, without the body rules of rules.ts, so
- * that delete (whose only input is this path parameter) carries none of them.
+ * What a subscription id looks like. Its own module, without the request rules
+ * (shared/contract/request-rules.ts), so that delete (whose only input is this path parameter)
+ * carries none of them.
  */
 
 /** A UUID in any case, as JSON Schema writes it (the OpenAPI document shows it). */

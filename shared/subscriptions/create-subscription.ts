@@ -1,11 +1,10 @@
 import { v7 as uuidv7 } from 'uuid';
 import { mayHaveBeenApplied } from '../aws/failures';
 import { logger } from '../logger';
-import { SubscriptionLimitError } from './errors';
+import { SubscriptionLimitReachedError } from './errors';
 import { confirmedAtCreation, snsSubscriptionAttributesFor } from './delivery-policy';
-import { ACTIVATED, type Subscription } from './model';
+import { ACTIVATED, type Protocol, type Subscription } from './model';
 import type { SubscriptionRepository } from './repository';
-import type { CreateSubscriptionRequest } from './rules';
 import type { SubscriptionTopics } from './topics';
 
 export interface CreateSubscriptionDeps {
@@ -14,6 +13,15 @@ export interface CreateSubscriptionDeps {
   maxSubscriptionsPerPortal: number;
   /** Where SNS puts messages it could not deliver; none when unset. */
   deadLetterQueueArn: string | undefined;
+}
+
+/** What the caller chooses of a new subscription, checked and normalized (shared/contract/request-rules.ts). */
+export interface NewSubscription {
+  name: string;
+  endpoint: string;
+  protocol: Protocol;
+  /** Kinds of the catalog, without duplicates. */
+  events: string[];
 }
 
 export interface CreatedSubscription {
@@ -35,12 +43,12 @@ export interface CreatedSubscription {
 export async function createSubscription(
   { repository, topics, maxSubscriptionsPerPortal, deadLetterQueueArn }: CreateSubscriptionDeps,
   portalId: string,
-  request: CreateSubscriptionRequest,
+  request: NewSubscription,
   invokedFunctionArn: string,
 ): Promise<CreatedSubscription> {
   // Cheap early refusal; the transaction below is what actually enforces the limit.
   if ((await repository.countFor(portalId)) >= maxSubscriptionsPerPortal) {
-    throw new SubscriptionLimitError(maxSubscriptionsPerPortal);
+    throw new SubscriptionLimitReachedError(maxSubscriptionsPerPortal);
   }
   const configId = uuidv7();
   const topic = await topics.open(

@@ -1,8 +1,8 @@
 /**
- * How SNS treats each subscription's deliveries (DESIGN.md §9), as the attributes of its SNS
- * subscription: which messages it admits (the filter policy, so SNS enforces a subscription's
- * events and status whoever publishes), how often http/https deliveries are retried, and where
- * messages go when every retry failed.
+ * How SNS treats each subscription's deliveries, as the attributes of its SNS subscription:
+ * which messages it admits (the filter policy, so SNS enforces a subscription's events and
+ * status whoever publishes), how often http/https deliveries are retried, and where messages go
+ * when every retry failed.
  */
 import { EVENT_ATTRIBUTE, TEST_EVENT_KIND } from '../delivery/message';
 import { ACTIVATED, type Protocol, type Subscription } from './model';

@@ -7,7 +7,7 @@ import {
   TransactWriteCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import { SubscriptionLimitError, SubscriptionNotFoundError } from './errors';
+import { SubscriptionLimitReachedError, SubscriptionNotFoundError } from './errors';
 import type { Subscription } from './model';
 import { PORTAL_COUNTER_KEY, SUBSCRIPTION_KEY_PREFIX, subscriptionKeyOf } from './table';
 
@@ -73,7 +73,7 @@ export class SubscriptionRepository {
       ],
     });
     await this.transact(transactItems, (reasons) => {
-      if (reasons[0] === 'ConditionalCheckFailed') throw new SubscriptionLimitError(limit);
+      if (reasons[0] === 'ConditionalCheckFailed') throw new SubscriptionLimitReachedError(limit);
     });
   }
 

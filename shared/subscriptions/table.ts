@@ -5,7 +5,7 @@
  *
  * Idempotency records (shared/http/idempotency.ts) live in partitions of their own, one per
  * idempotent operation, named `idempotency#<operation id>`: portal ids cannot contain '#'
- * (middleware/portal-from-claims.ts), so no portal's partition is ever one of them.
+ * (portal-id.ts), so no portal's partition is ever one of them.
  */
 export const TABLE_KEYS = { partitionKey: 'portalId', sortKey: 'sk' } as const;
 

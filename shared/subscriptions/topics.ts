@@ -1,7 +1,7 @@
 import { CreateTopicCommand, DeleteTopicCommand, type SNSClient, SubscribeCommand } from '@aws-sdk/client-sns';
 import { mayHaveBeenApplied } from '../aws/failures';
-import { BadRequestError } from '../http/errors';
 import { logger } from '../logger';
+import { EndpointRefusedError } from './errors';
 import type { Protocol } from './model';
 
 export interface SubscriptionTopic {
@@ -61,10 +61,7 @@ export class SubscriptionTopics {
     } catch (error) {
       await this.deleteTopicAfterFailure(topicArn);
       if ((error as Error).name === 'InvalidParameterException') {
-        throw new BadRequestError(
-          `SNS refused the endpoint for protocol ${protocol}; check that it is a valid, reachable ${protocol} endpoint.`,
-          'ENDPOINT_REFUSED',
-        );
+        throw new EndpointRefusedError(protocol, { cause: error });
       }
       throw error;
     }

@@ -14,12 +14,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Ajv2020Module from 'ajv/dist/2020.js';
 import fc from 'fast-check';
-import type { BodyRule } from '../../shared/http/body-rules';
+import type { BodyRule } from '../../shared/contract/body-rules';
 import { buildOpenApiDocument, documentOperationId, SECURITY_SCHEME } from '../../shared/contract/openapi-document';
 import { STACK_DOCUMENT_FILE } from '../../infra/aws/stack-openapi-document';
 import { config } from '../../shared/environment';
 import { OPERATIONS, type OperationId } from '../../shared/operations';
-import * as rules from '../../shared/subscriptions/rules';
+import * as rules from '../../shared/contract/request-rules';
 import { documentedAnswersOf, expectDocumentedHttpAnswer } from '../support/openapi-responses';
 import { call, forgeToken, newSubscription, startTestStack, TEST_CLIENTS, type TestStack, tokenFor } from '../support/local-stack-client';
 

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 // What the service accepts as a portal id.
-import { PORTAL_ID_PATTERN } from '../../../shared/http/middleware/portal-from-claims';
+import { PORTAL_ID_PATTERN } from '../../../shared/subscriptions/portal-id';
 
 export interface OAuthClient {
   readonly clientId: string;

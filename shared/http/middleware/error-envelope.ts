@@ -1,7 +1,8 @@
 import type { Logger } from '../../logger';
 import { isDependencyFault } from '../../aws/failures';
-import { HttpError, InvalidRequestError } from '../errors';
+import { domainRefusalOf, type Refusal } from '../domain-errors';
 import { errorResponse } from '../envelope';
+import { HttpError } from '../errors';
 import type { HttpMiddleware } from '../types';
 
 /**
@@ -13,19 +14,23 @@ import type { HttpMiddleware } from '../types';
 export const RETRY_AFTER_SECONDS = 2;
 
 /**
- * Turns any error into the API's error envelope. Only HttpErrors show their message; every
- * other error is the service's fault and gets a generic message, so that no SDK text, ARN or
- * stack trace reaches the caller. The full error goes to the log instead.
+ * Turns any error into the API's error envelope. Only refusals show their message: HttpErrors,
+ * and the domain's errors with the status and code domain-errors.ts gives them. Every other
+ * error is the service's fault and gets a generic message, so that no SDK text, ARN or stack
+ * trace reaches the caller. The full error goes to the log instead.
  */
 export function errorEnvelope(logger: Logger): HttpMiddleware {
   return {
     name: 'errorEnvelope',
     onError: (request) => {
       const { error } = request;
-      if (error instanceof HttpError) {
-        logger.info('request refused', { statusCode: error.statusCode, code: error.code, reason: error.message });
-        const details = error instanceof InvalidRequestError ? { errors: error.errors } : {};
-        request.response = errorResponse(error.statusCode, error.message, error.code, details);
+      const refusal: Refusal | undefined =
+        error instanceof HttpError
+          ? { statusCode: error.statusCode, code: error.code, message: error.message, details: {} }
+          : domainRefusalOf(error);
+      if (refusal) {
+        logger.info('request refused', { statusCode: refusal.statusCode, code: refusal.code, reason: refusal.message });
+        request.response = errorResponse(refusal.statusCode, refusal.message, refusal.code, refusal.details);
         return;
       }
       if (isDependencyFault(error)) {

@@ -1,9 +1,6 @@
+import { PORTAL_ID_PATTERN } from '../../subscriptions/portal-id';
 import { UnauthorizedError } from '../errors';
 import type { HttpMiddleware } from '../types';
-
-// Portal ids become DynamoDB keys and SNS tag values; SNS tags allow only these characters
-// (and no '#': partitions named with one hold the idempotency records).
-export const PORTAL_ID_PATTERN = /^[A-Za-z0-9_.:/=+@-]{1,128}$/;
 
 /**
  * Takes the caller's portal from the JWT claims the API Gateway authorizer verified. There is

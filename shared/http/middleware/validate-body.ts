@@ -1,5 +1,5 @@
-import type { BodyRule } from '../body-rules';
-import { InvalidRequestError } from '../errors';
+import type { BodyRule } from '../../contract/body-rules';
+import { InvalidRequestError } from '../../contract/invalid-request';
 import type { HttpMiddleware } from '../types';
 
 /**

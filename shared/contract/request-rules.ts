@@ -1,16 +1,16 @@
 /**
- * The rules a request must follow (DESIGN.md §3), as the rules of the operations' bodies
- * (shared/http/body-rules.ts), each field's check beside the JSON Schema the OpenAPI document
- * shows for it. Their output is normalized: names trimmed, protocols lower-case, events without
- * duplicates, `config_id`/`configId` merged into `configId`.
+ * The rules a request must follow, as the rules of the operations' bodies (body-rules.ts),
+ * each field's check beside the JSON Schema the OpenAPI document shows for it. Their output is
+ * normalized: names trimmed, protocols lower-case, events without duplicates,
+ * `config_id`/`configId` merged into `configId`.
  *
  * Each rule is an object literal, or one call marked pure where it computes a text, so a
  * handler's bundle keeps only its own body's rules (esbuild drops the others).
  */
-import { type BodyCheck, type BodyOf, bodyRule, expected, type FieldRule, invalid, optional, valid } from '../http/body-rules';
 import { config } from '../environment';
-import { UUID, UUID_PATTERN } from './config-id';
-import { PROTOCOLS, type Protocol, type SubscriptionStatus } from './model';
+import { UUID, UUID_PATTERN } from '../subscriptions/config-id';
+import { PROTOCOLS, type Protocol, type SubscriptionStatus } from '../subscriptions/model';
+import { type BodyCheck, type BodyOf, bodyRule, expected, type FieldRule, invalid, optional, valid } from './body-rules';
 
 const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]/;
 const EMAIL = /^[^\s@<>()[\],;:"]+@[^\s@<>()[\],;:"]+\.[^\s@<>()[\],;:"]+$/;

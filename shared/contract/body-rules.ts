@@ -1,13 +1,13 @@
 /**
  * Rules for a JSON object body: each field's rule reads its value (checking and normalizing
- * it) and carries the JSON Schema the OpenAPI document shows for it (shared/contract/), so the
- * document and the validator are written in one place.
+ * it) and carries the JSON Schema the OpenAPI document shows for it (openapi-document.ts), so
+ * the document and the validator are written in one place.
  *
- * Plain functions and object literals instead of a schema library: zod built each schema at
+ * Plain functions and object literals rather than a schema library: zod builds each schema at
  * module load, about 9 ms of every cold start of the functions that take a body, more than
  * what the rules themselves cost at run time (README, "Performance").
  */
-import type { FieldProblem } from './errors';
+import type { FieldProblem } from './invalid-request';
 
 export type JsonSchema = Record<string, unknown>;
 

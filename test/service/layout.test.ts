@@ -1,0 +1,211 @@
+/**
+ * The layout's rules, read from the project's own imports: the domain (subscriptions, delivery,
+ * reconciliation) knows nothing of HTTP, the CDK app nothing of the local stand-ins, and no
+ * module imports itself through a circle. Every relative import counts: `import … from`,
+ * `export … from`, `import type`, a bare `import '…'`, and `import('…')` with a literal.
+ */
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
+
+const PROJECT_ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const ROOTS = ['functions', 'shared', 'infra', 'admin', 'test'];
+const SOURCE = /\.(ts|mts|js|mjs)$/;
+const SKIPPED_DIRECTORIES = new Set(['node_modules', 'cdk.out']);
+
+/** Project-relative paths with '/', as the failure messages show them. */
+const projectPath = (absolute: string) => relative(PROJECT_ROOT, absolute).split(sep).join('/');
+
+function sourceFilesUnder(directory: string): string[] {
+  return readdirSync(directory, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(directory, entry.name);
+    if (entry.isDirectory()) {
+      return SKIPPED_DIRECTORIES.has(entry.name) || entry.name.startsWith('.') ? [] : sourceFilesUnder(path);
+    }
+    return entry.isFile() && SOURCE.test(entry.name) && !entry.name.endsWith('.d.ts') ? [path] : [];
+  });
+}
+
+/** Every module specifier the file names, from the syntax tree (so comments and strings never count). */
+function specifiersOf(fileName: string, text: string): string[] {
+  const kind = /\.m?js$/.test(fileName) ? ts.ScriptKind.JS : ts.ScriptKind.TS;
+  const source = ts.createSourceFile(fileName, text, ts.ScriptTarget.Latest, false, kind);
+  const found: string[] = [];
+  const visit = (node: ts.Node): void => {
+    if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier)) {
+      found.push(node.moduleSpecifier.text);
+    } else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) {
+      const [argument] = node.arguments;
+      if (argument && ts.isStringLiteralLike(argument)) found.push(argument.text);
+    } else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument) && ts.isStringLiteral(node.argument.literal)) {
+      found.push(node.argument.literal.text);
+    } else if (ts.isImportEqualsDeclaration(node) && ts.isExternalModuleReference(node.moduleReference)) {
+      const { expression } = node.moduleReference;
+      if (ts.isStringLiteral(expression)) found.push(expression.text);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return found;
+}
+
+const isFile = (path: string) => statSync(path, { throwIfNoEntry: false })?.isFile() === true;
+
+/** The file a relative specifier names, as the bundler resolves it; undefined for a non-source file. */
+function resolveRelative(fromFile: string, specifier: string): string | undefined {
+  const base = resolve(dirname(fromFile), specifier);
+  const candidates = [
+    base,
+    ...['.ts', '.mts', '.js', '.mjs'].map((extension) => base + extension),
+    // TypeScript's ESM style: './x.js' names './x.ts'.
+    base.replace(/\.js$/, '.ts'),
+    base.replace(/\.mjs$/, '.mts'),
+    ...['index.ts', 'index.js'].map((index) => join(base, index)),
+  ];
+  return candidates.find((candidate) => SOURCE.test(candidate) && isFile(candidate));
+}
+
+/** Each project file (project-relative) and the project files it imports. */
+function importGraph(): Map<string, string[]> {
+  const graph = new Map<string, string[]>();
+  for (const file of ROOTS.flatMap((root) => sourceFilesUnder(join(PROJECT_ROOT, root)))) {
+    const targets = specifiersOf(file, readFileSync(file, 'utf8'))
+      .filter((specifier) => specifier.startsWith('./') || specifier.startsWith('../'))
+      .flatMap((specifier) => {
+        const target = resolveRelative(file, specifier);
+        return target ? [projectPath(target)] : [];
+      });
+    graph.set(projectPath(file), [...new Set(targets)]);
+  }
+  return graph;
+}
+
+/** `from → to` for every import of a file under one of `from` into a file under `into`. */
+function importsAcross(graph: Map<string, string[]>, from: readonly string[], into: string): string[] {
+  return [...graph].flatMap(([file, targets]) =>
+    from.some((folder) => file.startsWith(`${folder}/`))
+      ? targets.filter((target) => target.startsWith(`${into}/`)).map((target) => `${file} → ${target}`)
+      : [],
+  );
+}
+
+/**
+ * One circle through each group of files that import each other (Tarjan's strongly connected
+ * components), as `a → b → … → a`.
+ */
+function importCircles(graph: ReadonlyMap<string, readonly string[]>): string[] {
+  const index = new Map<string, number>();
+  const lowLink = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const components: string[][] = [];
+  let next = 0;
+  const edgesOf = (file: string) => (graph.get(file) ?? []).filter((target) => graph.has(target));
+
+  const connect = (file: string): void => {
+    index.set(file, next);
+    lowLink.set(file, next);
+    next++;
+    stack.push(file);
+    onStack.add(file);
+    for (const target of edgesOf(file)) {
+      if (!index.has(target)) {
+        connect(target);
+        lowLink.set(file, Math.min(lowLink.get(file)!, lowLink.get(target)!));
+      } else if (onStack.has(target)) {
+        lowLink.set(file, Math.min(lowLink.get(file)!, index.get(target)!));
+      }
+    }
+    if (lowLink.get(file) === index.get(file)) {
+      const component: string[] = [];
+      let member: string;
+      do {
+        member = stack.pop()!;
+        onStack.delete(member);
+        component.push(member);
+      } while (member !== file);
+      if (component.length > 1 || edgesOf(file).includes(file)) components.push(component);
+    }
+  };
+  for (const file of [...graph.keys()].sort()) if (!index.has(file)) connect(file);
+
+  return components.map((component) => {
+    const members = new Set(component);
+    const start = [...component].sort()[0]!;
+    // The shortest way back to the start inside the component (breadth first).
+    const cameFrom = new Map<string, string>();
+    const queue = [start];
+    let last: string | undefined;
+    search: while (queue.length > 0) {
+      const file = queue.shift()!;
+      for (const target of edgesOf(file).filter((target) => members.has(target))) {
+        if (target === start) {
+          last = file;
+          break search;
+        }
+        if (!cameFrom.has(target)) {
+          cameFrom.set(target, file);
+          queue.push(target);
+        }
+      }
+    }
+    const path = [start];
+    for (let file = last!; file !== start; file = cameFrom.get(file)!) path.splice(1, 0, file);
+    const others = component.length > path.length ? ` (with ${component.length - path.length} more files in the same tangle)` : '';
+    return `${[...path, start].join(' → ')}${others}`;
+  });
+}
+
+const graph = importGraph();
+
+describe("the project's imports", () => {
+  it('are read from every source file, static, type-only and dynamic alike', () => {
+    expect(graph.size).toBeGreaterThan(100);
+    expect(graph.get('functions/createSubscription.ts')).toContain('shared/http/operation.ts');
+    // `await import('./openapi-document')`, after the environment is set.
+    expect(graph.get('shared/contract/write-openapi-document.ts')).toContain('shared/contract/openapi-document.ts');
+    // `import type { … }` only.
+    expect(graph.get('shared/http/json-input.ts')).toContain('shared/contract/body-rules.ts');
+    // The parser itself, on the forms a regular expression would miss or mistake.
+    expect(
+      specifiersOf(
+        'sample.ts',
+        [
+          "import a from './a';",
+          "import type { B } from './b';",
+          "export { c } from './c';",
+          "export * from './d';",
+          "import './e';",
+          "const f = await import('./f');",
+          "type G = import('./g').G;",
+          "// import h from './h';",
+          "const text = \"import i from './i'\";",
+        ].join('\n'),
+      ),
+    ).toEqual(['./a', './b', './c', './d', './e', './f', './g']);
+  });
+
+  it('keep the domain free of HTTP: shared/subscriptions, shared/delivery and shared/reconciliation import nothing from shared/http', () => {
+    expect(importsAcross(graph, ['shared/subscriptions', 'shared/delivery', 'shared/reconciliation'], 'shared/http')).toEqual([]);
+  });
+
+  it('keep the CDK app free of the local stand-ins: infra/aws imports nothing from infra/local', () => {
+    expect(importsAcross(graph, ['infra/aws'], 'infra/local')).toEqual([]);
+  });
+
+  it('form no circle', () => {
+    expect(importCircles(graph)).toEqual([]);
+  });
+
+  it('circles are found and named by their files', () => {
+    const tangled = new Map([
+      ['a.ts', ['b.ts']],
+      ['b.ts', ['c.ts', 'd.ts']],
+      ['c.ts', ['a.ts']],
+      ['d.ts', []],
+      ['e.ts', ['e.ts']],
+    ]);
+    expect(importCircles(tangled)).toEqual(['a.ts → b.ts → c.ts → a.ts', 'e.ts → e.ts']);
+  });
+});
