@@ -1,6 +1,8 @@
 /**
  * `npm run reconcile [-- --dry-run]`: one run of the reconciler (functions/reconcileTopics.ts)
- * against the local stack of `npm start`, printing its JSON summary on the last line of stdout.
+ * against the local stack of `npm start`: a readable log line per item it changes (with
+ * --dry-run, would change), then its JSON summary, once, on the last line of stdout. A dry run's
+ * summary says `"dryRun":true` and counts `wouldDeleteOrphanTopics` and `wouldRepairRecords`.
  * Exits 0 when every item was fine, 1 when some failed (the summary counts them, the log lines
  * above it say which) or the run could not list SNS or scan the table.
  *
@@ -8,7 +10,8 @@
  * (webhook-subscriptions), AWS_REGION (us-east-1) and the service's own variables
  * (TOPIC_PREFIX, RECONCILE_GRACE_MINUTES...). AWS_ENDPOINT_URL_DYNAMODB and AWS_ENDPOINT_URL_SNS,
  * when set, win over the ports. Credentials are always the local ones: this never reaches AWS
- * (there, invoke the deployed function: README, "Reconciliation").
+ * (there, invoke the deployed function: README, "Reconciliation"). LOG_FORMAT=json gives the
+ * log lines as Lambda writes them, the summary among them.
  */
 import type { Context } from 'aws-lambda';
 import { DEFAULT_PORTS, DEFAULT_TABLE_NAME, LOCAL_CREDENTIALS } from './local-stack';
@@ -40,6 +43,8 @@ async function main(): Promise<number> {
     AWS_ENDPOINT_URL_SNS: process.env.AWS_ENDPOINT_URL_SNS?.trim() || `http://127.0.0.1:${portFromEnv('SNS_PORT', DEFAULT_PORTS.sns)}`,
     TABLE_NAME: process.env.TABLE_NAME?.trim() || DEFAULT_TABLE_NAME,
     DELIVERY_DEAD_LETTER_QUEUE_ARN: process.env.DELIVERY_DEAD_LETTER_QUEUE_ARN?.trim() || localDeliveryDeadLetterQueueArn(region),
+    // Readable lines, which leave the handler's `reconciliation summary` to the line printed below.
+    LOG_FORMAT: process.env.LOG_FORMAT?.trim() || 'pretty',
   });
   // The handler reads its configuration when imported: after the environment is set.
   const { handler } = await import('../../functions/reconcileTopics');

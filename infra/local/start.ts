@@ -4,7 +4,7 @@
  * SIGTERM stops all of it, DynamoDB Local's Java process included, and exits 0.
  *
  *   PORT (3000)  DYNAMODB_PORT (8000)  SNS_PORT (9911)  EVENTS_PORT (9912)  DATA_DIR (.data)  IN_MEMORY=1
- *   EVENT_BUS_NAME (webhooks-portal-events)
+ *   EVENT_BUS_NAME (webhooks-portal-events)  LOG_FORMAT (pretty; json for the lines Lambda writes)
  *   LOCAL_OAUTH_CLIENTS (infra/local/auth/clients.json)  and the service's own variables.
  */
 import { relative } from 'node:path';
@@ -82,6 +82,8 @@ async function printout(stack: LocalStack, clientsFile: string): Promise<string>
 }
 
 async function main(): Promise<void> {
+  // The handlers' log lines, one short line each for whoever watches this terminal.
+  process.env.LOG_FORMAT = process.env.LOG_FORMAT?.trim() || 'pretty';
   // Signals are taken from the start: one arriving while the stack starts stops it once started,
   // rather than leaving DynamoDB Local's Java process running without its parent.
   let stack: LocalStack | undefined;

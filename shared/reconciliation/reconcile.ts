@@ -45,17 +45,17 @@ export interface ReconcileDeps {
   dryRun: boolean;
 }
 
-/** What one run found and did; in a dry run, what it would have done. */
-export interface ReconcileSummary {
+/** What one run found and did; a dry run counts what it would do, under names that say so. */
+export type ReconcileSummary = RunCounts &
+  ({ orphanTopicsDeleted: number; recordsRepaired: number; dryRun: false } | { wouldDeleteOrphanTopics: number; wouldRepairRecords: number; dryRun: true });
+
+interface RunCounts {
   topicsSeen: number;
   recordsSeen: number;
-  orphanTopicsDeleted: number;
-  recordsRepaired: number;
   skippedYoung: number;
   errors: number;
   /** Topics of the prefix whose name is not `${prefix}-<UUIDv7>`: not the service's, left alone. */
   unrecognizedTopics: string[];
-  dryRun: boolean;
 }
 
 // Repairs and deletions are rare after the first run; a few at once keep SNS's per-account rates
@@ -68,16 +68,10 @@ export async function reconcileTopics(deps: ReconcileDeps): Promise<ReconcileSum
   const subscriptionsByTopic = groupByTopic(await listAllSubscriptions(sns));
   const records = await repository.scanAllSubscriptions();
 
-  const summary: ReconcileSummary = {
-    topicsSeen: topicArns.length,
-    recordsSeen: records.length,
-    orphanTopicsDeleted: 0,
-    recordsRepaired: 0,
-    skippedYoung: 0,
-    errors: 0,
-    unrecognizedTopics: [],
-    dryRun,
-  };
+  // Orphans deleted and records repaired, or in a dry run the ones that would be.
+  let orphanTopics = 0;
+  let repairedRecords = 0;
+  const summary: RunCounts = { topicsSeen: topicArns.length, recordsSeen: records.length, skippedYoung: 0, errors: 0, unrecognizedTopics: [] };
   const recordConfigIds = new Set(records.map((record) => record.configId));
   const existingTopics = new Set(topicArns);
 
@@ -96,7 +90,7 @@ export async function reconcileTopics(deps: ReconcileDeps): Promise<ReconcileSum
   await mapWithConcurrency(orphans, CHANGES_IN_FLIGHT, async (topicArn) => {
     try {
       if (!dryRun) await deps.topics.close({ topicArn });
-      summary.orphanTopicsDeleted++;
+      orphanTopics++;
       logger.info(dryRun ? 'orphan topic would be deleted' : 'orphan topic deleted', { topicArn });
     } catch (error) {
       summary.errors++;
@@ -111,7 +105,7 @@ export async function reconcileTopics(deps: ReconcileDeps): Promise<ReconcileSum
     const item = { portalId: record.portalId, configId: record.configId, topicArn: record.topicArn };
     try {
       if (dryRun || (await repair(deps, record, existingTopics.has(record.topicArn)))) {
-        summary.recordsRepaired++;
+        repairedRecords++;
         logger.info(dryRun ? 'record would be repaired' : 'record repaired: topic and SNS subscription recreated', item);
       }
     } catch (error) {
@@ -120,7 +114,10 @@ export async function reconcileTopics(deps: ReconcileDeps): Promise<ReconcileSum
     }
   });
 
-  return summary;
+  const { topicsSeen, recordsSeen, ...rest } = summary;
+  return dryRun
+    ? { topicsSeen, recordsSeen, wouldDeleteOrphanTopics: orphanTopics, wouldRepairRecords: repairedRecords, ...rest, dryRun }
+    : { topicsSeen, recordsSeen, orphanTopicsDeleted: orphanTopics, recordsRepaired: repairedRecords, ...rest, dryRun };
 }
 
 /**

@@ -1,7 +1,8 @@
 /**
- * The handlers' logs under `npm start`, where the six handlers share one process and one
- * logger: the first request of each handler logs `cold_start: true` on every line, as its first
- * invocation on Lambda would, and every later request `false`.
+ * The handlers' logs under `npm start`, where the handlers share one process and one logger:
+ * the first request of each handler logs `cold_start: true` on every line, as its first
+ * invocation on Lambda would, and every later request `false`. The lines are read in the JSON
+ * format (LOG_FORMAT=json), which carries the Lambda context's fields.
  */
 import { type NpmStart, startNpmStart, tokenFor } from '../support/npm-start';
 
@@ -10,7 +11,7 @@ const PREFIX = '/v7/webhooks/public/api/subscriptions';
 let stack: NpmStart;
 
 beforeAll(async () => {
-  stack = await startNpmStart();
+  stack = await startNpmStart({ variables: { LOG_FORMAT: 'json' } });
 }, 90_000);
 
 afterAll(async () => {

@@ -1,10 +1,11 @@
 /**
  * `npm start`'s entry (tsx infra/local/start.ts) as a developer runs it: it prints where
- * everything is with commands that work as printed, and SIGTERM stops all of it, DynamoDB
- * Local's Java process included, and exits 0.
+ * everything is with commands that work as printed, the handlers log one readable line per
+ * entry, and SIGTERM stops all of it, DynamoDB Local's Java process included, and exits 0.
  */
 import { connect } from 'node:net';
 import { type NpmStart, PROJECT_ROOT, startNpmStart } from '../support/npm-start';
+import { waitFor } from '../support/wait-for';
 
 let stack: NpmStart | undefined;
 
@@ -32,8 +33,9 @@ function listening(port: number): Promise<boolean> {
 it.each([
   ['tsx infra/local/start.ts', `${PROJECT_ROOT}node_modules/.bin/tsx`, ['infra/local/start.ts']],
   ['npm start', 'npm', ['start']],
-])('%s prints working commands, and SIGTERM stops everything and exits 0', async (_name, command, args) => {
-  stack = await startNpmStart({ command: [command, ...args], variables: { POWERTOOLS_LOG_LEVEL: 'SILENT' } });
+])('%s prints working commands, logs readable lines, and SIGTERM stops everything and exits 0', async (_name, command, args) => {
+  // LOG_FORMAT empty: the stack's own choice, whatever the shell running the tests holds.
+  stack = await startNpmStart({ command: [command, ...args], variables: { POWERTOOLS_LOG_LEVEL: 'INFO', LOG_FORMAT: '' } });
   const output = stack.output();
   const ports = { PORT: stack.ports.api, DYNAMODB_PORT: stack.ports.dynamoDb, SNS_PORT: stack.ports.sns, EVENTS_PORT: stack.ports.events };
   expect(output).toContain(`http://127.0.0.1:${ports.PORT}/v7/webhooks/public/api/subscriptions`);
@@ -57,6 +59,10 @@ it.each([
   const list = await fetch(listCurl![1]!, { headers: { Authorization: `Bearer ${listCurl![2]}` } });
   expect(list.status).toBe(200);
   expect(await list.json()).toMatchObject({ success: true, configs: [] });
+  // Its log line: time, level, operation, message, status and duration, not a JSON object.
+  const listLogged = /^\d\d:\d\d:\d\d INFO  listSubscriptionsRoute request completed 200 \d+ms$/m;
+  await waitFor('the list request in the log', () => listLogged.test(stack!.output()) || undefined);
+  expect(stack.output()).not.toMatch(/^\{/m);
 
   // The OpenAPI document and the admin page, where the printout says.
   const openApi = await fetch(`http://127.0.0.1:${ports.PORT}/openapi.json`);

@@ -1,10 +1,13 @@
 /**
  * What the functions log: one JSON object per line, each naming the request id and the
- * operation, and never the caller's token or credentials inside an endpoint URL.
+ * operation, and never the caller's token or credentials inside an endpoint URL; with
+ * LOG_FORMAT=pretty (npm start), one short readable line per entry instead.
  */
 import { jest } from '@jest/globals';
 
 process.env.POWERTOOLS_LOG_LEVEL = 'INFO';
+// The default, as on Lambda, whatever the shell running the tests holds.
+delete process.env.LOG_FORMAT;
 const { call, freshPortal, newSubscription } = await import('../support/api');
 const { injectFault } = await import('../support/faults');
 const { snsClient } = await import('../../shared/aws/sns');
@@ -35,25 +38,27 @@ async function linesLoggedDuring(act: () => Promise<unknown>): Promise<string[]>
     .filter((line) => line.trim() !== '' && !nodeWarning.test(line));
 }
 
+/** Requests that log each kind of line: a success, a refusal, a dependency failure, a list. */
+async function requestsOfEveryOutcome(): Promise<void> {
+  const portalId = freshPortal();
+  const headers = { authorization: `Bearer ${TOKEN}` };
+  const endpoint = `https://hook-user:${ENDPOINT_PASSWORD}@127.0.0.1:9/hook`;
+  const created = await call('createSubscriptionRoute', { portalId, headers, body: newSubscription({ endpoint }) });
+  expect(created.statusCode).toBe(200);
+  await call('renameSubscriptionRoute', { portalId, headers, body: { config_id: created.body.record.configId, name: '' } });
+  const removeFault = injectFault(snsClient, /CreateTopic/);
+  try {
+    const failed = await call('createSubscriptionRoute', { portalId, headers, body: newSubscription({ endpoint }) });
+    expect(failed.statusCode).toBe(503);
+  } finally {
+    removeFault();
+  }
+  await call('listSubscriptionsRoute', { portalId, headers });
+}
+
 describe('the logs of a request', () => {
   it('are JSON lines with the request id and operation, and hold no token or endpoint credential', async () => {
-    const portalId = freshPortal();
-    const headers = { authorization: `Bearer ${TOKEN}` };
-    const endpoint = `https://hook-user:${ENDPOINT_PASSWORD}@127.0.0.1:9/hook`;
-
-    const lines = await linesLoggedDuring(async () => {
-      const created = await call('createSubscriptionRoute', { portalId, headers, body: newSubscription({ endpoint }) });
-      expect(created.statusCode).toBe(200);
-      await call('renameSubscriptionRoute', { portalId, headers, body: { config_id: created.body.record.configId, name: '' } });
-      const removeFault = injectFault(snsClient, /CreateTopic/);
-      try {
-        const failed = await call('createSubscriptionRoute', { portalId, headers, body: newSubscription({ endpoint }) });
-        expect(failed.statusCode).toBe(503);
-      } finally {
-        removeFault();
-      }
-      await call('listSubscriptionsRoute', { portalId, headers });
-    });
+    const lines = await linesLoggedDuring(requestsOfEveryOutcome);
 
     expect(lines.length).toBeGreaterThanOrEqual(5);
     const entries = lines.map((line) => {
@@ -73,6 +78,38 @@ describe('the logs of a request', () => {
     }
     expect(entries.map((entry) => entry.message)).toEqual(
       expect.arrayContaining(['request completed', 'request refused', 'dependency failure']),
+    );
+    const all = lines.join('\n');
+    expect(all).not.toContain(TOKEN);
+    expect(all).not.toContain(ENDPOINT_PASSWORD);
+  });
+
+  it('with LOG_FORMAT=pretty, as npm start sets it, are one short readable line per entry, with no token or endpoint credential', async () => {
+    const jsonLines = await linesLoggedDuring(requestsOfEveryOutcome);
+    process.env.LOG_FORMAT = 'pretty';
+    let lines: string[];
+    try {
+      lines = await linesLoggedDuring(requestsOfEveryOutcome);
+    } finally {
+      delete process.env.LOG_FORMAT;
+    }
+
+    // The same entries, a line each: time, level, operation, message, then the useful keys.
+    expect(lines).toHaveLength(jsonLines.length);
+    const operation = '(createSubscriptionRoute|renameSubscriptionRoute|listSubscriptionsRoute)';
+    for (const line of lines) {
+      expect(line).toMatch(new RegExp(`^\\d\\d:\\d\\d:\\d\\d (INFO |WARN |ERROR) ${operation} [a-z]`));
+      expect(line.length).toBeLessThan(300);
+      expect(line).not.toMatch(/^\{|function_arn|function_request_id|cold_start/);
+    }
+    expect(lines).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/ INFO  createSubscriptionRoute request completed 200 \d+ms$/),
+        expect.stringMatching(/ INFO  renameSubscriptionRoute request refused 400 code=INVALID_REQUEST reason=".+"$/),
+        expect.stringMatching(/ ERROR createSubscriptionRoute dependency failure error="\w+: .+"$/),
+        expect.stringMatching(/ INFO  createSubscriptionRoute request completed 503 \d+ms$/),
+        expect.stringMatching(/ INFO  listSubscriptionsRoute request completed 200 \d+ms$/),
+      ]),
     );
     const all = lines.join('\n');
     expect(all).not.toContain(TOKEN);

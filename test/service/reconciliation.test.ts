@@ -1,6 +1,6 @@
 /**
- * The reconciler restores DESIGN.md §4 (no record without its topic and SNS subscription, no
- * topic of the service without its record) after each failure the README's known gaps list,
+ * The reconciler restores the agreement of table and SNS (no record without its topic and SNS
+ * subscription, no topic of the service without its record) after each failure the README's known gaps list,
  * in one run, and a second run right after changes nothing. Creates in flight (young topics)
  * and topics of the prefix with foreign names are never touched.
  *
@@ -94,7 +94,7 @@ async function subscriptionAttributes(subscriptionArn: string): Promise<Record<s
 }
 
 /**
- * DESIGN.md §4 as an operator checks it: the topics of the prefix are exactly the records'
+ * Table and SNS agree, as an operator checks it: the topics of the prefix are exactly the records'
  * topics (besides `foreign`, topics whose names are not the service's), and each record's SNS
  * subscription exists on its topic with its endpoint, protocol and delivery attributes.
  */
@@ -379,7 +379,8 @@ describe('npm run reconcile', () => {
         AWS_ENDPOINT_URL_SNS: process.env.AWS_ENDPOINT_URL_SNS,
         TABLE_NAME,
         TOPIC_PREFIX,
-        POWERTOOLS_LOG_LEVEL: 'SILENT',
+        // Its log lines too, as a developer sees them: in the format it picks by default.
+        POWERTOOLS_LOG_LEVEL: 'INFO',
       },
       timeout: 60_000,
     });
@@ -389,16 +390,43 @@ describe('npm run reconcile', () => {
     const orphan = await handMadeTopic(60);
     const { topicArn } = await createOne(freshPortal());
     await inspectSns.send(new DeleteTopicCommand({ TopicArn: topicArn }));
-    const would = { topicsSeen: 1, recordsSeen: 1, orphanTopicsDeleted: 1, recordsRepaired: 1, skippedYoung: 0, errors: 0, unrecognizedTopics: [] };
+    const seen = { topicsSeen: 1, recordsSeen: 1, skippedYoung: 0, errors: 0, unrecognizedTopics: [] };
 
-    expect(summaryOf((await reconcileCli('--dry-run')).stdout)).toEqual({ ...would, dryRun: true });
+    const dryRun = await reconcileCli('--dry-run');
+    expect(summaryOf(dryRun.stdout)).toEqual({ ...seen, wouldDeleteOrphanTopics: 1, wouldRepairRecords: 1, dryRun: true });
     expect(await topicsOfPrefix()).toEqual([orphan]);
 
-    expect(summaryOf((await reconcileCli()).stdout)).toEqual({ ...would, dryRun: false });
+    const run = await reconcileCli();
+    expect(summaryOf(run.stdout)).toEqual({ ...seen, orphanTopicsDeleted: 1, recordsRepaired: 1, dryRun: false });
     await expectAgreement();
 
     expect(summaryOf((await reconcileCli()).stdout)).toEqual(unchanged(1, 1));
   }, 120_000);
+
+  it('prints a dry run’s summary once, and every log line of it says what would be done, not what was', async () => {
+    const orphan = await handMadeTopic(60);
+    const { topicArn } = await createOne(freshPortal());
+    await inspectSns.send(new DeleteTopicCommand({ TopicArn: topicArn }));
+
+    const { stdout, stderr } = await reconcileCli('--dry-run');
+
+    const output = `${stdout}${stderr}`;
+    const lines = stdout.trim().split('\n');
+    // The summary: the last line, and nowhere else.
+    expect(output.split('"topicsSeen"')).toHaveLength(2);
+    expect(output.split('wouldRepairRecords')).toHaveLength(2);
+    expect(JSON.parse(lines.at(-1)!)).toMatchObject({ dryRun: true, wouldDeleteOrphanTopics: 1, wouldRepairRecords: 1 });
+    expect(output).not.toMatch(/orphanTopicsDeleted|recordsRepaired/);
+    // The log lines: one readable line per item, each saying "would".
+    const logLines = lines.slice(0, -1);
+    expect(logLines).toEqual([
+      expect.stringMatching(new RegExp(`^\\d\\d:\\d\\d:\\d\\d INFO  reconcileTopics orphan topic would be deleted topicArn=${orphan}$`)),
+      expect.stringMatching(new RegExp(`^\\d\\d:\\d\\d:\\d\\d INFO  reconcileTopics record would be repaired portalId=\\S+ configId=\\S+ topicArn=${topicArn}$`)),
+      expect.stringMatching(/^\d\d:\d\d:\d\d INFO  reconcileTopics reconciliation summary$/),
+    ]);
+    expect(output).not.toMatch(/topic deleted|record repaired/);
+    expect(await topicsOfPrefix()).toEqual([orphan]);
+  }, 60_000);
 
   it('refuses an unknown option, naming it', async () => {
     await expect(reconcileCli('--dry')).rejects.toMatchObject({ code: 1, stderr: expect.stringContaining('unknown option --dry') });
