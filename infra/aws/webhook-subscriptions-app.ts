@@ -16,7 +16,9 @@ export function addWebhookSubscriptions(app: App): WebhookSubscriptionsStack {
   const settings = deploymentSettingsFrom((key: ContextKey) => app.node.tryGetContext(key));
   const stack = new WebhookSubscriptionsStack(app, STACK_NAME, {
     settings,
-    description: 'Webhook subscriptions: HTTP API with JWT authorizer, six Lambda functions, DynamoDB table.',
+    description:
+      'Webhook subscriptions: HTTP API with JWT authorizer, one Lambda function per operation, ' +
+      'a portal-event dispatcher and a scheduled reconciler, DynamoDB table, one SNS topic per subscription.',
   });
   Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
   return stack;

@@ -1,5 +1,5 @@
 /**
- * The service on AWS (DESIGN.md §2): the subscriptions table, one function per operation and
+ * The service on AWS: the subscriptions table, one function per operation and
  * an HTTP API with one JWT-authorized route per operation and path prefix, the delivery of
  * portal events (portal-event-delivery.ts) and the scheduled reconciler
  * (topic-reconciliation.ts). Functions, routes, scopes and permissions all come from the
@@ -183,7 +183,8 @@ export class WebhookSubscriptionsStack extends Stack {
       jwtAudience: [...settings.jwtAudience],
     });
     this.api = new HttpApi(this, 'Api', {
-      description: 'Webhook subscriptions of a portal: create, update, activate, list, rename, delete.',
+      // From the operations table, so it names each route's operation however many there are.
+      description: `Webhook subscriptions of a portal: ${OPERATIONS.map((operation) => operation.handler.replace(/Subscriptions?$/, '')).join(', ')}.`,
       // The stage is created below, with throttling and access logs.
       createDefaultStage: false,
     });
