@@ -3,7 +3,7 @@
 // are shown next to the field they name, or at the top of the form (or page) otherwise.
 import { ApiError, apiClient, claimsOf, loadServiceDescription, requestToken } from './api-client.js';
 
-/** What each protocol's endpoint must be (the service's rules, DESIGN.md §3), as help text. */
+/** What each protocol's endpoint must be (what create and update accept), as help text. */
 const ENDPOINT_HINTS = {
   https: ['An absolute https:// URL of at most 2048 characters.', 'https://hooks.example.com/webhooks'],
   http: ['An absolute http:// URL of at most 2048 characters.', 'http://hooks.example.com/webhooks'],

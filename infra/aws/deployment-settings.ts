@@ -29,7 +29,7 @@ export interface DeploymentSettings {
   readonly topicPrefix: string;
   /** MAX_SUBSCRIPTIONS_PER_PORTAL. */
   readonly maxSubscriptionsPerPortal: number;
-  /** EVENT_KINDS: the event catalog (DESIGN.md §5). */
+  /** EVENT_KINDS: the event kinds a subscription may choose. */
   readonly eventKinds: readonly string[];
   /** Name of the EventBridge bus portal events arrive on. */
   readonly eventBusName: string;

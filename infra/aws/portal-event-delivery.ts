@@ -1,5 +1,5 @@
 /**
- * Delivery on AWS (DESIGN.md §9): portal events come in on an EventBridge bus; a rule puts
+ * Delivery on AWS: portal events come in on an EventBridge bus; a rule puts
  * those of source `portal.events` on an SQS queue (with a dead-letter queue of its own); the
  * dispatcher consumes it in batches and publishes each event to the topics of the matching
  * subscriptions. Messages SNS cannot deliver after its retries go to the delivery dead-letter
@@ -23,7 +23,7 @@ export interface PortalEventDeliveryProps {
   readonly table: ITable;
   /** ARN pattern of the service's topics (`<prefix>-*`), which their subscriptions' ARNs match too. */
   readonly topicArnPattern: string;
-  /** The service configuration every function reads (DESIGN.md §6). */
+  /** The service configuration every function reads. */
   readonly environment: Readonly<Record<string, string>>;
   readonly logRetention: RetentionDays;
 }

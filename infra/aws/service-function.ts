@@ -28,7 +28,7 @@ export interface ServiceFunctionProps {
   readonly description: string;
   /** How long one invocation may run. */
   readonly timeout: Duration;
-  /** The service configuration (DESIGN.md §6) the handler reads at cold start. */
+  /** The service configuration the handler reads at cold start. */
   readonly environment: Readonly<Record<string, string>>;
   readonly logRetention: RetentionDays;
 }

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import type { DeploymentSettings } from './deployment-settings';
 
 export const STACK_DOCUMENT_FILE = 'openapi.json';
-/** The platform's token endpoint, under its base URL (DESIGN.md §7). */
+/** The platform's token endpoint, under the issuer's base URL. */
 export const TOKEN_ENDPOINT_PATH = '/v6/authentication/oauth2/token';
 
 export async function writeStackOpenApiDocument(outdir: string, settings: DeploymentSettings): Promise<string> {

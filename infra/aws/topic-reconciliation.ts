@@ -18,7 +18,7 @@ export interface TopicReconciliationProps {
   readonly table: ITable;
   /** ARN pattern of the service's topics (`<prefix>-*`), which their subscriptions' ARNs match too. */
   readonly topicArnPattern: string;
-  /** The service configuration every function reads (DESIGN.md §6), with the reconciler's own. */
+  /** The service configuration every function reads, with the reconciler's own. */
   readonly environment: Readonly<Record<string, string>>;
   readonly logRetention: RetentionDays;
   /** How often a run starts. */

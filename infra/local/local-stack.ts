@@ -1,5 +1,5 @@
 /**
- * The whole service on one machine (DESIGN.md §8, §9): DynamoDB Local, the SNS emulator, a local
+ * The whole service on one machine: DynamoDB Local, the SNS emulator, a local
  * OAuth token endpoint, the gateway emulation invoking the operations' handlers, and an
  * EventBridge stand-in whose rule feeds the dispatcher handler, all on 127.0.0.1.
  * `npm start` (start.ts) runs it with the ports and directories of the environment; the tests

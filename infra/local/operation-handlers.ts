@@ -7,7 +7,6 @@ import type { APIGatewayProxyEventV2WithJWTAuthorizer, Context } from 'aws-lambd
 import { DISPATCHER, handlerEntryOf, OPERATIONS } from '../../shared/operations';
 import type { SqsHandler } from './events/event-queue';
 
-
 export type OperationHandler = (event: APIGatewayProxyEventV2WithJWTAuthorizer, context: Context) => Promise<unknown>;
 
 /** Handler of each operation, by operation id. */

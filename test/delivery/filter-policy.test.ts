@@ -1,5 +1,5 @@
 /**
- * SNS enforces each subscription's events and status (DESIGN.md §9): the SNS subscription
+ * SNS enforces each subscription's events and status: the SNS subscription
  * carries a filter policy on the `event` attribute that create sets and update and activate
  * replace, a redrive policy to the delivery dead-letter queue, and for http/https a delivery
  * policy with retries. Checked in what SNS holds, through the real SDK client; and that a

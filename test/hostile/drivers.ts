@@ -100,7 +100,7 @@ function expectKeys(request: HostileRequest, answer: RawAnswer, value: unknown, 
 
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
-/** DESIGN.md §3: trimmed, 1-255 characters, no control characters; README: valid Unicode. */
+/** A stored name: trimmed, 1-255 characters, no control characters, valid Unicode (README). */
 function nameFollowsRules(name: unknown): boolean {
   return (
     typeof name === 'string' &&

@@ -1,5 +1,5 @@
 /**
- * How the hostile-input suite judges a 5xx (issue 12): the service's overload answer (503
+ * How the hostile-input suite judges a 5xx: the service's overload answer (503
  * `SERVICE_UNAVAILABLE` envelope with Retry-After) to a request that reached a dependency is
  * counted as overload; every other 5xx, and a 503 for a request refused before any dependency,
  * is a fault that fails the suite. The answers are built here, as the harness reads them off

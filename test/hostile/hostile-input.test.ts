@@ -1,6 +1,6 @@
 /**
- * Hostile input (the "Trust" issue), over HTTP against the local stack, the way a caller
- * reaches the service: for each of the six operations, over 1,000 generated requests with
+ * Hostile input, over HTTP against the local stack, the way a caller reaches the service:
+ * for each operation of OPERATION_NAMES (harness.ts), over 1,000 generated requests with
  * wrong types, missing and extra fields (`__proto__`, `constructor`, `prototype` written
  * literally), empty and huge strings, Unicode (astral, combining, RTL, lone surrogates),
  * control characters, non-JSON bodies, wrong content types, oversized bodies (past 64 KiB,
@@ -91,8 +91,8 @@ describe('hostile input over HTTP against the local stack', () => {
       const requests = GENERATORS[operation](generatorIds(seeding, operation));
       const sentBefore = tally.requests(operation);
 
-      // No time limit on the property: cut short, it failed on a loaded machine and left its
-      // portal half-changed for the next operation (issue 12). A failure ends the run at once
+      // No time limit on the property: cut short on a loaded machine, it would leave its portal
+      // half-changed for the next operation. A failure ends the run at once
       // (no shrinking against the live stack); its message names the request that failed.
       await fc.assert(
         fc.asyncProperty(fc.array(requests, { minLength: BATCH, maxLength: BATCH }), (batch) => runBatch(stack, driver, tally, batch)),

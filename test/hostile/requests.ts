@@ -21,7 +21,7 @@
  * Gateway documents it: literal segments exactly as sent, the `{configId}` segment
  * percent-decoded.
  *
- * The oracle is DESIGN.md §3 and the README's decisions, written out independently of the
+ * The oracle is the request rules and the README's decisions, written out independently of the
  * service's code: it never calls the service's validators.
  */
 import fc from 'fast-check';
@@ -47,7 +47,7 @@ import {
   UNICODE_TEXTS,
 } from './values';
 
-/** DESIGN.md §3: request bodies over 64 KiB are refused with a 400. */
+/** Request bodies over 64 KiB are refused with a 400. */
 export const MAX_BODY_BYTES = 64 * 1024;
 /** API Gateway's payload limit for HTTP APIs: larger requests get its 413. */
 export const GATEWAY_MAX_BYTES = 10 * 1024 * 1024;
@@ -1089,7 +1089,7 @@ export function deleteRequests(ids: GeneratorIds): fc.Arbitrary<HostileRequest> 
 }
 
 /**
- * What DELETE on a path must give (DESIGN.md §3; README: ids matched case-insensitively). The
+ * What DELETE on a path must give (README: ids matched case-insensitively). The
  * route is `{prefix}/{configId}`: one more non-empty segment; API Gateway percent-decodes it.
  */
 export function classifyDeletePath(fullPath: string, ids: Ids): Target {

@@ -1,5 +1,5 @@
 /**
- * Delivery on AWS, as the template declares it (DESIGN.md §9): the portal-events bus and its
+ * Delivery on AWS, as the template declares it: the portal-events bus and its
  * rule, the dispatcher's queue with its dead-letter queue, the dispatcher consuming it with
  * partial batch responses and allowed only Query and Publish, and the delivery dead-letter
  * queue that SNS (for the service's topics only) may send to. Synthesized without bundling.

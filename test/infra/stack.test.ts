@@ -1,6 +1,6 @@
 /**
  * The CloudFormation template `cdk synth` produces, checked against the operations table and
- * DESIGN.md: table, functions, routes and their authorization, stage, least-privilege IAM,
+ * the deployment settings: table, functions, routes and their authorization, stage, least-privilege IAM,
  * cdk-nag's AWS Solutions rules, and what goes into each function's bundle.
  */
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';

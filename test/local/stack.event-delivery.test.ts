@@ -1,5 +1,5 @@
 /**
- * Delivery as an integrator sees it (DESIGN.md §9), over HTTP against the local stack: portal
+ * Delivery as an integrator sees it, over HTTP against the local stack: portal
  * events put on the event bus with the EventBridge SDK or the AWS CLI reach exactly the
  * activated subscriptions of their portal that chose their kind; status and events changed
  * through the API change what arrives; SNS's filter policies hold against anyone publishing;

@@ -1,6 +1,6 @@
 /**
- * DESIGN.md §4: after every request, successful or not, no record lacks its topic and no topic
- * lacks its record. Faults are injected where the emulators cannot fail on demand.
+ * Table and SNS agree: after every request, successful or not, no record lacks its topic and
+ * no topic lacks its record. Faults are injected where the emulators cannot fail on demand.
  */
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamoDbClient } from '../../shared/aws/dynamodb';

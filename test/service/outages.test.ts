@@ -69,9 +69,9 @@ async function serviceState() {
 }
 
 /**
- * DESIGN.md §4: every record has its topic and SNS subscription, every topic its record. A
- * record whose delete failed half-way (`pendingDelete`) may have lost its topic already: the
- * state that repeating the delete completes.
+ * Table and SNS agree: every record has its topic and SNS subscription, every topic its
+ * record. A record whose delete failed half-way (`pendingDelete`) may have lost its topic
+ * already: the state that repeating the delete completes.
  */
 async function expectAgreement({ pendingDelete }: { pendingDelete?: string } = {}) {
   const state = await serviceState();
@@ -85,7 +85,7 @@ async function expectAgreement({ pendingDelete }: { pendingDelete?: string } = {
   return state;
 }
 
-/** DESIGN.md §9: what SNS lets through is what each record says. */
+/** SNS enforces the records: what it lets through is what each record says. */
 function expectFiltersAgree(state: Awaited<ReturnType<typeof serviceState>>) {
   for (const { configId, stored, inSns } of state.filters) expect({ configId, filter: inSns }).toEqual({ configId, filter: stored });
 }

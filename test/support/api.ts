@@ -1,7 +1,7 @@
 /**
- * Calls the six handlers the way API Gateway does, and answers what an HTTP client would see.
- * Importing this module loads the handlers, so the environment must be set first (global
- * setup does; suites that change it import this module dynamically after changing it).
+ * Calls the operations' handlers the way API Gateway does, and answers what an HTTP client
+ * would see. Importing this module loads the handlers, so the environment must be set first
+ * (global setup does; suites that change it import this module dynamically after changing it).
  */
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { handler as activateSubscription } from '../../functions/activateSubscription';

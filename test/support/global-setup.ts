@@ -1,7 +1,7 @@
 /**
  * Starts what the suites talk to, once per `npm test`: DynamoDB Local and the SNS emulator,
  * each on a free port of 127.0.0.1, and the table. The environment set here is what every
- * handler reads (DESIGN.md §6), and jest's workers inherit it.
+ * handler reads, and jest's workers inherit it.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { startDynamoDbLocal } from '../../infra/local/dynamodb/dynamodb-local';

@@ -1,5 +1,5 @@
 /**
- * A stand-in for Amazon EventBridge's PutEvents on one machine (DESIGN.md §9): the AWS JSON 1.1
+ * A stand-in for Amazon EventBridge's PutEvents on one machine: the AWS JSON 1.1
  * protocol that `@aws-sdk/client-eventbridge` and `aws events put-events --endpoint-url` speak,
  * and the stack's one rule: events of source `portal.events` on the portal-events bus go to the
  * dispatcher's queue (event-queue.ts), as EventBridge events in SQS message bodies.
