@@ -1,51 +1,83 @@
 /**
- * The README's shell commands, run as a new user would run them: every ```sh block is either
- * run here against `npm start` (in memory, on free ports, which replace the README's 3000, 8000,
- * 9911, 9912 and 4000) or named below with the reason it cannot be, and they run in bash on a PATH
- * with only Node, Java, curl, the AWS CLI and basic POSIX tools: no uuidgen, no jq.
+ * The documentation's shell commands, run as a new user would run them: every ```sh block of the
+ * README and of every docs/*.md page is either run here against `npm start` (in memory, on free
+ * ports, which replace the documented 3000, 8000, 9911, 9912 and 4000) or named below with the
+ * reason it cannot be, and they run in bash on a PATH with only Node, Java, curl, the AWS CLI and
+ * basic POSIX tools: no uuidgen, no jq.
  */
 import { spawn } from 'node:child_process';
-import { chmodSync, closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, closeSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../../infra/local/free-port';
 import { type NpmStart, PROJECT_ROOT, startNpmStart, tokenFor } from '../support/npm-start';
 
-/** Every ```sh block of the README by the heading it sits under: run here, or why not. */
-const BLOCKS: Readonly<Record<string, 'run' | { notRun: string }>> = {
-  'Quick start': { notRun: 'installs, starts the stack this suite starts itself, and runs npm test (this suite among them)' },
-  'Install and test': { notRun: 'installs and runs npm test, which runs this suite' },
-  'Run locally': { notRun: 'npm start, which this suite starts itself on free ports' },
-  Example: { notRun: 'cdk deploy needs an AWS account' },
-  'Run one function with SAM': { notRun: 'sam local invoke needs the SAM CLI and Docker; test/infra/sam-invoke.test.ts does the same without them' },
-  'OpenAPI document': { notRun: 'npx fetches a client generator; test/service/openapi.document.test.ts checks the document that npm run openapi writes' },
-  Delivery: { notRun: "puts an event on the deployed bus, which needs an AWS account; 'Watching a delivery' does the same against npm start" },
-  Reconciliation: { notRun: 'test/service/reconciliation.test.ts runs npm run reconcile, with and without --dry-run, against a stack of its own' },
-  'Admin page': { notRun: 'runs the browser suite, which npm test runs' },
-  Performance: { notRun: 'the full run takes minutes and proves nothing in a test; test/bench/smoke.test.ts runs npm run bench -- --quick' },
-  'Calling the API with curl': 'run',
-  'Idempotent creates': 'run',
-  'The AWS CLI (or any SDK) against the emulators': 'run',
-  'Watching a delivery': 'run',
+type Verdict = 'run' | { notRun: string };
+
+/**
+ * Every ```sh block by page and by the heading it sits under: run here, or why not. A block
+ * meant for a deployed stack (an `aws` command without `--endpoint-url`) is never run, and its
+ * reason says it needs an AWS account.
+ */
+const BLOCKS: Readonly<Record<string, Readonly<Record<string, Verdict>>>> = {
+  'README.md': {
+    'Two commands': { notRun: 'installs, starts the stack this suite starts itself, and runs npm test (this suite among them)' },
+    'Call the API with curl': 'run',
+    'Look inside with the AWS CLI': 'run',
+  },
+  'docs/api.md': {
+    'Idempotent creates': 'run',
+    'Generating a client': { notRun: 'npx fetches a client generator; test/service/openapi.document.test.ts checks the document that npm run openapi writes' },
+  },
+  'docs/delivery.md': {
+    'On a deployed stack': { notRun: "puts an event on a deployed stack's bus, which needs an AWS account; docs/local.md 'Watching a delivery' does the same against npm start" },
+  },
+  'docs/deploy.md': {
+    Example: { notRun: 'cdk deploy needs an AWS account' },
+    'Against a deployed stack': { notRun: 'sam local invoke against the deployed table needs an AWS account, the SAM CLI and Docker; test/infra/sam-invoke.test.ts does the same without them' },
+    'Against npm start': { notRun: 'sam local invoke needs the SAM CLI and Docker; test/infra/sam-invoke.test.ts does the same without them' },
+  },
+  'docs/local.md': {
+    'Watching a delivery': 'run',
+    'Admin page': { notRun: 'runs the browser suite, which npm test runs' },
+  },
+  'docs/performance.md': {
+    'Running it': { notRun: 'the full run takes minutes and proves nothing in a test; test/bench/smoke.test.ts runs npm run bench -- --quick' },
+  },
+  'docs/reconciliation.md': {
+    'Running it': { notRun: 'test/service/reconciliation.test.ts runs npm run reconcile, with and without --dry-run, against a stack of its own' },
+  },
+  'docs/testing.md': {
+    'Install and test': { notRun: 'installs and runs npm test, which runs this suite' },
+    'Run one suite': { notRun: 'starts a jest run inside this one; npm test runs every suite' },
+    "The documentation's commands": { notRun: 'runs this very suite' },
+  },
 };
 
-/** What README commands may use besides bash's builtins: Node, Java, curl, the AWS CLI and POSIX basics. */
+/** What the documented commands may use besides bash's builtins: Node, Java, curl, the AWS CLI and POSIX basics. */
 const ALLOWED_TOOLS = ['java', 'curl', 'aws', 'cat', 'tee', 'sleep', 'seq', 'grep', 'sed', 'head', 'tail', 'env', 'rm', 'mkdir', 'ls'];
 const SCRIPT_TIMEOUT_MS = 120_000;
 
 interface Block {
+  page: string;
   heading: string;
   text: string;
 }
 
-function readmeBlocks(): Block[] {
+/** The README and every page of docs/, as paths from the repository root. */
+function pages(): string[] {
+  const docs = readdirSync(join(PROJECT_ROOT, 'docs')).filter((name) => name.endsWith('.md'));
+  return ['README.md', ...docs.sort().map((name) => `docs/${name}`)];
+}
+
+function shBlocks(page: string): Block[] {
   const blocks: Block[] = [];
   let heading = '';
   let current: string[] | undefined;
-  for (const line of readFileSync(join(PROJECT_ROOT, 'README.md'), 'utf8').split('\n')) {
+  for (const line of readFileSync(join(PROJECT_ROOT, page), 'utf8').split('\n')) {
     if (current) {
       if (line.startsWith('```')) {
-        blocks.push({ heading, text: current.join('\n') });
+        blocks.push({ page, heading, text: current.join('\n') });
         current = undefined;
       } else current.push(line);
     } else if (line.startsWith('```sh')) current = [];
@@ -54,10 +86,27 @@ function readmeBlocks(): Block[] {
   return blocks;
 }
 
-function blockUnder(heading: string): string {
-  const found = readmeBlocks().filter((block) => block.heading === heading);
+function allBlocks(): Block[] {
+  return pages().flatMap(shBlocks);
+}
+
+function blockUnder(page: string, heading: string): string {
+  const found = shBlocks(page).filter((block) => block.heading === heading);
   expect(found).toHaveLength(1);
   return found[0]!.text;
+}
+
+/** The command lines of a block that call the AWS CLI without naming a local endpoint. */
+function awsCallsWithoutEndpoint(text: string): string[] {
+  return text
+    .split('\n')
+    .filter((line) => !line.trim().startsWith('#'))
+    .filter((line) => /(^|[\s;&|(])aws\s+(?!--endpoint-url\s)/.test(line));
+}
+
+/** Where a block writes files with `>` or `>>` (an arrow function's `=>` is no redirect). */
+function redirectTargets(text: string): string[] {
+  return [...text.matchAll(/(?<![=\-&\d])>>?\s*([^\s;&|)'"]+)/g)].map((match) => match[1]!);
 }
 
 let stack: NpmStart;
@@ -70,7 +119,7 @@ beforeAll(async () => {
   workDir = mkdtempSync(join(tmpdir(), 'readme-'));
   binDir = join(workDir, 'bin');
   // Each allowed tool as found on this machine, run with the full PATH it may need itself
-  // (a pyenv shim, say); the README's commands see only this directory.
+  // (a pyenv shim, say); the documented commands see only this directory.
   const wrappers: Record<string, string> = { node: process.execPath };
   for (const tool of ALLOWED_TOOLS) wrappers[tool] = tool;
   mkdirSync(binDir);
@@ -86,7 +135,7 @@ afterAll(async () => {
   if (workDir) rmSync(workDir, { recursive: true, force: true });
 }, 40_000);
 
-/** The README's commands for this stack: its ports instead of the defaults. */
+/** The documented commands for this stack: its ports instead of the defaults. */
 function onThisStack(text: string): string {
   return text
     .replaceAll('127.0.0.1:3000', `127.0.0.1:${stack.ports.api}`)
@@ -138,7 +187,7 @@ async function runScript(script: string, options: { strict: boolean }): Promise<
   return { code, stdout: readFileSync(stdoutFile, 'utf8'), stderr: readFileSync(stderrFile, 'utf8') };
 }
 
-/** Test glue between README commands: waits (bounded) until the script's output so far holds `text`. */
+/** Test glue between documented commands: waits (bounded) until the script's output so far holds `text`. */
 function waitForOutput(text: string): string {
   return `node -e '
     const { readFileSync } = require("fs");
@@ -184,22 +233,40 @@ async function gatewayLogMark(): Promise<number> {
   return stack.output().indexOf('\n', at);
 }
 
-describe('the README', () => {
+describe('the README and the docs pages', () => {
   it('has every command block either run here or named with the reason it is not', () => {
-    const blocks = readmeBlocks();
+    const blocks = allBlocks();
     expect(blocks.length).toBeGreaterThan(0);
-    expect(blocks.map((block) => block.heading).filter((heading) => !(heading in BLOCKS))).toEqual([]);
-    for (const [heading, verdict] of Object.entries(BLOCKS)) {
-      expect([heading, blocks.some((block) => block.heading === heading)]).toEqual([heading, true]);
-      if (verdict !== 'run') expect(verdict.notRun.length).toBeGreaterThan(10);
+    expect(Object.keys(BLOCKS).filter((page) => !pages().includes(page))).toEqual([]);
+    const unnamed = blocks.filter((block) => BLOCKS[block.page]?.[block.heading] === undefined);
+    expect(unnamed.map((block) => `${block.page} > ${block.heading}`)).toEqual([]);
+    for (const [page, headings] of Object.entries(BLOCKS)) {
+      for (const [heading, verdict] of Object.entries(headings)) {
+        expect([page, heading, blocks.some((block) => block.page === page && block.heading === heading)]).toEqual([page, heading, true]);
+        if (verdict !== 'run') expect(verdict.notRun.length).toBeGreaterThan(10);
+      }
     }
   });
 
+  it('sends no AWS CLI command it runs to an AWS account: a block for a deployed stack is not run, and says so', () => {
+    const toAnAccount = allBlocks().filter((block) => awsCallsWithoutEndpoint(block.text).length > 0);
+    for (const block of toAnAccount) {
+      const verdict = BLOCKS[block.page]?.[block.heading];
+      const namedAsNeedingAnAccount = verdict !== undefined && verdict !== 'run' && /AWS account/.test(verdict.notRun);
+      expect([block.page, block.heading, namedAsNeedingAnAccount]).toEqual([block.page, block.heading, true]);
+    }
+  });
+
+  it('leaves no file behind in the working tree: a block writes files only under cdk.out/ (ignored by git)', () => {
+    const written = allBlocks().flatMap((block) => redirectTargets(block.text).map((target) => `${block.page} > ${block.heading}: ${target}`));
+    expect(written.filter((entry) => !/: (cdk\.out\/|\/dev\/null$)/.test(entry))).toEqual([]);
+  });
+
   it('runs as written: the curl walk-through, an idempotent create run twice, the AWS CLI and a delivery', async () => {
-    const walkThrough = blockUnder('Calling the API with curl');
-    const idempotentCreate = blockUnder('Idempotent creates');
+    const walkThrough = blockUnder('README.md', 'Call the API with curl');
+    const idempotentCreate = blockUnder('docs/api.md', 'Idempotent creates');
     expect(idempotentCreate).toMatch(/^KEY=\$\(.*\)/m);
-    const [receiveAndCreate, publish] = blockUnder('Watching a delivery').split(/\n(?=# A portal event of a kind)/);
+    const [receiveAndCreate, publish] = blockUnder('docs/local.md', 'Watching a delivery').split(/\n(?=# A portal event of a kind)/);
     expect(publish).toBeDefined();
     const script = [
       onThisStack(walkThrough),
@@ -209,15 +276,15 @@ describe('the README', () => {
       'echo "== idempotent create, second run"',
       onThisStack(idempotentCreate.split('\n').filter((line) => !line.startsWith('KEY=')).join('\n')),
       'echo "== AWS CLI"',
-      onThisStack(blockUnder('The AWS CLI (or any SDK) against the emulators')),
+      onThisStack(blockUnder('README.md', 'Look inside with the AWS CLI')),
       'echo "== delivery"',
       onThisStack(receiveAndCreate!),
-      // The README says to publish once the receiver has printed SubscriptionConfirmation (and confirmed).
+      // docs/local.md says to publish once the receiver has printed SubscriptionConfirmation (and confirmed).
       waitForOutput('SubscriptionConfirmation'),
       waitForConfirmation(),
       onThisStack(publish!),
       waitForOutput('"data":{"mediaId":"m-1"}}'),
-      'kill %1', // as the README says
+      'kill %1', // as docs/local.md says
     ].join('\n');
 
     const run = await runScript(script, { strict: true });
@@ -264,7 +331,7 @@ describe('the README', () => {
     const printedBefore = await gatewayLogMark();
 
     // Not strict: pasted into a terminal, the commands run on whatever fails before them.
-    const run = await runScript(onThisStack(blockUnder('Calling the API with curl')), { strict: false });
+    const run = await runScript(onThisStack(blockUnder('README.md', 'Call the API with curl')), { strict: false });
 
     expect(run.stderr).toContain('"code":"SUBSCRIPTION_LIMIT_REACHED"');
     expect(run.stderr).toContain('No subscription was created (This portal already has the maximum of 10 subscriptions');
