@@ -7,8 +7,7 @@
  *
  * Our own rather than Powertools' Logger: the service uses five of its methods, and its ~21 KB
  * (with its commons) would be a twentieth of every bundle, the margin that decides whether a
- * function stays within 1.15x of its floor in bundle size and module load (README,
- * "Performance").
+ * function stays within 1.15x of its floor in bundle size and module load (docs/performance.md).
  */
 import type { Context } from 'aws-lambda';
 

@@ -11,7 +11,7 @@ import { addWebhookSubscriptions } from './webhook-subscriptions-app';
 try {
   const app = new App();
   addWebhookSubscriptions(app);
-  // The API's OpenAPI document for these settings, beside the template (README: Deploy).
+  // The API's OpenAPI document for these settings, beside the template (docs/deploy.md).
   await writeStackOpenApiDocument(app.outdir, deploymentSettingsFrom((key: ContextKey) => app.node.tryGetContext(key)));
 } catch (error) {
   // A setting the operator has to fix: say what, without a stack trace in the way.

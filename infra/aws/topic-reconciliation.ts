@@ -1,5 +1,5 @@
 /**
- * The reconciler on AWS (README, "Reconciliation"): a function run by an EventBridge rule on a
+ * The reconciler on AWS (docs/reconciliation.md): a function run by an EventBridge rule on a
  * schedule, allowed to list the account's topics and subscriptions, read and update the records
  * and create and delete topics of the service's prefix, and nothing else.
  */

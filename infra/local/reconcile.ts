@@ -10,7 +10,7 @@
  * (webhook-subscriptions), AWS_REGION (us-east-1) and the service's own variables
  * (TOPIC_PREFIX, RECONCILE_GRACE_MINUTES...). AWS_ENDPOINT_URL_DYNAMODB and AWS_ENDPOINT_URL_SNS,
  * when set, win over the ports. Credentials are always the local ones: this never reaches AWS
- * (there, invoke the deployed function: README, "Reconciliation"). LOG_FORMAT=json gives the
+ * (there, invoke the deployed function: docs/reconciliation.md). LOG_FORMAT=json gives the
  * log lines as Lambda writes them, the summary among them.
  */
 import type { Context } from 'aws-lambda';

@@ -72,7 +72,7 @@ async function printout(stack: LocalStack, clientsFile: string): Promise<string>
     `  aws --endpoint-url ${stack.events.endpoint} events put-events --entries '[{"EventBusName": "${stack.eventBusName}", ` +
       `"Source": "portal.events", "DetailType": "asset_bank.media.create", "Detail": "{\\"portalId\\": \\"${client!.portalId}\\", \\"mediaId\\": \\"m-1\\"}"}]'`,
     '',
-    'Restore the agreement of table and SNS after failures (README, "Reconciliation"), from another terminal:',
+    'Restore the agreement of table and SNS after failures (docs/reconciliation.md), from another terminal:',
     `  ${portsPrefix(stack)}npm run reconcile -- --dry-run`,
     '',
     'Ctrl-C stops everything.',

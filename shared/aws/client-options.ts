@@ -8,7 +8,7 @@
  * CreateTopic and its clean-up both time out), inside the functions' 10 s timeout, with the
  * error envelope and its clean-up done. Only a dependency that answers every call just before
  * timing out, twice, could take a create past 9.5 s; middy then answers 503 and the clean-up
- * may not finish (see README, "Known gaps").
+ * may not finish (see docs/design.md, "Known gaps").
  */
 export const clientOptions = {
   maxAttempts: 2,

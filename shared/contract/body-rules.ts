@@ -5,7 +5,7 @@
  *
  * Plain functions and object literals rather than a schema library: zod builds each schema at
  * module load, about 9 ms of every cold start of the functions that take a body, more than
- * what the rules themselves cost at run time (README, "Performance").
+ * what the rules themselves cost at run time (docs/performance.md).
  */
 import type { FieldProblem } from './invalid-request';
 

@@ -1,7 +1,7 @@
 /**
  * The reconciler: restores the agreement of table and SNS (every record has its topic and SNS
  * subscription, every topic of the prefix has its record) after failures that the requests
- * themselves could not undo (README, "How the table and SNS stay in agreement").
+ * themselves could not undo (docs/design.md).
  *
  * One run lists every topic and subscription of the account (SNS) and every subscription record
  * (a Scan: the only one in the service), then, item by item:

@@ -16,7 +16,7 @@ export function filterPolicyFor({ events, status }: Pick<Subscription, 'events' 
 }
 
 /**
- * Retries of http/https deliveries, in SNS's delivery policy format (README, "Delivery"): two
+ * Retries of http/https deliveries, in SNS's delivery policy format (docs/delivery.md): two
  * quick retries after 5 s, then exponential backoff up to 5 minutes, then 5-minute retries:
  * 12 retries over about 26 minutes, enough to ride out an endpoint's deploy or short outage
  * while staying within SNS's 1-hour limit. Receivers get `Content-Type: application/json`.

@@ -1,5 +1,5 @@
 /**
- * `npm run bench`: each function beside its floor, in one run (README, "Performance").
+ * `npm run bench`: each function beside its floor, in one run (docs/performance.md).
  *
  * Builds every function's bundle and a floor bundle per function (./floors/: the same SDK calls,
  * the same clients, nothing else); starts DynamoDB Local and the SNS emulator; measures bundle

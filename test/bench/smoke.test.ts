@@ -1,7 +1,7 @@
 /**
  * `npm run bench -- --quick` still runs from start to end: builds, starts and stops its
  * services, measures every function and prints its table. Its figures are not checked: a
- * shared machine's timings prove nothing (README, "Performance").
+ * shared machine's timings prove nothing (docs/performance.md).
  */
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';

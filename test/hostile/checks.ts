@@ -13,7 +13,7 @@ import { randomUUID } from 'node:crypto';
 import { type HostileHarness, isOverloadAnswer, type RawAnswer, retryAfterMs, type Snapshot } from './harness';
 import { ANY_FIELD, type HostileRequest, type Ids, type OperationName, type Outcome, type Target } from './requests';
 
-/** Every code a refusal of the handlers may carry (README "Values decided"). */
+/** Every code a refusal of the handlers may carry (docs/api.md, "Values"). */
 export const KNOWN_CODES = [
   'MALFORMED_JSON',
   'MISSING_BODY',
@@ -71,8 +71,8 @@ const GATEWAY_BODIES: Readonly<Record<number, string>> = {
 };
 
 /**
- * API Gateway's limit on the request line and header values together (README, "Calling the
- * API with curl"): over it, its 431 before anything else. Long generated paths meet it.
+ * API Gateway's limit on the request line and header values together (docs/local.md, "Calling the
+ * API: good to know"): over it, its 431 before anything else. Long generated paths meet it.
  */
 const MAX_REQUEST_LINE_AND_HEADER_BYTES = 10_240;
 /** What the harness adds to each request's headers (host, content-length, connection): fewer bytes than this. */

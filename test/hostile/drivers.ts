@@ -100,7 +100,7 @@ function expectKeys(request: HostileRequest, answer: RawAnswer, value: unknown, 
 
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
-/** A stored name: trimmed, 1-255 characters, no control characters, valid Unicode (README). */
+/** A stored name: trimmed, 1-255 characters, no control characters, valid Unicode (docs/api.md). */
 function nameFollowsRules(name: unknown): boolean {
   return (
     typeof name === 'string' &&

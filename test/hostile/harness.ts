@@ -109,7 +109,7 @@ const API_ATTEMPTS_WHILE_OVERLOADED = 4;
 const MAX_RETRY_WAIT_MS = 5_000;
 
 /**
- * The service's answer to overload (README, "When DynamoDB or SNS is down"): 503 and exactly
+ * The service's answer to overload (docs/api.md, "When DynamoDB or SNS is down, slow or failing"): 503 and exactly
  * `{success: false, message, code: "SERVICE_UNAVAILABLE"}` as JSON, with Retry-After in seconds.
  */
 export function isOverloadAnswer(answer: RawAnswer): boolean {

@@ -21,7 +21,7 @@
  * Gateway documents it: literal segments exactly as sent, the `{configId}` segment
  * percent-decoded.
  *
- * The oracle is the request rules and the README's decisions, written out independently of the
+ * The oracle is the request rules and the decisions in docs/api.md, written out independently of the
  * service's code: it never calls the service's validators.
  */
 import fc from 'fast-check';
@@ -340,7 +340,7 @@ const badDelivery: fc.Arbitrary<Part> = fc.oneof(
     delivery(json('http'), json('http://'), 'bad', ['endpoint'], 'URL without host'),
     delivery(json('email'), json(`${'a'.repeat(250)}@example.com`), 'bad', ['endpoint'], 'address over 254 characters'),
     delivery(json('email'), json('ops@example'), 'bad', ['endpoint'], 'address without a dot in the domain'),
-    // SNS standard topics cannot deliver to FIFO queues (README: FIFO queues are not supported).
+    // SNS standard topics cannot deliver to FIFO queues (docs/api.md: FIFO queues are not supported).
     delivery(json('sqs'), json('arn:aws:sqs:eu-west-1:123456789012:orders.fifo'), 'bad', ['endpoint'], 'FIFO queue'),
     delivery(json('lambda'), json('arn:aws:lambda:US-EAST-1:123456789012:function:x'), 'bad', ['endpoint'], 'ARN with a bad region'),
     delivery(json('sqs'), json('arn:aws:sqs:us-east-1:12345678901:queue'), 'bad', ['endpoint'], 'ARN with an 11-digit account'),
@@ -762,7 +762,7 @@ function mangledPaths(subPath: string): fc.Arbitrary<string> {
 
 /**
  * Whether API Gateway routes `path` to the operation's route: segment by segment, each segment
- * percent-decoded (README, "Calling the API with curl"), so `%6Cist` is `list` while `%2F` never
+ * percent-decoded (docs/local.md), so `%6Cist` is `list` while `%2F` never
  * makes a new segment and a malformed escape matches nothing.
  */
 function routesTo(path: string, subPath: string): boolean {
@@ -796,7 +796,7 @@ function request(fields: Omit<HostileRequest, typeof fc.toStringMethod>): Hostil
   return Object.assign(fields, { [fc.toStringMethod]: () => fields.label });
 }
 
-/** The Idempotency-Key header (README: create only; 1-255 printable ASCII, not only spaces). */
+/** The Idempotency-Key header (docs/api.md: create only; 1-255 printable ASCII, not only spaces). */
 interface KeyHeader {
   readonly value: string | undefined;
   readonly verdict: Verdict;
@@ -1089,7 +1089,7 @@ export function deleteRequests(ids: GeneratorIds): fc.Arbitrary<HostileRequest> 
 }
 
 /**
- * What DELETE on a path must give (README: ids matched case-insensitively). The
+ * What DELETE on a path must give (docs/api.md: ids matched case-insensitively). The
  * route is `{prefix}/{configId}`: one more non-empty segment; API Gateway percent-decodes it.
  */
 export function classifyDeletePath(fullPath: string, ids: Ids): Target {

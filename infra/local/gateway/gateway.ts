@@ -8,7 +8,7 @@
  * - 413 `{"message":"Request Entity Too Large"}` for a body over API Gateway's 10 MB payload
  *   limit (read as a stream and dropped past the limit, so no upload can fill the memory);
  * - 431 `{"message":"Request Header Fields Too Large"}` for a request line and header values
- *   over API Gateway's 10,240 bytes, whatever the path (README, "How local differs from AWS");
+ *   over API Gateway's 10,240 bytes, whatever the path (docs/local.md, "How local differs from AWS");
  * - 500 `{"message":"Internal Server Error"}` when the handler throws, times out, or answers
  *   something that is not a response;
  * - every answer carries an `apigw-requestid` header, the event's requestId.

@@ -9,7 +9,7 @@ import type { HttpMiddleware } from '../types';
  * Seconds a caller should wait before retrying a 503 (the `Retry-After` header). A 503 means a
  * dependency stayed slow or down through the SDK budget (about 3 s per call), so an immediate
  * retry would most likely meet the same state and add to the load; a few seconds lets a brief
- * overload pass without making a caller wait long. README: "When DynamoDB or SNS is down".
+ * overload pass without making a caller wait long. docs/api.md, "When DynamoDB or SNS is down, slow or failing".
  */
 export const RETRY_AFTER_SECONDS = 2;
 

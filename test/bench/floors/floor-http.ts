@@ -1,7 +1,7 @@
 /**
  * What every floor handler needs from an API Gateway event and nothing more: the portal claim,
  * the parsed body, a 200 answer. No validation, no error envelope, no logging: a floor is the
- * least code that can make its operation's calls (README, "Performance").
+ * least code that can make its operation's calls (docs/performance.md).
  */
 import type { APIGatewayProxyEventV2WithJWTAuthorizer, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 
