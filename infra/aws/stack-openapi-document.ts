@@ -7,11 +7,10 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { TOKEN_PATH } from '../../shared/contract/token-endpoint';
 import type { DeploymentSettings } from './deployment-settings';
 
 export const STACK_DOCUMENT_FILE = 'openapi.json';
-/** The platform's token endpoint, under the issuer's base URL. */
-export const TOKEN_ENDPOINT_PATH = '/v6/authentication/oauth2/token';
 
 export async function writeStackOpenApiDocument(outdir: string, settings: DeploymentSettings): Promise<string> {
   // The request schemas read the service configuration when first imported; here it is the
@@ -21,7 +20,7 @@ export async function writeStackOpenApiDocument(outdir: string, settings: Deploy
   const { buildOpenApiDocument } = await import('../../shared/contract/openapi-document');
   const document = buildOpenApiDocument({
     eventKinds: settings.eventKinds,
-    tokenUrl: settings.jwtIssuer.replace(/\/+$/, '') + TOKEN_ENDPOINT_PATH,
+    tokenUrl: settings.jwtIssuer.replace(/\/+$/, '') + TOKEN_PATH,
   });
   mkdirSync(outdir, { recursive: true });
   const file = join(outdir, STACK_DOCUMENT_FILE);

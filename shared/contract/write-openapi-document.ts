@@ -13,7 +13,7 @@ import { dirname, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config';
-import { TOKEN_PATH } from '../../infra/local/auth/token-endpoint';
+import { TOKEN_PATH } from './token-endpoint';
 
 export const DEFAULT_DOCUMENT_PATH = 'openapi.json';
 const PROJECT_ROOT = fileURLToPath(new URL('../..', import.meta.url));

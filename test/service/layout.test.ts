@@ -194,6 +194,12 @@ describe("the project's imports", () => {
     expect(importsAcross(graph, ['infra/aws'], 'infra/local')).toEqual([]);
   });
 
+  it('keep the library free of where it runs: shared and functions import nothing from infra, admin or test', () => {
+    for (const outside of ['infra', 'admin', 'test']) {
+      expect(importsAcross(graph, ['shared', 'functions'], outside)).toEqual([]);
+    }
+  });
+
   it('form no circle', () => {
     expect(importCircles(graph)).toEqual([]);
   });

@@ -13,9 +13,9 @@ import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http
 import { SignJWT } from 'jose';
 import { BodyTooLargeError, readBody, sendJson } from '../gateway/http-body';
 import type { OAuthClient } from './clients';
+import { TOKEN_PATH } from '../../../shared/contract/token-endpoint';
 import { keySetOf, SIGNING_ALGORITHM, type SigningKey } from './signing-key';
 
-export const TOKEN_PATH = '/v6/authentication/oauth2/token';
 export const JWKS_PATH = '/.well-known/jwks.json';
 export const DISCOVERY_PATH = '/.well-known/openid-configuration';
 
