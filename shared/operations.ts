@@ -74,6 +74,7 @@ export function handlerEntryOf(op: Operation): string {
 export const DISPATCHER = { handler: 'dispatchPortalEvents', entry: 'functions/dispatchPortalEvents.ts' } as const;
 
 /**
- * The scheduled function that restores the agreement of table and SNS (docs/reconciliation.md); `npm run reconcile` runs the same handler against the local stack.
+ * The scheduled function that restores the agreement of table and SNS (docs/reconciliation.md);
+ * `npm run reconcile` runs the same handler against the local stack.
  */
 export const RECONCILER = { handler: 'reconcileTopics', entry: 'functions/reconcileTopics.ts' } as const;

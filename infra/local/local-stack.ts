@@ -16,7 +16,7 @@ import { join, resolve } from 'node:path';
 import { DEFAULT_PORTAL_CLAIM } from '../../shared/config';
 import { DEFAULT_EVENT_BUS_NAME } from '../../shared/delivery/portal-event';
 import { API_PREFIXES, DISPATCHER } from '../../shared/operations';
-import { ADMIN_PATH, adminSiteRoutes, OPENAPI_PATH } from '../../admin/site';
+import { ADMIN_PATH, adminSiteRoutes, OPENAPI_PATH } from './admin-site';
 import { type DynamoDbLocal, startDynamoDbLocal } from './dynamodb/dynamodb-local';
 import { type EventBus, startEventBus } from './events/event-bus';
 import { EventQueue } from './events/event-queue';

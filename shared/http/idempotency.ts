@@ -17,8 +17,9 @@
  *   that dies half-way holds its key only until the function's timeout.
  *
  * Our own rather than Powertools' idempotency utility: the service uses one path of it, and with
- * the JMESPath engine it loads it would be 37 KB, a twelfth of create's bundle (docs/performance.md). The items have the layout that utility writes (attribute names, hashes,
- * statuses), so its records are honoured too, for their 24 hours.
+ * the JMESPath engine it loads it would be 37 KB, a twelfth of create's bundle
+ * (docs/performance.md). The items have the layout that utility writes (attribute names,
+ * hashes, statuses), so its records are honoured too, for their 24 hours.
  */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';

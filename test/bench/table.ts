@@ -1,4 +1,4 @@
-/** The benchmark's one table (markdown, so the README can hold it as printed) and its verdicts. */
+/** The benchmark's one table (markdown, so docs/performance.md can hold it as printed) and its verdicts. */
 import { TARGETS, judgeCalls, type CallMinimum } from './targets';
 
 /** One figure for the function and for its floor. */

@@ -84,7 +84,7 @@ afterAll(async () => {
 
 describe('hostile input over HTTP against the local stack', () => {
   it.each(OPERATION_NAMES)(
-    '%s: over 1,000 generated requests, no 5xx but the overload answer, every refusal the §3 envelope naming what is wrong, refusals change nothing',
+    '%s: over 1,000 generated requests, no 5xx but the overload answer, every refusal the error envelope naming what is wrong, refusals change nothing',
     async (operation) => {
       const stack = harness!;
       const driver = driverFor(operation, { harness: stack, seeding, protectedItems: protectedState });

@@ -5,7 +5,7 @@
  * message is shown next to its field, delete, and sign in with a pasted token. What the page
  * shows is checked against what the API holds.
  *
- * `UPDATE_SCREENSHOTS=1` also saves docs/admin-page.png (the README's screenshot).
+ * `UPDATE_SCREENSHOTS=1` also saves docs/admin-page.png (the screenshot in docs/local.md).
  */
 import { fileURLToPath } from 'node:url';
 import type { Browser, Locator, Page } from 'playwright-core';

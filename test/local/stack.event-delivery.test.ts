@@ -3,7 +3,7 @@
  * events put on the event bus with the EventBridge SDK or the AWS CLI reach exactly the
  * activated subscriptions of their portal that chose their kind; status and events changed
  * through the API change what arrives; SNS's filter policies hold against anyone publishing;
- * the test event, confirmation state, retries and dead letters behave as the README says.
+ * the test event, confirmation state, retries and dead letters behave as docs/delivery.md says.
  */
 import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import { PublishCommand, SNSClient } from '@aws-sdk/client-sns';

@@ -112,7 +112,7 @@ describe('a create with an Idempotency-Key', () => {
     expect(first.body).toMatchObject({ success: true, record: { configId: expect.any(String), topicArn: expect.any(String) } });
     expect(second).toEqual(first);
     expect(third).toEqual(first);
-    // Field order included: what the README promises is exactly the first answer.
+    // Field order included: what docs/api.md ("Idempotent creates") promises is exactly the first answer.
     expect(second.text).toBe(first.text);
     expect(third.text).toBe(first.text);
     await expectOneSubscription(portalId, first);

@@ -169,7 +169,7 @@ describe.each<[Dependency, FaultMode]>([
       }
       expect({ op: op.name, status: answer.status }).toEqual({ op: op.name, status: 503 });
       expect(answer.body).toEqual({ success: false, message: expect.any(String), code: 'SERVICE_UNAVAILABLE' });
-      // README: a 503 says when to try again.
+      // docs/api.md: a 503 says when to try again.
       expect({ op: op.name, retryAfter: answer.headers.get('retry-after') }).toEqual({ op: op.name, retryAfter: '2' });
       expect(answer.body.message).not.toMatch(/arn:|Exception|InternalError|ECONN|timed out|DynamoDB|SNS|\bat \S+ \(/);
     });

@@ -1,6 +1,6 @@
 /**
  * The reconciler restores the agreement of table and SNS (no record without its topic and SNS
- * subscription, no topic of the service without its record) after each failure the README's known gaps list,
+ * subscription, no topic of the service without its record) after each failure the known gaps of docs/design.md list,
  * in one run, and a second run right after changes nothing. Creates in flight (young topics)
  * and topics of the prefix with foreign names are never touched.
  *

@@ -8,12 +8,12 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import { sendJson, sendResponse } from '../infra/local/gateway/http-body';
+import { sendJson, sendResponse } from './gateway/http-body';
 
 export const OPENAPI_PATH = '/openapi.json';
 export const ADMIN_PATH = '/admin/';
 
-const ADMIN_DIR = fileURLToPath(new URL('./', import.meta.url));
+const ADMIN_DIR = fileURLToPath(new URL('../../admin/', import.meta.url));
 /** The page's files, by URL path: nothing else under /admin/ is served. */
 const ADMIN_FILES: Readonly<Record<string, { file: string; contentType: string }>> = {
   [ADMIN_PATH]: { file: 'index.html', contentType: 'text/html; charset=utf-8' },
