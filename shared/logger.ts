@@ -10,10 +10,9 @@
  * writes (cycles, depth, entries, string and line length) and turns whatever it cannot read
  * into a marker; a last-resort catch writes a minimal line instead.
  *
- * Our own rather than Powertools' Logger: its ~21 KB (with its commons) would be a twentieth of
- * every bundle, the margin that decides whether a function stays within 1.15x of its floor in
- * bundle size and module load (README, "Performance"); and it throws on some of those values
- * too (docs/decisions.md).
+ * Our own rather than Powertools' Logger, which throws on a looping cause, a throwing getter or
+ * Proxy, and adds about 17 KB and several ms of module load to a bundle, close to the 1.15x of its
+ * floor a function is held to (README, "Performance"; the measurements: docs/decisions.md).
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Context } from 'aws-lambda';
