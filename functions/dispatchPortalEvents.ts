@@ -1,12 +1,11 @@
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
-import middy from '@middy/core';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { documentClient } from '../shared/aws/dynamodb';
 import { snsClient } from '../shared/aws/sns';
 import { dispatchPortalEvent } from '../shared/delivery/dispatch';
 import { parsePortalEvent } from '../shared/delivery/portal-event';
 import { config } from '../shared/environment';
-import { lambdaContextLogging, logger } from '../shared/logger';
+import { logger, withInvocationLogging } from '../shared/logger';
 import { SubscriptionRepository } from '../shared/subscriptions/repository';
 
 const deps = { repository: new SubscriptionRepository(documentClient, config.tableName), sns: snsClient };
@@ -33,7 +32,8 @@ async function deliver(record: SQSRecord): Promise<void> {
 }
 
 /** Consumes the portal-events queue in batches, reporting failed records (SQS partial batch response). */
-export const handler = middy<SQSEvent, SQSBatchResponse, Error, Context>()
-  .use(lambdaContextLogging(logger))
-  .use({ before: () => logger.appendKeys({ operation: 'dispatchPortalEvents' }) })
-  .handler((event, context) => processPartialResponse(event, deliver, processor, { context, throwOnFullBatchFailure: false }));
+export const handler = withInvocationLogging(
+  'dispatchPortalEvents',
+  (event: SQSEvent, context: Context): Promise<SQSBatchResponse> =>
+    processPartialResponse(event, deliver, processor, { context, throwOnFullBatchFailure: false }),
+);
