@@ -1,7 +1,7 @@
 /**
- * One HTTP request to the emulator: the signing certificate, the recorded-deliveries listing, or an SNS action, checked
- * for a signature, dispatched through the action table, saved when it changed something, and
- * answered in XML (an `<ErrorResponse>` for any failure).
+ * One HTTP request to the emulator: the signing certificate, the recorded-deliveries listing, or
+ * an SNS action, checked for a signature, dispatched through the action table, saved when it
+ * changed something, and answered in XML (an `<ErrorResponse>` for any failure).
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
