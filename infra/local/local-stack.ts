@@ -63,7 +63,7 @@ export interface LocalStackOptions {
   readonly snsDelivery?: Pick<SnsEmulatorOptions, 'deliveryRetries' | 'deliveryBackoffMs'>;
   /** Where state is kept between starts; default `.data`. */
   readonly dataDir?: string;
-  /** Keep nothing: DynamoDB Local in memory, no SNS state file, a new signing key. */
+  /** Keep nothing: DynamoDB Local in memory, no SNS state file, new signing keys (tokens and SNS messages). */
   readonly inMemory?: boolean;
   /** The OAuth clients file; default infra/local/auth/clients.json. */
   readonly clientsFile?: string;
@@ -161,6 +161,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
         port: snsPort,
         region,
         stateFile: dataDir && join(dataDir, 'sns.json'),
+        signingDir: dataDir && join(dataDir, 'sns'),
         ...options.snsDelivery,
         log: (line) => log(`[sns] ${line}`),
       }),

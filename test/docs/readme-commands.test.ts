@@ -44,6 +44,10 @@ const BLOCKS: Readonly<Record<string, Readonly<Record<string, Verdict>>>> = {
   'docs/performance.md': {
     'Running it': { notRun: 'the full run takes minutes and proves nothing in a test; test/bench/smoke.test.ts runs npm run bench -- --quick' },
   },
+  'docs/receiving.md': {
+    'Against npm start': { notRun: 'test/local/receiver.test.ts runs npm run receiver against npm start the same way, with its ports' },
+    'Against SNS': { notRun: 'needs an AWS account and an endpoint SNS can reach' },
+  },
   'docs/reconciliation.md': {
     'Running it': { notRun: 'test/service/reconciliation.test.ts runs npm run reconcile, with and without --dry-run, against a stack of its own' },
   },

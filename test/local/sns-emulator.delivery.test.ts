@@ -1,6 +1,7 @@
 /**
  * The SNS emulator delivering to http endpoints the way SNS does: a SubscriptionConfirmation
- * first, Notifications only once confirmed, SNS's JSON and x-amz-sns-* headers, retries with
+ * first, Notifications only once confirmed, an UnsubscribeConfirmation once unsubscribed, each
+ * signed (verified as test/support/sns-signature.ts does), SNS's JSON and x-amz-sns-* headers, retries with
  * backoff for failing endpoints, and an API that keeps answering whatever the endpoints do.
  * The endpoints are local receivers on 127.0.0.1.
  */
@@ -21,6 +22,7 @@ import {
   UnsubscribeCommand,
 } from '@aws-sdk/client-sns';
 import { type RecordedDelivery, type SnsEmulator, startSnsEmulator } from '../../infra/local/sns/emulator';
+import { snsSignatureVerifies } from '../support/sns-signature';
 
 interface Received {
   method: string;
@@ -155,8 +157,9 @@ describe('an http subscription', () => {
       Timestamp: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
       SignatureVersion: '1',
       Signature: expect.any(String),
-      SigningCertURL: expect.any(String),
+      SigningCertURL: emulator.signingCertUrl,
     });
+    expect(await snsSignatureVerifies(confirmation.json!)).toBe(true);
     const subscribeUrl = new URL(confirmation.json!.SubscribeURL);
     expect(subscribeUrl.searchParams.get('TopicArn')).toBe(topicArn);
     expect(subscribeUrl.searchParams.get('Token')).toBe(confirmation.json!.Token);
@@ -197,10 +200,11 @@ describe('an http subscription', () => {
       Timestamp: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
       SignatureVersion: '1',
       Signature: expect.any(String),
-      SigningCertURL: expect.any(String),
+      SigningCertURL: emulator.signingCertUrl,
       UnsubscribeURL: expect.stringContaining(encodeURIComponent(subscriptionArn)),
       MessageAttributes: { kind: { Type: 'String', Value: 'asset_bank.media.create' } },
     });
+    expect(await snsSignatureVerifies(notification.json!)).toBe(true);
     // The message published before confirmation never came, and was never handed over.
     expect(endpoint.received.map((request) => request.headers['x-amz-sns-message-type'])).toEqual([
       'SubscriptionConfirmation',
@@ -227,6 +231,40 @@ describe('an http subscription', () => {
     const raw = await waitFor('the raw notification', () => ofType(endpoint, 'Notification')[1]);
     expect(raw.body).toBe('raw body');
     expect(raw.headers).toMatchObject({ 'x-amz-sns-message-id': MessageId, 'x-amz-sns-subscription-arn': subscriptionArn });
+  });
+  it('gets a signed UnsubscribeConfirmation once unsubscribed (by its UnsubscribeURL or the API), and nothing after', async () => {
+    for (const how of ['UnsubscribeURL', 'Unsubscribe'] as const) {
+      const endpoint = await receiver();
+      const topicArn = await newTopic();
+      const subscriptionArn = await confirmedSubscription(endpoint, topicArn);
+      await sns.send(new PublishCommand({ TopicArn: topicArn, Message: 'before' }));
+      const notification = await waitFor('the notification', () => ofType(endpoint, 'Notification')[0]);
+
+      if (how === 'UnsubscribeURL') expect((await fetch(notification.json!.UnsubscribeURL)).status).toBe(200);
+      else await sns.send(new UnsubscribeCommand({ SubscriptionArn: subscriptionArn }));
+
+      const goodbye = await waitFor('the unsubscribe confirmation', () => ofType(endpoint, 'UnsubscribeConfirmation')[0]);
+      expect(goodbye.headers).toMatchObject({ 'x-amz-sns-topic-arn': topicArn, 'x-amz-sns-subscription-arn': subscriptionArn });
+      expect(goodbye.json).toEqual({
+        Type: 'UnsubscribeConfirmation',
+        MessageId: goodbye.headers['x-amz-sns-message-id'],
+        Token: expect.stringMatching(/^[0-9a-f]{64,}$/),
+        TopicArn: topicArn,
+        Message: `You have chosen to deactivate subscription ${subscriptionArn}.\nTo cancel this operation and restore the subscription, visit the SubscribeURL included in this message.`,
+        SubscribeURL: expect.stringMatching(new RegExp(`^${emulator.endpoint}/\\?Action=ConfirmSubscription&TopicArn=`)),
+        Timestamp: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+        SignatureVersion: '1',
+        Signature: expect.any(String),
+        SigningCertURL: emulator.signingCertUrl,
+      });
+      expect(await snsSignatureVerifies(goodbye.json!)).toBe(true);
+      await sns.send(new PublishCommand({ TopicArn: topicArn, Message: 'after' }));
+      expect((await recorded()).filter((delivery) => delivery.subscriptionArn === subscriptionArn).map((delivery) => delivery.type)).toEqual([
+        'SubscriptionConfirmation',
+        'Notification',
+        'UnsubscribeConfirmation',
+      ]);
+    }
   });
 });
 

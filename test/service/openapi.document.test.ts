@@ -9,9 +9,10 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { execFileSync } from 'node:child_process';
 import { request as httpRequest } from 'node:http';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import Ajv2020Module from 'ajv/dist/2020.js';
 import fc from 'fast-check';
 import type { BodyRule } from '../../shared/contract/body-rules';
@@ -303,7 +304,11 @@ describe('the local stack', () => {
     expect(page.status).toBe(200);
     expect(page.headers.get('content-type')).toMatch(/^text\/html/);
     expect(page.headers.get('content-security-policy')).toContain("default-src 'self'");
-    expect(await page.text()).toContain('<script type="module" src="app.js"></script>');
+    const html = await page.text();
+    expect(html).toContain('<script type="module" src="app.js"></script>');
+    // It points integrators at the page on the receiving side, which is there.
+    expect(html).toContain('<code>docs/receiving.md</code>');
+    expect(existsSync(fileURLToPath(new URL('../../docs/receiving.md', import.meta.url)))).toBe(true);
     const script = await fetch(`${local.stack.adminUrl}app.js`);
     expect(script.headers.get('content-type')).toMatch(/^text\/javascript/);
     expect(await script.text()).toContain("from './api-client.js'");

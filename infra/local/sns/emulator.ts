@@ -4,9 +4,11 @@
  * It speaks the SNS Query protocol (form-encoded POST `Action=…&Version=2010-03-31`, XML answers
  * in the 2010-03-31 namespace) closely enough that `@aws-sdk/client-sns` and the AWS CLI work
  * against it unchanged, and it delivers to http/https subscribers the way SNS does: a
- * SubscriptionConfirmation first, Notifications only once confirmed, SNS's JSON message shape
- * and `x-amz-sns-*` headers, retries with backoff. Other protocols (email, sqs, lambda, …) are
- * recorded, not sent; `GET /_emulator/deliveries` lists what was recorded.
+ * SubscriptionConfirmation first, Notifications only once confirmed, an UnsubscribeConfirmation
+ * after an Unsubscribe, SNS's JSON message shape and `x-amz-sns-*` headers, retries with backoff.
+ * Every message is signed as SNS signs it, with a key and certificate of the emulator's own; the
+ * certificate is served at the message's SigningCertURL. Other protocols (email, sqs, lambda, …)
+ * are recorded, not sent; `GET /_emulator/deliveries` lists what was recorded.
  *
  * Run it alone with `tsx infra/local/sns/emulator.ts` (env SNS_PORT, DATA_DIR, IN_MEMORY).
  *
@@ -20,6 +22,7 @@
  *   state.ts            topics, subscriptions, recorded deliveries; the state file
  *   filter-policy.ts    which subscriptions a publication goes to
  *   messages.ts         the confirmation and notification bodies and headers
+ *   signing.ts          the signing key and certificate, and the signature on each message
  *   delivery.ts         the HTTP/S POST queue with retries
  *   types.ts            the records and messages the modules above share
  */
@@ -29,6 +32,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { DeliveryQueue, MAX_DELIVERY_BACKOFF_MS, MAX_DELIVERY_RETRIES } from './delivery';
 import { handleRequest } from './request-handler';
+import { loadOrCreateSigningIdentity } from './signing';
 import { SnsBackend } from './state';
 
 // ---------------------------------------------------------------------------------------------
@@ -46,6 +50,11 @@ export interface SnsEmulatorOptions {
   region?: string;
   /** When set: state is loaded from this JSON file at start and written after every change. */
   stateFile?: string;
+  /**
+   * When set: the signing key and certificate are kept in this directory (signing-key.pem,
+   * signing-cert.pem), made there at first start. Otherwise they are made anew for this run.
+   */
+  signingDir?: string;
   /** http/https delivery attempts after the first, default 3. */
   deliveryRetries?: number;
   /** Base backoff, doubled per retry, default 200 ms. */
@@ -57,6 +66,8 @@ export interface SnsEmulator {
   /** e.g. 'http://127.0.0.1:54321' */
   endpoint: string;
   port: number;
+  /** Where the certificate that verifies its messages' signatures is served: every SigningCertURL. */
+  signingCertUrl: string;
   /** Stops the server and any pending deliveries and retry timers. */
   close(): Promise<void>;
 }
@@ -75,11 +86,13 @@ export async function startSnsEmulator(options: SnsEmulatorOptions = {}): Promis
     checkedOption('deliveryBackoffMs', options.deliveryBackoffMs ?? 200, MAX_DELIVERY_BACKOFF_MS),
     log,
   );
+  const signing = await loadOrCreateSigningIdentity(options.signingDir);
   const sns = new SnsBackend(
     {
       accountId: options.accountId ?? '000000000000',
       region: options.region ?? 'us-east-1',
       stateFile: options.stateFile,
+      signing,
       log,
     },
     deliveries,
@@ -118,7 +131,7 @@ export async function startSnsEmulator(options: SnsEmulatorOptions = {}): Promis
     })();
     return closing;
   };
-  return { endpoint, port, close };
+  return { endpoint, port, signingCertUrl: endpoint + signing.certificatePath, close };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -142,6 +155,7 @@ async function main(): Promise<void> {
     port: portFromEnv('SNS_PORT', 9911),
     region: process.env.AWS_REGION || 'us-east-1',
     stateFile: inMemory ? undefined : join(dataDir, 'sns.json'),
+    signingDir: inMemory ? undefined : join(dataDir, 'sns'),
     log: (line) => console.log(`[sns] ${line}`),
   });
   console.log(`SNS emulator: ${emulator.endpoint} (${inMemory ? 'in memory' : `state in ${join(dataDir, 'sns.json')}`})`);

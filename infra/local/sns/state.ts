@@ -8,7 +8,8 @@ import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node
 import { dirname } from 'node:path';
 import type { DeliveryQueue } from './delivery';
 import { invalidParameter, type SnsError, subscriptionNotFound, topicNotFound } from './errors';
-import { confirmationMessage, subscribeUrl } from './messages';
+import { confirmationMessage, type MessageOrigin, subscribeUrl, unsubscribeConfirmationMessage } from './messages';
+import type { SigningIdentity } from './signing';
 import type { DeadLetter, OutgoingMessage, RecordedDelivery, SubscriptionRecord, TopicRecord } from './types';
 
 const MAX_RECORDED_DELIVERIES = 1_000;
@@ -35,6 +36,8 @@ interface Settings {
   accountId: string;
   region: string;
   stateFile: string | undefined;
+  /** The key every message is signed with, and the certificate served for it. */
+  signing: SigningIdentity;
   log: (line: string) => void;
 }
 
@@ -82,6 +85,11 @@ export class SnsBackend {
     return subscription;
   }
 
+  /** What messages are built from: the emulator's address and its signing identity. */
+  get origin(): MessageOrigin {
+    return { endpoint: this.endpoint, signing: this.settings.signing };
+  }
+
   subscriptionsOf(topicArn: string): SubscriptionRecord[] {
     return [...this.subscriptions.values()].filter((subscription) => subscription.topicArn === topicArn);
   }
@@ -91,8 +99,11 @@ export class SnsBackend {
     if (this.recorded.length > MAX_RECORDED_DELIVERIES) this.recorded.shift();
   }
 
-  /** Records the message for the subscriber and, for http/https, sends it. */
-  deliver(subscription: SubscriptionRecord, message: OutgoingMessage): void {
+  /**
+   * Records the message for the subscriber and, for http/https, sends it. Retries stop once the
+   * subscription is gone, unless `stillWanted` says otherwise.
+   */
+  deliver(subscription: SubscriptionRecord, message: OutgoingMessage, stillWanted?: () => boolean): void {
     this.record({
       at: new Date().toISOString(),
       type: message.type,
@@ -116,7 +127,7 @@ export class SnsBackend {
       headers: typeof contentType === 'string' ? { ...message.headers, 'content-type': contentType } : message.headers,
       label: `${message.type} ${message.messageId} to ${subscription.endpoint}`,
       // Unsubscribe and DeleteTopic (which takes its subscriptions along) remove the record.
-      stillWanted: () => this.subscriptions.has(subscription.arn),
+      stillWanted: stillWanted ?? (() => this.subscriptions.has(subscription.arn)),
       retries: retriesOf(policy),
       // Only notifications are redriven: a confirmation that failed is simply not confirmed.
       onGiveUp:
@@ -150,12 +161,20 @@ export class SnsBackend {
   }
 
   sendConfirmation(subscription: SubscriptionRecord): void {
-    const message = confirmationMessage(this.endpoint, this.topic(subscription.topicArn), subscription);
+    const message = confirmationMessage(this.origin, this.topic(subscription.topicArn), subscription);
     if (!HTTP_PROTOCOLS.has(subscription.protocol)) {
       // Nothing can click a link in an e-mail here; the log shows where to confirm by hand.
       this.settings.log(`confirm ${subscription.protocol}:${subscription.endpoint} at ${subscribeUrl(this.endpoint, subscription)}`);
     }
     this.deliver(subscription, message);
+  }
+
+  /** After an Unsubscribe: SNS tells a confirmed http/https endpoint, whose subscription is already gone. */
+  sendUnsubscribeConfirmation(subscription: SubscriptionRecord): void {
+    const topic = this.topics.get(subscription.topicArn);
+    if (!topic || subscription.pendingConfirmation || !HTTP_PROTOCOLS.has(subscription.protocol)) return;
+    // Sent for a subscription that no longer exists by design: only the topic's deletion stops it.
+    this.deliver(subscription, unsubscribeConfirmationMessage(this.origin, topic, subscription), () => this.topics.has(topic.arn));
   }
 
   load(): void {

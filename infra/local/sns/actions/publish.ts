@@ -81,7 +81,7 @@ export const publish: Handler = (sns, params) => {
   for (const subscription of sns.subscriptionsOf(topic.arn)) {
     // Unconfirmed subscriptions get nothing until they confirm: SNS does not queue for them.
     if (subscription.pendingConfirmation || !passesFilter(subscription, publication)) continue;
-    sns.deliver(subscription, notificationMessage(sns.endpoint, subscription, publication));
+    sns.deliver(subscription, notificationMessage(sns.origin, subscription, publication));
   }
   return [el('MessageId', messageId), ...(fifo ? [el('SequenceNumber', sns.nextFifoSequenceNumber())] : [])];
 };
