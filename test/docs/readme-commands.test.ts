@@ -110,7 +110,12 @@ function awsCallsWithoutEndpoint(text: string): string[] {
 
 /** Where a block writes files with `>` or `>>` (an arrow function's `=>` is no redirect). */
 function redirectTargets(text: string): string[] {
-  return [...text.matchAll(/(?<![=\-&\d])>>?\s*([^\s;&|)'"]+)/g)].map((match) => match[1]!);
+  // Comment lines show what a command prints (`<configId>: …`): not redirections.
+  const commands = text
+    .split('\n')
+    .filter((line) => !/^\s*#/.test(line))
+    .join('\n');
+  return [...commands.matchAll(/(?<![=\-&\d])>>?\s*([^\s;&|)'"]+)/g)].map((match) => match[1]!);
 }
 
 let stack: NpmStart;
