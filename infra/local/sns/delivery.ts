@@ -80,12 +80,12 @@ function labelOf(delivery: PendingDelivery): string {
 /**
  * How SNS reads an endpoint's answer. Only a status outside 200–4xx (or no answer in time) is a
  * failed attempt, retried by the delivery policy ("Step 1: Make sure your endpoint is ready to
- * process Amazon SNS messages"). Below that, only a 2xx takes the message; a 3xx or 4xx (429
- * included: the page makes no exception) is the endpoint turning it down, which SNS never
+ * process Amazon SNS messages"). Within that range only a 2xx takes the message; a 3xx or 4xx
+ * (429 included: the page makes no exception) is the endpoint turning it down, which SNS never
  * retries and, as a client-side error, sends to the dead-letter queue ("Amazon SNS dead-letter
  * queues (DLQs)").
  */
-export function outcomeOf(status: number): AttemptOutcome {
+function outcomeOf(status: number): AttemptOutcome {
   if (status >= 200 && status < 300) return 'delivered';
   return { retryable: status < 300 || status >= 500, reason: `HTTP ${status}` };
 }
