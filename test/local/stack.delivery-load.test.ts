@@ -2,8 +2,9 @@
  * One endpoint that fails or is slow costs the endpoints beside it nothing, over HTTP against
  * the local stack as a new user drives it: portal events put on the bus at a few hundred a
  * second reach a healthy subscription, every one, while its neighbour answers 500 (each event
- * then retried and dead-lettered, none dropped) or takes 20 s to answer. The stack runs the SNS
- * emulator's own settings: SNS's 15 s timeout, its default backoff and limits.
+ * then retried and dead-lettered, none dropped: past the 1,000 letters a subscription keeps,
+ * counted) or takes 20 s to answer. The stack runs the SNS emulator's own settings: SNS's 15 s
+ * timeout, its default backoff and limits.
  */
 import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import { LOCAL_CREDENTIALS } from '../../infra/local/local-stack';
