@@ -174,7 +174,7 @@ export class SnsBackend {
    * subscription keeps its latest letters up to its share; older ones are counted per
    * subscription, so one failing endpoint never pushes out another's, and none goes unreported.
    */
-  deadLetter(letter: DeadLetter): void {
+  private deadLetter(letter: DeadLetter): void {
     this.keepDeadLetter(letter);
     this.settings.log(`dead-lettered ${letter.messageId} of ${letter.subscriptionArn} to ${letter.deadLetterTargetArn}: ${letter.reason}`);
     this.saveSoon();
@@ -284,7 +284,8 @@ export class SnsBackend {
   /**
    * Writes the whole state after a change. Synchronously, so writes can never interleave or be
    * reordered, and through a temporary file renamed over the old one, so a crash mid-write
-   * leaves the previous state, never half a file. The state is small; this is cheap.
+   * leaves the previous state, never half a file. Topics and subscriptions are small; dead
+   * letters, the bulk, bring a save at most once a second (saveSoon).
    */
   save(pendingDeliveries?: PendingDelivery[]): void {
     const file = this.settings.stateFile;
