@@ -323,6 +323,29 @@ describe('confirmation, retries and dead letters', () => {
     });
     expect(JSON.parse(JSON.parse(deadLetter.body).Message)).toMatchObject({ eventId, data: { mediaId: 'm-dead' } });
   });
+
+  it('tries a receiver that answers 404 once, never again, and keeps the message as a dead letter', async () => {
+    const { alphaAdmin } = TEST_CLIENTS;
+    const subscription = await subscribe(alphaAdmin, 'refusing', [CREATE]);
+    receiver.statusOf.set(subscription.path, 404);
+    const [eventId] = await putPortalEvents({ kind: CREATE, portalId: 'portal-alpha', data: { mediaId: 'm-refused' } });
+
+    const deadLetter = await waitFor('the dead letter', async () => {
+      const response = await fetch(`${local.stack.sns.endpoint}/_emulator/dead-letters`, { signal: AbortSignal.timeout(5_000) });
+      const { deadLetters } = (await response.json()) as { deadLetters: { subscriptionArn: string; body: string }[] };
+      return deadLetters.find((letter) => letter.subscriptionArn === subscription.subscriptionArn);
+    });
+    expect(deadLetter).toMatchObject({
+      deadLetterTargetArn: localDeliveryDeadLetterQueueArn(local.stack.region),
+      topicArn: subscription.topicArn,
+      attempts: 1,
+      reason: 'HTTP 404',
+    });
+    expect(JSON.parse(JSON.parse(deadLetter.body).Message)).toMatchObject({ eventId, data: { mediaId: 'm-refused' } });
+    // Well past the delivery policy's retries at this stack's compressed backoff (5 ms doubling to 40 ms): none came.
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(receiver.notificationsAt(subscription.path).filter((entry) => entry.message.eventId === eventId)).toHaveLength(1);
+  });
 });
 
 const cliEnv = awsCliEnvironment();

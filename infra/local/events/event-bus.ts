@@ -4,7 +4,8 @@
  * and the stack's one rule: events of source `portal.events` on the portal-events bus go to the
  * dispatcher's queue (event-queue.ts), as EventBridge events in SQS message bodies.
  *
- * `GET /_emulator/dead-letters` lists the events the dispatcher failed on too often.
+ * `GET /_emulator/dead-letters` lists the events the dispatcher failed on too often (the latest
+ * 1,000; `notKept` counts the older ones).
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -142,7 +143,7 @@ export async function startEventBus(options: EventBusOptions): Promise<EventBus>
       const path = (request.url ?? '/').split('?', 1)[0];
       if (request.method === 'GET' && path === DEAD_LETTERS_PATH) {
         await readBody(request, 0).catch(() => undefined);
-        send(200, { deadLetters: options.queue.deadLetters }, 'application/json');
+        send(200, { deadLetters: options.queue.deadLetters, notKept: options.queue.deadLettersNotKept }, 'application/json');
         return;
       }
       const body = (await readBody(request, MAX_REQUEST_BYTES)).toString('utf8');

@@ -53,7 +53,8 @@ export async function handleRequest(sns: SnsBackend, request: IncomingMessage, r
       return;
     }
     if (request.method === 'GET' && url.pathname === DEAD_LETTERS_PATH) {
-      send(response, 200, 'application/json', JSON.stringify({ deadLetters: sns.deadLetters }), requestId);
+      const listing = { deadLetters: sns.deadLetters, overflow: sns.deadLetterOverflow() };
+      send(response, 200, 'application/json', JSON.stringify(listing), requestId);
       return;
     }
     if (request.method === 'GET' && CERTIFICATE_PATH.test(url.pathname)) {
