@@ -3,8 +3,8 @@ import middy from '@middy/core';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { documentClient } from '../shared/aws/dynamodb';
 import { snsClient } from '../shared/aws/sns';
-import { DispatchFailedError, dispatchPortalEvent, mayFollowEarlierTry } from '../shared/delivery/dispatch';
-import { parsePortalEvent } from '../shared/delivery/portal-event';
+import { DispatchFailedError, type DispatchOutcome, dispatchPortalEvent, mayFollowEarlierTry } from '../shared/delivery/dispatch';
+import { type PortalEvent, parsePortalEvent } from '../shared/delivery/portal-event';
 import { DeliveryProgress } from '../shared/delivery/progress';
 import { config } from '../shared/environment';
 import { lambdaContextLogging, logger } from '../shared/logger';
@@ -30,7 +30,7 @@ async function deliver(record: SQSRecord): Promise<void> {
   }
   const { kind, portalId, eventId } = parsed.event;
   const afterEarlierTry = mayFollowEarlierTry(Number(record.attributes.ApproximateReceiveCount), parsed.event);
-  let outcome;
+  let outcome: DispatchOutcome;
   try {
     outcome = await dispatchPortalEvent(deps, parsed.event, { afterEarlierTry });
   } catch (error) {
@@ -38,6 +38,12 @@ async function deliver(record: SQSRecord): Promise<void> {
     logger.error('portal event not dispatched; its queue will retry it', { eventId, kind, portalId, error: error as Error });
     throw error;
   }
+  logOutcome(record, parsed.event, outcome);
+  if ('failed' in outcome && outcome.failed.length > 0) throw new DispatchFailedError(outcome.failed.map(({ configId }) => configId));
+}
+
+/** A line per recipient skipped or failed (with SNS's error); one for an event dropped or fully dispatched. */
+function logOutcome(record: SQSRecord, { eventId, kind, portalId }: PortalEvent, outcome: DispatchOutcome): void {
   if ('refused' in outcome) {
     // Retrying cannot make it smaller, and a redrive from the dead-letter queue would not either.
     logger.error('portal event dropped', { messageId: record.messageId, eventId, kind, portalId, reason: outcome.refused });
@@ -45,16 +51,6 @@ async function deliver(record: SQSRecord): Promise<void> {
   }
   for (const { configId, topicArn } of outcome.gone) {
     logger.warn('topic no longer exists; recipient skipped', { eventId, kind, portalId, configId, topicArn });
-  }
-  if (outcome.failed.length === 0) {
-    logger.info('portal event dispatched', {
-      eventId,
-      kind,
-      portalId,
-      recipients: outcome.delivered,
-      ...(outcome.deliveredEarlier.length > 0 && { deliveredEarlier: outcome.deliveredEarlier }),
-    });
-    return;
   }
   for (const { configId, topicArn, error } of outcome.failed) {
     logger.error('publish failed; its queue will retry the event for this recipient', { eventId, kind, portalId, configId, topicArn, error });
@@ -66,7 +62,15 @@ async function deliver(record: SQSRecord): Promise<void> {
       error: outcome.progressNotSaved,
     });
   }
-  throw new DispatchFailedError(outcome.failed.map(({ configId }) => configId));
+  if (outcome.failed.length === 0) {
+    logger.info('portal event dispatched', {
+      eventId,
+      kind,
+      portalId,
+      recipients: outcome.delivered,
+      ...(outcome.deliveredEarlier.length > 0 && { deliveredEarlier: outcome.deliveredEarlier }),
+    });
+  }
 }
 
 /** Consumes the portal-events queue in batches, reporting failed records (SQS partial batch response). */
