@@ -213,6 +213,7 @@ describe('what each function may do', () => {
     dispatchPortalEvents: [
       'own log group: logs:CreateLogStream logs:PutLogEvents',
       'table: dynamodb:Query',
+      'table: dynamodb:GetItem dynamodb:UpdateItem when ForAllValues:StringLike dynamodb:LeadingKeys delivery#*',
       'topics webhooks-*: sns:Publish',
       'events queue: sqs:ChangeMessageVisibility sqs:DeleteMessage sqs:GetQueueAttributes sqs:GetQueueUrl sqs:ReceiveMessage',
     ],

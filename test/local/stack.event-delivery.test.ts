@@ -3,7 +3,8 @@
  * events put on the event bus with the EventBridge SDK or the AWS CLI reach exactly the
  * activated subscriptions of their portal that chose their kind; status and events changed
  * through the API change what arrives; SNS's filter policies hold against anyone publishing;
- * the test event, confirmation state, retries and dead letters behave as docs/delivery.md says.
+ * the test event, confirmation state, retries, dead letters and size limits behave as
+ * docs/delivery.md says.
  */
 import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import { PublishCommand, SNSClient } from '@aws-sdk/client-sns';
@@ -225,6 +226,25 @@ describe('portal events put on the bus', () => {
     expect(output.FailedEntryCount).toBe(0);
     const arrival = await arrivedAt(subscription, output.Entries[0].EventId);
     expect(arrival.message.data).toEqual({ mediaId: 'm-cli' });
+  });
+});
+
+describe('an event too large', () => {
+  it('for EventBridge is refused by PutEvents; one EventBridge takes but too large for SNS once wrapped is dropped, never retried', async () => {
+    const subscription = await subscribe(TEST_CLIENTS.alphaAdmin, 'large', [CREATE]);
+    const limit = 256 * 1024;
+    // EventBridge counts Source, DetailType and Detail (docs/delivery.md, "Event size").
+    const padFor = (entryBytes: number) => 'x'.repeat(entryBytes - Buffer.byteLength(`portal.events${CREATE}{"portalId":"portal-alpha","pad":""}`));
+    const entry = (pad: string) => ({ EventBusName: local.stack.eventBusName, Source: 'portal.events', DetailType: CREATE, Detail: JSON.stringify({ portalId: 'portal-alpha', pad }) });
+    await expect(events.send(new PutEventsCommand({ Entries: [entry(padFor(limit + 1))] }))).rejects.toMatchObject({
+      name: 'ValidationException',
+      message: 'Total size of the entries in the request is over the limit.',
+    });
+
+    const [eventId] = await putPortalEvents({ kind: CREATE, portalId: 'portal-alpha', data: { pad: padFor(limit) } });
+    await dispatched();
+    expect(local.stack.eventQueue.deadLetters.filter((letter) => JSON.parse(letter.body).id === eventId)).toEqual([]);
+    expect(await recipientsOf(eventId!, [subscription])).toEqual([]);
   });
 });
 
