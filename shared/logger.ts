@@ -227,14 +227,14 @@ const NOT_IN_READABLE_LINE = new Set([
  * keep the line short; LOG_FORMAT=json shows them.
  */
 export function readableLine(entry: Record<string, unknown>, at: Date): string {
-  const parts = [at.toTimeString().slice(0, 8), String(entry.level).padEnd(5), String(entry.operation ?? entry.function_name ?? entry.service), String(entry.message)];
+  const parts = [at.toTimeString().slice(0, 8), text(entry.level).padEnd(5), text(entry.operation ?? entry.function_name ?? entry.service), text(entry.message)];
   for (const [key, value] of Object.entries(entry)) {
     if (value === undefined || NOT_IN_READABLE_LINE.has(key)) continue;
-    if (key === 'statusCode') parts.push(String(value));
-    else if (key === 'durationMs') parts.push(`${value}ms`);
+    if (key === 'statusCode') parts.push(text(value));
+    else if (key === 'durationMs') parts.push(`${text(value)}ms`);
     else {
-      const text = readableValue(value);
-      if (text !== undefined) parts.push(`${key}=${text}`);
+      const written = readableValue(value);
+      if (written !== undefined) parts.push(`${key}=${written}`);
     }
   }
   return parts.join(' ');
@@ -246,15 +246,31 @@ function readableValue(value: unknown): string | undefined {
     // Any other object than an error (as errorLoggable gives it) stays out.
     return 'stack' in value ? quoted(errorText(value as Record<string, unknown>)) : undefined;
   }
-  return quoted(String(value));
+  return quoted(text(value));
 }
 
 function errorText({ name, message, location, cause }: Record<string, unknown>): string {
-  const where = location ? ` (${location})` : '';
-  if (cause === undefined) return `${name}: ${message}${where}`;
+  const where = location ? ` (${text(location)})` : '';
+  const said = `${text(name)}: ${text(message)}${where}`;
+  if (cause === undefined) return said;
   // The cause is already bounded in depth and free of cycles (loggable).
-  const causeText = typeof cause === 'object' && cause !== null && 'stack' in cause ? errorText(cause as Record<string, unknown>) : String(cause);
-  return `${name}: ${message}${where}, caused by ${causeText}`;
+  const causeText = typeof cause === 'object' && cause !== null && 'stack' in cause ? errorText(cause as Record<string, unknown>) : text(cause);
+  return `${said}, caused by ${causeText}`;
+}
+
+/**
+ * A value of an entry as text. String() would throw on the prototype-less objects `fields` and
+ * `errorLoggable` make (a cause or message that is a plain object), so objects are written as
+ * JSON, which loggable has made safe to stringify.
+ */
+function text(value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (typeof value !== 'object' || value === null) return String(value);
+  try {
+    return JSON.stringify(value);
+  } catch (thrown) {
+    return thrownMarker(thrown);
+  }
 }
 
 function quoted(text: string): string {
@@ -262,9 +278,10 @@ function quoted(text: string): string {
 }
 
 /**
- * What every line of one invocation carries: its Lambda context's fields and trace id, and the
- * keys appended while it runs. Kept per invocation (AsyncLocalStorage), not in the logger: one
- * process serves several invocations at once on Lambda Managed Instances
+ * What every line of one invocation carries: its Lambda context's fields, trace id and
+ * operation (which no caller's keys replace), and the keys appended while it runs. Kept per
+ * invocation (AsyncLocalStorage), not in the logger: one process serves several invocations at
+ * once on Lambda Managed Instances
  * (https://docs.aws.amazon.com/lambda/latest/dg/lambda-managed-instances-nodejs-runtime.html)
  * and under `npm start`, and a slot of the logger's would name whichever invocation set it last.
  */
@@ -296,7 +313,7 @@ function currentTraceId(): string | undefined {
   return /(?:^|;)\s*Root=([^;]*)/.exec(header)?.[1] || undefined;
 }
 
-function invocationFields(context: Context | undefined, coldStart: boolean): Record<string, unknown> {
+function invocationFields(context: Context | undefined, coldStart: boolean | undefined): Record<string, unknown> {
   return {
     cold_start: coldStart,
     function_arn: context?.invokedFunctionArn,
@@ -324,7 +341,7 @@ export function withInvocationLogging<Event, Result>(
   return (event, context) => {
     const coldStart = firstInvocation && process.env.AWS_LAMBDA_INITIALIZATION_TYPE?.trim() === 'on-demand';
     firstInvocation = false;
-    return invocations.run({ fields: invocationFields(context, coldStart), keys: { operation } }, () => handler(event, context));
+    return invocations.run({ fields: { ...invocationFields(context, coldStart), operation }, keys: {} }, () => handler(event, context));
   };
 }
 
@@ -375,28 +392,32 @@ export class Logger {
   private entry(levelName: LevelName, message: string, extra: unknown, now: Date): Record<string, unknown> {
     const walk = newWalk();
     const invocation = invocations.getStore();
-    const entry: Record<string, unknown> = Object.create(null);
-    Object.assign(entry, {
+    // What says which line this is and whose: set first, for the keys' order, and again last, so
+    // neither appended keys nor a caller's fields can replace them.
+    const own: Record<string, unknown> = {
       level: levelName,
       message: typeof message === 'string' ? cut(message, walk) : loggable(message, walk, 0),
       timestamp: now.toISOString(),
       service: this.options.serviceName,
-      ...invocation?.fields,
-      // Outside an invocation, whatever trace the process is in.
-      ...(invocation === undefined && { xray_trace_id: currentTraceId() }),
-    });
+      // Outside an invocation its keys stay unset (a caller's cannot pose as them), bar
+      // whatever trace the process is in.
+      ...(invocation?.fields ?? invocationFields(undefined, undefined)),
+    };
+    const entry: Record<string, unknown> = Object.create(null);
+    Object.assign(entry, own);
     merge(entry, loggable(invocation?.keys ?? this.processKeys, walk, 0));
-    if (extra === undefined) return entry;
-    let isError = false;
-    try {
-      isError = extra instanceof Error;
-    } catch {
-      // A Proxy: written as the marker loggable gives it.
+    if (extra !== undefined) {
+      let isError = false;
+      try {
+        isError = extra instanceof Error;
+      } catch {
+        // A Proxy: written as the marker loggable gives it.
+      }
+      const fields = loggable(extra, walk, 0);
+      if (isError) entry.error = fields;
+      else if (!merge(entry, fields)) entry.extra = fields;
     }
-    const fields = loggable(extra, walk, 0);
-    if (isError) entry.error = fields;
-    else if (!merge(entry, fields)) entry.extra = fields;
-    return entry;
+    return Object.assign(entry, own);
   }
 
   /** A JSON line over lineChars despite the budget (escapes count twice or more): its core fields only. */

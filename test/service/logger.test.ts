@@ -178,6 +178,63 @@ describe('the line', () => {
     expect(lines).toEqual([expect.stringMatching(/ ERROR could not do it \(entry not logged: Error: clock broke\)$/)]);
   });
 
+  it('in the readable format, writes objects where text goes (prototype-less, as the logger builds them) as JSON, not the last-resort line', async () => {
+    const oddMessage = new Error('placeholder');
+    (oddMessage as { message: unknown }).message = { text: 'not a string' };
+    const lines = await linesWrittenBy(() => {
+      logger.error('cause', new Error('outer', { cause: { code: 1 } }));
+      logger.info('keys', { statusCode: { code: 200 }, durationMs: { ms: 5 }, nested: { left: 'out' }, plain: 'kept' });
+      logger.error('message', oddMessage);
+    }, 'pretty');
+
+    expect(lines).toEqual([
+      expect.stringMatching(/ ERROR webhook-subscriptions cause error="Error: outer( \(.+\))?, caused by \{\\"code\\":1\}"$/),
+      expect.stringMatching(/ INFO  webhook-subscriptions keys \{"code":200\} \{"ms":5\}ms plain=kept$/),
+      expect.stringMatching(/ ERROR webhook-subscriptions message error="Error: \{\\"text\\":\\"not a string\\"\}( \(.+\))?"$/),
+    ]);
+  });
+
+  it("keeps its own keys: a caller's fields or appended keys cannot replace the level, message, timestamp, service or the invocation's ids", async () => {
+    const spoof = {
+      level: 'DEBUG',
+      message: 'another message',
+      timestamp: '2000-01-01T00:00:00.000Z',
+      service: 'another service',
+      operation: 'anotherOperation',
+      function_request_id: 'spoofed',
+      function_name: 'spoofed',
+      xray_trace_id: 'spoofed',
+      cold_start: true,
+    };
+    const context = lambdaContext('someOperation');
+    const handler = withInvocationLogging('someOperation', async () => {
+      logger.appendKeys({ function_request_id: 'appended' });
+      logger.info('inside', spoof);
+    });
+    const [inside, outside] = (
+      await linesWrittenBy(async () => {
+        await handler(undefined, context);
+        logger.warn('outside', spoof);
+      })
+    ).map((line) => JSON.parse(line) as Record<string, unknown>);
+
+    expect(Object.keys(inside!).slice(0, 4)).toEqual(['level', 'message', 'timestamp', 'service']);
+    expect(inside).toMatchObject({
+      level: 'INFO',
+      message: 'inside',
+      service: 'webhook-subscriptions',
+      operation: 'someOperation',
+      function_request_id: context.awsRequestId,
+      function_name: context.functionName,
+      cold_start: false,
+    });
+    expect(inside!.timestamp).not.toBe(spoof.timestamp);
+    expect(inside!.xray_trace_id).not.toBe('spoofed');
+    // Outside an invocation there are no ids, and none a caller makes up.
+    expect(outside).toMatchObject({ level: 'WARN', message: 'outside', service: 'webhook-subscriptions', operation: 'anotherOperation' });
+    for (const key of ['function_request_id', 'function_name', 'xray_trace_id', 'cold_start']) expect(outside).not.toHaveProperty(key);
+  });
+
   it('is dropped, without a throw, when stdout itself throws', () => {
     const stdout = jest.spyOn(process.stdout, 'write').mockImplementation(() => {
       throw new Error('EPIPE');
