@@ -15,6 +15,8 @@ const AWS_CERT_HOST = /^sns\.[a-z0-9-]+\.amazonaws\.com(\.cn)?$/;
 const MAX_AGE_MS = 60 * 60 * 1000;
 /** Duplicates of an event arrive within this: SNS retries for ~26 minutes, the dispatcher for ~15. */
 const DEDUP_WINDOW_MS = 60 * 60 * 1000;
+/** Pairs remembered at most, so a flood of events cannot exhaust memory: past it, the oldest go first. */
+const MAX_REMEMBERED = 100_000;
 const MAX_BODY_BYTES = 1024 * 1024;
 /** Past this many events waiting for work, new ones get 503, and SNS sends them again later. */
 const MAX_WAITING = 1_000;
@@ -40,6 +42,7 @@ function firstTime(key: string): boolean {
     accepted.delete(old);
   }
   if (accepted.has(key)) return false;
+  if (accepted.size >= MAX_REMEMBERED) accepted.delete(accepted.keys().next().value!);
   accepted.set(key, Date.now() + DEDUP_WINDOW_MS);
   return true;
 }

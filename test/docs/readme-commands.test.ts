@@ -151,8 +151,7 @@ function onThisStack(text: string): string {
     .replaceAll('127.0.0.1:8000', `127.0.0.1:${stack.ports.dynamoDb}`)
     .replaceAll('127.0.0.1:9911', `127.0.0.1:${stack.ports.sns}`)
     .replaceAll('127.0.0.1:9912', `127.0.0.1:${stack.ports.events}`)
-    .replaceAll('127.0.0.1:4000', `127.0.0.1:${receiverPort}`)
-    .replaceAll('listen(4000,', `listen(${receiverPort},`);
+    .replaceAll('127.0.0.1:4000', `127.0.0.1:${receiverPort}`);
 }
 
 interface ScriptRun {
@@ -209,6 +208,14 @@ function waitForOutput(text: string): string {
       setTimeout(poll, 100);
     };
     poll();' "$STDOUT_FILE" ${JSON.stringify(text)}`;
+}
+
+/**
+ * Test glue before docs/local.md's delivery: the reference receiver listens on its default port,
+ * 4000, replaced like the others, and runs from the repository's directory, as the page says.
+ */
+function receiverSetUp(): string {
+  return `export RECEIVER_PORT=${receiverPort}\ncd ${JSON.stringify(PROJECT_ROOT)}`;
 }
 
 /** Test glue: waits (bounded) until the API lists the receiver's subscription as confirmed. */
@@ -287,12 +294,13 @@ describe('the README and the docs pages', () => {
       'echo "== AWS CLI"',
       onThisStack(blockUnder('README.md', 'Look inside with the AWS CLI')),
       'echo "== delivery"',
+      receiverSetUp(),
       onThisStack(receiveAndCreate!),
-      // docs/local.md says to publish once the receiver has printed SubscriptionConfirmation (and confirmed).
-      waitForOutput('SubscriptionConfirmation'),
+      // docs/local.md says to publish once the receiver has printed that it confirmed.
+      waitForOutput('confirmed arn:aws:sns:'),
       waitForConfirmation(),
       onThisStack(publish!),
-      waitForOutput('"data":{"mediaId":"m-1"}}'),
+      waitForOutput('event asset_bank.media.create '),
       'kill %1', // as docs/local.md says
     ].join('\n');
 
@@ -313,15 +321,18 @@ describe('the README and the docs pages', () => {
     expect(run.stdout).toMatch(/"Items": \[/);
     expect(run.stdout).toMatch(/"Topics": \[/);
     expect(run.stdout).toMatch(/"Subscriptions": \[/);
-    // The receiver confirmed, then printed the published event.
-    expect(run.stdout).toContain('SubscriptionConfirmation You have chosen to subscribe to the topic');
-    const notifications = run.stdout.split('\n').filter((line) => line.startsWith('Notification '));
-    expect(notifications).toHaveLength(1);
-    expect(JSON.parse(notifications[0]!.slice('Notification '.length))).toMatchObject({
-      event: 'asset_bank.media.create',
-      portalId: 'portal-a',
-      data: { mediaId: 'm-1' },
-    });
+    // The reference receiver verified and confirmed its subscription, then printed the
+    // published event, the one put-events answered, once; it refused nothing.
+    const [receiver] = (await portalAList()).filter((entry) => entry.name === 'Local receiver');
+    expect(receiver).toBeDefined();
+    const delivery = run.stdout.slice(run.stdout.indexOf('== delivery'));
+    expect(delivery).toContain(`confirmed arn:aws:sns:us-east-1:000000000000:webhooks-${receiver!.configId}\n`);
+    const eventId = /"EventId": "([^"]+)"/.exec(delivery)?.[1];
+    expect(eventId).toBeDefined();
+    expect(delivery.split('\n').filter((line) => line.startsWith('event '))).toEqual([
+      `event asset_bank.media.create ${eventId} of ${receiver!.configId}: {"mediaId":"m-1"}`,
+    ]);
+    expect(run.stderr).not.toMatch(/refused|could not confirm/);
   }, 150_000);
 
   it('walk-through stops cleanly on a full portal: the refusal, a clear message, and no request with an empty id', async () => {
