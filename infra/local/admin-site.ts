@@ -1,7 +1,8 @@
 /**
  * What `npm start` serves beside the API, with no authorizer: the OpenAPI document at
- * `GET /openapi.json` and the admin page at `GET /admin/` (plain ES modules and CSS from
- * admin/, read from the repository at each request: no build step, no CDN).
+ * `GET /openapi.json`, the admin page at `GET /admin/` (plain ES modules and CSS from
+ * admin/, read from the repository at each request: no build step, no CDN), and the one page of
+ * docs/ the admin page links to, docs/receiving.md, at `GET /docs/receiving.md`.
  * The page reads the catalog, the protocols, its API paths and the token endpoint from the
  * document, so it follows the operations table and the configuration like everything else.
  */
@@ -12,14 +13,17 @@ import { sendJson, sendResponse } from './gateway/http-body';
 
 export const OPENAPI_PATH = '/openapi.json';
 export const ADMIN_PATH = '/admin/';
+/** How to receive webhooks: the admin page's create form points integrators at it. */
+export const RECEIVING_DOC_PATH = '/docs/receiving.md';
 
-const ADMIN_DIR = fileURLToPath(new URL('../../admin/', import.meta.url));
-/** The page's files, by URL path: nothing else under /admin/ is served. */
-const ADMIN_FILES: Readonly<Record<string, { file: string; contentType: string }>> = {
-  [ADMIN_PATH]: { file: 'index.html', contentType: 'text/html; charset=utf-8' },
-  [`${ADMIN_PATH}app.js`]: { file: 'app.js', contentType: 'text/javascript; charset=utf-8' },
-  [`${ADMIN_PATH}api-client.js`]: { file: 'api-client.js', contentType: 'text/javascript; charset=utf-8' },
-  [`${ADMIN_PATH}admin.css`]: { file: 'admin.css', contentType: 'text/css; charset=utf-8' },
+const REPOSITORY = new URL('../../', import.meta.url);
+/** The files served, by URL path, from the repository: nothing else under /admin/ or /docs/ is. */
+const SITE_FILES: Readonly<Record<string, { file: string; contentType: string }>> = {
+  [ADMIN_PATH]: { file: 'admin/index.html', contentType: 'text/html; charset=utf-8' },
+  [`${ADMIN_PATH}app.js`]: { file: 'admin/app.js', contentType: 'text/javascript; charset=utf-8' },
+  [`${ADMIN_PATH}api-client.js`]: { file: 'admin/api-client.js', contentType: 'text/javascript; charset=utf-8' },
+  [`${ADMIN_PATH}admin.css`]: { file: 'admin/admin.css', contentType: 'text/css; charset=utf-8' },
+  [RECEIVING_DOC_PATH]: { file: 'docs/receiving.md', contentType: 'text/markdown; charset=utf-8' },
 };
 
 // Everything the page loads or calls comes from this origin; nothing inline, nothing framed.
@@ -49,9 +53,9 @@ export function adminSiteRoutes(openApiDocument: unknown): Record<string, Reques
     // The page's relative module URLs need the trailing slash.
     '/admin': onlyGet((request, response) => sendResponse(request, response, 308, { location: ADMIN_PATH })),
   };
-  for (const [path, { file, contentType }] of Object.entries(ADMIN_FILES)) {
+  for (const [path, { file, contentType }] of Object.entries(SITE_FILES)) {
     routes[path] = onlyGet(async (request, response) => {
-      const content = await readFile(ADMIN_DIR + file);
+      const content = await readFile(fileURLToPath(new URL(file, REPOSITORY)));
       sendResponse(request, response, 200, { 'content-type': contentType, ...PAGE_HEADERS }, content);
     });
   }

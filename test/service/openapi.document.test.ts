@@ -9,7 +9,7 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { execFileSync } from 'node:child_process';
 import { request as httpRequest } from 'node:http';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -317,16 +317,24 @@ describe('the local stack', () => {
     );
   });
 
-  it('serves the admin page and its modules from the repository, and nothing else under /admin/', async () => {
+  it('serves the admin page, its modules and the receiving page it links to from the repository, and nothing else under /admin/ or /docs/', async () => {
     const page = await fetch(local.stack.adminUrl);
     expect(page.status).toBe(200);
     expect(page.headers.get('content-type')).toMatch(/^text\/html/);
     expect(page.headers.get('content-security-policy')).toContain("default-src 'self'");
     const html = await page.text();
     expect(html).toContain('<script type="module" src="app.js"></script>');
-    // It points integrators at the page on the receiving side, which is there.
-    expect(html).toContain('<code>docs/receiving.md</code>');
-    expect(existsSync(fileURLToPath(new URL('../../docs/receiving.md', import.meta.url)))).toBe(true);
+    // It links integrators to the page on the receiving side, which the same server serves, that
+    // file of docs/ alone, with the page's headers.
+    const link = /<a href="([^"]+)">docs\/receiving\.md<\/a>/.exec(html)?.[1];
+    expect(link).toBeDefined();
+    const receiving = await fetch(new URL(link!, local.stack.adminUrl));
+    expect(receiving.status).toBe(200);
+    expect(receiving.headers.get('content-type')).toBe('text/markdown; charset=utf-8');
+    expect(receiving.headers.get('content-security-policy')).toContain("default-src 'self'");
+    expect(receiving.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(await receiving.text()).toBe(readFileSync(fileURLToPath(new URL('../../docs/receiving.md', import.meta.url)), 'utf8'));
+    expect((await fetch(new URL('../docs/local.md', local.stack.adminUrl))).status).toBe(404);
     const script = await fetch(`${local.stack.adminUrl}app.js`);
     expect(script.headers.get('content-type')).toMatch(/^text\/javascript/);
     expect(await script.text()).toContain("from './api-client.js'");
