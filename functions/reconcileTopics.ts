@@ -2,6 +2,7 @@ import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
 import { documentClient } from '../shared/aws/dynamodb';
 import { snsClient } from '../shared/aws/sns';
+import { topicPublishersOf } from '../shared/config';
 import { config } from '../shared/environment';
 import { lambdaContextLogging, logger } from '../shared/logger';
 import { type ReconcileSummary, reconcileTopics } from '../shared/reconciliation/reconcile';
@@ -11,7 +12,7 @@ import { SubscriptionTopics } from '../shared/subscriptions/topics';
 const deps = {
   sns: snsClient,
   repository: new SubscriptionRepository(documentClient, config.tableName),
-  topics: new SubscriptionTopics(snsClient, config.topicPrefix),
+  topics: new SubscriptionTopics(snsClient, config.topicPrefix, topicPublishersOf(config)),
   topicPrefix: config.topicPrefix,
   deadLetterQueueArn: config.deliveryDeadLetterQueueArn,
   graceMs: config.reconcileGraceMinutes * 60_000,

@@ -177,3 +177,4 @@ export const updateSubscriptionRequest = /* @__PURE__ */ bodyRule(/* @__PURE__ *
 export const renameSubscriptionRequest = /* @__PURE__ */ bodyRule(/* @__PURE__ */ addressed({ name }), [oneSubscriptionAddressed], resolveConfigId);
 export const activateSubscriptionRequest = /* @__PURE__ */ bodyRule(/* @__PURE__ */ addressed({ status }), [oneSubscriptionAddressed], resolveConfigId);
 export const testSubscriptionRequest = /* @__PURE__ */ bodyRule(/* @__PURE__ */ addressed({}), [oneSubscriptionAddressed], resolveConfigId);
+export const confirmSubscriptionRequest = /* @__PURE__ */ bodyRule(/* @__PURE__ */ addressed({}), [oneSubscriptionAddressed], resolveConfigId);

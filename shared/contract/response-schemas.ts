@@ -24,13 +24,21 @@ export const subscriptionStatusSchema = named(
   z.union([z.literal(0), z.literal(1)]),
 );
 
+export const subscriptionStateSchema = named(
+  'SubscriptionState',
+  'SNS\'s side of a subscription: `confirmed` (SNS delivers to the endpoint), `pending` (SNS waits for the endpoint to confirm; ' +
+    'nothing is delivered meanwhile), `unsubscribed` (SNS no longer has it: the endpoint unsubscribed, or never confirmed in time; ' +
+    '`POST /confirm` subscribes it again).',
+  z.enum(['confirmed', 'pending', 'unsubscribed']),
+);
+
 const configId = z.string().check(z.regex(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/));
 const message = z.string().check(z.minLength(1));
 
 /** The record create answers (shared/subscriptions/model.ts recordView). */
 export const subscriptionRecordSchema = named(
   'SubscriptionRecord',
-  'A subscription as create answers it; `confirmed` is false until the endpoint has confirmed the SNS subscription.',
+  'A subscription as create answers it; `confirmed` is true only while `subscriptionState` is `confirmed`.',
   z.strictObject({
     configId,
     endpoint: z.string(),
@@ -42,6 +50,7 @@ export const subscriptionRecordSchema = named(
     topicArn: z.string(),
     status: subscriptionStatusSchema,
     confirmed: z.boolean(),
+    subscriptionState: subscriptionStateSchema,
   }),
 );
 
@@ -57,6 +66,7 @@ export const subscriptionListEntrySchema = named(
     events: z.array(z.string()),
     status: subscriptionStatusSchema,
     confirmed: z.boolean(),
+    subscriptionState: subscriptionStateSchema,
   }),
 );
 
@@ -84,6 +94,11 @@ export const testSubscriptionResponse = named(
   'TestSubscriptionResponse',
   'One webhooks.test message was published to the subscription\'s topic.',
   success({ messageId: z.string() }),
+);
+export const confirmSubscriptionResponse = named(
+  'ConfirmSubscriptionResponse',
+  'The endpoint was subscribed again: SNS sent it a new confirmation request (`pending`), or confirmed it itself (`confirmed`).',
+  success({ subscriptionState: subscriptionStateSchema }),
 );
 export const confirmationResponse = named('SuccessResponse', 'The change was made.', success({}));
 

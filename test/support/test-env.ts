@@ -16,5 +16,8 @@ export const TEST_ENV = {
   MAX_SUBSCRIPTIONS_PER_PORTAL: '10',
   PORTAL_CLAIM: 'portal_id',
   DELIVERY_DEAD_LETTER_QUEUE_ARN: 'arn:aws:sqs:us-east-1:000000000000:webhooks-test-delivery-dead-letters',
+  // The principal the SNS emulator takes the access key id above for (localPrincipalArn): the
+  // functions under test publish as it, so the topics they create let it publish.
+  TOPIC_PUBLISHER_ARNS: 'arn:aws:iam::000000000000:role/test',
   POWERTOOLS_LOG_LEVEL: 'SILENT',
 } as const;

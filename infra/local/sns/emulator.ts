@@ -19,6 +19,7 @@
  *                       tags), and the action table (index.ts)
  *   state.ts            topics, subscriptions, recorded deliveries; the state file
  *   filter-policy.ts    which subscriptions a publication goes to
+ *   topic-policy.ts     who may publish to a topic: its access policy's Deny statements
  *   messages.ts         the confirmation and notification bodies and headers
  *   delivery.ts         the HTTP/S POST queue with retries
  *   types.ts            the records and messages the modules above share
