@@ -1,5 +1,6 @@
 import { CreateTopicCommand, DeleteTopicCommand, type SNSClient, SubscribeCommand } from '@aws-sdk/client-sns';
 import { mayHaveBeenApplied } from '../aws/failures';
+import { isRefusal, SnsRefusedServiceError } from '../aws/refusals';
 import { logger } from '../logger';
 import { EndpointRefusedError } from './errors';
 import type { Protocol } from './model';
@@ -13,18 +14,6 @@ export interface SubscriptionTopic {
 type Endpoint = { protocol: Protocol; endpoint: string };
 
 /**
- * SNS refused a request for a reason of the service's own making (its attributes, its topic
- * policy, its permissions, a quota), not the caller's: answered as the service's fault (500),
- * the refusal logged as its cause.
- */
-export class SnsRefusedServiceError extends Error {
-  override readonly name = 'SnsRefusedServiceError';
-  constructor(action: string, cause: unknown) {
-    super(`SNS refused ${action} for a reason of the service's own: ${(cause as Error)?.name}: ${(cause as Error)?.message}`, { cause });
-  }
-}
-
-/**
  * Whether SNS refused Subscribe because of the endpoint itself: an InvalidParameter that names the
  * endpoint ("Invalid parameter: Endpoint ...", "... Email address", "... SQS endpoint ARN",
  * "... Lambda endpoint ARN"). One about the attributes, the topic or the protocol is the service's.
@@ -35,15 +24,9 @@ function isEndpointRefusal(error: unknown): boolean {
 }
 
 /**
- * A refusal (4xx) other than throttling: the request itself was turned down, so retrying it
- * cannot help. Throttling, 5xx and lost answers stay what they are (a dependency fault, 503).
+ * The caller's error for a failed Subscribe: the endpoint's refusal, the service's
+ * (shared/aws/refusals.ts), or the failure as it is (throttling, 5xx, a lost answer: 503).
  */
-function isRefusal(error: unknown): boolean {
-  const { name, $fault } = error as { name?: string; $fault?: string };
-  return $fault === 'client' && !/Throttl/.test(name ?? '');
-}
-
-/** The caller's error for a failed Subscribe: the endpoint's refusal, the service's, or the failure as it is. */
 function subscribeFailure(error: unknown, protocol: Protocol): unknown {
   if (isEndpointRefusal(error)) return new EndpointRefusedError(protocol, { cause: error });
   if (isRefusal(error)) return new SnsRefusedServiceError('Subscribe', error);

@@ -70,7 +70,7 @@ describe.each([0, 1] as const)('the operations under prefix %i', (prefix) => {
           Principal: '*',
           Action: 'sns:Publish',
           Resource: record.topicArn,
-          Condition: { ArnNotEquals: { 'aws:PrincipalArn': [TEST_ENV.TOPIC_PUBLISHER_ARNS] } },
+          Condition: { ArnNotEquals: { 'aws:PrincipalArn': TEST_ENV.TOPIC_PUBLISHER_ARNS.split(',') } },
         },
       ],
     });
