@@ -1,5 +1,5 @@
 // The page's one door to the service: the OpenAPI document (where the routes, the token
-// endpoint, the catalog and the protocols are), the token endpoint and the API. Every failure
+// endpoint, the catalog, the protocols and each one's endpoint form are), the token endpoint and the API. Every failure
 // becomes an ApiError carrying the service's own message and, where it names them, the fields.
 
 /** Fields of the forms a message can be about; `events.2` is about `events`. */
@@ -68,6 +68,20 @@ function pathOf(document, operationId) {
   throw new Error(`The OpenAPI document has no operation ${operationId}.`);
 }
 
+/**
+ * What each protocol's endpoint must be, from the create request's schema: each branch of its
+ * `allOf` ties a protocol (`if`) to the endpoint's form (`then`), with a description and examples.
+ */
+function endpointHintsOf(document) {
+  const hints = {};
+  for (const branch of document.components?.schemas?.CreateSubscriptionRequest?.allOf ?? []) {
+    const protocol = branch?.if?.properties?.protocol?.const;
+    const endpoint = branch?.then?.properties?.endpoint;
+    if (typeof protocol === 'string' && endpoint) hints[protocol] = { text: endpoint.description ?? '', example: endpoint.examples?.[0] ?? '' };
+  }
+  return hints;
+}
+
 /** What the page needs to know of the service, from its OpenAPI document. */
 export async function loadServiceDescription(documentUrl = '/openapi.json') {
   const document = await send(documentUrl, { headers: { accept: 'application/json' } });
@@ -76,6 +90,8 @@ export async function loadServiceDescription(documentUrl = '/openapi.json') {
     tokenUrl: schemes[0]?.flows?.clientCredentials?.tokenUrl,
     eventKinds: document.components?.schemas?.EventKind?.enum ?? [],
     protocols: document.components?.schemas?.Protocol?.enum ?? [],
+    /** By protocol: `{text, example}` for the endpoint field. */
+    endpointHints: endpointHintsOf(document),
     paths: {
       create: pathOf(document, 'createSubscriptionRoute'),
       update: pathOf(document, 'updateSubscriptionRoute'),

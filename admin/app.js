@@ -3,20 +3,10 @@
 // are shown next to the field they name, or at the top of the form (or page) otherwise.
 import { ApiError, apiClient, claimsOf, loadServiceDescription, requestToken } from './api-client.js';
 
-/** What each protocol's endpoint must be (what create and update accept), as help text. */
-const ENDPOINT_HINTS = {
-  https: ['An absolute https:// URL of at most 2048 characters.', 'https://hooks.example.com/webhooks'],
-  http: ['An absolute http:// URL of at most 2048 characters.', 'http://hooks.example.com/webhooks'],
-  email: ['An e-mail address.', 'ops@example.com'],
-  'email-json': ['An e-mail address.', 'ops@example.com'],
-  sqs: ['An SQS queue ARN: arn:aws:sqs:<region>:<account>:<queue>.', 'arn:aws:sqs:eu-west-1:123456789012:webhooks'],
-  lambda: ['A Lambda function ARN: arn:aws:lambda:<region>:<account>:function:<name>.', 'arn:aws:lambda:eu-west-1:123456789012:function:hook'],
-};
-
 const $ = (id) => document.getElementById(id);
 
 const state = {
-  /** From the OpenAPI document: token URL, paths, catalog, protocols. */
+  /** From the OpenAPI document: token URL, paths, catalog, protocols, endpoint hints. */
   description: undefined,
   api: undefined,
   subscriptions: [],
@@ -108,10 +98,11 @@ function checkedEvents(container) {
   return [...container.querySelectorAll('input[type=checkbox]:checked')].map((input) => input.value);
 }
 
+/** The chosen protocol's endpoint form, as the service's document describes it. */
 function updateEndpointHint() {
-  const [hint, placeholder] = ENDPOINT_HINTS[$('create-protocol').value] ?? ['', ''];
-  $('create-endpoint-hint').textContent = hint;
-  $('create-endpoint').placeholder = placeholder;
+  const { text, example } = state.description.endpointHints[$('create-protocol').value] ?? { text: '', example: '' };
+  $('create-endpoint-hint').textContent = text;
+  $('create-endpoint').placeholder = example;
 }
 
 // ---- the list --------------------------------------------------------------------------

@@ -1,5 +1,5 @@
 import { documentClient } from '../shared/aws/dynamodb';
-import { activateSubscriptionRequest } from '../shared/contract/request-rules';
+import { activateSubscriptionRequest } from '../shared/contract/request-bodies';
 import { config } from '../shared/environment';
 import { jsonInput } from '../shared/http/json-input';
 import { httpOperation } from '../shared/http/operation';

@@ -1,6 +1,6 @@
 import { documentClient } from '../shared/aws/dynamodb';
 import { snsClient } from '../shared/aws/sns';
-import { confirmSubscriptionRequest } from '../shared/contract/request-rules';
+import { confirmSubscriptionRequest } from '../shared/contract/request-bodies';
 import { config } from '../shared/environment';
 import { jsonInput } from '../shared/http/json-input';
 import { httpOperation } from '../shared/http/operation';

@@ -1,7 +1,7 @@
 import { documentClient } from '../shared/aws/dynamodb';
 import { snsClient } from '../shared/aws/sns';
-import { createSubscriptionRequest } from '../shared/contract/request-rules';
 import { topicPublishersOf } from '../shared/config';
+import { createSubscriptionRequest } from '../shared/contract/request-bodies';
 import { config } from '../shared/environment';
 import { idempotentRuns } from '../shared/http/idempotency';
 import { jsonInput } from '../shared/http/json-input';

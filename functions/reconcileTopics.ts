@@ -1,10 +1,8 @@
-import middy from '@middy/core';
-import type { Context } from 'aws-lambda';
 import { documentClient } from '../shared/aws/dynamodb';
 import { snsClient } from '../shared/aws/sns';
 import { topicPublishersOf } from '../shared/config';
 import { config } from '../shared/environment';
-import { lambdaContextLogging, logger } from '../shared/logger';
+import { logger, withInvocationLogging } from '../shared/logger';
 import { type ReconcileSummary, reconcileTopics } from '../shared/reconciliation/reconcile';
 import { SubscriptionRepository } from '../shared/subscriptions/repository';
 import { SubscriptionTopics } from '../shared/subscriptions/topics';
@@ -23,11 +21,11 @@ const deps = {
 type ReconcileEvent = { dryRun?: unknown } | null | undefined;
 
 /** One reconciliation run (shared/reconciliation/reconcile.ts); logs and answers its summary. */
-export const handler = middy<ReconcileEvent, ReconcileSummary, Error, Context>()
-  .use(lambdaContextLogging(logger))
-  .use({ before: () => logger.appendKeys({ operation: 'reconcileTopics' }) })
-  .handler(async (event) => {
+export const handler = withInvocationLogging(
+  'reconcileTopics',
+  async (event: ReconcileEvent): Promise<ReconcileSummary> => {
     const summary = await reconcileTopics({ ...deps, dryRun: event?.dryRun === true });
     logger.info('reconciliation summary', { summary });
     return summary;
-  });
+  },
+);

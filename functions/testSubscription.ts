@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { documentClient } from '../shared/aws/dynamodb';
 import { refusedByService } from '../shared/aws/refusals';
 import { snsClient } from '../shared/aws/sns';
-import { testSubscriptionRequest } from '../shared/contract/request-rules';
+import { testSubscriptionRequest } from '../shared/contract/request-bodies';
 import { TEST_EVENT_KIND } from '../shared/delivery/message';
 import { publishToTopic } from '../shared/delivery/publish';
 import { config } from '../shared/environment';

@@ -15,6 +15,7 @@ import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { PORTAL_EVENT_SOURCE } from '../../shared/delivery/portal-event';
+import { DELIVERY_PARTITIONS_PATTERN } from '../../shared/delivery/progress';
 import { DISPATCHER } from '../../shared/operations';
 import { ServiceFunction } from './service-function';
 
@@ -96,6 +97,10 @@ export class PortalEventDelivery extends Construct {
       logRetention: props.logRetention,
     });
     this.dispatcher.allow(['dynamodb:Query'], [props.table.tableArn]);
+    // Which recipients an event reached (shared/delivery/progress.ts), in those records' partitions only.
+    this.dispatcher.allow(['dynamodb:GetItem', 'dynamodb:UpdateItem'], [props.table.tableArn], {
+      'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [DELIVERY_PARTITIONS_PATTERN] },
+    });
     this.dispatcher.allow(['sns:Publish'], [props.topicArnPattern]);
     // Grants the function receive/delete/change-visibility on this queue only.
     this.dispatcher.function.addEventSource(

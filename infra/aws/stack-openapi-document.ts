@@ -8,16 +8,12 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { TOKEN_PATH } from '../../shared/contract/token-endpoint';
+import { buildOpenApiDocument } from '../../shared/contract/openapi-document';
 import type { DeploymentSettings } from './deployment-settings';
 
 export const STACK_DOCUMENT_FILE = 'openapi.json';
 
-export async function writeStackOpenApiDocument(outdir: string, settings: DeploymentSettings): Promise<string> {
-  // The request schemas read the service configuration when first imported; here it is the
-  // stack's (the table's name does not enter the document).
-  process.env.TABLE_NAME ||= 'webhook-subscriptions';
-  process.env.EVENT_KINDS = settings.eventKinds.join(',');
-  const { buildOpenApiDocument } = await import('../../shared/contract/openapi-document');
+export function writeStackOpenApiDocument(outdir: string, settings: DeploymentSettings): string {
   const document = buildOpenApiDocument({
     eventKinds: settings.eventKinds,
     tokenUrl: settings.jwtIssuer.replace(/\/+$/, '') + TOKEN_PATH,

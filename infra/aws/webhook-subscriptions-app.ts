@@ -6,6 +6,7 @@
  */
 import { type App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
+import { writeValidators } from '../../shared/contract/write-validators';
 import { type ContextKey, deploymentSettingsFrom } from './deployment-settings';
 import { WebhookSubscriptionsStack } from './webhook-subscriptions-stack';
 
@@ -13,6 +14,9 @@ import { WebhookSubscriptionsStack } from './webhook-subscriptions-stack';
 export const STACK_NAME = 'WebhookSubscriptions';
 
 export function addWebhookSubscriptions(app: App): WebhookSubscriptionsStack {
+  // The functions' request validators, compiled from the contract's schemas, before esbuild
+  // bundles them (the stack's functions bundle as they are constructed).
+  writeValidators();
   const settings = deploymentSettingsFrom((key: ContextKey) => app.node.tryGetContext(key));
   const stack = new WebhookSubscriptionsStack(app, STACK_NAME, {
     settings,

@@ -62,11 +62,11 @@ export interface LocalStackOptions {
   readonly eventBusName?: string;
   /** How long a failed event waits before it is tried again; default 1 s. */
   readonly eventRetryDelayMs?: number;
-  /** The SNS emulator's http/https retries and backoff; default its own. */
-  readonly snsDelivery?: Pick<SnsEmulatorOptions, 'deliveryRetries' | 'deliveryBackoffMs'>;
+  /** The SNS emulator's http/https retries, backoff, and (for tests) timeout and limits; default its own. */
+  readonly snsDelivery?: Pick<SnsEmulatorOptions, 'deliveryRetries' | 'deliveryBackoffMs' | 'deliveryTimeoutMs' | 'limits'>;
   /** Where state is kept between starts; default `.data`. */
   readonly dataDir?: string;
-  /** Keep nothing: DynamoDB Local in memory, no SNS state file, a new signing key. */
+  /** Keep nothing: DynamoDB Local in memory, no SNS state file, new signing keys (tokens and SNS messages). */
   readonly inMemory?: boolean;
   /** The OAuth clients file; default infra/local/auth/clients.json. */
   readonly clientsFile?: string;
@@ -115,7 +115,12 @@ export interface LocalStack {
   readonly adminUrl: string;
   /** A token for one of the clients, as the token endpoint would issue it. */
   issueToken(clientId: string, scopes?: readonly string[]): Promise<TokenResponse>;
-  /** Stops the gateway, the SNS emulator and DynamoDB Local (its Java process included). */
+  /**
+   * Stops the gateway, the event bus, the dispatcher's queue (after the batch it runs), the SNS
+   * emulator and DynamoDB Local (its Java process included). What is still queued or being
+   * delivered is kept under dataDir and resumed at the next start; in memory it is discarded,
+   * and the log says how much.
+   */
   stop(): Promise<void>;
 }
 
@@ -164,6 +169,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
         port: snsPort,
         region,
         stateFile: dataDir && join(dataDir, 'sns.json'),
+        signingDir: dataDir && join(dataDir, 'sns'),
         ...options.snsDelivery,
         log: (line) => log(`[sns] ${line}`),
       }),
@@ -190,6 +196,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       handler: dispatcher,
       context: () => lambdaContext(DISPATCHER.handler, region, DISPATCHER_TIMEOUT_MS, 256, randomUUID()),
       visibilityDelayMs: options.eventRetryDelayMs ?? LOCAL_EVENT_RETRY_DELAY_MS,
+      stateFile: dataDir && join(dataDir, 'event-queue.json'),
       log: (line) => log(`[events] ${line}`),
     });
     events = await startEventBus({

@@ -4,6 +4,7 @@
  * once and reuses it.
  */
 import type { APIGatewayProxyEventV2WithJWTAuthorizer, Context } from 'aws-lambda';
+import { writeValidators } from '../../shared/contract/write-validators';
 import { DISPATCHER, handlerEntryOf, OPERATIONS } from '../../shared/operations';
 import type { SqsHandler } from './events/event-queue';
 
@@ -37,6 +38,8 @@ let environmentAtFirstLoad: string | undefined;
  */
 export async function loadOperationHandlers(): Promise<OperationHandlers> {
   checkEnvironmentUnchanged();
+  // The request validators they import, compiled from the contract's schemas as they are now.
+  writeValidators();
   const handlers = new Map<string, OperationHandler>();
   for (const operation of OPERATIONS) handlers.set(operation.id, await importHandler<OperationHandler>(handlerEntryOf(operation)));
   return handlers;

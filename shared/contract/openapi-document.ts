@@ -1,29 +1,27 @@
 /**
  * The OpenAPI 3.1 document of the API, generated (never written by hand) from:
  * - the operations table (shared/operations.ts): paths under both prefixes, methods, scopes;
- * - the rules that validate the requests (request-rules.ts), each field's JSON Schema written
- *   beside its check;
- * - the zod response schemas of response-schemas.ts, rendered by zod's `z.toJSONSchema`.
- * The catalog of event kinds (which the rules read from the service configuration) is added
- * from the configuration the document is built for.
- *
- * request-rules.ts reads the service configuration when it is imported: whoever imports this
- * module sets the environment first (write-openapi-document.ts, the local stack, the tests do).
+ * - the JSON Schemas of the contract (schemas.ts), request bodies and answers alike, taken as
+ *   they are: the components of the document, each referred to by its name;
+ * - the catalog of event kinds of the deployment the document is built for (EVENT_KINDS), as the
+ *   EventKind component's enum, to which every request's `events` entries refer.
  */
-import * as z from 'zod/mini';
 import { IDEMPOTENCY_KEY_PATTERN } from '../http/middleware/idempotency-key';
 import { type Operation, OPERATIONS, type OperationId, SCOPES } from '../operations';
 import {
   activateSubscriptionRequest,
-  configId,
   confirmSubscriptionRequest,
+  CONTRACT_SCHEMAS,
   createSubscriptionRequest,
+  EXAMPLE_CONFIG_ID,
+  eventKind,
+  eventKindEntry,
   renameSubscriptionRequest,
+  schemaNameOf,
+  subscriptionIdParameter,
   testSubscriptionRequest,
   updateSubscriptionRequest,
-} from './request-rules';
-import type { BodyRule } from './body-rules';
-import { responseRegistry } from './response-schemas';
+} from './schemas';
 
 export interface OpenApiOptions {
   /** The event kinds the service accepts (EVENT_KINDS): the catalog of the `events` enums. */
@@ -39,7 +37,6 @@ type Json = any;
 
 export const SECURITY_SCHEME = 'portalOAuth';
 const JSON_MEDIA = 'application/json';
-const EXAMPLE_CONFIG_ID = '0192f8a4-7b3c-7d2e-9f01-23456789abcd';
 const EXAMPLE_TOPIC_ARN = `arn:aws:sns:eu-west-1:123456789012:webhooks-${EXAMPLE_CONFIG_ID}`;
 const EXAMPLE_RECORD = {
   configId: EXAMPLE_CONFIG_ID,
@@ -59,8 +56,8 @@ const EXAMPLE_RECORD = {
 interface OperationDoc {
   readonly summary: string;
   readonly description: string;
-  /** The rule validating the body; none: any body is ignored. */
-  readonly request?: BodyRule<unknown>;
+  /** The schema of the body; none: any body is ignored. */
+  readonly request?: { readonly $id: string };
   readonly requestExample?: Json;
   /** Component name of the 200 body, and an example of it. */
   readonly success: string;
@@ -186,21 +183,35 @@ const OPERATION_DOCS: Record<OperationId, OperationDoc> = {
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 
-/** A request body's JSON Schema, its event kinds those of the configuration documented. */
-function requestSchema(rule: BodyRule<unknown>, eventKinds: readonly string[]): Json {
-  const schema = structuredClone(rule.jsonSchema) as Json;
-  if (schema.properties.events) schema.properties.events.items.enum = [...eventKinds];
-  return schema;
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** The component name of a top-level schema. */
+function nameOf(schema: { readonly $id: string }): string {
+  const name = schemaNameOf(schema.$id);
+  if (!name) throw new Error(`${schema.$id} is not a schema of the contract.`);
+  return name;
 }
 
-/** The response schemas, by component name, rendered from their zod schemas. */
-function componentSchemas(): Record<string, Json> {
-  const { schemas } = z.toJSONSchema(responseRegistry, {
-    target: 'draft-2020-12',
-    uri: (id) => `#/components/schemas/${id}`,
-  }) as { schemas: Record<string, Json> };
-  // Each is rendered as a standalone schema; inside the document it is a plain component.
-  return Object.fromEntries(Object.entries(schemas).map(([id, { $schema: _d, $id: _i, ...schema }]) => [id, schema]));
+/**
+ * A schema as the document holds it: a component (its `$schema` and `$id` are the document's),
+ * referring to the others by their component names, and to EventKind for an entry of `events`.
+ */
+function documented(value: unknown, top = true): Json {
+  if (value === eventKindEntry) return ref(nameOf(eventKind));
+  if (Array.isArray(value)) return value.map((item) => documented(item, false));
+  if (!isObject(value)) return value;
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([keyword]) => !(top && (keyword === '$schema' || keyword === '$id')))
+      .map(([keyword, item]) => [keyword, keyword === '$ref' ? ref(nameOf({ $id: String(item) })).$ref : documented(item, false)]),
+  );
+}
+
+/** Every schema of the contract, by component name; EventKind lists the catalog. */
+function componentSchemas(eventKinds: readonly string[]): Record<string, Json> {
+  const components: Record<string, Json> = Object.fromEntries(CONTRACT_SCHEMAS.map((schema) => [nameOf(schema), documented(schema)]));
+  components[nameOf(eventKind)] = { ...components[nameOf(eventKind)], enum: [...eventKinds] };
+  return components;
 }
 
 function jsonContent(schema: Json, example?: Json) {
@@ -272,7 +283,7 @@ export function documentOperationId(operation: Operation, prefixIndex: number): 
   return prefixIndex === 0 ? operation.id : `${operation.id}Legacy`;
 }
 
-function operationObject(operation: Operation, prefixIndex: number, eventKinds: readonly string[]): Json {
+function operationObject(operation: Operation, prefixIndex: number): Json {
   const doc = OPERATION_DOCS[operation.id as OperationId];
   const parameters: Json[] = [];
   if (operation.subPath.includes('{configId}')) {
@@ -281,7 +292,7 @@ function operationObject(operation: Operation, prefixIndex: number, eventKinds: 
       in: 'path',
       required: true,
       description: 'The subscription\'s id.',
-      schema: structuredClone(configId.jsonSchema),
+      schema: documented(subscriptionIdParameter, false),
       example: EXAMPLE_CONFIG_ID,
     });
   }
@@ -304,7 +315,7 @@ function operationObject(operation: Operation, prefixIndex: number, eventKinds: 
     security: [{ [SECURITY_SCHEME]: [operation.scope] }],
     ...(parameters.length > 0 && { parameters }),
     ...(doc.request && {
-      requestBody: { required: true, content: jsonContent(requestSchema(doc.request, eventKinds), doc.requestExample) },
+      requestBody: { required: true, content: jsonContent(ref(nameOf(doc.request)), doc.requestExample) },
     }),
     responses: responsesOf(doc),
   };
@@ -316,7 +327,7 @@ export function buildOpenApiDocument(options: OpenApiOptions): Json {
   for (const operation of OPERATIONS) {
     operation.paths.forEach((path, prefixIndex) => {
       paths[path] ??= {};
-      paths[path][operation.method.toLowerCase()] = operationObject(operation, prefixIndex, options.eventKinds);
+      paths[path][operation.method.toLowerCase()] = operationObject(operation, prefixIndex);
     });
   }
   return {
@@ -327,13 +338,13 @@ export function buildOpenApiDocument(options: OpenApiOptions): Json {
       description:
         'Manage the webhook subscriptions of a portal. Every route exists under two prefixes, ' +
         '`/v7/webhooks/public/api/subscriptions` (canonical) and `/webhooks/api/subscriptions`. ' +
-        'Generated from the operations table and the schemas that validate requests: do not edit.',
+        'Generated from the operations table and the JSON Schemas the service validates requests with: do not edit.',
     },
     ...(options.serverUrl && { servers: [{ url: options.serverUrl }] }),
     tags: [{ name: 'subscriptions', description: 'A portal\'s webhook subscriptions.' }],
     paths,
     components: {
-      schemas: { ...componentSchemas(), EventKind: { type: 'string', enum: [...options.eventKinds] } },
+      schemas: componentSchemas(options.eventKinds),
       securitySchemes: {
         [SECURITY_SCHEME]: {
           type: 'oauth2',

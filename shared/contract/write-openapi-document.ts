@@ -14,6 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config';
 import { TOKEN_PATH } from './token-endpoint';
+import { buildOpenApiDocument } from './openapi-document';
 
 export const DEFAULT_DOCUMENT_PATH = 'openapi.json';
 const PROJECT_ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -26,11 +27,9 @@ const { values } = parseArgs({
   },
 });
 
-// The request schemas read the service configuration when imported, and it requires a table
-// name; the document does not depend on it.
-process.env.TABLE_NAME ||= 'webhook-subscriptions';
-const { eventKinds } = loadConfig(process.env);
-const { buildOpenApiDocument } = await import('./openapi-document');
+// The catalog is read, and checked, as the functions read it; the configuration requires a
+// table name, which the document does not depend on.
+const { eventKinds } = loadConfig({ ...process.env, TABLE_NAME: process.env.TABLE_NAME || 'webhook-subscriptions' });
 
 const issuer = values.issuer.replace(/\/+$/, '');
 const document = buildOpenApiDocument({ eventKinds, tokenUrl: issuer + TOKEN_PATH, serverUrl: values.server ?? issuer });

@@ -31,3 +31,19 @@ export function publishInputFor(topicArn: string, message: DeliveryMessage) {
     MessageAttributes: { [EVENT_ATTRIBUTE]: { DataType: 'String', StringValue: message.event } },
   };
 }
+
+/**
+ * The most a Publish may carry: 256 KiB, the body and every attribute's name, type and value
+ * together (SNS API Reference, "MessageAttributeValue"; a topic's MaximumMessageSize, which the
+ * service leaves at its default because http/https endpoints take no more).
+ */
+export const MAX_PUBLISH_BYTES = 262_144;
+
+/** The bytes SNS counts against MAX_PUBLISH_BYTES, UTF-8 encoded. */
+export function publishSizeOf(input: ReturnType<typeof publishInputFor>): number {
+  const attributes = Object.entries(input.MessageAttributes).reduce(
+    (sum, [name, value]) => sum + Buffer.byteLength(name) + Buffer.byteLength(value.DataType) + Buffer.byteLength(value.StringValue),
+    0,
+  );
+  return Buffer.byteLength(input.Message) + attributes;
+}

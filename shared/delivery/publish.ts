@@ -3,6 +3,19 @@ import { type DeliveryMessage, publishInputFor } from './message';
 
 /** Publishes one message to a subscription's topic; answers SNS's message id. */
 export async function publishToTopic(sns: SNSClient, topicArn: string, message: DeliveryMessage): Promise<string> {
-  const { MessageId } = await sns.send(new PublishCommand(publishInputFor(topicArn, message)));
+  return publish(sns, publishInputFor(topicArn, message));
+}
+
+/** Publishes an input made by publishInputFor; answers SNS's message id. */
+export async function publish(sns: SNSClient, input: ReturnType<typeof publishInputFor>): Promise<string> {
+  const { MessageId } = await sns.send(new PublishCommand(input));
   return MessageId!;
+}
+
+/**
+ * Whether a Publish failed because its topic does not exist (SNS API Reference, "Publish":
+ * NotFound), as when its subscription was deleted after the event's recipients were read.
+ */
+export function isTopicGone(error: unknown): boolean {
+  return (error as Error | undefined)?.name === 'NotFoundException';
 }

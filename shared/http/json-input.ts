@@ -1,4 +1,4 @@
-import type { BodyRule } from '../contract/body-rules';
+import type { BodyReader } from '../contract/body-reader';
 import { jsonBody } from './middleware/json-body';
 import { validateBody } from './middleware/validate-body';
 import type { HttpMiddleware } from './types';
@@ -7,13 +7,13 @@ import type { HttpMiddleware } from './types';
 export interface BodyInput<Body> {
   readonly middlewares: readonly HttpMiddleware[];
   /** Carries the body's type to the operation; never read. */
-  readonly rule: BodyRule<Body>;
+  readonly reader: BodyReader<Body>;
 }
 
 /**
- * A JSON object body, read by `rule`. Only the handlers that take a body import this, so the
- * others' bundles carry neither the parser nor the rules.
+ * A JSON object body, read by `reader`. Only the handlers that take a body import this, so the
+ * others' bundles carry neither the parser nor a validator.
  */
-export function jsonInput<Body>(rule: BodyRule<Body>): BodyInput<Body> {
-  return { rule, middlewares: [jsonBody(), validateBody(rule)] };
+export function jsonInput<Body>(reader: BodyReader<Body>): BodyInput<Body> {
+  return { reader, middlewares: [jsonBody(), validateBody(reader)] };
 }

@@ -1,7 +1,7 @@
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
 import { config } from '../environment';
-import { lambdaContextLogging, logger } from '../logger';
+import { logger, withInvocationLogging } from '../logger';
 import type { OperationId } from '../operations';
 import { successResponse } from './envelope';
 import { errorEnvelope } from './middleware/error-envelope';
@@ -57,8 +57,8 @@ export interface IdempotentRuns {
 export type HttpHandler = (event: HttpEvent, context: Context) => Promise<HttpResult>;
 
 /**
- * Wraps an operation in the middleware chain every handler shares: Lambda context in the
- * logs, one log line per request, error → envelope, portal from the token's claims, and for
+ * Wraps an operation in the middleware chain every handler shares: the invocation's Lambda
+ * context and operation on each of its log lines, one log line per request, error → envelope, portal from the token's claims, and for
  * operations with a body, JSON parsing and validation. Idempotent operations also read the
  * Idempotency-Key header, and run through `spec.idempotency` when a request has one: inside
  * the error envelope, so that what is remembered is only ever a success, never an error answer.
@@ -67,10 +67,6 @@ export function httpOperation<Body = undefined>(operationId: OperationId, spec: 
   // Half a second before the function's timeout, answer a 503 (a TimeoutError, see
   // error-envelope.ts) rather than let Lambda cut the request off without an answer.
   const chain = middy<HttpEvent, HttpResult, Error, OperationContext>({ timeoutEarlyInMillis: 500 })
-    .use(lambdaContextLogging(logger))
-    // Per invocation, not per module: where several handlers share a process (the local
-    // stack, tests), each line still names the operation it belongs to.
-    .use({ before: () => logger.appendKeys({ operation: operationId }) })
     .use(requestLog(logger))
     .use(errorEnvelope(logger))
     .use(portalFromClaims(config.portalClaim));
@@ -88,5 +84,5 @@ export function httpOperation<Body = undefined>(operationId: OperationId, spec: 
     return successResponse(result);
   });
   // The chain fills OperationContext's fields before the operation runs.
-  return handler as unknown as HttpHandler;
+  return withInvocationLogging(operationId, handler as unknown as HttpHandler);
 }

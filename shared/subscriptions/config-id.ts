@@ -1,10 +1,10 @@
 /**
- * What a subscription id looks like. Its own module, without the request rules
- * (shared/contract/request-rules.ts), so that delete (whose only input is this path parameter)
+ * What a subscription id looks like. Its own module, without the request bodies' validators
+ * (shared/contract/request-bodies.ts), so that delete (whose only input is this path parameter)
  * carries none of them.
  */
 
-/** A UUID in any case, as JSON Schema writes it (the OpenAPI document shows it). */
+/** A UUID in any case, as JSON Schema writes it (the request schemas and the OpenAPI document use it). */
 export const UUID_PATTERN = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
 export const UUID = new RegExp(UUID_PATTERN);
 

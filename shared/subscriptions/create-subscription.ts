@@ -19,7 +19,7 @@ export interface CreateSubscriptionDeps {
   allowedEndpointAccounts: readonly string[];
 }
 
-/** What the caller chooses of a new subscription, checked and normalized (shared/contract/request-rules.ts). */
+/** What the caller chooses of a new subscription, checked and normalized (shared/contract/request-bodies.ts). */
 export interface NewSubscription {
   name: string;
   endpoint: string;

@@ -5,7 +5,8 @@
  *
  * Idempotency records (shared/http/idempotency.ts) live in partitions of their own, one per
  * idempotent operation, named `idempotency#<operation id>`: portal ids cannot contain '#'
- * (portal-id.ts), so no portal's partition is ever one of them.
+ * (portal-id.ts), so no portal's partition is ever one of them. So do the dispatcher's records
+ * of which recipients an event reached, `delivery#<event id>` (shared/delivery/progress.ts).
  */
 export const TABLE_KEYS = { partitionKey: 'portalId', sortKey: 'sk' } as const;
 
@@ -24,6 +25,6 @@ export const IDEMPOTENCY_PARTITIONS_PATTERN = idempotencyPartitionOf('*');
 
 /**
  * Attribute holding when an idempotency record expires, in epoch seconds: the table's TTL
- * attribute. Only idempotency records have it; subscriptions and counters never expire.
+ * attribute. Only idempotency and delivery records have it; subscriptions and counters never expire.
  */
 export const IDEMPOTENCY_EXPIRY_ATTRIBUTE = 'idempotencyExpiresAt';

@@ -7,6 +7,7 @@ import { build } from 'esbuild';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { esbuildOptionsFor } from '../../infra/aws/function-bundling';
+import { writeValidators } from '../../shared/contract/write-validators';
 import { ROOT, type BenchPlan, type Side } from './plan';
 
 /** `counted`: the function's bundle with SDK middleware counting its calls, for the counting pass only. */
@@ -35,6 +36,8 @@ function countingEntry(entry: string): string {
 }
 
 export async function buildBundles({ outDir, functions }: BenchPlan): Promise<Bundles> {
+  // The request validators the functions import, compiled from the contract's schemas.
+  writeValidators();
   const bundles: Bundles = {
     path: (kind, name) => join(outDir, 'bundles', kind, name, 'index.mjs'),
     runner: join(outDir, 'bundle-runner.mjs'),

@@ -2,22 +2,34 @@
  * The dispatcher function as Lambda's SQS event source calls it: batches of queued EventBridge
  * events, against DynamoDB Local and the SNS emulator. Events that can never be delivered are
  * dropped without touching the rest of their batch; a Publish that fails fails only its own
- * record, which is reported (SQS partial batch response) and delivered when retried.
+ * record, which is reported (SQS partial batch response) and, when retried, published only to
+ * the recipients that did not get it; a topic deleted meanwhile is skipped; an event too large
+ * for SNS is dropped at once. Retries run through the local queue (infra/local/events) too.
  */
+import { DeleteTopicCommand, PublishCommand } from '@aws-sdk/client-sns';
+import { jest } from '@jest/globals';
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
 import { randomUUID } from 'node:crypto';
 import { handler as dispatch } from '../../functions/dispatchPortalEvents';
+import { EventQueue, type SqsHandler } from '../../infra/local/events/event-queue';
 import { dynamoDbClient } from '../../shared/aws/dynamodb';
 import { snsClient } from '../../shared/aws/sns';
+import { FIRST_TRY_WINDOW_MS } from '../../shared/delivery/dispatch';
+import { MAX_PUBLISH_BYTES, publishInputFor, publishSizeOf } from '../../shared/delivery/message';
+import { logger } from '../../shared/logger';
 import { call, freshPortal, newSubscription } from '../support/api';
-import { serviceFault } from '../support/faults';
+import { injectFault, serviceFault } from '../support/faults';
 import { lambdaContext } from '../support/lambda-context';
 import { confirmAsEndpointOwner } from '../support/sns-confirmation';
+import { waitFor } from '../support/wait-for';
 
 const CREATE = 'asset_bank.media.create';
 const DELETED = 'asset_bank.media.deleted';
 
-/** An EventBridge event as the rule puts it in the queue. */
+/** EventBridge's time of an event that happened `agoMs` ago (to the second, as EventBridge has it). */
+const eventTime = (agoMs = 0) => new Date(Date.now() - agoMs).toISOString().replace(/\.\d{3}Z$/, 'Z');
+
+/** An EventBridge event as the rule puts it in the queue, just now unless `time` says otherwise. */
 function portalEvent(kind: string, detail: unknown, overrides: Record<string, unknown> = {}) {
   return {
     version: '0',
@@ -25,7 +37,7 @@ function portalEvent(kind: string, detail: unknown, overrides: Record<string, un
     'detail-type': kind,
     source: 'portal.events',
     account: '000000000000',
-    time: '2026-11-23T10:15:30Z',
+    time: eventTime(),
     region: 'us-east-1',
     resources: [],
     detail,
@@ -33,14 +45,15 @@ function portalEvent(kind: string, detail: unknown, overrides: Record<string, un
   };
 }
 
-function sqsRecord(body: unknown): SQSRecord {
+/** An SQS record of the body; `receiveCount` above 1 is SQS handing it out again. */
+function sqsRecord(body: unknown, receiveCount = 1): SQSRecord {
   const text = typeof body === 'string' ? body : JSON.stringify(body);
   return {
     messageId: randomUUID(),
     receiptHandle: randomUUID(),
     body: text,
     attributes: {
-      ApproximateReceiveCount: '1',
+      ApproximateReceiveCount: String(receiveCount),
       SentTimestamp: String(Date.now()),
       SenderId: 'AIDAEVENTBRIDGE',
       ApproximateFirstReceiveTimestamp: String(Date.now()),
@@ -170,9 +183,12 @@ describe('a Publish that fails', () => {
     expect(await eventIdsDeliveredTo(healthy.subscriptionArn)).toEqual([affectedId]);
     expect(await eventIdsDeliveredTo(broken.subscriptionArn)).toEqual([]);
 
-    // SQS hands the failed record back; this time SNS takes it.
-    expect(await runBatch([affected])).toEqual({ batchItemFailures: [] });
+    // SQS hands the failed record back; this time SNS takes it, and only the broken one gets it.
+    expect(await runBatch([{ ...affected, attributes: { ...affected.attributes, ApproximateReceiveCount: '2' } }])).toEqual({
+      batchItemFailures: [],
+    });
     expect(await eventIdsDeliveredTo(broken.subscriptionArn)).toEqual([affectedId]);
+    expect(await eventIdsDeliveredTo(healthy.subscriptionArn)).toEqual([affectedId]);
   });
 
   it('reports every record of a batch that failed entirely, rather than failing the invocation', async () => {
@@ -215,5 +231,207 @@ describe('fan-out', () => {
     expect(await eventIdsDeliveredTo(chosen.subscriptionArn)).toEqual([event.id]);
     expect(await eventIdsDeliveredTo(otherKind.subscriptionArn)).toEqual([]);
     expect(await eventIdsDeliveredTo(deactivated.subscriptionArn)).toEqual([]);
+  });
+});
+
+/** The local stand-in of the dispatcher's SQS queue, feeding this handler with retries `delayMs` apart. */
+function localQueue(handler: SqsHandler = dispatch, delayMs = 20) {
+  return new EventQueue({
+    queueArn: 'arn:aws:sqs:us-east-1:000000000000:portal-events',
+    region: 'us-east-1',
+    handler,
+    context: () => lambdaContext('dispatchPortalEvents', 30_000),
+    visibilityDelayMs: delayMs,
+  });
+}
+
+/** Queues the events and waits until the queue has worked through them (delivered or dead-lettered). */
+async function drain(queue: EventQueue, ...events: unknown[]): Promise<void> {
+  for (const event of events) expect(queue.send(JSON.stringify(event))).toBe(true);
+  await waitFor('the queue to drain', () => (queue.depth === 0 ? true : undefined));
+}
+
+describe('one recipient whose Publish fails', () => {
+  afterEach(() => jest.restoreAllMocks());
+
+  it('is retried alone by the queue: the others get the event exactly once, it gets it once SNS takes it', async () => {
+    const portalId = freshPortal();
+    const broken = await subscribeQueue(portalId, [CREATE]);
+    const others = [await subscribeQueue(portalId, [CREATE]), await subscribeQueue(portalId, [CREATE])];
+    const event = portalEvent(CREATE, { portalId, mediaId: 'm-1' });
+    const errors = jest.spyOn(logger, 'error');
+    const queue = localQueue();
+    const removeFault = failPublishTo(broken.topicArn, 2);
+    let calls: string[];
+    try {
+      calls = await callsDuring(() => drain(queue, event));
+    } finally {
+      removeFault();
+      await queue.close();
+    }
+
+    for (const subscription of [broken, ...others]) expect(await eventIdsDeliveredTo(subscription.subscriptionArn)).toEqual([event.id]);
+    expect(queue.deadLetters).toEqual([]);
+    // The second and third tries publish to the broken recipient alone.
+    for (const other of others) expect(calls.filter((name) => name === `PublishCommand ${other.topicArn}`)).toHaveLength(1);
+    // What that costs: the first try records who got the event, each retry reads it.
+    const count = (name: string) => calls.filter((call) => call === name).length;
+    expect([count('QueryCommand'), count('UpdateItemCommand'), count('GetItemCommand')]).toEqual([3, 1, 2]);
+    // Logged with SNS's reason, twice: once per failed try.
+    const failures = errors.mock.calls.filter(([message]) => message.startsWith('publish failed'));
+    expect(failures).toHaveLength(2);
+    for (const [, fields] of failures) {
+      expect(fields).toMatchObject({
+        eventId: event.id,
+        configId: broken.configId,
+        topicArn: broken.topicArn,
+        error: { name: 'InternalFailure', message: expect.stringContaining('InternalFailure for PublishCommand') },
+      });
+    }
+  });
+
+  it("still failing after the queue's tries, is dead-lettered once; the others got the event exactly once", async () => {
+    const portalId = freshPortal();
+    const broken = await subscribeQueue(portalId, [CREATE]);
+    const other = await subscribeQueue(portalId, [CREATE]);
+    const event = portalEvent(CREATE, { portalId });
+    const queue = localQueue();
+    const removeFault = failPublishTo(broken.topicArn, 100);
+    try {
+      await drain(queue, event);
+    } finally {
+      removeFault();
+      await queue.close();
+    }
+
+    expect(queue.deadLetters).toEqual([expect.objectContaining({ receiveCount: 5, body: JSON.stringify(event) })]);
+    expect(await eventIdsDeliveredTo(other.subscriptionArn)).toEqual([event.id]);
+    expect(await eventIdsDeliveredTo(broken.subscriptionArn)).toEqual([]);
+  });
+
+  it('after a redrive from the dead-letter queue (a new message to SQS), publishes only to those the event did not reach', async () => {
+    const portalId = freshPortal();
+    const broken = await subscribeQueue(portalId, [CREATE]);
+    const other = await subscribeQueue(portalId, [CREATE]);
+    // A redriven message comes long after its event, with a receive count of 1.
+    const event = portalEvent(CREATE, { portalId }, { time: eventTime(2 * FIRST_TRY_WINDOW_MS) });
+    const removeFault = failPublishTo(broken.topicArn, 1);
+    try {
+      const first = sqsRecord(event);
+      expect(await runBatch([first])).toEqual({ batchItemFailures: [{ itemIdentifier: first.messageId }] });
+    } finally {
+      removeFault();
+    }
+
+    expect(await runBatch([sqsRecord(event)])).toEqual({ batchItemFailures: [] });
+    expect(await eventIdsDeliveredTo(broken.subscriptionArn)).toEqual([event.id]);
+    expect(await eventIdsDeliveredTo(other.subscriptionArn)).toEqual([event.id]);
+  });
+});
+
+describe('recipients served that cannot be recorded', () => {
+  afterEach(() => jest.restoreAllMocks());
+
+  it('are logged, and the record fails as any partial failure does (its retry may reach them again)', async () => {
+    const portalId = freshPortal();
+    const broken = await subscribeQueue(portalId, [CREATE]);
+    const other = await subscribeQueue(portalId, [CREATE]);
+    const record = sqsRecord(portalEvent(CREATE, { portalId }));
+    const errors = jest.spyOn(logger, 'error');
+    const removeFaults = [failPublishTo(broken.topicArn, 1), injectFault(dynamoDbClient, /^Update/)];
+    try {
+      expect(await runBatch([record])).toEqual({ batchItemFailures: [{ itemIdentifier: record.messageId }] });
+    } finally {
+      for (const remove of removeFaults) remove();
+    }
+    expect(errors).toHaveBeenCalledWith(
+      'recipients served not recorded; a retry publishes to them again',
+      expect.objectContaining({ recipients: [other.configId], error: expect.objectContaining({ name: 'InternalFailure' }) }),
+    );
+  });
+});
+
+describe('a topic that no longer exists', () => {
+  afterEach(() => jest.restoreAllMocks());
+
+  it('is skipped and logged: the record succeeds and the other recipients get the event', async () => {
+    const portalId = freshPortal();
+    const gone = await subscribeQueue(portalId, [CREATE]);
+    const other = await subscribeQueue(portalId, [CREATE]);
+    // As when the subscription is deleted after the dispatcher read the portal's records.
+    await snsClient.send(new DeleteTopicCommand({ TopicArn: gone.topicArn }));
+    const warnings = jest.spyOn(logger, 'warn');
+    const event = portalEvent(CREATE, { portalId });
+
+    expect(await runBatch([sqsRecord(event)])).toEqual({ batchItemFailures: [] });
+    expect(await eventIdsDeliveredTo(other.subscriptionArn)).toEqual([event.id]);
+    expect(warnings).toHaveBeenCalledWith(
+      'topic no longer exists; recipient skipped',
+      expect.objectContaining({ eventId: event.id, configId: gone.configId, topicArn: gone.topicArn }),
+    );
+  });
+});
+
+describe('an event too large for SNS', () => {
+  afterEach(() => jest.restoreAllMocks());
+
+  /** An event whose message to `subscription` is exactly `bytes` as SNS counts them, with its Publish input. */
+  function eventOfSize(portalId: string, subscription: { configId: string; topicArn: string }, bytes: number) {
+    const event = portalEvent(CREATE, { portalId, pad: '' });
+    const inputWith = (pad: string) =>
+      publishInputFor(subscription.topicArn, {
+        event: CREATE,
+        portalId,
+        configId: subscription.configId,
+        occurredAt: new Date(event.time).toISOString(),
+        eventId: event.id,
+        data: { pad },
+      });
+    const pad = 'x'.repeat(bytes - publishSizeOf(inputWith('')));
+    return { event: { ...event, detail: { portalId, pad } }, input: inputWith(pad) };
+  }
+
+  it('is dropped at once with its reason: tried once, published to no one, not dead-lettered', async () => {
+    const portalId = freshPortal();
+    const subscription = await subscribeQueue(portalId, [CREATE]);
+    const { event } = eventOfSize(portalId, subscription, MAX_PUBLISH_BYTES + 1);
+    const errors = jest.spyOn(logger, 'error');
+    let invocations = 0;
+    const queue = localQueue((batch, context) => {
+      invocations++;
+      return dispatch(batch, context);
+    });
+    let calls: string[];
+    try {
+      calls = await callsDuring(() => drain(queue, event));
+    } finally {
+      await queue.close();
+    }
+
+    expect(invocations).toBe(1);
+    expect(calls).toEqual(['QueryCommand']);
+    expect(queue.deadLetters).toEqual([]);
+    expect(await eventIdsDeliveredTo(subscription.subscriptionArn)).toEqual([]);
+    expect(errors).toHaveBeenCalledWith(
+      'portal event dropped',
+      expect.objectContaining({
+        eventId: event.id,
+        reason: `its message would be ${MAX_PUBLISH_BYTES + 1} bytes, over SNS's limit of ${MAX_PUBLISH_BYTES}`,
+      }),
+    );
+  });
+
+  it("is counted as SNS counts it: one at SNS's limit is delivered, SNS refuses one byte more", async () => {
+    const portalId = freshPortal();
+    const subscription = await subscribeQueue(portalId, [CREATE]);
+    const atLimit = eventOfSize(portalId, subscription, MAX_PUBLISH_BYTES);
+    expect(await runBatch([sqsRecord(atLimit.event)])).toEqual({ batchItemFailures: [] });
+    expect(await eventIdsDeliveredTo(subscription.subscriptionArn)).toEqual([atLimit.event.id]);
+
+    const over = eventOfSize(portalId, subscription, MAX_PUBLISH_BYTES + 1);
+    await expect(snsClient.send(new PublishCommand(over.input))).rejects.toMatchObject({
+      name: 'InvalidParameterException',
+      message: 'Invalid parameter: Message too long',
+    });
   });
 });

@@ -45,6 +45,10 @@ const BLOCKS: Readonly<Record<string, Readonly<Record<string, Verdict>>>> = {
   'docs/performance.md': {
     'Running it': { notRun: 'the full run takes minutes and proves nothing in a test; test/bench/smoke.test.ts runs npm run bench -- --quick' },
   },
+  'docs/receiving.md': {
+    'Against npm start': { notRun: 'test/local/receiver.test.ts runs npm run receiver against npm start the same way, with its ports' },
+    'Against SNS': { notRun: 'needs an AWS account and an endpoint SNS can reach' },
+  },
   'docs/reconciliation.md': {
     'Running it': { notRun: 'test/service/reconciliation.test.ts runs npm run reconcile, with and without --dry-run, against a stack of its own' },
   },
@@ -107,7 +111,12 @@ function awsCallsWithoutEndpoint(text: string): string[] {
 
 /** Where a block writes files with `>` or `>>` (an arrow function's `=>` is no redirect). */
 function redirectTargets(text: string): string[] {
-  return [...text.matchAll(/(?<![=\-&\d])>>?\s*([^\s;&|)'"]+)/g)].map((match) => match[1]!);
+  // Comment lines show what a command prints (`<configId>: …`): not redirections.
+  const commands = text
+    .split('\n')
+    .filter((line) => !/^\s*#/.test(line))
+    .join('\n');
+  return [...commands.matchAll(/(?<![=\-&\d])>>?\s*([^\s;&|)'"]+)/g)].map((match) => match[1]!);
 }
 
 let stack: NpmStart;

@@ -1,8 +1,9 @@
 /**
  * Delivery on AWS, as the template declares it: the portal-events bus and its
  * rule, the dispatcher's queue with its dead-letter queue, the dispatcher consuming it with
- * partial batch responses and allowed only Query and Publish, and the delivery dead-letter
- * queue that SNS (for the service's topics only) may send to. Synthesized without bundling.
+ * partial batch responses and allowed only Query, its delivery records and Publish, and the
+ * delivery dead-letter queue that SNS (for the service's topics only) may send to. Synthesized
+ * without bundling.
  */
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { EVENT_MAX_RECEIVE_COUNT } from '../../infra/aws/portal-event-delivery';
@@ -81,7 +82,7 @@ describe('the dispatcher', () => {
     });
   });
 
-  it('may only Query the table, Publish to the service topics, consume its queue and write its logs', () => {
+  it('may only Query the table, read and write its delivery records, Publish to the service topics, consume its queue and write its logs', () => {
     const statements = statementsOfFunction(idOf(stack.delivery.dispatcher.function));
     const byResource = (resource: unknown) =>
       statements
@@ -89,7 +90,13 @@ describe('the dispatcher', () => {
         .flatMap((statement) => [statement.Action].flat())
         .sort();
 
-    expect(byResource({ 'Fn::GetAtt': [idOf(stack.table), 'Arn'] })).toEqual(['dynamodb:Query']);
+    expect(byResource({ 'Fn::GetAtt': [idOf(stack.table), 'Arn'] })).toEqual(['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:UpdateItem']);
+    // The delivery records' partitions only (shared/delivery/progress.ts), never a portal's.
+    const onTable = statements.filter((statement) => JSON.stringify(statement.Resource) === JSON.stringify({ 'Fn::GetAtt': [idOf(stack.table), 'Arn'] }));
+    expect(onTable.find((statement) => [statement.Action].flat().includes('dynamodb:UpdateItem'))).toMatchObject({
+      Action: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
+      Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['delivery#*'] } },
+    });
     expect(byResource(topicPattern)).toEqual(['sns:Publish']);
     expect(byResource({ 'Fn::GetAtt': [idOf(stack.delivery.eventsQueue), 'Arn'] })).toEqual([
       'sqs:ChangeMessageVisibility',
@@ -102,6 +109,8 @@ describe('the dispatcher', () => {
     expect(granted).toEqual(
       [
         'dynamodb:Query',
+        'dynamodb:GetItem',
+        'dynamodb:UpdateItem',
         'sns:Publish',
         'sqs:ChangeMessageVisibility',
         'sqs:DeleteMessage',

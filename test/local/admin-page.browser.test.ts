@@ -1,6 +1,7 @@
 /**
  * The admin page of `npm start` in Chromium, used with the keyboard alone (every control is
- * found by its role and accessible name, and activated with Enter or Space): a refused sign-in, sign in, create,
+ * found by its role and accessible name, and activated with Enter or Space): a refused sign-in, sign in, the
+ * protocols, catalog and endpoint hints the service's document gives, create,
  * see it listed, rename, replace events, deactivate, send a test event, resend the confirmation
  * request of its pending endpoint (and see it confirmed once followed), a refused create whose
  * message is shown next to its field, delete, and sign in with a pasted token. What the page
@@ -11,6 +12,7 @@
 import { fileURLToPath } from 'node:url';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { loadConfig } from '../../shared/config';
+import { createSubscriptionRequest } from '../../shared/contract/schemas';
 import { API_PREFIXES } from '../../shared/operations';
 import { chromiumPath, launchChromium, saveScreenshot, withFailureScreenshot } from '../support/browser';
 import { confirmAsEndpointOwner, confirmationRequestsTo } from '../support/sns-confirmation';
@@ -92,6 +94,15 @@ describeWithChromium('the admin page, in Chromium with the keyboard', () => {
     const boxes = await page.getByRole('group', { name: 'Events', exact: true }).getByRole('checkbox').all();
     const catalog = await Promise.all(boxes.map((box) => box.getAttribute('value')));
     expect(catalog).toEqual(loadConfig(process.env).eventKinds);
+  });
+
+  step('describes the endpoint each protocol takes, as the request schema does', async () => {
+    for (const { if: condition, then } of createSubscriptionRequest.allOf) {
+      await page.getByLabel('Protocol').selectOption(condition.properties.protocol.const);
+
+      expect(await page.locator('#create-endpoint-hint').textContent()).toBe(then.properties.endpoint.description);
+      expect(await page.getByLabel('Endpoint').getAttribute('placeholder')).toBe(then.properties.endpoint.examples[0]);
+    }
   });
 
   step('creates a subscription and lists it with its status and confirmation', async () => {

@@ -1,8 +1,10 @@
 /**
  * The SNS emulator run on its own (`tsx infra/local/sns/emulator.ts`): it prints its endpoint,
- * keeps its state in ${DATA_DIR}/sns.json, and stops cleanly on SIGTERM.
+ * keeps its state in ${DATA_DIR}/sns.json and its signing key and certificate in ${DATA_DIR}/sns/,
+ * and stops cleanly on SIGTERM.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { X509Certificate } from 'node:crypto';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -58,7 +60,7 @@ afterAll(async () => {
   await rm(dataDir, { recursive: true, force: true });
 });
 
-it('serves on the port it prints, keeps state in DATA_DIR/sns.json, and stops on SIGTERM', async () => {
+it('serves on the port it prints, keeps state in DATA_DIR/sns.json and its signing key in DATA_DIR/sns/, and stops on SIGTERM', async () => {
   const { child, endpoint, output } = await startStandalone({ DATA_DIR: dataDir, IN_MEMORY: '' });
   const sns = new SNSClient({ endpoint, region: 'us-east-1', credentials: { accessKeyId: 'test', secretAccessKey: 'test' } });
   try {
@@ -66,6 +68,10 @@ it('serves on the port it prints, keeps state in DATA_DIR/sns.json, and stops on
     expect((await sns.send(new ListTopicsCommand({}))).Topics).toEqual([{ TopicArn }]);
     const state = JSON.parse(await readFile(join(dataDir, 'sns.json'), 'utf8'));
     expect(state.topics.map((topic: { arn: string }) => topic.arn)).toEqual([TopicArn]);
+    await readFile(join(dataDir, 'sns', 'signing-key.pem'), 'utf8');
+    const certificate = await readFile(join(dataDir, 'sns', 'signing-cert.pem'), 'utf8');
+    const served = await fetch(`${endpoint}/SimpleNotificationService-${new X509Certificate(certificate).fingerprint256.replaceAll(':', '').toLowerCase().slice(0, 32)}.pem`);
+    expect(await served.text()).toBe(certificate);
   } finally {
     sns.destroy();
     expect(await stop(child)).toBe(0);

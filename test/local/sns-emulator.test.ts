@@ -26,6 +26,7 @@ import {
   UntagResourceCommand,
 } from '@aws-sdk/client-sns';
 import { type RecordedDelivery, type SnsEmulator, startSnsEmulator } from '../../infra/local/sns/emulator';
+import { fetchCertificate, verifiesWith } from '../support/sns-signature';
 
 const ACCOUNT = '000000000000';
 const REGION = 'us-east-1';
@@ -560,7 +561,7 @@ describe('Publish', () => {
       Timestamp: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
       SignatureVersion: '1',
       Signature: expect.stringMatching(/^[A-Za-z0-9+/]+=*$/),
-      SigningCertURL: expect.stringContaining(emulator.endpoint),
+      SigningCertURL: emulator.signingCertUrl,
       UnsubscribeURL: `${emulator.endpoint}/?Action=Unsubscribe&SubscriptionArn=${encodeURIComponent(subscriptionArn)}`,
       MessageAttributes: {
         kind: { Type: 'String', Value: 'asset_bank.media.create' },
@@ -569,18 +570,21 @@ describe('Publish', () => {
     });
   });
 
-  it('signs with the hash of the topic\'s SignatureVersion: a SHA1-sized placeholder for 1, SHA256-sized for 2', async () => {
-    const signatureOf = async (attributes: Record<string, string>) => {
+  it('signs with the hash of the topic\'s SignatureVersion: SHA1withRSA for 1, SHA256withRSA for 2, verifiable with its certificate', async () => {
+    const signedMessageOf = async (attributes: Record<string, string>) => {
       const { TopicArn } = await sns.send(new CreateTopicCommand({ Name: `signed-${++topicCount}`, Attributes: attributes }));
       const subscriptionArn = await subscribeQueue(TopicArn!, `signed-${topicCount}`);
       await sns.send(new PublishCommand({ TopicArn, Message: 'signed' }));
       const [delivery] = await recordedFor(subscriptionArn);
-      const { SignatureVersion, Signature } = JSON.parse(delivery!.body) as { SignatureVersion: string; Signature: string };
-      return { SignatureVersion, bytes: Buffer.from(Signature, 'base64').length };
+      return JSON.parse(delivery!.body) as Record<string, string>;
     };
 
-    expect(await signatureOf({})).toEqual({ SignatureVersion: '1', bytes: 20 });
-    expect(await signatureOf({ SignatureVersion: '2' })).toEqual({ SignatureVersion: '2', bytes: 32 });
+    const [first, second] = [await signedMessageOf({}), await signedMessageOf({ SignatureVersion: '2' })];
+    expect([first.SignatureVersion, second.SignatureVersion]).toEqual(['1', '2']);
+    const certificate = await fetchCertificate(first);
+    expect([verifiesWith(first, certificate, 'sha1'), verifiesWith(first, certificate, 'sha256')]).toEqual([true, false]);
+    expect([verifiesWith(second, certificate, 'sha256'), verifiesWith(second, certificate, 'sha1')]).toEqual([true, false]);
+    expect(verifiesWith({ ...second, Message: 'forged' }, certificate, 'sha256')).toBe(false);
   });
 
   it('sends the bare message with RawMessageDelivery, and nothing to unconfirmed subscribers', async () => {

@@ -3,7 +3,8 @@
  * events put on the event bus with the EventBridge SDK or the AWS CLI reach exactly the
  * activated subscriptions of their portal that chose their kind; status and events changed
  * through the API change what arrives; nobody but the service can publish to a subscription's topic;
- * the test event, confirmation state, retries and dead letters behave as docs/delivery.md says.
+ * the test event, confirmation state, retries, dead letters and size limits behave as
+ * docs/delivery.md says.
  */
 import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import { PublishCommand, SNSClient } from '@aws-sdk/client-sns';
@@ -225,6 +226,25 @@ describe('portal events put on the bus', () => {
   });
 });
 
+describe('an event too large', () => {
+  it('for EventBridge is refused by PutEvents; one EventBridge takes but too large for SNS once wrapped is dropped, never retried', async () => {
+    const subscription = await subscribe(TEST_CLIENTS.alphaAdmin, 'large', [CREATE]);
+    const limit = 256 * 1024;
+    // EventBridge counts Source, DetailType and Detail (docs/delivery.md, "Event size").
+    const padFor = (entryBytes: number) => 'x'.repeat(entryBytes - Buffer.byteLength(`portal.events${CREATE}{"portalId":"portal-alpha","pad":""}`));
+    const entry = (pad: string) => ({ EventBusName: local.stack.eventBusName, Source: 'portal.events', DetailType: CREATE, Detail: JSON.stringify({ portalId: 'portal-alpha', pad }) });
+    await expect(events.send(new PutEventsCommand({ Entries: [entry(padFor(limit + 1))] }))).rejects.toMatchObject({
+      name: 'ValidationException',
+      message: 'Total size of the entries in the request is over the limit.',
+    });
+
+    const [eventId] = await putPortalEvents({ kind: CREATE, portalId: 'portal-alpha', data: { pad: padFor(limit) } });
+    await dispatched();
+    expect(local.stack.eventQueue.deadLetters.filter((letter) => JSON.parse(letter.body).id === eventId)).toEqual([]);
+    expect(await recipientsOf(eventId!, [subscription])).toEqual([]);
+  });
+});
+
 describe("a subscription's topic", () => {
   it('refuses a message published straight to it with credentials other than the service\'s: nothing reaches the endpoint', async () => {
     const { alphaAdmin } = TEST_CLIENTS;
@@ -323,6 +343,29 @@ describe('confirmation, retries and dead letters', () => {
       reason: 'HTTP 500',
     });
     expect(JSON.parse(JSON.parse(deadLetter.body).Message)).toMatchObject({ eventId, data: { mediaId: 'm-dead' } });
+  });
+
+  it('tries a receiver that answers 404 once, never again, and keeps the message as a dead letter', async () => {
+    const { alphaAdmin } = TEST_CLIENTS;
+    const subscription = await subscribe(alphaAdmin, 'refusing', [CREATE]);
+    receiver.statusOf.set(subscription.path, 404);
+    const [eventId] = await putPortalEvents({ kind: CREATE, portalId: 'portal-alpha', data: { mediaId: 'm-refused' } });
+
+    const deadLetter = await waitFor('the dead letter', async () => {
+      const response = await fetch(`${local.stack.sns.endpoint}/_emulator/dead-letters`, { signal: AbortSignal.timeout(5_000) });
+      const { deadLetters } = (await response.json()) as { deadLetters: { subscriptionArn: string; body: string }[] };
+      return deadLetters.find((letter) => letter.subscriptionArn === subscription.subscriptionArn);
+    });
+    expect(deadLetter).toMatchObject({
+      deadLetterTargetArn: localDeliveryDeadLetterQueueArn(local.stack.region),
+      topicArn: subscription.topicArn,
+      attempts: 1,
+      reason: 'HTTP 404',
+    });
+    expect(JSON.parse(JSON.parse(deadLetter.body).Message)).toMatchObject({ eventId, data: { mediaId: 'm-refused' } });
+    // Well past the delivery policy's retries at this stack's compressed backoff (5 ms doubling to 40 ms): none came.
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(receiver.notificationsAt(subscription.path).filter((entry) => entry.message.eventId === eventId)).toHaveLength(1);
   });
 });
 

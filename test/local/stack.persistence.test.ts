@@ -1,7 +1,8 @@
 /**
  * A second start with the same data directory finds what the first one left: the records in
  * DynamoDB Local, their topics and subscriptions in the SNS emulator (so the ARNs in the records
- * still work), and the token signing key (so a token from before the restart still works).
+ * still work), the token signing key (so a token from before the restart still works), and the
+ * SNS emulator's signing key and certificate (so a receiver's cached certificate still verifies).
  */
 import { GetTopicAttributesCommand, ListSubscriptionsByTopicCommand, ListTopicsCommand, SNSClient } from '@aws-sdk/client-sns';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -44,14 +45,16 @@ it('keeps records, topics, subscriptions and tokens across a restart with the sa
   const created = await call(running, 'POST', prefix, { token, body: newSubscription({ name: 'Kept' }) });
   expect(created.status).toBe(200);
   const { configId, topicArn, subscriptionArn } = created.body.record;
+  const signingCertUrl = running.sns.signingCertUrl;
   await running.stop();
   running = undefined;
-  for (const kept of ['dynamodb', 'sns.json', 'oauth-signing-key.json']) {
+  for (const kept of ['dynamodb', 'sns.json', 'oauth-signing-key.json', 'sns/signing-key.pem', 'sns/signing-cert.pem']) {
     expect(existsSync(join(workDir, 'data', kept))).toBe(true);
   }
 
   // Second run on the same directory.
   running = await startLocalStack(options);
+  expect(running.sns.signingCertUrl).toBe(signingCertUrl);
   const listed = await call(running, 'GET', `${prefix}/list`, { token });
   expect(listed.status).toBe(200);
   expect(listed.body.configs).toEqual([expect.objectContaining({ configId, name: 'Kept', status: 1 })]);

@@ -1,7 +1,8 @@
 /**
- * `npm start`'s entry (tsx infra/local/start.ts) as a developer runs it: it prints where
- * everything is with commands that work as printed, the handlers log one readable line per
- * entry, and SIGTERM stops all of it, DynamoDB Local's Java process included, and exits 0.
+ * `npm start` and its entry under tsx's CLI (tsx infra/local/start.ts) as a developer runs them:
+ * each prints where everything is with commands that work as printed, the handlers log one
+ * readable line per entry, and SIGTERM stops all of it, DynamoDB Local's Java process included,
+ * and exits 0.
  */
 import { connect } from 'node:net';
 import { type NpmStart, PROJECT_ROOT, startNpmStart } from '../support/npm-start';

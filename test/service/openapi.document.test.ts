@@ -9,32 +9,42 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { execFileSync } from 'node:child_process';
 import { request as httpRequest } from 'node:http';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import Ajv2020Module from 'ajv/dist/2020.js';
 import fc from 'fast-check';
-import type { BodyRule } from '../../shared/contract/body-rules';
+import type { BodyReader } from '../../shared/contract/body-reader';
 import { buildOpenApiDocument, documentOperationId, SECURITY_SCHEME } from '../../shared/contract/openapi-document';
+import * as bodies from '../../shared/contract/request-bodies';
+import * as schemas from '../../shared/contract/schemas';
 import { STACK_DOCUMENT_FILE } from '../../infra/aws/stack-openapi-document';
 import { config } from '../../shared/environment';
 import { OPERATIONS, type OperationId } from '../../shared/operations';
-import * as rules from '../../shared/contract/request-rules';
 import { documentedAnswersOf, expectDocumentedHttpAnswer } from '../support/openapi-responses';
 import { call, forgeToken, newSubscription, startTestStack, TEST_CLIENTS, type TestStack, tokenFor } from '../support/local-stack-client';
 
-const REQUEST_RULES: Partial<Record<OperationId, BodyRule<unknown>>> = {
-  createSubscriptionRoute: rules.createSubscriptionRequest,
-  updateSubscriptionRoute: rules.updateSubscriptionRequest,
-  activateSubscriptionRoute: rules.activateSubscriptionRequest,
-  renameSubscriptionRoute: rules.renameSubscriptionRequest,
-  testSubscriptionRoute: rules.testSubscriptionRequest,
-  confirmSubscriptionRoute: rules.confirmSubscriptionRequest,
+/** Each body's schema as written (shared/contract/schemas.ts), and the reader its function runs. */
+const REQUEST_BODIES: Partial<Record<OperationId, { schema: { $id: string; properties: object }; reader: BodyReader<unknown> }>> = {
+  createSubscriptionRoute: { schema: schemas.createSubscriptionRequest, reader: bodies.createSubscriptionRequest },
+  updateSubscriptionRoute: { schema: schemas.updateSubscriptionRequest, reader: bodies.updateSubscriptionRequest },
+  activateSubscriptionRoute: { schema: schemas.activateSubscriptionRequest, reader: bodies.activateSubscriptionRequest },
+  renameSubscriptionRoute: { schema: schemas.renameSubscriptionRequest, reader: bodies.renameSubscriptionRequest },
+  testSubscriptionRoute: { schema: schemas.testSubscriptionRequest, reader: bodies.testSubscriptionRequest },
+  confirmSubscriptionRoute: { schema: schemas.confirmSubscriptionRequest, reader: bodies.confirmSubscriptionRequest },
 };
 
-// The suites' document and checker. This suite reads the configuration at load (the request
-// schemas above), so its own local stack's handlers keep the test environment's settings.
+// The suites' document and checker. This suite reads the configuration at load (the readers'
+// catalog check), so its own local stack's handlers keep the test environment's settings.
 const { document: openApiDocument, undocumentedAnswer } = await documentedAnswersOf();
+
+/** A schema of the contract as the document must hold it: the same, referring to the catalog for an event kind. */
+function asComponent({ $schema: _dialect, $id: _id, ...schema }: { $schema?: string; $id: string }): unknown {
+  const eventKind = JSON.stringify(schemas.eventKindEntry);
+  return JSON.parse(JSON.stringify(schema).replaceAll(eventKind, JSON.stringify({ $ref: '#/components/schemas/EventKind' })));
+}
+const componentNameOf = (schema: { $id: string }) => schemas.schemaNameOf(schema.$id)!;
 
 const operationsUnderBothPrefixes = OPERATIONS.flatMap((operation) =>
   operation.paths.map((path, prefixIndex) => ({ operation, path, prefixIndex, item: openApiDocument.paths[path]?.[operation.method.toLowerCase()] })),
@@ -79,15 +89,13 @@ describe('the OpenAPI document', () => {
     (_path, _method, { operation, item }) => {
       expect(item.security).toEqual([{ [SECURITY_SCHEME]: [operation.scope] }]);
 
-      const rule = REQUEST_RULES[operation.id];
-      if (rule) {
-        const rendered = item.requestBody.content['application/json'].schema;
-        // The rule's own JSON Schema, plus the catalog it checks events against.
-        expect(rendered).toMatchObject({ ...rule.jsonSchema, properties: expect.any(Object) });
-        expect(Object.keys(rendered.properties)).toEqual(Object.keys(rule.jsonSchema.properties as object));
-        if (rendered.properties.events) expect(rendered.properties.events.items.enum).toEqual(config.eventKinds);
+      const body = REQUEST_BODIES[operation.id];
+      if (body) {
+        // The body's schema as written, by reference; the catalog it refers to is the configuration's.
+        expect(item.requestBody.content['application/json'].schema).toEqual({ $ref: `#/components/schemas/${componentNameOf(body.schema)}` });
+        expect(openApiDocument.components.schemas[componentNameOf(body.schema)]).toEqual(asComponent(body.schema));
         // Its example is a body the service accepts.
-        expect(rule.read(item.requestBody.content['application/json'].example).problems).toBeUndefined();
+        expect(body.reader.read(item.requestBody.content['application/json'].example).problems).toBeUndefined();
       } else {
         expect(item.requestBody).toBeUndefined();
       }
@@ -122,13 +130,22 @@ describe('the OpenAPI document', () => {
     }
   });
 
-  it('accepts in its request schemas every body the service accepts, and refuses bodies of the wrong shape', () => {
+  it('accepts in its request schemas exactly the bodies the service accepts, and refuses bodies of the wrong shape', () => {
     // ajv is CommonJS: under jest's native ESM its default export arrives as the module object.
     const Ajv2020 = ((Ajv2020Module as unknown as { default?: typeof Ajv2020Module }).default ?? Ajv2020Module) as typeof Ajv2020Module;
     const ajv = new Ajv2020({ strict: false });
+    ajv.addSchema(openApiDocument, 'openapi.json');
     const schemaOf = (id: OperationId) => {
       const operation = OPERATIONS.find((candidate) => candidate.id === id)!;
-      return ajv.compile(openApiDocument.paths[operation.paths[0]!][operation.method.toLowerCase()].requestBody.content['application/json'].schema);
+      const { $ref } = openApiDocument.paths[operation.paths[0]!][operation.method.toLowerCase()].requestBody.content['application/json'].schema;
+      return ajv.getSchema(`openapi.json${$ref}`)!;
+    };
+    // What the descriptions add in words: `protocol` in any letter case, and `config_id` and its
+    // alias naming the same subscription when both are sent.
+    const asDescribed = (documented: (body: unknown) => boolean, addressed: boolean) => (body: Record<string, unknown>) => {
+      const { protocol, config_id, configId } = body;
+      const aliasesAgree = !addressed || typeof config_id !== 'string' || typeof configId !== 'string' || config_id.toLowerCase() === configId.toLowerCase();
+      return documented(typeof protocol === 'string' ? { ...body, protocol: protocol.toLowerCase() } : body) && aliasesAgree;
     };
 
     // Bodies near the rules' edges: ids in either case, names of any Unicode (lone surrogates and
@@ -154,31 +171,32 @@ describe('the OpenAPI document', () => {
       },
       { requiredKeys: [] },
     );
-    for (const [id, rule] of Object.entries(REQUEST_RULES) as [OperationId, BodyRule<unknown>][]) {
+    for (const [id, { reader, schema }] of Object.entries(REQUEST_BODIES) as [OperationId, NonNullable<(typeof REQUEST_BODIES)[OperationId]>][]) {
       const documented = schemaOf(id);
+      const described = asDescribed((body) => documented(body) === true, 'config_id' in schema.properties);
       let accepted = 0;
       fc.assert(
         fc.property(bodies, (body) => {
-          if (rule.read(body).problems) return true;
-          accepted++;
-          return documented(body) === true;
+          const serviceAccepts = reader.read(body).problems === undefined;
+          if (serviceAccepts) accepted++;
+          return serviceAccepts === described(body);
         }),
         { numRuns: 1000 },
       );
       // The property held for bodies the service accepted, not only for refused ones.
       expect({ id, acceptedEnough: accepted >= 30 }).toEqual({ id, acceptedEnough: true });
 
-      // What the schema can say, it says: starting from the operation's documented example (a
-      // body the service accepts), one field missing or of the wrong type is refused by both.
+      // Starting from the operation's documented example (a body the service accepts), one field
+      // missing or of the wrong type is refused by both.
       const operation = OPERATIONS.find((candidate) => candidate.id === id)!;
       const example = openApiDocument.paths[operation.paths[0]!][operation.method.toLowerCase()].requestBody.content['application/json'].example;
       for (const field of Object.keys(example)) {
         const { [field]: _removed, ...withoutIt } = example;
-        expect({ field, service: rule.read(withoutIt).problems !== undefined, document: documented(withoutIt) }).toEqual({ field, service: true, document: false });
+        expect({ field, service: reader.read(withoutIt).problems !== undefined, document: documented(withoutIt) }).toEqual({ field, service: true, document: false });
       }
-      for (const field of Object.keys(rule.jsonSchema.properties as object)) {
+      for (const field of Object.keys(schema.properties)) {
         const wrongType = { ...example, [field]: { not: 'this' } };
-        expect({ field, service: rule.read(wrongType).problems !== undefined, document: documented(wrongType) }).toEqual({ field, service: true, document: false });
+        expect({ field, service: reader.read(wrongType).problems !== undefined, document: documented(wrongType) }).toEqual({ field, service: true, document: false });
       }
     }
   });
@@ -186,10 +204,11 @@ describe('the OpenAPI document', () => {
   it('lists the event catalog of the configuration it is built for', () => {
     const custom = buildOpenApiDocument({ eventKinds: ['a.b', 'c.d'], tokenUrl: 'https://auth.example.test/t' });
     expect(custom.components.schemas.EventKind.enum).toEqual(['a.b', 'c.d']);
-    expect(custom.paths[OPERATIONS[0].paths[0]!].post.requestBody.content['application/json'].schema.properties.events.items.enum).toEqual([
-      'a.b',
-      'c.d',
-    ]);
+    // Every request's event list refers to it.
+    for (const name of ['CreateSubscriptionRequest', 'UpdateSubscriptionRequest']) {
+      expect(custom.components.schemas[name].properties.events.items).toEqual({ $ref: '#/components/schemas/EventKind' });
+    }
+    expect(JSON.stringify(custom).match(/#\/components\/schemas\/EventKind/g)).toHaveLength(2);
   });
 });
 
@@ -304,7 +323,11 @@ describe('the local stack', () => {
     expect(page.status).toBe(200);
     expect(page.headers.get('content-type')).toMatch(/^text\/html/);
     expect(page.headers.get('content-security-policy')).toContain("default-src 'self'");
-    expect(await page.text()).toContain('<script type="module" src="app.js"></script>');
+    const html = await page.text();
+    expect(html).toContain('<script type="module" src="app.js"></script>');
+    // It points integrators at the page on the receiving side, which is there.
+    expect(html).toContain('<code>docs/receiving.md</code>');
+    expect(existsSync(fileURLToPath(new URL('../../docs/receiving.md', import.meta.url)))).toBe(true);
     const script = await fetch(`${local.stack.adminUrl}app.js`);
     expect(script.headers.get('content-type')).toMatch(/^text\/javascript/);
     expect(await script.text()).toContain("from './api-client.js'");

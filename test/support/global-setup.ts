@@ -4,12 +4,15 @@
  * handler reads, and jest's workers inherit it.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { writeValidators } from '../../shared/contract/write-validators';
 import { startDynamoDbLocal } from '../../infra/local/dynamodb/dynamodb-local';
 import { startSnsEmulator } from '../../infra/local/sns/emulator';
 import { ensureSubscriptionTable } from '../../infra/local/dynamodb/subscription-table';
 import { TEST_ENV } from './test-env';
 
 export default async function globalSetup(): Promise<void> {
+  // The request validators as the contract's schemas are now, also for `npm run jest -- <file>`.
+  writeValidators();
   // The suites subscribe endpoints on closed ports of 127.0.0.1; one delivery attempt is enough.
   // Delivery itself is tested by the emulator's and the local stack's own suites.
   const [dynamoDb, sns] = await Promise.all([startDynamoDbLocal(), startSnsEmulator({ deliveryRetries: 0 })]);

@@ -1,7 +1,8 @@
 /**
  * A webhook receiver on 127.0.0.1, as an integrator runs one: it takes SNS's HTTP POSTs on any
  * path, confirms subscriptions by visiting SubscribeURL (unless told not to for a path), and
- * keeps what arrived. A path can be made to answer 500, to see SNS's retries.
+ * keeps what arrived. A path can be made to answer 500 (or any status) or to answer late, to
+ * see what SNS does then.
  */
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -28,6 +29,10 @@ export interface WebhookReceiver {
   readonly unconfirmedPaths: Set<string>;
   /** Paths that answer 500 to everything but the confirmation. */
   readonly failingPaths: Set<string>;
+  /** Paths that answer this status to everything but the confirmation. */
+  readonly statusOf: Map<string, number>;
+  /** Paths that answer everything but the confirmation only after this many milliseconds. */
+  readonly delayOf: Map<string, number>;
   close(): Promise<void>;
 }
 
@@ -35,6 +40,9 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
   const received: ReceivedMessage[] = [];
   const unconfirmedPaths = new Set<string>();
   const failingPaths = new Set<string>();
+  const statusOf = new Map<string, number>();
+  const delayOf = new Map<string, number>();
+  const timers = new Set<NodeJS.Timeout>();
   const server: Server = createServer((request, response) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -60,7 +68,17 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
         response.writeHead(200).end();
         return;
       }
-      response.writeHead(failingPaths.has(path) ? 500 : 200).end();
+      const status = statusOf.get(path) ?? (failingPaths.has(path) ? 500 : 200);
+      const delay = delayOf.get(path);
+      if (delay === undefined) {
+        response.writeHead(status).end();
+        return;
+      }
+      const timer = setTimeout(() => {
+        timers.delete(timer);
+        if (!response.destroyed) response.writeHead(status).end();
+      }, delay);
+      timers.add(timer);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -69,8 +87,11 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
     received,
     unconfirmedPaths,
     failingPaths,
+    statusOf,
+    delayOf,
     notificationsAt: (path) => received.filter((entry) => entry.path === path && entry.envelope.Type === 'Notification'),
     close: async () => {
+      for (const timer of timers) clearTimeout(timer);
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
     },

@@ -4,7 +4,8 @@
  * and the stack's one rule: events of source `portal.events` on the portal-events bus go to the
  * dispatcher's queue (event-queue.ts), as EventBridge events in SQS message bodies.
  *
- * `GET /_emulator/dead-letters` lists the events the dispatcher failed on too often.
+ * `GET /_emulator/dead-letters` lists the events the dispatcher failed on too often (the latest
+ * 1,000; `notKept` counts the older ones).
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -33,9 +34,11 @@ export interface EventBus {
 }
 
 const CONTENT_TYPE = 'application/x-amz-json-1.1';
-/** PutEvents takes at most 10 entries of at most 256 KiB in all. */
+/** PutEvents takes at most 10 entries of at most 256 KiB in all, as entrySize counts them. */
 const MAX_ENTRIES = 10;
-const MAX_REQUEST_BYTES = 256 * 1024;
+const MAX_ENTRIES_BYTES = 256 * 1024;
+/** The request itself, JSON with each Detail escaped inside: room for any entries of 256 KiB. */
+const MAX_REQUEST_BYTES = 4 * 1024 * 1024;
 const DEAD_LETTERS_PATH = '/_emulator/dead-letters';
 
 interface PutEventsEntry {
@@ -57,6 +60,17 @@ class ClientError extends Error {
   ) {
     super(message);
   }
+}
+
+/**
+ * An entry's size as EventBridge counts it ("Calculating Amazon EventBridge PutEvents event entry
+ * size"): Time 14 bytes if given, then the UTF-8 bytes of Source, DetailType, Detail and each
+ * of Resources. EventBusName does not count.
+ */
+function entrySize(entry: PutEventsEntry): number {
+  const bytes = (value: unknown) => (typeof value === 'string' ? Buffer.byteLength(value) : 0);
+  const resources = Array.isArray(entry.Resources) ? entry.Resources.reduce((sum: number, resource) => sum + bytes(resource), 0) : 0;
+  return (entry.Time === undefined ? 0 : 14) + bytes(entry.Source) + bytes(entry.DetailType) + bytes(entry.Detail) + resources;
 }
 
 export async function startEventBus(options: EventBusOptions): Promise<EventBus> {
@@ -124,6 +138,8 @@ export async function startEventBus(options: EventBusOptions): Promise<EventBus>
         `1 validation error detected: Value at 'entries' failed to satisfy constraint: Member must have length between 1 and ${MAX_ENTRIES}`,
       );
     }
+    const total = entries.reduce((sum: number, entry) => sum + entrySize((entry ?? {}) as PutEventsEntry), 0);
+    if (total > MAX_ENTRIES_BYTES) throw new ClientError('ValidationException', 'Total size of the entries in the request is over the limit.');
     const results = entries.map((entry) => putEntry((entry ?? {}) as PutEventsEntry));
     return { FailedEntryCount: results.filter((result) => 'ErrorCode' in result).length, Entries: results };
   };
@@ -142,7 +158,7 @@ export async function startEventBus(options: EventBusOptions): Promise<EventBus>
       const path = (request.url ?? '/').split('?', 1)[0];
       if (request.method === 'GET' && path === DEAD_LETTERS_PATH) {
         await readBody(request, 0).catch(() => undefined);
-        send(200, { deadLetters: options.queue.deadLetters }, 'application/json');
+        send(200, { deadLetters: options.queue.deadLetters, notKept: options.queue.deadLettersNotKept }, 'application/json');
         return;
       }
       const body = (await readBody(request, MAX_REQUEST_BYTES)).toString('utf8');

@@ -3,10 +3,14 @@
  * the dispatcher handler in batches of SQS records, as Lambda's SQS event source does. Records
  * the handler reports failed (SQS partial batch response) come back after a visibility delay;
  * a record that fails `maxReceiveCount` times is moved to the dead letters, as SQS's redrive
- * policy does. One batch runs at a time.
+ * policy does. One batch runs at a time. With a state file, what is queued (and the dead
+ * letters) outlives a stop, as an SQS queue's messages do: close() writes it, the next start
+ * reads it and goes on.
  */
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 
 export type SqsHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse | void>;
 
@@ -23,6 +27,8 @@ export interface EventQueueOptions {
   maxReceiveCount?: number;
   /** How long a failed record stays invisible before it is tried again; compressed locally. */
   visibilityDelayMs?: number;
+  /** Where the queue is kept between starts; none: it lives in memory only. */
+  stateFile?: string;
   log?: (line: string) => void;
 }
 
@@ -42,11 +48,20 @@ interface QueuedMessage {
   visibleAt: number;
 }
 
+interface SavedQueue {
+  version: 1;
+  messages: Omit<QueuedMessage, 'visibleAt'>[];
+  deadLetters: DeadLetteredEvent[];
+  deadLettersNotKept: number;
+}
+
 const MAX_QUEUED = 10_000;
 const MAX_DEAD_LETTERS = 1_000;
 
 export class EventQueue {
   readonly deadLetters: DeadLetteredEvent[] = [];
+  /** Dead letters removed, oldest first, to keep the latest MAX_DEAD_LETTERS: counted, and listed with them. */
+  deadLettersNotKept = 0;
   private readonly messages: QueuedMessage[] = [];
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
@@ -59,6 +74,7 @@ export class EventQueue {
     this.batchSize = options.batchSize ?? 10;
     this.maxReceiveCount = options.maxReceiveCount ?? 5;
     this.visibilityDelayMs = options.visibilityDelayMs ?? 1_000;
+    this.load();
   }
 
   /** Queues a message body; false when the queue is full or closed. */
@@ -75,10 +91,69 @@ export class EventQueue {
     return this.messages.length;
   }
 
+  /** Stops handing out batches once the one running ends, and keeps what is left in the state file. */
   async close(): Promise<void> {
+    if (this.closed) return;
     this.closed = true;
     clearTimeout(this.timer);
     await this.running;
+    const file = this.options.stateFile;
+    if (file) {
+      this.save(file);
+      if (this.messages.length > 0) {
+        this.options.log?.(`kept ${this.messages.length} queued events in ${file}; they are dispatched at the next start`);
+      }
+    } else if (this.messages.length > 0) {
+      this.options.log?.(`discarded ${this.messages.length} queued events: no state file to keep them in`);
+    }
+  }
+
+  private load(): void {
+    const file = this.options.stateFile;
+    if (!file) return;
+    let text: string;
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+      throw error;
+    }
+    let saved: SavedQueue;
+    try {
+      saved = JSON.parse(text) as SavedQueue;
+    } catch (error) {
+      throw new Error(`Event queue file ${file} is not valid JSON (${(error as Error).message}); fix or remove it.`);
+    }
+    if (saved?.version !== 1 || !Array.isArray(saved.messages) || !Array.isArray(saved.deadLetters)) {
+      throw new Error(`Event queue file ${file} is not in the expected format; fix or remove it.`);
+    }
+    const now = Date.now();
+    for (const message of saved.messages) this.messages.push({ ...message, visibleAt: now });
+    this.deadLetters.push(...saved.deadLetters);
+    this.deadLettersNotKept = Number(saved.deadLettersNotKept) || 0;
+    if (this.messages.length > 0) {
+      this.options.log?.(`resuming ${this.messages.length} events still queued at the last stop`);
+      this.schedule(0);
+    }
+  }
+
+  /** Through a temporary file renamed over the old one: a crash mid-write leaves the previous state. */
+  private save(file: string): void {
+    const saved: SavedQueue = {
+      version: 1,
+      messages: this.messages.map(({ visibleAt: _visibleAt, ...message }) => message),
+      deadLetters: this.deadLetters,
+      deadLettersNotKept: this.deadLettersNotKept,
+    };
+    const temporary = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+    mkdirSync(dirname(file), { recursive: true });
+    try {
+      writeFileSync(temporary, JSON.stringify(saved));
+      renameSync(temporary, file);
+    } catch (error) {
+      rmSync(temporary, { force: true });
+      throw error;
+    }
   }
 
   private schedule(delayMs: number): void {
@@ -135,7 +210,10 @@ export class EventQueue {
       receiveCount: message.receiveCount,
       body: message.body,
     });
-    if (this.deadLetters.length > MAX_DEAD_LETTERS) this.deadLetters.shift();
+    if (this.deadLetters.length > MAX_DEAD_LETTERS) {
+      this.deadLetters.shift();
+      this.deadLettersNotKept++;
+    }
     this.options.log?.(`event ${message.messageId} moved to the dead letters after ${message.receiveCount} tries`);
   }
 

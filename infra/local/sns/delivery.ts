@@ -1,29 +1,60 @@
 /**
- * HTTP/S delivery to subscribers: a background queue of POSTs with timeouts, retries and
- * exponential backoff, bounded, and cancelled as a whole on close.
+ * HTTP/S delivery to subscribers: a POST per attempt with SNS's timeout, retries with
+ * exponential backoff for the failures SNS retries, and one lane per subscription, so a slow or
+ * failing endpoint can neither hold up nor crowd out another's deliveries. Every delivery ends
+ * delivered, given up on (the backend dead-letters it) or handed back by close(), to be kept.
  */
 import { request as httpRequest, type RequestOptions } from 'node:http';
 import { request as httpsRequest } from 'node:https';
+import type { MessageType } from './types';
 
-/** Deliveries waiting for an answer or a retry; past this, new ones are dropped (and logged). */
-const MAX_PENDING_DELIVERIES = 1_000;
-const DELIVERY_TIMEOUT_MS = 5_000;
+/**
+ * How long an endpoint has to answer: SNS's connection "will time out in 15 seconds" ("Step 1:
+ * Make sure your endpoint is ready to process Amazon SNS messages").
+ */
+export const SNS_DELIVERY_TIMEOUT_MS = 15_000;
 /** Upper bounds for the deliveryRetries and deliveryBackoffMs options. */
 export const MAX_DELIVERY_RETRIES = 10;
 export const MAX_DELIVERY_BACKOFF_MS = 60_000;
 
-export interface HttpDelivery {
+/** What one subscription may hold of the emulator: SNS has no such limits, one process does. */
+export interface DeliveryLimits {
+  /** Deliveries accepted and not yet finished; past this a new one is given up on at once. */
+  pendingPerSubscription: number;
+  /** Requests open to the endpoint at a time; the rest wait their turn in the lane. */
+  inFlightPerSubscription: number;
+}
+
+export const DEFAULT_DELIVERY_LIMITS: DeliveryLimits = { pendingPerSubscription: 10_000, inFlightPerSubscription: 50 };
+
+/** One message for one http/https subscriber: plain data, so what is pending can be saved and resumed. */
+export interface PendingDelivery {
+  subscriptionArn: string;
   url: string;
+  type: MessageType;
+  messageId: string;
   body: string;
   headers: Record<string, string>;
-  /** For log lines. */
-  label: string;
+  /** Retries after the first attempt. */
+  retries: number;
+  /** Attempts that were answered or failed so far; one cut short by close() does not count. */
+  attempts: number;
+  /** Where the subscription's redrive policy sends a notification given up on. */
+  deadLetterTargetArn?: string;
+}
+
+export interface DeliveryHooks {
   /** False once the subscription (or its topic) is gone: SNS sends nothing more for it, retries included. */
-  stillWanted: () => boolean;
-  /** Retries after the first attempt; default: the queue's own. */
-  retries?: number;
-  /** Called once when the delivery is given up on (retries exhausted, or refused by the endpoint). */
-  onGiveUp?: (reason: string, attempts: number) => void;
+  stillWanted(delivery: PendingDelivery): boolean;
+  /** Called once for a delivery given up on: refused, out of retries, or over its subscription's limit. */
+  gaveUp(delivery: PendingDelivery, reason: string): void;
+  log(line: string): void;
+}
+
+export interface DeliverySettings {
+  backoffMs: number;
+  timeoutMs: number;
+  limits: DeliveryLimits;
 }
 
 /**
@@ -32,95 +63,159 @@ export interface HttpDelivery {
  */
 const MAX_BACKOFF_FACTOR = 8;
 
-type AttemptOutcome = 'delivered' | { retryable: boolean; reason: string };
+type AttemptOutcome = 'delivered' | 'cut short' | { retryable: boolean; reason: string };
+
+interface Lane {
+  /** Ready for an attempt, oldest first. */
+  waiting: PendingDelivery[];
+  inFlight: number;
+  /** Waiting, in flight or backing off. */
+  pending: number;
+}
+
+function labelOf(delivery: PendingDelivery): string {
+  return `${delivery.type} ${delivery.messageId} to ${delivery.url}`;
+}
 
 /**
- * Sends deliveries in the background: the API answers at once, whatever the endpoint does.
- * A connection error, a timeout, a 5xx or a 429 is retried with exponential backoff; other
- * 4xx answers are the endpoint refusing the message, which SNS does not retry either. Every
- * path is caught, so a bad endpoint can never crash the process, and close() cancels all of it.
+ * How SNS reads an endpoint's answer. Only a status outside 200–4xx (or no answer in time) is a
+ * failed attempt, retried by the delivery policy ("Step 1: Make sure your endpoint is ready to
+ * process Amazon SNS messages"). Within that range only a 2xx takes the message; a 3xx or 4xx
+ * (429 included: the page makes no exception) is the endpoint turning it down, which SNS never
+ * retries and, as a client-side error, sends to the dead-letter queue ("Amazon SNS dead-letter
+ * queues (DLQs)").
+ */
+function outcomeOf(status: number): AttemptOutcome {
+  if (status >= 200 && status < 300) return 'delivered';
+  return { retryable: status < 300 || status >= 500, reason: `HTTP ${status}` };
+}
+
+/**
+ * Sends deliveries in the background: the API answers at once, whatever the endpoints do. Every
+ * path is caught, so a bad endpoint can never crash the process, and close() stops all of it.
  */
 export class DeliveryQueue {
+  private readonly lanes = new Map<string, Lane>();
+  /** Every delivery accepted and not finished, in the order accepted: what close() hands back. */
+  private readonly unfinished = new Set<PendingDelivery>();
   private readonly timers = new Set<NodeJS.Timeout>();
   private readonly inFlight = new Set<Promise<void>>();
   private readonly stopping = new AbortController();
-  private pending = 0;
 
   constructor(
-    private readonly retries: number,
-    private readonly backoffMs: number,
-    private readonly log: (line: string) => void,
+    private readonly settings: DeliverySettings,
+    private readonly hooks: DeliveryHooks,
   ) {}
 
-  enqueue(delivery: HttpDelivery): void {
-    if (this.stopping.signal.aborted) return;
-    if (this.pending >= MAX_PENDING_DELIVERIES) {
-      this.log(`dropped ${delivery.label}: ${MAX_PENDING_DELIVERIES} deliveries already pending`);
-      return;
-    }
-    this.pending++;
-    this.attempt(delivery, 0);
+  /** Deliveries not finished yet, all subscriptions together. */
+  get size(): number {
+    return this.unfinished.size;
   }
 
-  /** Cancels retry timers and aborts requests in flight; resolves once those have settled. */
-  async close(): Promise<void> {
+  enqueue(delivery: PendingDelivery): void {
+    if (this.stopping.signal.aborted) {
+      // Accepted while stopping: kept with the rest rather than lost.
+      this.unfinished.add(delivery);
+      return;
+    }
+    let lane = this.lanes.get(delivery.subscriptionArn);
+    if (!lane) this.lanes.set(delivery.subscriptionArn, (lane = { waiting: [], inFlight: 0, pending: 0 }));
+    const limit = this.settings.limits.pendingPerSubscription;
+    if (lane.pending >= limit) {
+      // Never a silent drop: it is given up on like any undeliverable message, so it is dead-lettered.
+      this.giveUp(delivery, `the emulator's limit of ${limit} pending deliveries for the subscription was reached`);
+      return;
+    }
+    lane.pending++;
+    this.unfinished.add(delivery);
+    lane.waiting.push(delivery);
+    this.pump(lane);
+  }
+
+  /**
+   * Cancels retry timers and aborts requests in flight, and resolves, once those have settled,
+   * with every delivery not finished: waiting, backing off, or cut short (that attempt uncounted).
+   */
+  async close(): Promise<PendingDelivery[]> {
     this.stopping.abort();
     for (const timer of this.timers) clearTimeout(timer);
     this.timers.clear();
     await Promise.allSettled([...this.inFlight]);
+    return [...this.unfinished];
   }
 
-  private attempt(delivery: HttpDelivery, retry: number): void {
-    if (!delivery.stillWanted()) {
-      this.log(`dropped ${delivery.label}: its subscription no longer exists`);
-      this.pending--;
-      return;
+  private pump(lane: Lane): void {
+    while (lane.inFlight < this.settings.limits.inFlightPerSubscription && lane.waiting.length > 0) {
+      const delivery = lane.waiting.shift()!;
+      if (!this.hooks.stillWanted(delivery)) {
+        this.hooks.log(`dropped ${labelOf(delivery)}: its subscription no longer exists`);
+        this.finish(delivery);
+        continue;
+      }
+      lane.inFlight++;
+      const run = this.tryOnce(delivery)
+        .then((outcome) => {
+          lane.inFlight--;
+          this.afterAttempt(delivery, outcome);
+          if (!this.stopping.signal.aborted) this.pump(lane);
+        })
+        .catch((error: unknown) => this.hooks.log(`delivery bookkeeping failed: ${String(error)}`));
+      this.inFlight.add(run);
+      void run.finally(() => this.inFlight.delete(run));
     }
-    const run = this.tryOnce(delivery)
-      .then((outcome) => this.afterAttempt(delivery, retry, outcome))
-      .catch((error: unknown) => this.log(`delivery bookkeeping failed: ${String(error)}`));
-    this.inFlight.add(run);
-    void run.finally(() => this.inFlight.delete(run));
   }
 
-  private async tryOnce(delivery: HttpDelivery): Promise<AttemptOutcome> {
-    const timeout = AbortSignal.timeout(DELIVERY_TIMEOUT_MS);
+  private async tryOnce(delivery: PendingDelivery): Promise<AttemptOutcome> {
+    const timeout = AbortSignal.timeout(this.settings.timeoutMs);
     try {
-      const status = await postOnce(delivery, AbortSignal.any([this.stopping.signal, timeout]));
-      if (status >= 200 && status < 300) return 'delivered';
-      const refused = status >= 400 && status < 500 && status !== 429;
-      return { retryable: !refused, reason: `HTTP ${status}` };
+      return outcomeOf(await postOnce(delivery, AbortSignal.any([this.stopping.signal, timeout])));
     } catch (error) {
-      const reason = timeout.aborted ? `no answer within ${DELIVERY_TIMEOUT_MS} ms` : (error as Error).message || String(error);
-      return { retryable: true, reason };
+      if (timeout.aborted) return { retryable: true, reason: `no answer within ${this.settings.timeoutMs} ms` };
+      if (this.stopping.signal.aborted) return 'cut short';
+      return { retryable: true, reason: (error as Error).message || String(error) };
     }
   }
 
-  private afterAttempt(delivery: HttpDelivery, retry: number, outcome: AttemptOutcome): void {
-    if (this.stopping.signal.aborted) return;
+  private afterAttempt(delivery: PendingDelivery, outcome: AttemptOutcome): void {
+    if (outcome === 'cut short') return;
+    delivery.attempts++;
     if (outcome === 'delivered') {
-      this.log(`delivered ${delivery.label}`);
-      this.pending--;
+      this.hooks.log(`delivered ${labelOf(delivery)}`);
+      this.finish(delivery);
       return;
     }
-    if (!outcome.retryable || retry >= (delivery.retries ?? this.retries)) {
-      this.log(`gave up on ${delivery.label} after ${retry + 1} attempt(s): ${outcome.reason}`);
-      this.pending--;
-      delivery.onGiveUp?.(outcome.reason, retry + 1);
+    if (!outcome.retryable || delivery.attempts > delivery.retries) {
+      this.finish(delivery);
+      this.giveUp(delivery, outcome.reason);
       return;
     }
-    const delay = this.backoffMs * Math.min(2 ** retry, MAX_BACKOFF_FACTOR);
-    this.log(`retrying ${delivery.label} in ${delay} ms: ${outcome.reason}`);
+    // Stopping: kept as it is, to be retried after the next start.
+    if (this.stopping.signal.aborted) return;
+    const delay = this.settings.backoffMs * Math.min(2 ** (delivery.attempts - 1), MAX_BACKOFF_FACTOR);
+    this.hooks.log(`retrying ${labelOf(delivery)} in ${delay} ms: ${outcome.reason}`);
     const timer = setTimeout(() => {
       this.timers.delete(timer);
-      this.attempt(delivery, retry + 1);
+      const lane = this.lanes.get(delivery.subscriptionArn)!;
+      lane.waiting.push(delivery);
+      this.pump(lane);
     }, delay);
     this.timers.add(timer);
+  }
+
+  private giveUp(delivery: PendingDelivery, reason: string): void {
+    this.hooks.log(`gave up on ${labelOf(delivery)} after ${delivery.attempts} attempt(s): ${reason}`);
+    this.hooks.gaveUp(delivery, reason);
+  }
+
+  private finish(delivery: PendingDelivery): void {
+    this.unfinished.delete(delivery);
+    const lane = this.lanes.get(delivery.subscriptionArn);
+    if (lane && --lane.pending === 0) this.lanes.delete(delivery.subscriptionArn);
   }
 }
 
 /** One POST to the subscriber's endpoint, and only there: no redirects followed, no other host. Resolves with the status. */
-function postOnce(delivery: HttpDelivery, signal: AbortSignal): Promise<number> {
+function postOnce(delivery: PendingDelivery, signal: AbortSignal): Promise<number> {
   return new Promise((resolve, reject) => {
     const url = new URL(delivery.url);
     const send = url.protocol === 'https:' ? httpsRequest : httpRequest;

@@ -4,9 +4,12 @@
  * It speaks the SNS Query protocol (form-encoded POST `Action=…&Version=2010-03-31`, XML answers
  * in the 2010-03-31 namespace) closely enough that `@aws-sdk/client-sns` and the AWS CLI work
  * against it unchanged, and it delivers to http/https subscribers the way SNS does: a
- * SubscriptionConfirmation first, Notifications only once confirmed, SNS's JSON message shape
- * and `x-amz-sns-*` headers, retries with backoff. Other protocols (email, sqs, lambda, …) are
- * recorded, not sent; `GET /_emulator/deliveries` lists what was recorded.
+ * SubscriptionConfirmation first, Notifications only once confirmed, an UnsubscribeConfirmation
+ * after an Unsubscribe, SNS's JSON message shape and `x-amz-sns-*` headers, SNS's timeout,
+ * retries with backoff, dead letters by the redrive policy (`GET /_emulator/dead-letters`).
+ * Every message is signed as SNS signs it, with a key and certificate of the emulator's own; the
+ * certificate is served at the message's SigningCertURL. Other protocols (email, sqs, lambda, …)
+ * are recorded, not sent; `GET /_emulator/deliveries` lists what was recorded.
  *
  * Run it alone with `tsx infra/local/sns/emulator.ts` (env SNS_PORT, DATA_DIR, IN_MEMORY).
  *
@@ -17,20 +20,28 @@
  *   errors.ts           errors as SNS names them
  *   actions/            one handler per SNS action, by resource (topics, subscriptions, publish,
  *                       tags), and the action table (index.ts)
- *   state.ts            topics, subscriptions, recorded deliveries; the state file
+ *   state.ts            topics, subscriptions, recorded deliveries, dead letters; the state file
  *   filter-policy.ts    which subscriptions a publication goes to
  *   topic-policy.ts     who may publish to a topic: its access policy's Deny statements
  *   messages.ts         the confirmation and notification bodies and headers
- *   delivery.ts         the HTTP/S POST queue with retries
+ *   signing.ts          the signing key and certificate, and the signature on each message
+ *   delivery.ts         the HTTP/S POST queue: timeout, retries, a lane per subscription
  *   types.ts            the records and messages the modules above share
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { DeliveryQueue, MAX_DELIVERY_BACKOFF_MS, MAX_DELIVERY_RETRIES } from './delivery';
+import {
+  DEFAULT_DELIVERY_LIMITS,
+  type DeliveryLimits,
+  MAX_DELIVERY_BACKOFF_MS,
+  MAX_DELIVERY_RETRIES,
+  SNS_DELIVERY_TIMEOUT_MS,
+} from './delivery';
 import { handleRequest } from './request-handler';
-import { SnsBackend } from './state';
+import { loadOrCreateSigningIdentity } from './signing';
+import { DEFAULT_DEAD_LETTERS_PER_SUBSCRIPTION, SnsBackend } from './state';
 
 // ---------------------------------------------------------------------------------------------
 // Public API
@@ -45,12 +56,24 @@ export interface SnsEmulatorOptions {
   accountId?: string;
   /** Default 'us-east-1' (ARNs use it). */
   region?: string;
-  /** When set: state is loaded from this JSON file at start and written after every change. */
+  /**
+   * When set: state is loaded from this JSON file at start and written after every change, and
+   * at close with the deliveries still pending, which the next start resumes.
+   */
   stateFile?: string;
+  /**
+   * When set: the signing key and certificate are kept in this directory (signing-key.pem,
+   * signing-cert.pem), made there at first start. Otherwise they are made anew for this run.
+   */
+  signingDir?: string;
   /** http/https delivery attempts after the first, default 3. */
   deliveryRetries?: number;
   /** Base backoff, doubled per retry, default 200 ms. */
   deliveryBackoffMs?: number;
+  /** For tests only: SNS's 15 s is the default, and what any real endpoint should be held to. */
+  deliveryTimeoutMs?: number;
+  /** For tests only: the limits per subscription (defaults: 10,000 pending, 50 in flight, 1,000 dead letters kept). */
+  limits?: Partial<DeliveryLimits & { deadLettersPerSubscription: number }>;
   log?: (line: string) => void;
 }
 
@@ -58,33 +81,55 @@ export interface SnsEmulator {
   /** e.g. 'http://127.0.0.1:54321' */
   endpoint: string;
   port: number;
-  /** Stops the server and any pending deliveries and retry timers. */
+  /** Where the certificate that verifies its messages' signatures is served: every SigningCertURL. */
+  signingCertUrl: string;
+  /** Stops the server and the deliveries, keeping those not finished in the state file (if any). */
   close(): Promise<void>;
 }
 
 export type { RecordedDelivery } from './types';
 
-function checkedOption(name: string, value: number, max: number): number {
-  if (!Number.isInteger(value) || value < 0 || value > max) throw new RangeError(`${name} must be an integer from 0 to ${max}`);
+function checkedOption(name: string, value: number, max: number, min = 0): number {
+  if (!Number.isInteger(value) || value < min || value > max) throw new RangeError(`${name} must be an integer from ${min} to ${max}`);
   return value;
 }
 
 export async function startSnsEmulator(options: SnsEmulatorOptions = {}): Promise<SnsEmulator> {
   const log = options.log ?? (() => {});
-  const deliveries = new DeliveryQueue(
-    checkedOption('deliveryRetries', options.deliveryRetries ?? 3, MAX_DELIVERY_RETRIES),
-    checkedOption('deliveryBackoffMs', options.deliveryBackoffMs ?? 200, MAX_DELIVERY_BACKOFF_MS),
-    log,
-  );
-  const sns = new SnsBackend(
-    {
-      accountId: options.accountId ?? '000000000000',
-      region: options.region ?? 'us-east-1',
-      stateFile: options.stateFile,
-      log,
+  const limits = options.limits ?? {};
+  const signing = await loadOrCreateSigningIdentity(options.signingDir);
+  const sns = new SnsBackend({
+    accountId: options.accountId ?? '000000000000',
+    region: options.region ?? 'us-east-1',
+    stateFile: options.stateFile,
+    signing,
+    deliveryRetries: checkedOption('deliveryRetries', options.deliveryRetries ?? 3, MAX_DELIVERY_RETRIES),
+    delivery: {
+      backoffMs: checkedOption('deliveryBackoffMs', options.deliveryBackoffMs ?? 200, MAX_DELIVERY_BACKOFF_MS),
+      timeoutMs: checkedOption('deliveryTimeoutMs', options.deliveryTimeoutMs ?? SNS_DELIVERY_TIMEOUT_MS, SNS_DELIVERY_TIMEOUT_MS, 1),
+      limits: {
+        pendingPerSubscription: checkedOption(
+          'limits.pendingPerSubscription',
+          limits.pendingPerSubscription ?? DEFAULT_DELIVERY_LIMITS.pendingPerSubscription,
+          1_000_000,
+          1,
+        ),
+        inFlightPerSubscription: checkedOption(
+          'limits.inFlightPerSubscription',
+          limits.inFlightPerSubscription ?? DEFAULT_DELIVERY_LIMITS.inFlightPerSubscription,
+          1_000,
+          1,
+        ),
+      },
     },
-    deliveries,
-  );
+    deadLettersPerSubscription: checkedOption(
+      'limits.deadLettersPerSubscription',
+      limits.deadLettersPerSubscription ?? DEFAULT_DEAD_LETTERS_PER_SUBSCRIPTION,
+      1_000_000,
+      1,
+    ),
+    log,
+  });
   sns.load();
 
   const server = createServer((request, response) => {
@@ -108,6 +153,8 @@ export async function startSnsEmulator(options: SnsEmulatorOptions = {}): Promis
   const endpoint = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
   sns.endpoint = endpoint;
   log(`SNS emulator listening on ${endpoint}`);
+  // Resumed deliveries may be confirmations, whose SubscribeURL must already answer.
+  sns.resume();
 
   let closing: Promise<void> | undefined;
   const close = () => {
@@ -115,11 +162,13 @@ export async function startSnsEmulator(options: SnsEmulatorOptions = {}): Promis
       const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
       // Keep-alive connections from SDK clients would otherwise hold close() open.
       server.closeAllConnections();
-      await Promise.all([stopped, deliveries.close()]);
+      // No request can add a delivery any more once the server is closed.
+      await stopped;
+      await sns.stop();
     })();
     return closing;
   };
-  return { endpoint, port, close };
+  return { endpoint, port, signingCertUrl: endpoint + signing.certificatePath, close };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -143,6 +192,7 @@ async function main(): Promise<void> {
     port: portFromEnv('SNS_PORT', 9911),
     region: process.env.AWS_REGION || 'us-east-1',
     stateFile: inMemory ? undefined : join(dataDir, 'sns.json'),
+    signingDir: inMemory ? undefined : join(dataDir, 'sns'),
     log: (line) => console.log(`[sns] ${line}`),
   });
   console.log(`SNS emulator: ${emulator.endpoint} (${inMemory ? 'in memory' : `state in ${join(dataDir, 'sns.json')}`})`);

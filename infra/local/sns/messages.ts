@@ -1,12 +1,18 @@
 /**
- * What subscribers receive, in SNS's HTTP/S JSON formats: the SubscriptionConfirmation and
- * Notification bodies, their `x-amz-sns-*` headers, and the SubscribeURL and UnsubscribeURL
- * that point back at the emulator.
+ * What subscribers receive, in SNS's HTTP/S JSON formats: the SubscriptionConfirmation,
+ * Notification and UnsubscribeConfirmation bodies, signed as SNS signs them (signing.ts), their
+ * `x-amz-sns-*` headers, and the SubscribeURL and UnsubscribeURL that point back at the emulator.
  */
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
+import { type SignedFields, signatureFields, type SigningIdentity } from './signing';
 import type { MessageType, OutgoingMessage, Publication, SubscriptionRecord, TopicRecord } from './types';
 
-/** `endpoint` is where the emulator listens: the URLs subscribers get point back at it. */
+/** Where the emulator listens (the URLs subscribers get point back at it) and what it signs with. */
+export interface MessageOrigin {
+  endpoint: string;
+  signing: SigningIdentity;
+}
+
 export function subscribeUrl(endpoint: string, subscription: SubscriptionRecord): string {
   const { topicArn, token } = subscription;
   return `${endpoint}/?${new URLSearchParams({ Action: 'ConfirmSubscription', TopicArn: topicArn, Token: token })}`;
@@ -16,29 +22,9 @@ function unsubscribeUrl(endpoint: string, subscriptionArn: string): string {
   return `${endpoint}/?${new URLSearchParams({ Action: 'Unsubscribe', SubscriptionArn: subscriptionArn })}`;
 }
 
-/**
- * SNS signs Message, MessageId, Subject, SubscribeURL, Timestamp, Token, TopicArn and Type with
- * its private key, hashed with SHA1 (the topic's SignatureVersion 1) or SHA256 (version 2). The
- * emulator has no certificate an endpoint could check, so the field holds a digest of the same
- * string-to-sign with the version's hash: well-formed and stable, not verifiable. Endpoints must
- * not verify signatures when pointed at the emulator.
- */
-function placeholderSignature(signatureVersion: string, fields: Record<string, string | undefined>): string {
-  const signed = ['Message', 'MessageId', 'Subject', 'SubscribeURL', 'Timestamp', 'Token', 'TopicArn', 'Type'];
-  const stringToSign = signed
-    .filter((key) => fields[key] !== undefined)
-    .map((key) => `${key}\n${fields[key]}\n`)
-    .join('');
-  return createHash(signatureVersion === '2' ? 'sha256' : 'sha1').update(stringToSign).digest('base64');
-}
-
-function signatureFields(endpoint: string, topic: TopicRecord, fields: Record<string, string | undefined>) {
-  const signatureVersion = topic.attributes.SignatureVersion ?? '1';
-  return {
-    SignatureVersion: signatureVersion,
-    Signature: placeholderSignature(signatureVersion, fields),
-    SigningCertURL: `${endpoint}/SimpleNotificationService-emulator.pem`,
-  };
+/** The fields followed by their signature, with the hash the topic's SignatureVersion names (1, SNS's default, or 2). */
+function signed<T extends SignedFields>(origin: MessageOrigin, topic: TopicRecord, fields: T) {
+  return { ...fields, ...signatureFields(origin.signing, origin.endpoint, topic.attributes.SignatureVersion ?? '1', fields) };
 }
 
 function snsHeaders(type: MessageType, messageId: string, topicArn: string): Record<string, string> {
@@ -51,7 +37,7 @@ function snsHeaders(type: MessageType, messageId: string, topicArn: string): Rec
   };
 }
 
-export function confirmationMessage(endpoint: string, topic: TopicRecord, subscription: SubscriptionRecord): OutgoingMessage {
+export function confirmationMessage(origin: MessageOrigin, topic: TopicRecord, subscription: SubscriptionRecord): OutgoingMessage {
   const messageId = randomUUID();
   const fields = {
     Type: 'SubscriptionConfirmation' as const,
@@ -61,18 +47,40 @@ export function confirmationMessage(endpoint: string, topic: TopicRecord, subscr
     Message:
       `You have chosen to subscribe to the topic ${topic.arn}.\n` +
       'To confirm the subscription, visit the SubscribeURL included in this message.',
-    SubscribeURL: subscribeUrl(endpoint, subscription),
+    SubscribeURL: subscribeUrl(origin.endpoint, subscription),
     Timestamp: new Date().toISOString(),
   };
   return {
     type: 'SubscriptionConfirmation',
     messageId,
-    body: JSON.stringify({ ...fields, ...signatureFields(endpoint, topic, fields) }, null, 2),
+    body: JSON.stringify(signed(origin, topic, fields), null, 2),
     headers: snsHeaders('SubscriptionConfirmation', messageId, topic.arn),
   };
 }
 
-export function notificationMessage(endpoint: string, subscription: SubscriptionRecord, publication: Publication): OutgoingMessage {
+/** What a confirmed http/https endpoint gets once unsubscribed; its SubscribeURL is how SNS offers to undo that. */
+export function unsubscribeConfirmationMessage(origin: MessageOrigin, topic: TopicRecord, subscription: SubscriptionRecord): OutgoingMessage {
+  const messageId = randomUUID();
+  const fields = {
+    Type: 'UnsubscribeConfirmation' as const,
+    MessageId: messageId,
+    Token: subscription.token,
+    TopicArn: topic.arn,
+    Message:
+      `You have chosen to deactivate subscription ${subscription.arn}.\n` +
+      'To cancel this operation and restore the subscription, visit the SubscribeURL included in this message.',
+    SubscribeURL: subscribeUrl(origin.endpoint, subscription),
+    Timestamp: new Date().toISOString(),
+  };
+  return {
+    type: 'UnsubscribeConfirmation',
+    messageId,
+    body: JSON.stringify(signed(origin, topic, fields), null, 2),
+    headers: { ...snsHeaders('UnsubscribeConfirmation', messageId, topic.arn), 'x-amz-sns-subscription-arn': subscription.arn },
+  };
+}
+
+export function notificationMessage(origin: MessageOrigin, subscription: SubscriptionRecord, publication: Publication): OutgoingMessage {
   const { topic, messageId } = publication;
   const message = publication.messageFor(subscription.protocol);
   const headers = { ...snsHeaders('Notification', messageId, topic.arn), 'x-amz-sns-subscription-arn': subscription.arn };
@@ -95,9 +103,8 @@ export function notificationMessage(endpoint: string, subscription: Subscription
     ]),
   );
   const body = {
-    ...fields,
-    ...signatureFields(endpoint, topic, fields),
-    UnsubscribeURL: unsubscribeUrl(endpoint, subscription.arn),
+    ...signed(origin, topic, fields),
+    UnsubscribeURL: unsubscribeUrl(origin.endpoint, subscription.arn),
     ...(publication.attributes.length > 0 ? { MessageAttributes: attributes } : {}),
   };
   return { type: 'Notification', messageId, body: JSON.stringify(body, null, 2), headers };

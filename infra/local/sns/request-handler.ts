@@ -1,7 +1,7 @@
 /**
- * One HTTP request to the emulator: the recorded-deliveries listing, or an SNS action, checked
- * for a signature, dispatched through the action table, saved when it changed something, and
- * answered in XML (an `<ErrorResponse>` for any failure).
+ * One HTTP request to the emulator: the signing certificate, the recorded-deliveries listing, or
+ * an SNS action, checked for a signature, dispatched through the action table, saved when it
+ * changed something, and answered in XML (an `<ErrorResponse>` for any failure).
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -14,6 +14,8 @@ import type { SnsBackend } from './state';
 const MAX_REQUEST_BYTES = 4 * 1024 * 1024;
 const DELIVERIES_PATH = '/_emulator/deliveries';
 const DEAD_LETTERS_PATH = '/_emulator/dead-letters';
+/** Certificate URLs as SNS names them; only the emulator's own is found. */
+const CERTIFICATE_PATH = /^\/SimpleNotificationService-[^/]*\.pem$/;
 
 /** Reads the body up to MAX_REQUEST_BYTES; past that the rest is drained and the request refused. */
 function readBody(request: IncomingMessage): Promise<string> {
@@ -51,7 +53,14 @@ export async function handleRequest(sns: SnsBackend, request: IncomingMessage, r
       return;
     }
     if (request.method === 'GET' && url.pathname === DEAD_LETTERS_PATH) {
-      send(response, 200, 'application/json', JSON.stringify({ deadLetters: sns.deadLetters }), requestId);
+      const listing = { deadLetters: sns.deadLetters, overflow: sns.deadLetterOverflow() };
+      send(response, 200, 'application/json', JSON.stringify(listing), requestId);
+      return;
+    }
+    if (request.method === 'GET' && CERTIFICATE_PATH.test(url.pathname)) {
+      const { certificatePath, certificatePem } = sns.settings.signing;
+      if (url.pathname === certificatePath) send(response, 200, 'application/x-pem-file', certificatePem, requestId);
+      else send(response, 404, 'text/plain', 'No such certificate.\n', requestId);
       return;
     }
     const params = requestParams(url, body);

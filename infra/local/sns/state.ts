@@ -1,18 +1,22 @@
 /**
- * What the emulator knows: topics (with their attributes and tags), subscriptions, and the
- * deliveries it recorded. SnsBackend holds them for the action handlers and, when a state file
- * is configured, loads topics and subscriptions from it at start and saves them after changes.
+ * What the emulator knows: topics (with their attributes and tags), subscriptions, the
+ * deliveries it recorded and the dead letters it keeps. SnsBackend holds them for the action
+ * handlers and, when a state file is configured, loads them from it at start and saves them
+ * after changes; deliveries still pending at stop are saved there too, and resumed at start.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import type { DeliveryQueue } from './delivery';
+import { DeliveryQueue, type DeliverySettings, type PendingDelivery } from './delivery';
 import { invalidParameter, type SnsError, subscriptionNotFound, topicNotFound } from './errors';
-import { confirmationMessage, subscribeUrl } from './messages';
+import { confirmationMessage, type MessageOrigin, subscribeUrl, unsubscribeConfirmationMessage } from './messages';
+import type { SigningIdentity } from './signing';
 import type { DeadLetter, OutgoingMessage, RecordedDelivery, SubscriptionRecord, TopicRecord } from './types';
 
 const MAX_RECORDED_DELIVERIES = 1_000;
-const MAX_DEAD_LETTERS = 1_000;
+export const DEFAULT_DEAD_LETTERS_PER_SUBSCRIPTION = 1_000;
+/** Dead letters are saved at most this often: a burst of them must not rewrite the file per letter. */
+const DEAD_LETTER_SAVE_DELAY_MS = 1_000;
 /** SNS's limit on a delivery policy's numRetries. */
 const MAX_POLICY_RETRIES = 100;
 
@@ -29,12 +33,30 @@ interface PersistedState {
   subscriptions: SubscriptionRecord[];
   /** Optional: a state file without dead letters loads as having none. */
   deadLetters?: DeadLetter[];
+  deadLetterOverflow?: DeadLetterOverflow[];
+  /** Deliveries not finished when the emulator stopped; resumed at the next start. */
+  pendingDeliveries?: PendingDelivery[];
+}
+
+/** Dead letters of a subscription that no longer fit its share of the list: counted, never silently gone. */
+export interface DeadLetterOverflow {
+  subscriptionArn: string;
+  deadLetterTargetArn: string;
+  /** The oldest ones, removed to keep the latest. */
+  notKept: number;
 }
 
 interface Settings {
   accountId: string;
   region: string;
   stateFile: string | undefined;
+  /** The key every message is signed with, and the certificate served for it. */
+  signing: SigningIdentity;
+  /** Retries of an http/https delivery whose subscription has no delivery policy. */
+  deliveryRetries: number;
+  delivery: DeliverySettings;
+  /** Dead letters kept per subscription (the latest); older ones are counted in deadLetterOverflow. */
+  deadLettersPerSubscription: number;
   log: (line: string) => void;
 }
 
@@ -43,16 +65,31 @@ export class SnsBackend {
   readonly topics = new Map<string, TopicRecord>();
   readonly subscriptions = new Map<string, SubscriptionRecord>();
   readonly recorded: RecordedDelivery[] = [];
+  /** Oldest first, at most settings.deadLettersPerSubscription of each subscription. */
   readonly deadLetters: DeadLetter[] = [];
+  private readonly deadLetterCounts = new Map<string, number>();
+  private readonly overflow = new Map<string, DeadLetterOverflow>();
   /** Set once the server listens; SubscribeURL and UnsubscribeURL point back here. */
   endpoint = '';
   private nextSeq = 1;
   private fifoSequence = 0n;
+  private readonly deliveries: DeliveryQueue;
+  /** Loaded from the state file, sent once the server listens (resume()). */
+  private toResume: PendingDelivery[] = [];
+  private saveTimer: NodeJS.Timeout | undefined;
 
-  constructor(
-    readonly settings: Settings,
-    private readonly deliveries: DeliveryQueue,
-  ) {}
+  constructor(readonly settings: Settings) {
+    this.deliveries = new DeliveryQueue(settings.delivery, {
+      // Unsubscribe and DeleteTopic (which takes its subscriptions along) remove the record.
+      // An UnsubscribeConfirmation is sent for a subscription already gone: only its topic's deletion stops it.
+      stillWanted: (delivery) =>
+        delivery.type === 'UnsubscribeConfirmation'
+          ? this.topics.has(topicArnOfSubscription(delivery.subscriptionArn))
+          : this.subscriptions.has(delivery.subscriptionArn),
+      gaveUp: (delivery, reason) => this.gaveUp(delivery, reason),
+      log: settings.log,
+    });
+  }
 
   topicArnFor(name: string): string {
     return `arn:aws:sns:${this.settings.region}:${this.settings.accountId}:${name}`;
@@ -82,6 +119,11 @@ export class SnsBackend {
     return subscription;
   }
 
+  /** What messages are built from: the emulator's address and its signing identity. */
+  get origin(): MessageOrigin {
+    return { endpoint: this.endpoint, signing: this.settings.signing };
+  }
+
   subscriptionsOf(topicArn: string): SubscriptionRecord[] {
     return [...this.subscriptions.values()].filter((subscription) => subscription.topicArn === topicArn);
   }
@@ -108,54 +150,125 @@ export class SnsBackend {
       return;
     }
     const policy = deliveryPolicyOf(subscription);
-    const deadLetterTargetArn = deadLetterTargetOf(subscription);
     const contentType = policy?.requestPolicy?.headerContentType;
     this.deliveries.enqueue({
+      subscriptionArn: subscription.arn,
       url: subscription.endpoint,
+      type: message.type,
+      messageId: message.messageId,
       body: message.body,
       headers: typeof contentType === 'string' ? { ...message.headers, 'content-type': contentType } : message.headers,
-      label: `${message.type} ${message.messageId} to ${subscription.endpoint}`,
-      // Unsubscribe and DeleteTopic (which takes its subscriptions along) remove the record.
-      stillWanted: () => this.subscriptions.has(subscription.arn),
-      retries: retriesOf(policy),
-      // Only notifications are redriven: a confirmation that failed is simply not confirmed.
-      onGiveUp:
-        message.type === 'Notification' && deadLetterTargetArn
-          ? (reason, attempts) =>
-              this.deadLetter({
-                at: new Date().toISOString(),
-                deadLetterTargetArn,
-                topicArn: subscription.topicArn,
-                subscriptionArn: subscription.arn,
-                endpoint: subscription.endpoint,
-                messageId: message.messageId,
-                reason,
-                attempts,
-                body: message.body,
-              })
-          : undefined,
+      retries: retriesOf(policy) ?? this.settings.deliveryRetries,
+      attempts: 0,
+      deadLetterTargetArn: deadLetterTargetOf(subscription),
     });
   }
 
-  /** Keeps a message every delivery attempt failed for (GET /_emulator/dead-letters), and saves it. */
-  deadLetter(letter: DeadLetter): void {
+  /** Only notifications are redriven: a confirmation that failed is simply not confirmed. */
+  private gaveUp(delivery: PendingDelivery, reason: string): void {
+    if (delivery.type !== 'Notification' || !delivery.deadLetterTargetArn) return;
+    const subscription = this.subscriptions.get(delivery.subscriptionArn);
+    this.deadLetter({
+      at: new Date().toISOString(),
+      deadLetterTargetArn: delivery.deadLetterTargetArn,
+      topicArn: subscription?.topicArn ?? delivery.subscriptionArn.slice(0, delivery.subscriptionArn.lastIndexOf(':')),
+      subscriptionArn: delivery.subscriptionArn,
+      endpoint: delivery.url,
+      messageId: delivery.messageId,
+      reason,
+      attempts: delivery.attempts,
+      body: delivery.body,
+    });
+  }
+
+  /**
+   * Keeps a message SNS gave up on (GET /_emulator/dead-letters), and saves it soon. Each
+   * subscription keeps its latest letters up to its share; older ones are counted per
+   * subscription, so one failing endpoint never pushes out another's, and none goes unreported.
+   */
+  private deadLetter(letter: DeadLetter): void {
+    this.keepDeadLetter(letter);
+    this.settings.log(`dead-lettered ${letter.messageId} of ${letter.subscriptionArn} to ${letter.deadLetterTargetArn}: ${letter.reason}`);
+    this.saveSoon();
+  }
+
+  /** Dead letters counted but no longer kept, per subscription. */
+  deadLetterOverflow(): DeadLetterOverflow[] {
+    return [...this.overflow.values()];
+  }
+
+  private keepDeadLetter(letter: DeadLetter): void {
     this.deadLetters.push(letter);
-    if (this.deadLetters.length > MAX_DEAD_LETTERS) this.deadLetters.shift();
-    this.settings.log(`dead-lettered ${letter.messageId} of ${letter.subscriptionArn} to ${letter.deadLetterTargetArn}`);
-    try {
-      this.save();
-    } catch (error) {
-      this.settings.log(`could not save the state file: ${String(error)}`);
+    const count = (this.deadLetterCounts.get(letter.subscriptionArn) ?? 0) + 1;
+    if (count <= this.settings.deadLettersPerSubscription) {
+      this.deadLetterCounts.set(letter.subscriptionArn, count);
+      return;
+    }
+    this.deadLetters.splice(this.deadLetters.findIndex((kept) => kept.subscriptionArn === letter.subscriptionArn), 1);
+    let overflow = this.overflow.get(letter.subscriptionArn);
+    if (!overflow) {
+      overflow = { subscriptionArn: letter.subscriptionArn, deadLetterTargetArn: letter.deadLetterTargetArn, notKept: 0 };
+      this.overflow.set(letter.subscriptionArn, overflow);
+      this.settings.log(
+        `dead letters of ${letter.subscriptionArn} past ${this.settings.deadLettersPerSubscription}: ` +
+          'keeping the latest, counting the others (overflow in GET /_emulator/dead-letters)',
+      );
+    }
+    overflow.notKept++;
+  }
+
+  private saveSoon(): void {
+    if (this.saveTimer || !this.settings.stateFile) return;
+    this.saveTimer = setTimeout(() => {
+      this.saveTimer = undefined;
+      try {
+        this.save();
+      } catch (error) {
+        this.settings.log(`could not save the state file: ${String(error)}`);
+      }
+    }, DEAD_LETTER_SAVE_DELAY_MS);
+  }
+
+  /** Sends the deliveries the state file held from the last stop. */
+  resume(): void {
+    const deliveries = this.toResume;
+    this.toResume = [];
+    if (deliveries.length === 0) return;
+    this.settings.log(`resuming ${deliveries.length} deliveries still pending at the last stop`);
+    for (const delivery of deliveries) this.deliveries.enqueue(delivery);
+  }
+
+  /**
+   * Stops delivering and saves the state with every delivery not finished (and any not yet
+   * resumed), so the next start resumes them; without a state file they are counted, and lost.
+   */
+  async stop(): Promise<void> {
+    const pending = [...this.toResume, ...(await this.deliveries.close())];
+    clearTimeout(this.saveTimer);
+    this.saveTimer = undefined;
+    const file = this.settings.stateFile;
+    if (file) {
+      this.save(pending);
+      if (pending.length > 0) this.settings.log(`kept ${pending.length} pending deliveries in ${file}; they resume at the next start`);
+    } else if (pending.length > 0) {
+      this.settings.log(`discarded ${pending.length} pending deliveries: no state file to keep them in`);
     }
   }
 
   sendConfirmation(subscription: SubscriptionRecord): void {
-    const message = confirmationMessage(this.endpoint, this.topic(subscription.topicArn), subscription);
+    const message = confirmationMessage(this.origin, this.topic(subscription.topicArn), subscription);
     if (!HTTP_PROTOCOLS.has(subscription.protocol)) {
       // Nothing can click a link in an e-mail here; the log shows where to confirm by hand.
       this.settings.log(`confirm ${subscription.protocol}:${subscription.endpoint} at ${subscribeUrl(this.endpoint, subscription)}`);
     }
     this.deliver(subscription, message);
+  }
+
+  /** After an Unsubscribe: SNS tells a confirmed http/https endpoint, whose subscription is already gone. */
+  sendUnsubscribeConfirmation(subscription: SubscriptionRecord): void {
+    const topic = this.topics.get(subscription.topicArn);
+    if (!topic || subscription.pendingConfirmation || !HTTP_PROTOCOLS.has(subscription.protocol)) return;
+    this.deliver(subscription, unsubscribeConfirmationMessage(this.origin, topic, subscription));
   }
 
   load(): void {
@@ -179,16 +292,21 @@ export class SnsBackend {
     }
     for (const topic of state.topics) this.topics.set(topic.arn, topic);
     for (const subscription of state.subscriptions) this.subscriptions.set(subscription.arn, subscription);
-    if (Array.isArray(state.deadLetters)) this.deadLetters.push(...state.deadLetters.slice(-MAX_DEAD_LETTERS));
+    for (const overflow of Array.isArray(state.deadLetterOverflow) ? state.deadLetterOverflow : []) {
+      this.overflow.set(overflow.subscriptionArn, { ...overflow });
+    }
+    for (const letter of Array.isArray(state.deadLetters) ? state.deadLetters : []) this.keepDeadLetter(letter);
+    if (Array.isArray(state.pendingDeliveries)) this.toResume = state.pendingDeliveries;
     this.nextSeq = Math.max(Number(state.nextSeq) || 1, ...[...state.topics, ...state.subscriptions].map((r) => r.seq + 1));
   }
 
   /**
    * Writes the whole state after a change. Synchronously, so writes can never interleave or be
    * reordered, and through a temporary file renamed over the old one, so a crash mid-write
-   * leaves the previous state, never half a file. The state is small; this is cheap.
+   * leaves the previous state, never half a file. Topics and subscriptions are small; dead
+   * letters, the bulk, bring a save at most once a second (saveSoon).
    */
-  save(): void {
+  save(pendingDeliveries?: PendingDelivery[]): void {
     const file = this.settings.stateFile;
     if (!file) return;
     const state: PersistedState = {
@@ -197,6 +315,8 @@ export class SnsBackend {
       topics: [...this.topics.values()],
       subscriptions: [...this.subscriptions.values()],
       deadLetters: this.deadLetters,
+      deadLetterOverflow: this.deadLetterOverflow(),
+      ...(pendingDeliveries && pendingDeliveries.length > 0 ? { pendingDeliveries } : {}),
     };
     const temporary = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
     mkdirSync(dirname(file), { recursive: true });
@@ -243,4 +363,9 @@ function deadLetterTargetOf(subscription: SubscriptionRecord): string | undefine
   } catch {
     return undefined;
   }
+}
+
+/** A subscription's ARN is its topic's ARN and one more segment. */
+function topicArnOfSubscription(subscriptionArn: string): string {
+  return subscriptionArn.slice(0, subscriptionArn.lastIndexOf(':'));
 }

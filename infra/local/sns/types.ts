@@ -32,7 +32,7 @@ export interface SubscriptionRecord {
   seq: number;
 }
 
-export type MessageType = 'SubscriptionConfirmation' | 'Notification';
+export type MessageType = 'SubscriptionConfirmation' | 'Notification' | 'UnsubscribeConfirmation';
 
 /** A message for one subscriber: its body and the headers SNS sends with it over HTTP/S. */
 export interface OutgoingMessage {

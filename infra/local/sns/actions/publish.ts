@@ -13,7 +13,10 @@ import { localPrincipalArn } from '../../../aws/local-account';
 import { authorizationError, explicitlyDenied } from '../topic-policy';
 import type { Handler } from './handler';
 
-/** SNS's limit for a message with its attributes. */
+/**
+ * SNS's limit for a message with its attributes, each counted as its name, data type and value
+ * (SNS API Reference, "MessageAttributeValue"): 256 KiB, the default MaximumMessageSize.
+ */
 const MAX_MESSAGE_BYTES = 256 * 1024;
 const MAX_MESSAGE_ATTRIBUTES = 10;
 
@@ -36,6 +39,11 @@ function messageAttributesFrom(params: QueryParams): MessageAttribute[] {
     }
     return { name, dataType, stringValue, binaryValue };
   });
+}
+
+function attributeBytes({ name, dataType, stringValue, binaryValue }: MessageAttribute): number {
+  const value = stringValue !== undefined ? Buffer.byteLength(stringValue) : Buffer.from(binaryValue ?? '', 'base64').length;
+  return Buffer.byteLength(name) + Buffer.byteLength(dataType) + value;
 }
 
 /** With MessageStructure=json the message is an object of texts per protocol, with a required default. */
@@ -65,7 +73,7 @@ export const publish: Handler = (sns, params, request) => {
   const message = params.get('Message') ?? '';
   if (message === '') throw invalidParameter('Empty message');
   const attributes = messageAttributesFrom(params);
-  const size = Buffer.byteLength(message) + attributes.reduce((sum, a) => sum + Buffer.byteLength(JSON.stringify(a)), 0);
+  const size = Buffer.byteLength(message) + attributes.reduce((sum, attribute) => sum + attributeBytes(attribute), 0);
   if (size > MAX_MESSAGE_BYTES) throw invalidParameter('Message too long');
   const subject = params.get('Subject');
   if (subject !== undefined && (subject.length < 1 || subject.length > 100 || /[\u0000-\u001f]/.test(subject))) {
@@ -94,7 +102,7 @@ export const publish: Handler = (sns, params, request) => {
   for (const subscription of sns.subscriptionsOf(topic.arn)) {
     // Unconfirmed subscriptions get nothing until they confirm: SNS does not queue for them.
     if (subscription.pendingConfirmation || !passesFilter(subscription, publication)) continue;
-    sns.deliver(subscription, notificationMessage(sns.endpoint, subscription, publication));
+    sns.deliver(subscription, notificationMessage(sns.origin, subscription, publication));
   }
   return [el('MessageId', messageId), ...(fifo ? [el('SequenceNumber', sns.nextFifoSequenceNumber())] : [])];
 };

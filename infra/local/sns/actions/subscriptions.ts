@@ -160,6 +160,7 @@ export const confirmSubscription: Handler = (sns, params, request) => {
 export const unsubscribe: Handler = (sns, params) => {
   const subscription = sns.subscription(params.require('SubscriptionArn'));
   sns.subscriptions.delete(subscription.arn);
+  sns.sendUnsubscribeConfirmation(subscription);
   return undefined;
 };
 

@@ -1,0 +1,117 @@
+/**
+ * A reference receiver of this service's webhooks (docs/receiving.md): it verifies every message
+ * (verify.ts), confirms its subscription, deduplicates on (configId, eventId), answers at once and
+ * prints each event it accepted after answering. `npm run receiver`, configured by:
+ *   TOPIC_ARNS           required: topics to accept, comma-separated; a trailing * makes a prefix
+ *   ALLOWED_CERT_ORIGIN  unset for SNS (https://sns.<region>.amazonaws.com); npm start: http://127.0.0.1:9911
+ *   RECEIVER_PORT (4000), RECEIVER_HOST (127.0.0.1)
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Refused, type SnsMessage, verifySnsMessage, type VerifyOptions } from './verify';
+
+const AWS_CERT_HOST = /^sns\.[a-z0-9-]+\.amazonaws\.com(\.cn)?$/;
+/** Older messages are refused: replays, or retries long past any the service's delivery policy makes. */
+const MAX_AGE_MS = 60 * 60 * 1000;
+/** Duplicates of an event arrive within this: SNS retries for ~26 minutes, the dispatcher for ~15. */
+const DEDUP_WINDOW_MS = 60 * 60 * 1000;
+const MAX_BODY_BYTES = 1024 * 1024;
+/** Past this many events waiting for work, new ones get 503, and SNS sends them again later. */
+const MAX_WAITING = 1_000;
+
+type PortalEvent = { event: string; configId: string; eventId: string; data: unknown };
+
+function optionsFromEnvironment(): VerifyOptions {
+  const topics = (process.env.TOPIC_ARNS ?? '').split(',').map((entry) => entry.trim()).filter(Boolean);
+  if (topics.length === 0) throw new Error('Set TOPIC_ARNS to the topics to accept (a trailing * makes a prefix).');
+  const origin = process.env.ALLOWED_CERT_ORIGIN?.trim() ? new URL(process.env.ALLOWED_CERT_ORIGIN).origin : undefined;
+  return {
+    topicAllowed: (arn) => topics.some((topic) => (topic.endsWith('*') ? arn.startsWith(topic.slice(0, -1)) : arn === topic)),
+    originAllowed: (url) => (origin ? url.origin === origin : url.protocol === 'https:' && url.port === '' && AWS_CERT_HOST.test(url.hostname)),
+    maxAgeMs: MAX_AGE_MS,
+  };
+}
+
+/** Accepted (configId, eventId) pairs, oldest first, so expired ones are trimmed from the front. */
+const accepted = new Map<string, number>();
+function firstTime(key: string): boolean {
+  for (const [old, expires] of accepted) {
+    if (expires > Date.now()) break;
+    accepted.delete(old);
+  }
+  if (accepted.has(key)) return false;
+  accepted.set(key, Date.now() + DEDUP_WINDOW_MS);
+  return true;
+}
+
+/** The work, done after answering: printing. A real receiver stores the event before it answers 2xx. */
+const waiting: PortalEvent[] = [];
+function work(): void {
+  for (let event = waiting.shift(); event; event = waiting.shift()) {
+    console.log(`event ${event.event} ${event.eventId} of ${event.configId}: ${JSON.stringify(event.data)}`);
+  }
+}
+
+async function handle(request: IncomingMessage, response: ServerResponse, options: VerifyOptions): Promise<void> {
+  const answer = (status: number, text: string) => void response.writeHead(status, { 'content-type': 'text/plain' }).end(`${text}\n`);
+  if (request.method !== 'POST') return answer(405, 'POST only');
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of request as AsyncIterable<Buffer>) {
+    if ((size += chunk.length) > MAX_BODY_BYTES) return answer(413, 'too large');
+    chunks.push(chunk);
+  }
+  let message: SnsMessage;
+  try {
+    message = await verifySnsMessage(JSON.parse(Buffer.concat(chunks).toString('utf8')), options);
+  } catch (error) {
+    console.error(`refused: ${(error as Error).message}`);
+    // A 4xx is final: SNS does not send the message again. A 5xx asks for it again.
+    return answer(error instanceof Refused && error.retry ? 503 : 403, 'refused');
+  }
+
+  if (message.Type === 'SubscriptionConfirmation') {
+    // Visited before answering: if the visit fails, the 5xx makes SNS send the confirmation again.
+    const visit = await fetch(message.SubscribeURL!, { redirect: 'error', signal: AbortSignal.timeout(5_000) }).catch((error: Error) => error);
+    if (visit instanceof Error || !visit.ok) {
+      console.error(`could not confirm ${message.TopicArn}: ${visit instanceof Error ? visit.message : `HTTP ${visit.status}`}`);
+      return answer(503, 'not confirmed yet');
+    }
+    console.log(`confirmed ${message.TopicArn}`);
+    return answer(200, 'confirmed');
+  }
+  if (message.Type === 'UnsubscribeConfirmation') {
+    console.log(`unsubscribed from ${message.TopicArn}`); // its SubscribeURL would subscribe again: not visited
+    return answer(200, 'noted');
+  }
+
+  let event: PortalEvent;
+  try {
+    event = JSON.parse(message.Message) as PortalEvent;
+    if (typeof event.configId !== 'string' || typeof event.eventId !== 'string') throw new Error('no configId or eventId');
+  } catch (error) {
+    console.error(`refused ${message.MessageId}: not a portal event (${(error as Error).message})`);
+    return answer(400, 'not a portal event');
+  }
+  if (waiting.length >= MAX_WAITING) return answer(503, 'busy');
+  if (!firstTime(`${event.configId} ${event.eventId}`)) {
+    console.log(`duplicate ${event.eventId} of ${event.configId}: already accepted`);
+    return answer(200, 'duplicate');
+  }
+  waiting.push(event);
+  answer(200, 'accepted');
+  setImmediate(work);
+}
+
+const options = optionsFromEnvironment();
+const server = createServer((request, response) => {
+  handle(request, response, options).catch((error: unknown) => {
+    console.error(`failed: ${String(error)}`);
+    if (!response.headersSent) response.writeHead(500).end();
+  });
+});
+server.listen(Number(process.env.RECEIVER_PORT || 4000), process.env.RECEIVER_HOST || '127.0.0.1', () => {
+  const { address, port } = server.address() as AddressInfo;
+  console.log(`Receiver listening on http://${address}:${port}/ for topics ${process.env.TOPIC_ARNS}`);
+});
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => server.close(() => process.exit(0)).closeAllConnections());

@@ -1,0 +1,115 @@
+/**
+ * The request body each operation reads: its validator compiled from schemas.ts at build time
+ * (generated/), what the service accepts beyond the schema made what the schema takes, the two
+ * checks a JSON Schema cannot express, and the normalized value the operation receives: names
+ * trimmed, protocols lower-case, events without repeats, `config_id`/`configId` merged into
+ * `configId` (lower-case), unknown fields dropped.
+ *
+ * Each reader is one call marked pure, so a handler's bundle keeps only its own body's validator
+ * and checks (esbuild drops the others).
+ */
+import { config } from '../environment';
+import type { Protocol, SubscriptionStatus } from '../subscriptions/model';
+import { type BodyCheck, type BodyOf, bodyReader } from './body-reader';
+import * as activateSchema from './generated/activate-subscription-request';
+import * as confirmSchema from './generated/confirm-subscription-request';
+import * as createSchema from './generated/create-subscription-request';
+import * as renameSchema from './generated/rename-subscription-request';
+import * as testSchema from './generated/test-subscription-request';
+import * as updateSchema from './generated/update-subscription-request';
+
+/** How many unknown kinds a refusal quotes; the rest are counted. */
+const UNKNOWN_KINDS_QUOTED = 5;
+
+/** The schema's enum is lower-case; the service takes any letter case (the schema's description says so). */
+const lowerCaseProtocol = (body: Record<string, unknown>) =>
+  typeof body.protocol === 'string' ? { ...body, protocol: body.protocol.toLowerCase() } : body;
+
+/**
+ * The catalog is this deployment's configuration (EVENT_KINDS), not the schema's: the OpenAPI
+ * document lists it as an enum, built for the deployment. Checked beside the list's own rules,
+ * so that a list too long and with unknown kinds gets both answers.
+ */
+const eventsInCatalog: BodyCheck<{ events?: unknown }> = {
+  reads: [],
+  reported: 'field',
+  check({ events }) {
+    if (!Array.isArray(events) || events.length === 0 || !events.every((kind) => typeof kind === 'string')) return undefined;
+    const { eventKinds } = config;
+    const unknown = [...new Set((events as string[]).filter((kind) => !eventKinds.includes(kind)))];
+    if (unknown.length === 0) return undefined;
+    const quoted = unknown.slice(0, UNKNOWN_KINDS_QUOTED).map((kind) => JSON.stringify(kind.slice(0, 100)));
+    const more = unknown.length > UNKNOWN_KINDS_QUOTED ? ` and ${unknown.length - UNKNOWN_KINDS_QUOTED} more` : '';
+    return {
+      field: 'events',
+      problem:
+        `${unknown.length === 1 ? 'holds an unknown event kind' : 'hold unknown event kinds'} ${quoted.join(', ')}${more}; ` +
+        `allowed kinds are ${eventKinds.join(', ')}.`,
+    };
+  },
+};
+
+type Addressing = { config_id?: string; configId?: string };
+
+/** Two values a JSON Schema cannot compare: `config_id` and its alias may both be sent only when they agree. */
+const aliasesAgree: BodyCheck<Addressing> = {
+  reads: ['config_id', 'configId'],
+  reported: 'across',
+  check({ config_id, configId: alias }) {
+    return config_id !== undefined && alias !== undefined && config_id.toLowerCase() !== alias.toLowerCase()
+      ? { field: 'config_id', problem: 'and configId name different subscriptions; send the id in config_id only.' }
+      : undefined;
+  },
+};
+
+const addressed = ({ config_id, configId: alias }: Addressing) => (config_id ?? alias)!.toLowerCase();
+const withoutRepeats = (events: readonly string[]) => [...new Set(events)];
+
+export interface CreateSubscriptionRequest {
+  name: string;
+  endpoint: string;
+  protocol: Protocol;
+  events: string[];
+}
+
+export const createSubscriptionRequest = /* @__PURE__ */ bodyReader(createSchema, {
+  prepare: lowerCaseProtocol,
+  checks: [eventsInCatalog],
+  output: ({ name, endpoint, protocol, events }: CreateSubscriptionRequest): CreateSubscriptionRequest => ({
+    name: name.trim(),
+    endpoint,
+    protocol,
+    events: withoutRepeats(events),
+  }),
+});
+
+export const updateSubscriptionRequest = /* @__PURE__ */ bodyReader(updateSchema, {
+  checks: [eventsInCatalog, aliasesAgree],
+  output: (body: Addressing & { events: string[] }) => ({ events: withoutRepeats(body.events), configId: addressed(body) }),
+});
+
+export const activateSubscriptionRequest = /* @__PURE__ */ bodyReader(activateSchema, {
+  checks: [aliasesAgree],
+  output: (body: Addressing & { status: SubscriptionStatus }) => ({ status: body.status, configId: addressed(body) }),
+});
+
+export const renameSubscriptionRequest = /* @__PURE__ */ bodyReader(renameSchema, {
+  checks: [aliasesAgree],
+  output: (body: Addressing & { name: string }) => ({ name: body.name.trim(), configId: addressed(body) }),
+});
+
+export const testSubscriptionRequest = /* @__PURE__ */ bodyReader(testSchema, {
+  checks: [aliasesAgree],
+  output: (body: Addressing) => ({ configId: addressed(body) }),
+});
+
+export const confirmSubscriptionRequest = /* @__PURE__ */ bodyReader(confirmSchema, {
+  checks: [aliasesAgree],
+  output: (body: Addressing) => ({ configId: addressed(body) }),
+});
+
+export type UpdateSubscriptionRequest = BodyOf<typeof updateSubscriptionRequest>;
+export type ActivateSubscriptionRequest = BodyOf<typeof activateSubscriptionRequest>;
+export type RenameSubscriptionRequest = BodyOf<typeof renameSubscriptionRequest>;
+export type TestSubscriptionRequest = BodyOf<typeof testSubscriptionRequest>;
+export type ConfirmSubscriptionRequest = BodyOf<typeof confirmSubscriptionRequest>;

@@ -1,0 +1,197 @@
+/**
+ * Compiles each request body's JSON Schema (schemas.ts) into the validator its function runs:
+ * ajv's standalone code, written to generated/<body>.js (with a .d.ts), so that no function
+ * compiles a schema, or carries a schema compiler, at cold start. Beside the validator, each
+ * module holds the body's fields in reporting order and the refusal sentences of its `x-error`s.
+ *
+ * The generated files are not committed. `npm install`/`npm ci` (`prepare`), `npm test`, jest's
+ * global setup, `npm start`, `npm run bench` and every CDK synth call writeValidators() first;
+ * it rewrites only files whose text changed, so running it again is cheap.
+ *
+ *   npm run validators
+ */
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import Ajv2020Module from 'ajv/dist/2020.js';
+import standaloneModule from 'ajv/dist/standalone/index.js';
+import ucs2lengthModule from 'ajv/dist/runtime/ucs2length.js';
+import { REQUEST_SCHEMAS } from './schemas';
+
+// ajv is CommonJS: loaded from ESM (jest's, tsx's) its default export may arrive as the module object.
+const interop = <T>(module: T): T => ((module as { default?: T }).default ?? module) as T;
+const Ajv2020 = interop(Ajv2020Module);
+const standaloneCode = interop(standaloneModule);
+const ucs2length = interop(ucs2lengthModule);
+
+export const GENERATED_DIRECTORY = fileURLToPath(new URL('./generated/', import.meta.url));
+
+type Json = unknown;
+type Node = Record<string, Json>;
+
+/** Keywords that only describe: the compiled validator does without them. */
+const ANNOTATIONS = new Set(['description', 'examples', 'title', '$comment', 'x-error']);
+/** Keywords that hold one subschema, and those that hold a list or a map of them. */
+const SUBSCHEMA = new Set(['not', 'if', 'then', 'else', 'items', 'contains', 'propertyNames', 'additionalProperties']);
+const SUBSCHEMA_LISTS = new Set(['allOf', 'prefixItems']);
+const SUBSCHEMA_MAPS = new Set(['properties', 'patternProperties', 'dependentSchemas', '$defs']);
+/** What the body reader knows how to report: a failing `if` is explained by its `then`, a failing `not` by its own `x-error`. */
+const UNSUPPORTED = new Set(['$ref', '$dynamicRef', 'anyOf', 'oneOf', 'else', 'unevaluatedProperties', 'unevaluatedItems']);
+/** Keywords that decide nothing by themselves (their subschemas' keywords do), so need no sentence of their own. */
+const STRUCTURAL = new Set(['$schema', '$id', 'properties', 'allOf', 'items', 'if', 'then', 'required', ...ANNOTATIONS]);
+
+const isNode = (value: Json): value is Node => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** Calls `visit` on every subschema with its JSON Pointer as ajv's `schemaPath` writes it ("#/properties/name"). */
+function walk(node: Node, visit: (node: Node, at: string) => void, at = '#'): void {
+  visit(node, at);
+  for (const [keyword, value] of Object.entries(node)) {
+    if (SUBSCHEMA.has(keyword) && isNode(value)) walk(value, visit, `${at}/${keyword}`);
+    if (SUBSCHEMA_LISTS.has(keyword) && Array.isArray(value)) value.forEach((item, index) => isNode(item) && walk(item, visit, `${at}/${keyword}/${index}`));
+    if (SUBSCHEMA_MAPS.has(keyword) && isNode(value)) {
+      for (const [name, item] of Object.entries(value)) if (isNode(item)) walk(item, visit, `${at}/${keyword}/${name}`);
+    }
+  }
+}
+
+/**
+ * The refusal sentences of a body's schema, by where ajv reports a failure: `x-error` as a
+ * string answers for every keyword of its subschema (and of subschemas without their own), as a
+ * map for the keyword it names. Throws when a keyword that can fail would have no sentence.
+ */
+export function refusalsOf(schema: Node, name: string): Record<string, string> {
+  const refusals: Record<string, string> = {};
+  walk(schema, (node, at) => {
+    const found = Object.keys(node).filter((keyword) => UNSUPPORTED.has(keyword));
+    if (found.length > 0) throw new Error(`${name} ${at}: ${found.join(', ')} is not supported in a request body's schema (write-validators.ts).`);
+    const sentence = node['x-error'];
+    if (typeof sentence === 'string') refusals[at] = sentence;
+    else if (isNode(sentence)) for (const [keyword, text] of Object.entries(sentence)) refusals[`${at}/${keyword}`] = String(text);
+  });
+  // Nothing inside an `if` or a `not` is reported, nor the body's own type (the reader refuses a
+  // body that is not an object before it validates); every other deciding keyword needs a sentence.
+  walk(schema, (node, at) => {
+    if (/\/(if|not)(\/|$)/.test(at)) return;
+    for (const keyword of Object.keys(node).filter((candidate) => !STRUCTURAL.has(candidate) && !(at === '#' && candidate === 'type'))) {
+      const place = `${at}/${keyword}`;
+      let found = false;
+      for (let path = place; path.includes('/') && !found; path = path.slice(0, path.lastIndexOf('/'))) found = path in refusals;
+      if (!found) throw new Error(`${name} ${place}: no x-error says what a refusal by this keyword tells the caller.`);
+    }
+  });
+  return refusals;
+}
+
+/** The schema without its annotations: the same validation, less code and text in the bundle. */
+function withoutAnnotations(value: Json): Json {
+  if (Array.isArray(value)) return value.map(withoutAnnotations);
+  if (!isNode(value)) return value;
+  return Object.fromEntries(Object.entries(value).filter(([keyword]) => !ANNOTATIONS.has(keyword)).map(([keyword, item]) => [keyword, withoutAnnotations(item)]));
+}
+
+/**
+ * ajv's standalone code keeps the whole schema as a constant for the few values its errors
+ * quote (an enum's allowed values): those values are written in place instead, and the constant
+ * (a third of create's validator) goes.
+ */
+function withSchemaValuesInlined(code: string, schema: Node, name: string): string {
+  const declaration = /const (schema\d+) = /.exec(code);
+  if (!declaration) return code;
+  const constant = declaration[1]!;
+  const text = `${declaration[0]}${JSON.stringify(schema)};`;
+  if (!code.includes(text)) throw new Error(`${name}: ajv's schema constant is not the schema compiled.`);
+  const inlined = code.replace(text, '').replace(new RegExp(`\\b${constant}((?:\\.[A-Za-z_$][\\w$]*|\\[\\d+\\])+)`, 'g'), (_reference, path: string) => {
+    const keys = [...path.matchAll(/\.([A-Za-z_$][\w$]*)|\[(\d+)\]/g)].map((match) => match[1] ?? Number(match[2]));
+    const value = keys.reduce<Json>((node, key) => (node as Record<string | number, Json>)[key], schema);
+    return JSON.stringify(value);
+  });
+  if (new RegExp(`\\b${constant}\\b`).test(inlined)) throw new Error(`${name}: ajv's code uses its schema constant in a way write-validators.ts cannot inline.`);
+  return inlined;
+}
+
+/**
+ * ajv's standalone module for one schema, turned into an expression: the runtime helper it would
+ * `require` inlined (so the module imports nothing), everything inside one function call marked
+ * pure, so a bundler drops it from the bundles that do not use it.
+ */
+function validatorExpression(schema: Node, name: string): string {
+  const ajv = new Ajv2020({
+    allErrors: true,
+    // The body reader writes the sentences (from x-error), not ajv.
+    messages: false,
+    strict: true,
+    // A `required` inside `if` names a field its own subschema does not define, by design.
+    strictRequired: false,
+    code: { source: true, esm: true },
+  });
+  const compiled = withoutAnnotations(schema) as Node;
+  const code = withSchemaValuesInlined(standaloneCode(ajv, ajv.compile(compiled)), compiled, name);
+  const exported = /export const validate = (\w+);export default \w+;/.exec(code);
+  if (!exported) throw new Error(`${name}: unexpected standalone code from ajv (no default export found).`);
+  const body = code
+    .replace(exported[0], '')
+    .replace(/^"use strict";/, '')
+    // The body reader reads only a `required` failure's params; the others would repeat each
+    // pattern and enum of the schema in the bundle.
+    .replace(/params:\{(?!missingProperty)(?:"(?:[^"\\]|\\.)*"|[^{}"])*\}/g, 'params:{}')
+    .replaceAll('require("ajv/dist/runtime/ucs2length").default', `(${ucs2length.toString()})`);
+  if (/\brequire\(/.test(body)) throw new Error(`${name}: the compiled validator needs a runtime helper write-validators.ts does not inline.`);
+  return `/* @__PURE__ */ (() => {${body}\nreturn ${exported[1]};})()`;
+}
+
+const HEADER = '// Generated by shared/contract/write-validators.ts from shared/contract/schemas.ts: do not edit.\n';
+
+function moduleText(name: string, schema: Node): string {
+  const fields = Object.keys((schema.properties as Node | undefined) ?? {});
+  return [
+    HEADER,
+    `export const validate = ${validatorExpression(schema, name)};`,
+    `export const fields = ${JSON.stringify(fields)};`,
+    `export const refusals = ${JSON.stringify(refusalsOf(schema, name), null, 1)};`,
+    '',
+  ].join('\n');
+}
+
+const DECLARATIONS = `${HEADER}import type { CompiledBodySchema } from '../body-reader';
+
+export declare const validate: CompiledBodySchema['validate'];
+export declare const fields: CompiledBodySchema['fields'];
+export declare const refusals: CompiledBodySchema['refusals'];
+`;
+
+/** Each generated file's name and text. */
+export function validatorFiles(): Map<string, string> {
+  const files = new Map<string, string>();
+  for (const [name, schema] of Object.entries(REQUEST_SCHEMAS)) {
+    files.set(`${name}.js`, moduleText(name, schema as unknown as Node));
+    files.set(`${name}.d.ts`, DECLARATIONS);
+  }
+  return files;
+}
+
+/** Writes the generated modules (only those whose text changed) and removes any other file there; returns the files written. */
+export function writeValidators(directory = GENERATED_DIRECTORY): string[] {
+  const files = validatorFiles();
+  mkdirSync(directory, { recursive: true });
+  for (const existing of readdirSync(directory)) if (!files.has(existing)) rmSync(join(directory, existing), { recursive: true, force: true });
+  const written: string[] = [];
+  for (const [file, text] of files) {
+    const path = join(directory, file);
+    let current: string | undefined;
+    try {
+      current = readFileSync(path, 'utf8');
+    } catch {
+      current = undefined;
+    }
+    if (current !== text) {
+      writeFileSync(path, text);
+      written.push(file);
+    }
+  }
+  return written;
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const written = writeValidators();
+  console.log(`Request validators in shared/contract/generated/: ${written.length === 0 ? 'up to date' : `wrote ${written.join(', ')}`}.`);
+}

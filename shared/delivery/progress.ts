@@ -1,0 +1,57 @@
+/**
+ * Which recipients already got an event, for the tries after a partial failure: an SQS message
+ * cannot be changed, so a retried event would otherwise be published again to every recipient.
+ *
+ * One item per event in the subscriptions table, in a partition of its own,
+ * `delivery#<EventBridge event id>` (never a portal's: portal ids cannot contain '#'), written
+ * only when some recipients got the event and others did not. It expires with the table's TTL
+ * attribute after DELIVERY_PROGRESS_DAYS, longer than the events dead-letter queue keeps a
+ * message, so an event redriven from there is still published only to those it did not reach.
+ */
+import { GetCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { IDEMPOTENCY_EXPIRY_ATTRIBUTE, TABLE_KEYS } from '../subscriptions/table';
+
+/** Partition of an event's delivery progress. */
+export const deliveryPartitionOf = (eventId: string) => `delivery#${eventId}`;
+/** Every delivery partition, as an IAM `StringLike` pattern of `dynamodb:LeadingKeys`. */
+export const DELIVERY_PARTITIONS_PATTERN = deliveryPartitionOf('*');
+const SORT_KEY = 'delivered';
+/** The events dead-letter queue keeps a message 14 days; a day more covers its redrive. */
+export const DELIVERY_PROGRESS_DAYS = 15;
+
+export class DeliveryProgress {
+  constructor(
+    private readonly db: DynamoDBDocumentClient,
+    private readonly tableName: string,
+  ) {}
+
+  /** The config ids that already got the event. */
+  async deliveredTo(eventId: string): Promise<Set<string>> {
+    const { Item } = await this.db.send(
+      new GetCommand({
+        TableName: this.tableName,
+        Key: { [TABLE_KEYS.partitionKey]: deliveryPartitionOf(eventId), [TABLE_KEYS.sortKey]: SORT_KEY },
+        // Strongly consistent: the write of the previous try may be a moment old.
+        ConsistentRead: true,
+      }),
+    );
+    const configIds: unknown = Item?.configIds;
+    return configIds instanceof Set ? new Set([...configIds].map(String)) : new Set();
+  }
+
+  /** Adds recipients that got the event (a set union: concurrent tries never erase each other). */
+  async add(eventId: string, configIds: readonly string[]): Promise<void> {
+    await this.db.send(
+      new UpdateCommand({
+        TableName: this.tableName,
+        Key: { [TABLE_KEYS.partitionKey]: deliveryPartitionOf(eventId), [TABLE_KEYS.sortKey]: SORT_KEY },
+        UpdateExpression: 'ADD configIds :configIds SET #expiry = :expiry',
+        ExpressionAttributeNames: { '#expiry': IDEMPOTENCY_EXPIRY_ATTRIBUTE },
+        ExpressionAttributeValues: {
+          ':configIds': new Set(configIds),
+          ':expiry': Math.floor(Date.now() / 1000) + DELIVERY_PROGRESS_DAYS * 24 * 60 * 60,
+        },
+      }),
+    );
+  }
+}

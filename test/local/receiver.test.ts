@@ -1,0 +1,323 @@
+/**
+ * The reference receiver (examples/receiver, `npm run receiver`) as docs/receiving.md runs it,
+ * with verification on: against `npm start`, its subscription confirms itself, a portal event
+ * and a test event arrive verified and are printed once, tampered messages (body, signature, a
+ * certificate on another host) and genuine ones of another topic are refused, a retried message
+ * is processed once, and an UnsubscribeConfirmation is noted without subscribing again. Then,
+ * with a key of the test's own standing in for SNS's, what the emulator cannot send: old and
+ * future timestamps, an unknown SignatureVersion, a certificate that cannot be fetched (5xx, so
+ * SNS sends the message again).
+ */
+import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
+import { CreateTopicCommand, GetSubscriptionAttributesCommand, ListSubscriptionsByTopicCommand, PublishCommand, SNSClient, SubscribeCommand } from '@aws-sdk/client-sns';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { freePort } from '../../infra/local/free-port';
+import { LOCAL_CREDENTIALS } from '../../infra/local/local-stack';
+import { loadOrCreateSigningIdentity, signatureFields, type SignedFields, type SigningIdentity } from '../../infra/local/sns/signing';
+import { type NpmStart, PROJECT_ROOT, startNpmStart, tokenFor } from '../support/npm-start';
+import { type SnsEnvelope, snsSignatureVerifies } from '../support/sns-signature';
+import { waitFor } from '../support/wait-for';
+
+const REGION = 'us-east-1';
+const ACCOUNT = '000000000000';
+const CREATE = 'asset_bank.media.create';
+const API = '/v7/webhooks/public/api/subscriptions';
+
+interface ReceiverProcess {
+  url: string;
+  output(): string;
+  stop(): Promise<void>;
+}
+
+/** `npm run receiver` with `variables`, on a free port; resolves once it listens. */
+async function startReceiver(variables: Record<string, string>): Promise<ReceiverProcess> {
+  const port = await freePort();
+  const child: ChildProcess = spawn('npm', ['run', '--silent', 'receiver'], {
+    cwd: PROJECT_ROOT,
+    env: { ...process.env, RECEIVER_PORT: String(port), ...variables },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    // Its own process group: stop() ends npm, tsx and node together.
+    detached: true,
+  });
+  let output = '';
+  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const killGroup = (signal: NodeJS.Signals) => {
+    if (child.exitCode === null && child.signalCode === null) process.kill(-child.pid!, signal);
+  };
+  const stop = async () => {
+    killGroup('SIGTERM');
+    const timer = setTimeout(() => killGroup('SIGKILL'), 5_000);
+    await exited;
+    clearTimeout(timer);
+  };
+  try {
+    await waitFor('the receiver to listen', () => (output.includes('Receiver listening on') ? true : child.exitCode === null ? undefined : true), 30_000, 50);
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  if (!output.includes('Receiver listening on')) throw new Error(`npm run receiver did not start:\n${output}`);
+  return { url: `http://127.0.0.1:${port}`, output: () => output, stop };
+}
+
+function linesOf(receiver: ReceiverProcess, pattern: RegExp): string[] {
+  return receiver.output().split('\n').filter((line) => pattern.test(line));
+}
+
+/** POSTs `message` to the receiver as SNS would. */
+async function post(receiver: ReceiverProcess, message: unknown, path = '/hooks'): Promise<number> {
+  const response = await fetch(`${receiver.url}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'text/plain; charset=UTF-8' },
+    body: typeof message === 'string' ? message : JSON.stringify(message),
+    signal: AbortSignal.timeout(10_000),
+  });
+  await response.text();
+  return response.status;
+}
+
+/** A stand-in for SNS's certificate host: serves the certificates of `serve`d identities by their paths, counting requests. */
+async function startCertificateServer(...identities: SigningIdentity[]) {
+  const requests: string[] = [];
+  const served = new Map(identities.map((identity) => [identity.certificatePath, identity.certificatePem]));
+  const server = createServer((request, response) => {
+    requests.push(request.url ?? '');
+    const pem = served.get(request.url ?? '');
+    if (pem) response.writeHead(200).end(pem);
+    else response.writeHead(404).end();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return { origin, requests, server, serve: (identity: SigningIdentity) => served.set(identity.certificatePath, identity.certificatePem) };
+}
+
+async function closeServer(server: Server | undefined): Promise<void> {
+  if (!server) return;
+  server.closeAllConnections();
+  await new Promise((resolve) => server.close(resolve));
+}
+
+/** A Notification of the service's shape, signed with `identity` as if SNS had sent it. */
+function signedNotification(identity: SigningIdentity, origin: string, topicArn: string, overrides: { version?: string; timestamp?: string; eventId?: string } = {}) {
+  const fields: SignedFields = {
+    Type: 'Notification',
+    MessageId: randomUUID(),
+    TopicArn: topicArn,
+    Message: JSON.stringify({ event: CREATE, portalId: 'portal-a', configId: 'c-1', occurredAt: new Date().toISOString(), eventId: overrides.eventId ?? randomUUID(), data: { mediaId: 'm-1' } }),
+    Timestamp: overrides.timestamp ?? new Date().toISOString(),
+  };
+  return { ...fields, ...signatureFields(identity, origin, overrides.version ?? '2', fields) };
+}
+
+describe('against npm start', () => {
+  let stack: NpmStart;
+  let receiver: ReceiverProcess;
+  let sns: SNSClient;
+  let events: EventBridgeClient;
+  let token: string;
+  let created: { configId: string; topicArn: string; subscriptionArn: string };
+  let attacker: Awaited<ReturnType<typeof startCertificateServer>> | undefined;
+
+  beforeAll(async () => {
+    stack = await startNpmStart();
+    receiver = await startReceiver({
+      TOPIC_ARNS: `arn:aws:sns:${REGION}:${ACCOUNT}:webhooks-*`,
+      ALLOWED_CERT_ORIGIN: `http://127.0.0.1:${stack.ports.sns}`,
+    });
+    sns = new SNSClient({ endpoint: `http://127.0.0.1:${stack.ports.sns}`, region: REGION, credentials: LOCAL_CREDENTIALS, maxAttempts: 1 });
+    events = new EventBridgeClient({ endpoint: `http://127.0.0.1:${stack.ports.events}`, region: REGION, credentials: LOCAL_CREDENTIALS, maxAttempts: 1 });
+    token = await tokenFor(stack, 'portal-a-admin', 'portal-a-admin-secret');
+  }, 120_000);
+
+  afterAll(async () => {
+    sns?.destroy();
+    events?.destroy();
+    await closeServer(attacker?.server);
+    await receiver?.stop();
+    await stack?.stop();
+  }, 60_000);
+
+  async function api(method: string, path: string, body?: unknown) {
+    const response = await fetch(`${stack.baseUrl}${API}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+      signal: AbortSignal.timeout(10_000),
+    });
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the API's JSON
+    return { status: response.status, body: (await response.json()) as any };
+  }
+
+  /** The bodies the SNS emulator sent to one subscription, by type. */
+  async function sent(subscriptionArn: string, type: string): Promise<SnsEnvelope[]> {
+    const response = await fetch(`http://127.0.0.1:${stack.ports.sns}/_emulator/deliveries`, { signal: AbortSignal.timeout(5_000) });
+    const { deliveries } = (await response.json()) as { deliveries: { subscriptionArn: string; type: string; body: string }[] };
+    return deliveries.filter((entry) => entry.subscriptionArn === subscriptionArn && entry.type === type).map((entry) => JSON.parse(entry.body) as SnsEnvelope);
+  }
+
+  async function portalEventNotification(eventId: string): Promise<SnsEnvelope> {
+    const notifications = await sent(created.subscriptionArn, 'Notification');
+    return notifications.find((message) => JSON.parse(message.Message!).eventId === eventId)!;
+  }
+
+  let portalEventId: string;
+
+  it('confirms its subscription itself, once the confirmation verified', async () => {
+    const answer = await api('POST', '', { name: 'Reference receiver', protocol: 'http', endpoint: `${receiver.url}/hooks`, events: [CREATE] });
+    expect(answer.status).toBe(200);
+    created = answer.body.record;
+
+    await waitFor('the receiver to confirm', () => (linesOf(receiver, new RegExp(`^confirmed ${created.topicArn}$`)).length === 1 ? true : undefined), 20_000);
+    const listed = await waitFor('the API to list it confirmed', async () => {
+      const { body } = await api('GET', '/list');
+      return body.configs.find((config: { configId: string; confirmed: boolean }) => config.configId === created.configId && config.confirmed);
+    });
+    expect(listed).toMatchObject({ confirmed: true });
+    const [confirmation] = await sent(created.subscriptionArn, 'SubscriptionConfirmation');
+    expect(confirmation!.SignatureVersion).toBe('2');
+    expect(await snsSignatureVerifies(confirmation!)).toBe(true);
+  });
+
+  it('accepts a portal event and a test event, each verified, and prints each once', async () => {
+    const put = await events.send(
+      new PutEventsCommand({
+        Entries: [{ EventBusName: 'webhooks-portal-events', Source: 'portal.events', DetailType: CREATE, Detail: JSON.stringify({ portalId: 'portal-a', mediaId: 'm-1' }) }],
+      }),
+    );
+    portalEventId = put.Entries![0]!.EventId!;
+    const printed = `event ${CREATE} ${portalEventId} of ${created.configId}: {"mediaId":"m-1"}`;
+    await waitFor('the portal event to be printed', () => (receiver.output().includes(printed) ? true : undefined), 20_000);
+
+    expect((await api('POST', '/test', { config_id: created.configId })).status).toBe(200);
+    const testEvent = new RegExp(`^event webhooks\\.test (\\S+) of ${created.configId}: \\{"name":"Reference receiver"\\}$`);
+    await waitFor('the test event to be printed', () => (linesOf(receiver, testEvent).length === 1 ? true : undefined), 20_000);
+
+    const notifications = await sent(created.subscriptionArn, 'Notification');
+    expect(notifications).toHaveLength(2);
+    for (const notification of notifications) expect(await snsSignatureVerifies(notification)).toBe(true);
+    expect(linesOf(receiver, /^(refused|failed|could not)/)).toEqual([]);
+  });
+
+  it('refuses a tampered message (body, signature, or a certificate on another host) with a 4xx, and acts on none', async () => {
+    const genuine = await portalEventNotification(portalEventId);
+    const forgedEventId = randomUUID();
+    const forgedMessage = JSON.stringify({ ...JSON.parse(genuine.Message!), eventId: forgedEventId, data: { mediaId: 'forged' } });
+
+    expect(await post(receiver, { ...genuine, Message: forgedMessage })).toBe(403);
+    const signature = Buffer.from(genuine.Signature!, 'base64');
+    signature[10]! ^= 1;
+    expect(await post(receiver, { ...genuine, Signature: signature.toString('base64') })).toBe(403);
+
+    // A forger signs with a key of its own and points SigningCertURL at its own server.
+    const forgerIdentity = await loadOrCreateSigningIdentity(undefined);
+    attacker = await startCertificateServer(forgerIdentity);
+    const forged = { ...genuine, Message: forgedMessage };
+    const { Signature, SigningCertURL } = signatureFields(forgerIdentity, attacker.origin, '2', forged as unknown as SignedFields);
+    const forgery = { ...forged, Signature, SigningCertURL };
+    // By signature alone it is perfect; only its certificate's host gives it away.
+    expect(await snsSignatureVerifies(forgery)).toBe(true);
+    attacker.requests.length = 0;
+    expect(await post(receiver, forgery)).toBe(403);
+    expect(attacker.requests).toEqual([]);
+
+    expect(linesOf(receiver, /^refused: the signature does not verify$/)).toHaveLength(2);
+    expect(linesOf(receiver, /^refused: certificate URL http:\/\/127\.0\.0\.1:\d+\/SimpleNotificationService-[0-9a-f]+\.pem is not allowed$/)).toHaveLength(1);
+    expect(receiver.output()).not.toContain(forgedEventId);
+  });
+
+  it('refuses a genuine message of a topic not its own, and so never confirms that subscription', async () => {
+    const { TopicArn } = await sns.send(new CreateTopicCommand({ Name: 'not-a-webhooks-topic', Attributes: { SignatureVersion: '2' } }));
+    const { SubscriptionArn } = await sns.send(
+      new SubscribeCommand({ TopicArn, Protocol: 'http', Endpoint: `${receiver.url}/other`, ReturnSubscriptionArn: true }),
+    );
+    await waitFor('the refusal', () => (linesOf(receiver, new RegExp(`^refused: topic ${TopicArn} is not one of ours$`)).length === 1 ? true : undefined), 20_000);
+    const [confirmation] = await sent(SubscriptionArn!, 'SubscriptionConfirmation');
+    expect(await snsSignatureVerifies(confirmation!)).toBe(true);
+    const { Attributes } = await sns.send(new GetSubscriptionAttributesCommand({ SubscriptionArn }));
+    expect(Attributes?.PendingConfirmation).toBe('true');
+  });
+
+  it('processes a retried message once: the same message again, or the same event in a new message', async () => {
+    const genuine = await portalEventNotification(portalEventId);
+    const printed = new RegExp(`^event ${CREATE} ${portalEventId} `);
+    const duplicate = new RegExp(`^duplicate ${portalEventId} of ${created.configId}: already accepted$`);
+
+    // As SNS retries when it did not get the first answer: the identical body.
+    expect(await post(receiver, genuine)).toBe(200);
+    expect(linesOf(receiver, duplicate)).toHaveLength(1);
+
+    // As the dispatcher publishes an event again after a failure: a new message, same (configId, eventId).
+    const { MessageId } = await sns.send(
+      new PublishCommand({ TopicArn: created.topicArn, Message: genuine.Message, MessageAttributes: { event: { DataType: 'String', StringValue: CREATE } } }),
+    );
+    expect(MessageId).not.toBe(genuine.MessageId);
+    await waitFor('the second duplicate', () => (linesOf(receiver, duplicate).length === 2 ? true : undefined), 20_000);
+    const republished = (await sent(created.subscriptionArn, 'Notification')).find((message) => message.MessageId === MessageId);
+    expect(await snsSignatureVerifies(republished!)).toBe(true);
+    expect(linesOf(receiver, printed)).toHaveLength(1);
+  });
+
+  it('notes an UnsubscribeConfirmation, verified, without subscribing again', async () => {
+    const genuine = await portalEventNotification(portalEventId);
+    expect((await fetch(genuine.UnsubscribeURL!, { signal: AbortSignal.timeout(5_000) })).status).toBe(200);
+    await waitFor('the note', () => (linesOf(receiver, new RegExp(`^unsubscribed from ${created.topicArn}$`)).length === 1 ? true : undefined), 20_000);
+    const [goodbye] = await sent(created.subscriptionArn, 'UnsubscribeConfirmation');
+    expect(await snsSignatureVerifies(goodbye!)).toBe(true);
+    const { Subscriptions } = await sns.send(new ListSubscriptionsByTopicCommand({ TopicArn: created.topicArn }));
+    expect(Subscriptions).toEqual([]);
+  });
+});
+
+describe('with a key of the test\'s own standing in for SNS\'s', () => {
+  const topicArn = `arn:aws:sns:${REGION}:${ACCOUNT}:own-topic`;
+  let identity: SigningIdentity;
+  let certificates: Awaited<ReturnType<typeof startCertificateServer>>;
+  let receiver: ReceiverProcess;
+
+  beforeAll(async () => {
+    identity = await loadOrCreateSigningIdentity(undefined);
+    certificates = await startCertificateServer(identity);
+    receiver = await startReceiver({ TOPIC_ARNS: topicArn, ALLOWED_CERT_ORIGIN: certificates.origin });
+  }, 60_000);
+
+  afterAll(async () => {
+    await receiver?.stop();
+    await closeServer(certificates?.server);
+  });
+
+  it('accepts both signature versions, fetching the certificate once', async () => {
+    const [first, second] = [signedNotification(identity, certificates.origin, topicArn, { version: '1' }), signedNotification(identity, certificates.origin, topicArn)];
+    expect([await post(receiver, first), await post(receiver, second)]).toEqual([200, 200]);
+    await waitFor('both events', () => (linesOf(receiver, /^event /).length === 2 ? true : undefined));
+    expect(certificates.requests).toEqual([identity.certificatePath]);
+  });
+
+  it('refuses a message older than an hour or from the future, an unknown SignatureVersion, and what is not an SNS message', async () => {
+    const hourAndMinuteAgo = new Date(Date.now() - 61 * 60 * 1000).toISOString();
+    const inTenMinutes = new Date(Date.now() + 10 * 60 * 1000).toISOString();
+    expect(await post(receiver, signedNotification(identity, certificates.origin, topicArn, { timestamp: hourAndMinuteAgo }))).toBe(403);
+    expect(await post(receiver, signedNotification(identity, certificates.origin, topicArn, { timestamp: inTenMinutes }))).toBe(403);
+    expect(await post(receiver, { ...signedNotification(identity, certificates.origin, topicArn), SignatureVersion: '3' })).toBe(403);
+    expect(await post(receiver, 'not json')).toBe(403);
+    expect(await post(receiver, { Type: 'Notification', Message: 'unsigned' })).toBe(403);
+    expect((await fetch(`${receiver.url}/hooks`, { signal: AbortSignal.timeout(5_000) })).status).toBe(405);
+    expect(linesOf(receiver, /^refused: Timestamp .* is out of range$/)).toHaveLength(2);
+    expect(linesOf(receiver, /^refused: unknown SignatureVersion 3$/)).toHaveLength(1);
+    expect(linesOf(receiver, /^event /)).toHaveLength(2);
+  });
+
+  it('answers 5xx while the certificate cannot be fetched, so SNS sends the message again, and accepts it then', async () => {
+    const rotated = await loadOrCreateSigningIdentity(undefined);
+    const message = signedNotification(rotated, certificates.origin, topicArn, { eventId: 'after-rotation' });
+    expect(await post(receiver, message)).toBe(503);
+    expect(linesOf(receiver, /^refused: no certificate at http:\/\/127\.0\.0\.1:\d+\/SimpleNotificationService-[0-9a-f]+\.pem \(HTTP 404\)$/)).toHaveLength(1);
+    certificates.serve(rotated);
+    expect(await post(receiver, message)).toBe(200);
+    await waitFor('the event', () => (linesOf(receiver, /^event \S+ after-rotation of c-1: \{"mediaId":"m-1"\}$/).length === 1 ? true : undefined));
+  });
+});
