@@ -100,6 +100,7 @@ export async function loadServiceDescription(documentUrl = '/openapi.json') {
       rename: pathOf(document, 'renameSubscriptionRoute'),
       delete: pathOf(document, 'deleteSubscriptionRoute'),
       test: pathOf(document, 'testSubscriptionRoute'),
+      confirm: pathOf(document, 'confirmSubscriptionRoute'),
     },
   };
 }
@@ -144,6 +145,7 @@ export function apiClient(description, token) {
     replaceEvents: (configId, events) => call('PUT', paths.update, { config_id: configId, events }),
     setStatus: (configId, status) => call('PUT', paths.activate, { config_id: configId, status }),
     sendTest: (configId) => call('POST', paths.test, { config_id: configId }),
+    resendConfirmation: (configId) => call('POST', paths.confirm, { config_id: configId }),
     remove: (configId) => call('DELETE', paths.delete.replace('{configId}', encodeURIComponent(configId))),
   };
 }

@@ -116,6 +116,13 @@ function actionButton(label, subscription, action, handler, className = '') {
   return button;
 }
 
+/** What SNS's side of a subscription means to the person looking at it. */
+const SUBSCRIPTION_STATES = {
+  confirmed: 'Confirmed',
+  pending: 'Pending confirmation',
+  unsubscribed: 'Unsubscribed',
+};
+
 function renderSubscriptions() {
   const rows = state.subscriptions.map((subscription) => {
     const active = subscription.status === 1;
@@ -127,13 +134,17 @@ function renderSubscriptions() {
       ]),
       element('td', {}, [element('ul', {}, subscription.events.map((kind) => element('li', { textContent: kind })))]),
       element('td', {}, [element('span', { className: `badge ${active ? 'on' : 'off'}`, textContent: active ? 'Active' : 'Inactive' })]),
-      element('td', { textContent: subscription.confirmed ? 'Confirmed' : 'Pending confirmation' }),
+      element('td', { textContent: SUBSCRIPTION_STATES[subscription.subscriptionState] ?? subscription.subscriptionState }),
       element('td', {}, [
         element('div', { className: 'actions' }, [
           actionButton('Rename', subscription, 'rename', openRename),
           actionButton('Events', subscription, 'events', openEvents),
           actionButton(active ? 'Deactivate' : 'Activate', subscription, 'status', toggleStatus),
           actionButton('Send test', subscription, 'test', sendTest),
+          // Only where the endpoint has not confirmed (or left): a confirmed one answers 400.
+          ...(subscription.subscriptionState === 'confirmed'
+            ? []
+            : [actionButton('Resend confirmation', subscription, 'confirm', resendConfirmation)]),
           actionButton('Delete', subscription, 'delete', openDelete, 'danger'),
         ]),
       ]),
@@ -197,6 +208,15 @@ async function sendTest(subscription) {
   await attempt(async () => {
     const answer = await state.api.sendTest(subscription.configId);
     announce(`${answer.message} (${subscription.name}, message ${answer.messageId})`);
+  });
+}
+
+async function resendConfirmation(subscription) {
+  await attempt(async () => {
+    const answer = await state.api.resendConfirmation(subscription.configId);
+    await refresh();
+    announce(`${answer.message} (${subscription.name})`);
+    focusAction(subscription.configId, 'confirm');
   });
 }
 

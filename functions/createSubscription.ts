@@ -1,5 +1,6 @@
 import { documentClient } from '../shared/aws/dynamodb';
 import { snsClient } from '../shared/aws/sns';
+import { topicPublishersOf } from '../shared/config';
 import { createSubscriptionRequest } from '../shared/contract/request-bodies';
 import { config } from '../shared/environment';
 import { idempotentRuns } from '../shared/http/idempotency';
@@ -12,9 +13,10 @@ import { SubscriptionTopics } from '../shared/subscriptions/topics';
 
 const deps = {
   repository: new SubscriptionRepository(documentClient, config.tableName),
-  topics: new SubscriptionTopics(snsClient, config.topicPrefix),
+  topics: new SubscriptionTopics(snsClient, config.topicPrefix, topicPublishersOf(config)),
   maxSubscriptionsPerPortal: config.maxSubscriptionsPerPortal,
   deadLetterQueueArn: config.deliveryDeadLetterQueueArn,
+  allowedEndpointAccounts: config.allowedEndpointAccounts,
 };
 
 /** Creates a subscription; with an Idempotency-Key header, at most one per portal and key. */
@@ -22,7 +24,7 @@ export const handler = httpOperation('createSubscriptionRoute', {
   body: jsonInput(createSubscriptionRequest),
   idempotency: idempotentRuns({ client: documentClient, tableName: config.tableName, operationId: 'createSubscriptionRoute' }),
   run: async ({ portalId, body, context }) => {
-    const { subscription, confirmed } = await createSubscription(deps, portalId, body, context.invokedFunctionArn);
-    return { message: 'Subscription created.', record: recordView(subscription, confirmed) };
+    const { subscription, subscriptionState } = await createSubscription(deps, portalId, body, context.invokedFunctionArn);
+    return { message: 'Subscription created.', record: recordView(subscription, subscriptionState) };
   },
 });

@@ -1,5 +1,6 @@
 import { documentClient } from '../shared/aws/dynamodb';
 import { snsClient } from '../shared/aws/sns';
+import { topicPublishersOf } from '../shared/config';
 import { config } from '../shared/environment';
 import { logger, withInvocationLogging } from '../shared/logger';
 import { type ReconcileSummary, reconcileTopics } from '../shared/reconciliation/reconcile';
@@ -9,7 +10,7 @@ import { SubscriptionTopics } from '../shared/subscriptions/topics';
 const deps = {
   sns: snsClient,
   repository: new SubscriptionRepository(documentClient, config.tableName),
-  topics: new SubscriptionTopics(snsClient, config.topicPrefix),
+  topics: new SubscriptionTopics(snsClient, config.topicPrefix, topicPublishersOf(config)),
   topicPrefix: config.topicPrefix,
   deadLetterQueueArn: config.deliveryDeadLetterQueueArn,
   graceMs: config.reconcileGraceMinutes * 60_000,

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { documentClient } from '../shared/aws/dynamodb';
+import { refusedByService } from '../shared/aws/refusals';
 import { snsClient } from '../shared/aws/sns';
 import { testSubscriptionRequest } from '../shared/contract/request-bodies';
 import { TEST_EVENT_KIND } from '../shared/delivery/message';
@@ -12,7 +13,10 @@ import { SubscriptionRepository } from '../shared/subscriptions/repository';
 
 const repository = new SubscriptionRepository(documentClient, config.tableName);
 
-/** Sends one webhooks.test message to the subscription, whatever its events and status. */
+/**
+ * Sends one webhooks.test message to the subscription, whatever its events and status. A refusal
+ * of the Publish (its topic policy, a missing topic) is the service's fault, not the caller's.
+ */
 export const handler = httpOperation('testSubscriptionRoute', {
   body: jsonInput(testSubscriptionRequest),
   run: async ({ portalId, body: { configId } }) => {
@@ -25,7 +29,7 @@ export const handler = httpOperation('testSubscriptionRoute', {
       occurredAt: new Date().toISOString(),
       eventId: randomUUID(),
       data: { name: subscription.name },
-    });
+    }).catch(refusedByService('Publish'));
     return { message: 'Test event sent.', messageId };
   },
 });

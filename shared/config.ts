@@ -36,6 +36,17 @@ export interface ServiceConfig {
    * the UUIDv7 in its name) may belong to a create still in flight and is not deleted.
    */
   readonly reconcileGraceMinutes: number;
+  /**
+   * The IAM principals (role ARNs) that publish to the service's topics: the dispatcher and the
+   * operations that publish. Every topic is created with an access policy denying sns:Publish to
+   * every other principal; the functions that create topics need it (topicPublishersOf).
+   */
+  readonly topicPublisherArns: readonly string[];
+  /**
+   * Accounts whose sqs and lambda endpoints may be subscribed although they are the service's own
+   * (SNS confirms those without their owner's consent); none by default.
+   */
+  readonly allowedEndpointAccounts: readonly string[];
 }
 
 export class ConfigurationError extends Error {
@@ -52,6 +63,9 @@ const TOPIC_PREFIX_PATTERN = /^[A-Za-z0-9_-]{1,219}$/;
 const EVENT_KIND_PATTERN = /^[A-Za-z0-9_.:-]{1,128}$/;
 const CLAIM_PATTERN = /^[A-Za-z0-9_.:/-]{1,128}$/;
 const SQS_QUEUE_ARN = /^arn:aws[a-z-]*:sqs:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,80}$/;
+// IAM's name rules for roles and users, with their optional path.
+const IAM_PRINCIPAL_ARN = /^arn:aws[a-z-]*:iam::\d{12}:(?:role|user)\/(?:[\w+=,.@-]+\/)*[\w+=,.@-]{1,64}$/;
+const ACCOUNT_ID = /^\d{12}$/;
 
 /**
  * What is wrong with each setting, as the end of a sentence that starts with its name
@@ -78,6 +92,10 @@ export const settingProblems = {
       : `must be a whole number of minutes from 1 to 1440 (got "${text}").`,
   portalClaim: (value: string) =>
     CLAIM_PATTERN.test(value) ? undefined : `must be a JWT claim name of letters, digits, '_', '.', ':', '/' or '-' (got "${value}").`,
+  allowedEndpointAccounts: (accounts: readonly string[]) => {
+    const invalid = accounts.filter((account) => !ACCOUNT_ID.test(account));
+    return invalid.length === 0 ? undefined : `must be a comma-separated list of 12-digit AWS account ids (invalid: ${invalid.join(', ')}).`;
+  },
 };
 
 /** A comma-separated list, trimmed, without empty entries or duplicates. */
@@ -121,6 +139,15 @@ export function loadConfig(env: NodeJS.ProcessEnv): ServiceConfig {
   const graceText = read('RECONCILE_GRACE_MINUTES') ?? String(DEFAULT_RECONCILE_GRACE_MINUTES);
   check('RECONCILE_GRACE_MINUTES', settingProblems.reconcileGraceMinutes(graceText));
 
+  const topicPublisherArns = splitList(read('TOPIC_PUBLISHER_ARNS') ?? '');
+  const invalidPublishers = topicPublisherArns.filter((arn) => !IAM_PRINCIPAL_ARN.test(arn));
+  if (invalidPublishers.length > 0) {
+    problems.push(`TOPIC_PUBLISHER_ARNS must be a comma-separated list of IAM role or user ARNs (invalid: ${invalidPublishers.join(', ')}).`);
+  }
+
+  const allowedEndpointAccounts = splitList(read('ALLOWED_ENDPOINT_ACCOUNTS') ?? '');
+  check('ALLOWED_ENDPOINT_ACCOUNTS', settingProblems.allowedEndpointAccounts(allowedEndpointAccounts));
+
   if (problems.length > 0) {
     throw new ConfigurationError(`Invalid configuration: ${problems.join(' ')}`);
   }
@@ -132,5 +159,22 @@ export function loadConfig(env: NodeJS.ProcessEnv): ServiceConfig {
     portalClaim,
     deliveryDeadLetterQueueArn,
     reconcileGraceMinutes: Number(graceText),
+    topicPublisherArns,
+    allowedEndpointAccounts,
   };
+}
+
+/**
+ * The principals named in the access policy of every topic a function creates. Only the
+ * functions that create topics (create, the reconciler) call this, at cold start: without
+ * publishers, their topics would admit nobody's Publish, so such a function fails to start.
+ */
+export function topicPublishersOf(config: Pick<ServiceConfig, 'topicPublisherArns'>): readonly string[] {
+  if (config.topicPublisherArns.length === 0) {
+    throw new ConfigurationError(
+      'Invalid configuration: TOPIC_PUBLISHER_ARNS is required by the functions that create topics: ' +
+        'set it to the ARNs of the roles that publish to them (the dispatcher and the test operation).',
+    );
+  }
+  return config.topicPublisherArns;
 }

@@ -51,6 +51,7 @@ export const OPERATIONS = [
   operation('renameSubscriptionRoute', 'renameSubscription', 'PUT', '/rename', SCOPES.write),
   operation('deleteSubscriptionRoute', 'deleteSubscription', 'DELETE', '/{configId}', SCOPES.write),
   operation('testSubscriptionRoute', 'testSubscription', 'POST', '/test', SCOPES.write),
+  operation('confirmSubscriptionRoute', 'confirmSubscription', 'POST', '/confirm', SCOPES.write),
 ] as const;
 
 export type OperationId = (typeof OPERATIONS)[number]['id'];

@@ -3,9 +3,10 @@
  * `context` block of cdk.json) and checked before anything is synthesized, so a bad value
  * fails `cdk synth` with a message naming the key instead of failing every request later.
  *
- * The checks on topicPrefix, maxSubscriptionsPerPortal, eventKinds and portalClaim, and their
- * defaults, are the ones the functions apply to their environment at cold start
- * (shared/config.ts), so a value synth accepts never fails a function's start.
+ * The checks on topicPrefix, maxSubscriptionsPerPortal, eventKinds, portalClaim and
+ * allowedEndpointAccounts, and their defaults, are the ones the functions apply to their
+ * environment at cold start (shared/config.ts), so a value synth accepts never fails a
+ * function's start.
  */
 import { DEFAULT_EVENT_BUS_NAME } from '../../shared/delivery/portal-event';
 import {
@@ -42,6 +43,12 @@ export interface DeploymentSettings {
   /** Requests the API stage accepts in a burst above the rate. */
   readonly throttlingBurstLimit: number;
   /**
+   * ALLOWED_ENDPOINT_ACCOUNTS: accounts whose sqs and lambda endpoints create and confirm accept
+   * although they are the stack's own (SNS confirms those without their owner's consent). None
+   * by default: a queue or function of the stack's account is refused.
+   */
+  readonly allowedEndpointAccounts: readonly string[];
+  /**
    * For `sam local invoke` only: DynamoDB and SNS endpoints (those of `npm start`) that the
    * template then declares as AWS_ENDPOINT_URL_DYNAMODB / AWS_ENDPOINT_URL_SNS. SAM passes a
    * function only variables its template declares, so this is how SAM reaches the emulators.
@@ -75,6 +82,7 @@ export const CONTEXT_KEYS = [
   'reconcileGraceMinutes',
   'throttlingRateLimit',
   'throttlingBurstLimit',
+  'allowedEndpointAccounts',
   'localDynamoDbEndpoint',
   'localSnsEndpoint',
 ] as const;
@@ -178,6 +186,9 @@ export function deploymentSettingsFrom(readContext: (key: ContextKey) => unknown
     max: 5_000,
   });
 
+  const allowedEndpointAccounts = list('allowedEndpointAccounts') ?? [];
+  check('allowedEndpointAccounts', settingProblems.allowedEndpointAccounts(allowedEndpointAccounts));
+
   const localDynamoDbEndpoint = text('localDynamoDbEndpoint');
   const localSnsEndpoint = text('localSnsEndpoint');
   for (const [key, value] of [
@@ -208,6 +219,7 @@ export function deploymentSettingsFrom(readContext: (key: ContextKey) => unknown
     reconcileGraceMinutes: Number(graceText),
     throttlingRateLimit,
     throttlingBurstLimit,
+    allowedEndpointAccounts,
     localEndpoints:
       localDynamoDbEndpoint && localSnsEndpoint ? { dynamoDb: localDynamoDbEndpoint, sns: localSnsEndpoint } : undefined,
   };

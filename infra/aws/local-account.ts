@@ -5,6 +5,21 @@
  */
 export const LOCAL_ACCOUNT_ID = '000000000000';
 
+/** The access key id the local stack's functions sign their AWS calls with (any secret will do). */
+export const LOCAL_SERVICE_ACCESS_KEY_ID = 'local';
+
+/**
+ * The principal the SNS emulator takes a request for: the role named by the access key id of
+ * its SigV4 signature, in the emulator's account. Locally, credentials stand for a principal
+ * this way, so that a topic's access policy means there what it means on AWS (docs/local.md).
+ */
+export function localPrincipalArn(accessKeyId: string, accountId = LOCAL_ACCOUNT_ID): string {
+  return `arn:aws:iam::${accountId}:role/${accessKeyId}`;
+}
+
+/** The principal of the local stack's functions: the one publisher every local topic's policy names. */
+export const LOCAL_SERVICE_ROLE_ARN = localPrincipalArn(LOCAL_SERVICE_ACCESS_KEY_ID);
+
 /**
  * The queue SNS redrives undeliverable messages to, as every subscription's redrive policy
  * names it; the SNS emulator keeps them (GET /_emulator/dead-letters) instead of sending them.

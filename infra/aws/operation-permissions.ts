@@ -1,8 +1,10 @@
 /**
  * The AWS actions each operation's function calls, and nothing more: its IAM policy is built
  * from this map. Read off the code each handler runs (shared/subscriptions/repository.ts,
- * topics.ts, create-subscription.ts, delete-subscription.ts, and for create the idempotency
- * records of shared/http/idempotency.ts); change it together with them.
+ * topics.ts, create-subscription.ts, delete-subscription.ts, confirm-subscription.ts, and for
+ * create the idempotency records of shared/http/idempotency.ts); change it together with them.
+ * The functions granted sns:Publish here are, with the dispatcher, the only principals the
+ * topics' access policy lets publish (webhook-subscriptions-stack.ts).
  *
  * DynamoDB has no IAM action for a transaction as a whole: TransactWriteItems is authorized
  * per item, as the PutItem / UpdateItem / DeleteItem it contains.
@@ -25,14 +27,10 @@ export interface OperationPermissions {
 }
 
 /**
- * Update and activate: one conditional UpdateItem, the SNS subscription's filter policy set
- * from the result, and a GetItem to check that no other change landed meanwhile
- * (shared/subscriptions/change-delivery.ts).
+ * Update, activate and rename: one conditional UpdateItem each, and nothing in SNS (the
+ * dispatcher reads the events and status when it publishes; subscriptions carry no filter).
  */
-const CHANGE_DELIVERY: OperationPermissions = {
-  table: ['dynamodb:UpdateItem', 'dynamodb:GetItem'],
-  topics: ['sns:SetSubscriptionAttributes'],
-};
+const CHANGE_RECORD: OperationPermissions = { table: ['dynamodb:UpdateItem'], topics: [] };
 
 export const OPERATION_PERMISSIONS = {
   createSubscriptionRoute: {
@@ -42,17 +40,16 @@ export const OPERATION_PERMISSIONS = {
     // shared/http/idempotency.ts: PutItem takes a key, GetItem reads one already
     // taken, UpdateItem stores the result, DeleteItem frees the key when the create failed.
     idempotencyRecords: ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem', 'dynamodb:DeleteItem'],
-    // CreateTopic with Tags needs TagResource too. DeleteTopic: undoing a create that failed
-    // half-way.
-    // Subscribe sets the filter, delivery and redrive policies in the same call.
+    // CreateTopic with Tags needs TagResource too; its access policy is an attribute of the same
+    // call. DeleteTopic: undoing a create that failed half-way. Subscribe sets the delivery and
+    // redrive policies in the same call.
     topics: ['sns:CreateTopic', 'sns:TagResource', 'sns:Subscribe', 'sns:DeleteTopic'],
   },
-  updateSubscriptionRoute: CHANGE_DELIVERY,
-  activateSubscriptionRoute: CHANGE_DELIVERY,
-  // GetSubscriptionAttributes: whether each endpoint has confirmed.
+  updateSubscriptionRoute: CHANGE_RECORD,
+  activateSubscriptionRoute: CHANGE_RECORD,
+  // GetSubscriptionAttributes: each subscription's state (confirmed, pending, gone).
   listSubscriptionsRoute: { table: ['dynamodb:Query'], topics: ['sns:GetSubscriptionAttributes'] },
-  // One conditional UpdateItem of the name.
-  renameSubscriptionRoute: { table: ['dynamodb:UpdateItem'], topics: [] },
+  renameSubscriptionRoute: CHANGE_RECORD,
   deleteSubscriptionRoute: {
     // GetItem: find the record. DeleteItem + UpdateItem: the remove transaction (record + counter).
     table: ['dynamodb:GetItem', 'dynamodb:DeleteItem', 'dynamodb:UpdateItem'],
@@ -61,19 +58,24 @@ export const OPERATION_PERMISSIONS = {
   },
   // GetItem: find the record in the caller's portal; Publish: the test message to its topic.
   testSubscriptionRoute: { table: ['dynamodb:GetItem'], topics: ['sns:Publish'] },
+  // GetItem: find the record (and look again when Subscribe failed); GetSubscriptionAttributes:
+  // its state; Subscribe: the endpoint again; UpdateItem: the conditional write of a new ARN.
+  confirmSubscriptionRoute: {
+    table: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
+    topics: ['sns:GetSubscriptionAttributes', 'sns:Subscribe'],
+  },
 } as const satisfies Record<OperationId, OperationPermissions>;
 
 /**
  * The reconciler (shared/reconciliation/reconcile.ts): a Scan of the table; GetItem to read a
  * record again before repairing it and a conditional UpdateItem of its two ARNs, on the portals'
- * partitions only; CreateTopic (+ TagResource for its tags), Subscribe and
- * SetSubscriptionAttributes to recreate what a record lost, DeleteTopic for orphans, on the
- * service's topics; and the account-wide ListTopics and ListSubscriptions, which IAM can only
- * grant on "*".
+ * partitions only; CreateTopic (+ TagResource for its tags) and Subscribe to recreate a lost
+ * topic with its subscription, DeleteTopic for orphans, on the service's topics; and the
+ * account-wide ListTopics and ListSubscriptions, which IAM can only grant on "*".
  */
 export const RECONCILER_PERMISSIONS = {
   scan: ['dynamodb:Scan'],
   records: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
-  topics: ['sns:CreateTopic', 'sns:TagResource', 'sns:Subscribe', 'sns:SetSubscriptionAttributes', 'sns:DeleteTopic'],
+  topics: ['sns:CreateTopic', 'sns:TagResource', 'sns:Subscribe', 'sns:DeleteTopic'],
   accountListings: ['sns:ListTopics', 'sns:ListSubscriptions'],
 } as const;

@@ -42,7 +42,7 @@ export class TopicReconciliation extends Construct {
     this.reconciler = new ServiceFunction(this, RECONCILER.handler, {
       entry: RECONCILER.entry,
       name: RECONCILER.handler,
-      description: 'Deletes old topics without a record; recreates the topic and SNS subscription a record lost.',
+      description: 'Deletes old topics without a record; recreates a lost topic with its SNS subscription.',
       timeout: RECONCILER_TIMEOUT,
       environment: props.environment,
       logRetention: props.logRetention,

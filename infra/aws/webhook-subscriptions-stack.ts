@@ -5,7 +5,7 @@
  * (topic-reconciliation.ts). Functions, routes, scopes and permissions all come from the
  * operations table, so none can be missing here.
  */
-import { Annotations, CfnOutput, Duration, RemovalPolicy, Stack, type StackProps, Validations } from 'aws-cdk-lib';
+import { Annotations, CfnOutput, Duration, Fn, RemovalPolicy, Stack, type StackProps, Validations } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import { HttpApi, HttpMethod, type HttpStage, LogGroupLogDestination } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpJwtAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
@@ -22,7 +22,7 @@ import {
 } from '../../shared/subscriptions/table';
 import type { DeploymentSettings } from './deployment-settings';
 import { PORTAL_EVENT_SOURCE } from '../../shared/delivery/portal-event';
-import { localDeliveryDeadLetterQueueArn } from './local-account';
+import { LOCAL_SERVICE_ROLE_ARN, localDeliveryDeadLetterQueueArn } from './local-account';
 import { OPERATION_PERMISSIONS, type OperationPermissions } from './operation-permissions';
 import { PortalEventDelivery } from './portal-event-delivery';
 import { ServiceFunction } from './service-function';
@@ -152,10 +152,24 @@ export class WebhookSubscriptionsStack extends Stack {
     const deadLetterQueueArn = settings.localEndpoints
       ? localDeliveryDeadLetterQueueArn('us-east-1')
       : this.delivery.deliveryDeadLetterQueue.queueArn;
-    // Of the operations only create subscribes endpoints, and names that queue when it does.
-    functions
-      .get('createSubscriptionRoute')!
-      .function.addEnvironment('DELIVERY_DEAD_LETTER_QUEUE_ARN', deadLetterQueueArn);
+    // Of the operations only create and confirm subscribe endpoints, and name that queue when they do;
+    // only they decide whether an endpoint of the stack's own account is allowed.
+    for (const id of ['createSubscriptionRoute', 'confirmSubscriptionRoute'] as const) {
+      const fn = functions.get(id)!.function;
+      fn.addEnvironment('DELIVERY_DEAD_LETTER_QUEUE_ARN', deadLetterQueueArn);
+      if (settings.allowedEndpointAccounts.length > 0) fn.addEnvironment('ALLOWED_ENDPOINT_ACCOUNTS', settings.allowedEndpointAccounts.join(','));
+    }
+    // The only principals each topic's access policy lets publish (shared/subscriptions/topic-policy.ts):
+    // the dispatcher and the operations that publish. The functions that create topics name them
+    // (for sam local invoke: the principal the SNS emulator takes the local credentials for).
+    const publishers = [
+      this.delivery.dispatcher.role.roleArn,
+      ...OPERATIONS.filter((operation) => (OPERATION_PERMISSIONS[operation.id].topics as readonly string[]).includes('sns:Publish')).map(
+        (operation) => functions.get(operation.id)!.role.roleArn,
+      ),
+    ];
+    const topicPublisherArns = settings.localEndpoints ? LOCAL_SERVICE_ROLE_ARN : Fn.join(',', publishers);
+    functions.get('createSubscriptionRoute')!.function.addEnvironment('TOPIC_PUBLISHER_ARNS', topicPublisherArns);
 
     this.reconciliation = new TopicReconciliation(this, 'Reconciliation', {
       table: this.table,
@@ -165,6 +179,8 @@ export class WebhookSubscriptionsStack extends Stack {
         ...environment,
         RECONCILE_GRACE_MINUTES: String(settings.reconcileGraceMinutes),
         DELIVERY_DEAD_LETTER_QUEUE_ARN: deadLetterQueueArn,
+        // Recreated topics get the access policy create gives new ones.
+        TOPIC_PUBLISHER_ARNS: topicPublisherArns,
       },
       logRetention: LOG_RETENTION,
       everyMinutes: settings.reconcileEveryMinutes,

@@ -23,7 +23,7 @@ import { EventQueue } from './events/event-queue';
 import { freePort } from './free-port';
 import { type Gateway, startGateway } from './gateway/gateway';
 import { lambdaContext } from './gateway/event';
-import { LOCAL_ACCOUNT_ID, localDeliveryDeadLetterQueueArn } from '../aws/local-account';
+import { LOCAL_ACCOUNT_ID, LOCAL_SERVICE_ACCESS_KEY_ID, LOCAL_SERVICE_ROLE_ARN, localDeliveryDeadLetterQueueArn } from '../aws/local-account';
 import { createJwtAuthorizer } from './gateway/jwt-authorizer';
 import { DEFAULT_CLIENTS_FILE, loadOAuthClients, type OAuthClient } from './auth/clients';
 import { createOAuthServer, type TokenResponse } from './auth/token-endpoint';
@@ -41,8 +41,11 @@ export const DEFAULT_AUDIENCE = 'webhooks-api';
 const LOCAL_EVENT_RETRY_DELAY_MS = 1_000;
 /** The dispatcher's timeout, as on AWS (infra/aws/portal-event-delivery.ts). */
 const DISPATCHER_TIMEOUT_MS = 30_000;
-/** Credentials the handlers sign with locally; the emulators accept any. */
-export const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' } as const;
+/**
+ * Credentials the handlers sign with locally; the emulators accept any, and the SNS emulator
+ * takes the access key id for the principal (the topics' access policy lets only this one publish).
+ */
+export const LOCAL_CREDENTIALS = { accessKeyId: LOCAL_SERVICE_ACCESS_KEY_ID, secretAccessKey: 'local' } as const;
 
 const HOST = '127.0.0.1';
 
@@ -279,6 +282,8 @@ function useLocalServices(region: string, endpoints: { dynamoDb: string; sns: st
     AWS_ENDPOINT_URL_DYNAMODB: endpoints.dynamoDb,
     AWS_ENDPOINT_URL_SNS: endpoints.sns,
     DELIVERY_DEAD_LETTER_QUEUE_ARN: localDeliveryDeadLetterQueueArn(region),
+    // The principal the SNS emulator takes LOCAL_CREDENTIALS for: the topics' one publisher.
+    TOPIC_PUBLISHER_ARNS: LOCAL_SERVICE_ROLE_ARN,
     // What Lambda sets for an environment started on demand; the logger reports cold starts only then.
     AWS_LAMBDA_INITIALIZATION_TYPE: 'on-demand',
   });

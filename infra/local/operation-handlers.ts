@@ -24,6 +24,8 @@ const VARIABLES_READ_AT_IMPORT = [
   'AWS_ENDPOINT_URL_DYNAMODB',
   'AWS_ENDPOINT_URL_SNS',
   'DELIVERY_DEAD_LETTER_QUEUE_ARN',
+  'TOPIC_PUBLISHER_ARNS',
+  'ALLOWED_ENDPOINT_ACCOUNTS',
 ] as const;
 
 let environmentAtFirstLoad: string | undefined;

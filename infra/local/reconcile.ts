@@ -16,7 +16,7 @@
 import type { Context } from 'aws-lambda';
 import { DEFAULT_PORTS, DEFAULT_TABLE_NAME, LOCAL_CREDENTIALS } from './local-stack';
 import { lambdaContext } from './gateway/event';
-import { localDeliveryDeadLetterQueueArn } from '../aws/local-account';
+import { LOCAL_SERVICE_ROLE_ARN, localDeliveryDeadLetterQueueArn } from '../aws/local-account';
 
 const USAGE = 'Usage: npm run reconcile [-- --dry-run]';
 
@@ -43,6 +43,8 @@ async function main(): Promise<number> {
     AWS_ENDPOINT_URL_SNS: process.env.AWS_ENDPOINT_URL_SNS?.trim() || `http://127.0.0.1:${portFromEnv('SNS_PORT', DEFAULT_PORTS.sns)}`,
     TABLE_NAME: process.env.TABLE_NAME?.trim() || DEFAULT_TABLE_NAME,
     DELIVERY_DEAD_LETTER_QUEUE_ARN: process.env.DELIVERY_DEAD_LETTER_QUEUE_ARN?.trim() || localDeliveryDeadLetterQueueArn(region),
+    // Recreated topics let the local stack's functions publish, as npm start's do.
+    TOPIC_PUBLISHER_ARNS: LOCAL_SERVICE_ROLE_ARN,
     // Readable lines, which leave the handler's `reconciliation summary` to the line printed below.
     LOG_FORMAT: process.env.LOG_FORMAT?.trim() || 'pretty',
   });

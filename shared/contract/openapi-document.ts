@@ -10,6 +10,7 @@ import { IDEMPOTENCY_KEY_PATTERN } from '../http/middleware/idempotency-key';
 import { type Operation, OPERATIONS, type OperationId, SCOPES } from '../operations';
 import {
   activateSubscriptionRequest,
+  confirmSubscriptionRequest,
   CONTRACT_SCHEMAS,
   createSubscriptionRequest,
   EXAMPLE_CONFIG_ID,
@@ -48,6 +49,7 @@ const EXAMPLE_RECORD = {
   topicArn: EXAMPLE_TOPIC_ARN,
   status: 1,
   confirmed: false,
+  subscriptionState: 'pending',
 };
 
 /** What the document says of each operation beyond the operations table. */
@@ -74,7 +76,9 @@ const OPERATION_DOCS: Record<OperationId, OperationDoc> = {
       'Creates a subscription of the caller\'s portal with its own SNS topic and the endpoint subscribed to it. ' +
       'The endpoint must suit the protocol: an absolute https:// or http:// URL of at most 2048 characters, an e-mail ' +
       'address (email, email-json), an SQS queue ARN (sqs) or a Lambda function ARN (lambda). `protocol` is ' +
-      'case-insensitive. At most MAX_SUBSCRIPTIONS_PER_PORTAL subscriptions per portal.',
+      'case-insensitive. At most MAX_SUBSCRIPTIONS_PER_PORTAL subscriptions per portal. A queue or function of the ' +
+      'service\'s own AWS account is refused (400 `ENDPOINT_IN_SERVICE_ACCOUNT`) unless the deployment allows it; ' +
+      'one of another account stays `pending` until its owner confirms the subscription.',
     request: createSubscriptionRequest,
     requestExample: {
       name: 'Media updates',
@@ -112,7 +116,9 @@ const OPERATION_DOCS: Record<OperationId, OperationDoc> = {
   },
   listSubscriptionsRoute: {
     summary: 'List the portal\'s subscriptions',
-    description: 'Every subscription of the caller\'s portal, oldest first, with whether its endpoint has confirmed. Any body is ignored.',
+    description:
+      'Every subscription of the caller\'s portal, oldest first, with SNS\'s side of it (`subscriptionState`: confirmed, ' +
+      'pending or unsubscribed). Any body is ignored.',
     success: 'ListSubscriptionsResponse',
     successExample: {
       success: true,
@@ -126,6 +132,7 @@ const OPERATION_DOCS: Record<OperationId, OperationDoc> = {
           events: EXAMPLE_RECORD.events,
           status: 1,
           confirmed: true,
+          subscriptionState: 'confirmed',
         },
       ],
     },
@@ -154,6 +161,22 @@ const OPERATION_DOCS: Record<OperationId, OperationDoc> = {
     requestExample: { config_id: EXAMPLE_CONFIG_ID },
     success: 'TestSubscriptionResponse',
     successExample: { success: true, message: 'Test event sent.', messageId: '5a3d2c1b-0f9e-4d8c-b7a6-958473625140' },
+    answersBadRequest: true,
+  },
+  confirmSubscriptionRoute: {
+    summary: 'Ask the endpoint to confirm again',
+    description:
+      'Subscribes the endpoint of a `pending` or `unsubscribed` subscription again: SNS sends it a new confirmation ' +
+      'request (an e-mail, or a SubscriptionConfirmation POST), and it receives events once it confirms. A ' +
+      '`confirmed` subscription is answered 400 `ALREADY_CONFIRMED`. `configId` is accepted as an alias of `config_id`.',
+    request: confirmSubscriptionRequest,
+    requestExample: { config_id: EXAMPLE_CONFIG_ID },
+    success: 'ConfirmSubscriptionResponse',
+    successExample: {
+      success: true,
+      message: 'Confirmation requested: SNS sent the endpoint a new confirmation request.',
+      subscriptionState: 'pending',
+    },
     answersBadRequest: true,
   },
 };
@@ -202,7 +225,9 @@ function responsesOf(doc: OperationDoc): Json {
     200: { description: doc.summary + ': done.', content: jsonContent(ref(doc.success), doc.successExample) },
     ...(doc.answersBadRequest && {
       400: {
-        description: 'A problem the caller can fix: malformed JSON, a missing or invalid field, an unknown or foreign `config_id`, the portal\'s limit reached.',
+        description:
+          'A problem the caller can fix: malformed JSON, a missing or invalid field, an unknown or foreign `config_id`, the portal\'s ' +
+          'limit reached, an endpoint SNS refused or one in the service\'s own account, a subscription already confirmed.',
         content: jsonContent(ref('ErrorResponse'), {
           success: false,
           message: 'name must not be empty.',
@@ -329,7 +354,7 @@ export function buildOpenApiDocument(options: OpenApiOptions): Json {
               tokenUrl: options.tokenUrl,
               scopes: {
                 [SCOPES.read]: 'List the portal\'s subscriptions.',
-                [SCOPES.write]: 'Create, change, test and delete the portal\'s subscriptions.',
+                [SCOPES.write]: 'Create, change, test, confirm and delete the portal\'s subscriptions.',
               },
             },
           },

@@ -12,6 +12,7 @@ import { config } from '../environment';
 import type { Protocol, SubscriptionStatus } from '../subscriptions/model';
 import { type BodyCheck, type BodyOf, bodyReader } from './body-reader';
 import * as activateSchema from './generated/activate-subscription-request';
+import * as confirmSchema from './generated/confirm-subscription-request';
 import * as createSchema from './generated/create-subscription-request';
 import * as renameSchema from './generated/rename-subscription-request';
 import * as testSchema from './generated/test-subscription-request';
@@ -102,7 +103,13 @@ export const testSubscriptionRequest = /* @__PURE__ */ bodyReader(testSchema, {
   output: (body: Addressing) => ({ configId: addressed(body) }),
 });
 
+export const confirmSubscriptionRequest = /* @__PURE__ */ bodyReader(confirmSchema, {
+  checks: [aliasesAgree],
+  output: (body: Addressing) => ({ configId: addressed(body) }),
+});
+
 export type UpdateSubscriptionRequest = BodyOf<typeof updateSubscriptionRequest>;
 export type ActivateSubscriptionRequest = BodyOf<typeof activateSubscriptionRequest>;
 export type RenameSubscriptionRequest = BodyOf<typeof renameSubscriptionRequest>;
 export type TestSubscriptionRequest = BodyOf<typeof testSubscriptionRequest>;
+export type ConfirmSubscriptionRequest = BodyOf<typeof confirmSubscriptionRequest>;

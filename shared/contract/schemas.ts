@@ -256,6 +256,15 @@ export const testSubscriptionRequest = {
   allOf: addressing.allOf,
 } as const;
 
+export const confirmSubscriptionRequest = {
+  $schema: SCHEMA_DIALECT,
+  $id: schemaId('ConfirmSubscriptionRequest'),
+  type: 'object',
+  description: `${ADDRESSING_DESCRIPTION}${UNKNOWN_FIELDS}`,
+  properties: { ...addressing.properties },
+  allOf: addressing.allOf,
+} as const;
+
 /** Each request body's schema, by the name of the module its compiled validator is written to. */
 export const REQUEST_SCHEMAS = {
   'create-subscription-request': createSubscriptionRequest,
@@ -263,6 +272,7 @@ export const REQUEST_SCHEMAS = {
   'activate-subscription-request': activateSubscriptionRequest,
   'rename-subscription-request': renameSubscriptionRequest,
   'test-subscription-request': testSubscriptionRequest,
+  'confirm-subscription-request': confirmSubscriptionRequest,
 } as const;
 
 // ---- answers ------------------------------------------------------------------------------
@@ -286,6 +296,17 @@ export const subscriptionStatusAnswer = {
   description: '1 = activated, 0 = deactivated.',
 } as const;
 
+export const subscriptionState = {
+  $schema: SCHEMA_DIALECT,
+  $id: schemaId('SubscriptionState'),
+  type: 'string',
+  enum: ['confirmed', 'pending', 'unsubscribed'],
+  description:
+    'SNS\'s side of a subscription: `confirmed` (SNS delivers to the endpoint), `pending` (SNS waits for the endpoint to confirm; ' +
+    'nothing is delivered meanwhile), `unsubscribed` (SNS no longer has it: the endpoint unsubscribed, or never confirmed in time; ' +
+    '`POST /confirm` subscribes it again).',
+} as const;
+
 /** Ids the service makes: UUIDv7, lower-case. */
 const createdId = { type: 'string', pattern: '^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$' } as const;
 const sentence = { type: 'string', minLength: 1 } as const;
@@ -296,7 +317,7 @@ export const subscriptionRecord = {
   $schema: SCHEMA_DIALECT,
   $id: schemaId('SubscriptionRecord'),
   type: 'object',
-  description: 'A subscription as create answers it; `confirmed` is false until the endpoint has confirmed the SNS subscription.',
+  description: 'A subscription as create answers it; `confirmed` is true only while `subscriptionState` is `confirmed`.',
   properties: {
     configId: createdId,
     endpoint: text,
@@ -308,8 +329,21 @@ export const subscriptionRecord = {
     topicArn: text,
     status: ref(subscriptionStatusAnswer),
     confirmed: { type: 'boolean' },
+    subscriptionState: ref(subscriptionState),
   },
-  required: ['configId', 'endpoint', 'events', 'name', 'portalId', 'protocol', 'subscriptionArn', 'topicArn', 'status', 'confirmed'],
+  required: [
+    'configId',
+    'endpoint',
+    'events',
+    'name',
+    'portalId',
+    'protocol',
+    'subscriptionArn',
+    'topicArn',
+    'status',
+    'confirmed',
+    'subscriptionState',
+  ],
   additionalProperties: false,
 } as const;
 
@@ -326,8 +360,9 @@ export const subscriptionListEntry = {
     events: storedEvents,
     status: ref(subscriptionStatusAnswer),
     confirmed: { type: 'boolean' },
+    subscriptionState: ref(subscriptionState),
   },
-  required: ['configId', 'name', 'endpoint', 'protocol', 'events', 'status', 'confirmed'],
+  required: ['configId', 'name', 'endpoint', 'protocol', 'events', 'status', 'confirmed', 'subscriptionState'],
   additionalProperties: false,
 } as const;
 
@@ -364,6 +399,11 @@ export const testSubscriptionResponse = success(
   'TestSubscriptionResponse',
   'One webhooks.test message was published to the subscription\'s topic.',
   { messageId: text },
+);
+export const confirmSubscriptionResponse = success(
+  'ConfirmSubscriptionResponse',
+  'The endpoint was subscribed again: SNS sent it a new confirmation request (`pending`), or confirmed it itself (`confirmed`).',
+  { subscriptionState: ref(subscriptionState) },
 );
 export const confirmationResponse = success('SuccessResponse', 'The change was made.', {});
 
@@ -408,6 +448,7 @@ export const gatewayError = {
 export const CONTRACT_SCHEMAS = [
   protocol,
   subscriptionStatusAnswer,
+  subscriptionState,
   eventKind,
   subscriptionRecord,
   subscriptionListEntry,
@@ -415,6 +456,7 @@ export const CONTRACT_SCHEMAS = [
   updateSubscriptionResponse,
   listSubscriptionsResponse,
   testSubscriptionResponse,
+  confirmSubscriptionResponse,
   confirmationResponse,
   errorResponse,
   gatewayError,

@@ -1,13 +1,13 @@
 /**
  * What a subscriber receives: one JSON body per portal event, and the SNS message attribute
- * `event` that subscription filter policies match on. The dispatcher and the test operation
- * publish exactly this; nothing else publishes to the service's topics.
+ * `event`, its kind. The dispatcher and the test operation publish exactly this; nothing else
+ * can publish to the service's topics (their access policy, subscriptions/topic-policy.ts).
  */
 
-/** The message attribute SNS filter policies read: the event kind. */
+/** The message attribute naming the event kind, which receivers may read without parsing the body. */
 export const EVENT_ATTRIBUTE = 'event';
 
-/** The kind of the message `POST {prefix}/test` sends; every filter policy admits it. */
+/** The kind of the message `POST {prefix}/test` sends, whatever the subscription's events and status. */
 export const TEST_EVENT_KIND = 'webhooks.test';
 
 export interface DeliveryMessage {

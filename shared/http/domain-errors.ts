@@ -4,7 +4,13 @@
  * error envelope (middleware/error-envelope.ts) reads it.
  */
 import { InvalidRequestError } from '../contract/invalid-request';
-import { EndpointRefusedError, SubscriptionLimitReachedError, SubscriptionNotFoundError } from '../subscriptions/errors';
+import {
+  AlreadyConfirmedError,
+  EndpointInServiceAccountError,
+  EndpointRefusedError,
+  SubscriptionLimitReachedError,
+  SubscriptionNotFoundError,
+} from '../subscriptions/errors';
 
 export interface Refusal {
   statusCode: number;
@@ -29,6 +35,8 @@ export const DOMAIN_ERROR_ANSWERS: readonly Answer<Error>[] = [
   answer({ error: SubscriptionNotFoundError, statusCode: 400, code: 'SUBSCRIPTION_NOT_FOUND' }),
   answer({ error: SubscriptionLimitReachedError, statusCode: 400, code: 'SUBSCRIPTION_LIMIT_REACHED' }),
   answer({ error: EndpointRefusedError, statusCode: 400, code: 'ENDPOINT_REFUSED' }),
+  answer({ error: EndpointInServiceAccountError, statusCode: 400, code: 'ENDPOINT_IN_SERVICE_ACCOUNT' }),
+  answer({ error: AlreadyConfirmedError, statusCode: 400, code: 'ALREADY_CONFIRMED' }),
 ];
 
 /** The answer to a domain or contract error; undefined for any other error. */

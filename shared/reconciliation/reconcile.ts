@@ -1,16 +1,20 @@
 /**
- * The reconciler: restores the agreement of table and SNS (every record has its topic and SNS
- * subscription, every topic of the prefix has its record) after failures that the requests
- * themselves could not undo (docs/design.md).
+ * The reconciler: restores the agreement of table and SNS (every record has its topic, every
+ * topic of the prefix has its record) after failures that the requests themselves could not
+ * undo (docs/design.md).
  *
  * One run lists every topic and subscription of the account (SNS) and every subscription record
  * (a Scan: the only one in the service), then, item by item:
  * - a topic `${TOPIC_PREFIX}-<configId>` without a record, older than the grace period by the
  *   UUIDv7 in its name, is deleted (with its subscriptions); younger ones belong to creates that
  *   may still be writing their record, and are left alone;
- * - a record whose topic or SNS subscription is gone gets them again, with the record's endpoint,
- *   protocol and delivery attributes (filter policy from its events and status, redrive and
- *   delivery policies), and the record is pointed at them by a conditional write;
+ * - a record whose topic is gone gets it again (the loss was the service's, and the endpoint's
+ *   subscription went with the topic): the topic and the subscription of the record's endpoint
+ *   with create's attributes, and the record is pointed at them by a conditional write;
+ * - a record whose topic exists but whose SNS subscription is gone is left so, and counted: the
+ *   endpoint unsubscribed, or never confirmed and SNS deleted it. Subscribing it again would
+ *   send a new confirmation request behind its owner's back, every run; `POST /confirm` does it
+ *   when the caller asks;
  * - a topic of the prefix with any other name is reported and left alone.
  *
  * SNS is listed before the table is scanned: a create makes its topic before its record, so a
@@ -21,11 +25,10 @@
 import type { SNSClient } from '@aws-sdk/client-sns';
 import { mapWithConcurrency } from '../aws/bounded-concurrency';
 import { logger } from '../logger';
-import { filterPolicyFor, snsSubscriptionAttributesFor } from '../subscriptions/delivery-policy';
+import { snsSubscriptionAttributesFor } from '../subscriptions/delivery-policy';
 import { SubscriptionNotFoundError } from '../subscriptions/errors';
 import type { Subscription } from '../subscriptions/model';
 import type { SubscriptionRepository } from '../subscriptions/repository';
-import { setFilterPolicy } from '../subscriptions/sns-subscription';
 import type { SubscriptionTopics } from '../subscriptions/topics';
 import { classifyTopic } from './topic-names';
 import { type ListedSubscription, listAllSubscriptions, listAllTopicArns, PENDING_CONFIRMATION } from './sns-inventory';
@@ -53,6 +56,11 @@ interface RunCounts {
   topicsSeen: number;
   recordsSeen: number;
   skippedYoung: number;
+  /**
+   * Records whose topic exists but whose SNS subscription does not (unsubscribed, or never
+   * confirmed in time): left alone, for their owners to confirm again.
+   */
+  subscriptionsGone: number;
   errors: number;
   /** Topics of the prefix whose name is not `${prefix}-<UUIDv7>`: not the service's, left alone. */
   unrecognizedTopics: string[];
@@ -71,7 +79,14 @@ export async function reconcileTopics(deps: ReconcileDeps): Promise<ReconcileSum
   // Orphans deleted and records repaired, or in a dry run the ones that would be.
   let orphanTopics = 0;
   let repairedRecords = 0;
-  const summary: RunCounts = { topicsSeen: topicArns.length, recordsSeen: records.length, skippedYoung: 0, errors: 0, unrecognizedTopics: [] };
+  const summary: RunCounts = {
+    topicsSeen: topicArns.length,
+    recordsSeen: records.length,
+    skippedYoung: 0,
+    subscriptionsGone: 0,
+    errors: 0,
+    unrecognizedTopics: [],
+  };
   const recordConfigIds = new Set(records.map((record) => record.configId));
   const existingTopics = new Set(topicArns);
 
@@ -98,13 +113,14 @@ export async function reconcileTopics(deps: ReconcileDeps): Promise<ReconcileSum
     }
   });
 
-  const broken = records.filter(
-    (record) => !existingTopics.has(record.topicArn) || !hasSubscription(record, subscriptionsByTopic.get(record.topicArn)),
-  );
-  await mapWithConcurrency(broken, CHANGES_IN_FLIGHT, async (record) => {
+  const withoutTopic = records.filter((record) => !existingTopics.has(record.topicArn));
+  summary.subscriptionsGone = records.filter(
+    (record) => existingTopics.has(record.topicArn) && !hasSubscription(record, subscriptionsByTopic.get(record.topicArn)),
+  ).length;
+  await mapWithConcurrency(withoutTopic, CHANGES_IN_FLIGHT, async (record) => {
     const item = { portalId: record.portalId, configId: record.configId, topicArn: record.topicArn };
     try {
-      if (dryRun || (await repair(deps, record, existingTopics.has(record.topicArn)))) {
+      if (dryRun || (await repair(deps, record))) {
         repairedRecords++;
         logger.info(dryRun ? 'record would be repaired' : 'record repaired: topic and SNS subscription recreated', item);
       }
@@ -121,11 +137,11 @@ export async function reconcileTopics(deps: ReconcileDeps): Promise<ReconcileSum
 }
 
 /**
- * Recreates what the record lacks and points the record at it. False when the record changed or
- * went away since the scan: a delete in flight (its topic, if just made, is deleted again) or
- * another repair; the next run looks again.
+ * Recreates the record's topic and subscription and points the record at them. False when the
+ * record changed or went away since the scan: a delete in flight (its topic, if just made, is
+ * deleted again) or another repair; the next run looks again.
  */
-async function repair(deps: ReconcileDeps, scanned: Subscription, topicExists: boolean): Promise<boolean> {
+async function repair(deps: ReconcileDeps, scanned: Subscription): Promise<boolean> {
   const current = await deps.repository.find(scanned.portalId, scanned.configId);
   if (!current || current.topicArn !== scanned.topicArn || current.subscriptionArn !== scanned.subscriptionArn) return false;
   const expectedTopicArn = current.topicArn;
@@ -135,23 +151,14 @@ async function repair(deps: ReconcileDeps, scanned: Subscription, topicExists: b
     throw new Error(`the record's topic is not named ${deps.topicPrefix}-${current.configId}`);
   }
 
-  const reopened = await deps.topics.reopen(
-    current,
-    snsSubscriptionAttributesFor(current, deps.deadLetterQueueArn),
-    topicExists ? expectedTopicArn : undefined,
-  );
-  let written: Subscription;
+  const reopened = await deps.topics.reopen(current, snsSubscriptionAttributesFor(current, deps.deadLetterQueueArn), expectedTopicArn);
   try {
-    written = await deps.repository.replaceDeliveryArns(current.portalId, current.configId, current, reopened);
+    await deps.repository.replaceDeliveryArns(current.portalId, current.configId, current, reopened);
   } catch (error) {
     if (!(error instanceof SubscriptionNotFoundError)) throw error;
     // Deleted meanwhile: the delete removed the old topic, so the one made here is an orphan.
     if (!(await deps.repository.find(current.portalId, current.configId))) await deps.topics.close(reopened);
     return false;
-  }
-  // An update or activate that landed during the repair set its filter on the old subscription.
-  if (filterPolicyFor(written) !== filterPolicyFor(current)) {
-    await setFilterPolicy(deps.sns, reopened.subscriptionArn, filterPolicyFor(written));
   }
   return true;
 }

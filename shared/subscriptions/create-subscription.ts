@@ -1,10 +1,12 @@
 import { v7 as uuidv7 } from 'uuid';
 import { mayHaveBeenApplied } from '../aws/failures';
 import { logger } from '../logger';
+import { snsSubscriptionAttributesFor } from './delivery-policy';
+import { accountOf, checkEndpointAccount, confirmedAtCreation } from './endpoint-account';
 import { SubscriptionLimitReachedError } from './errors';
-import { confirmedAtCreation, snsSubscriptionAttributesFor } from './delivery-policy';
 import { ACTIVATED, type Protocol, type Subscription } from './model';
 import type { SubscriptionRepository } from './repository';
+import type { SubscriptionState } from './sns-subscription';
 import type { SubscriptionTopics } from './topics';
 
 export interface CreateSubscriptionDeps {
@@ -13,6 +15,8 @@ export interface CreateSubscriptionDeps {
   maxSubscriptionsPerPortal: number;
   /** Where SNS puts messages it could not deliver; none when unset. */
   deadLetterQueueArn: string | undefined;
+  /** Accounts whose own sqs and lambda endpoints are accepted (ALLOWED_ENDPOINT_ACCOUNTS). */
+  allowedEndpointAccounts: readonly string[];
 }
 
 /** What the caller chooses of a new subscription, checked and normalized (shared/contract/request-bodies.ts). */
@@ -26,12 +30,13 @@ export interface NewSubscription {
 
 export interface CreatedSubscription {
   subscription: Subscription;
-  /** Whether SNS confirmed the subscription at once (delivery-policy.ts, confirmedAtCreation). */
-  confirmed: boolean;
+  /** `confirmed` when SNS confirmed the subscription itself (endpoint-account.ts), else `pending`. */
+  subscriptionState: SubscriptionState;
 }
 
 /**
- * Creates the SNS topic and subscription first, then the record. The record write checks the
+ * Refuses an sqs or lambda endpoint of the service's own account (endpoint-account.ts) before
+ * anything is made. Creates the SNS topic and subscription first, then the record. The record write checks the
  * per-portal limit atomically; if it fails the topic is deleted before the error is answered,
  * so no topic outlives a failed create and no record lacks its topic.
  *
@@ -41,11 +46,14 @@ export interface CreatedSubscription {
  * fact written, while a kept topic is tagged with its portal and config ids for an operator.
  */
 export async function createSubscription(
-  { repository, topics, maxSubscriptionsPerPortal, deadLetterQueueArn }: CreateSubscriptionDeps,
+  { repository, topics, maxSubscriptionsPerPortal, deadLetterQueueArn, allowedEndpointAccounts }: CreateSubscriptionDeps,
   portalId: string,
   request: NewSubscription,
   invokedFunctionArn: string,
 ): Promise<CreatedSubscription> {
+  // The topics are made in the function's own account.
+  const serviceAccount = accountOf(invokedFunctionArn);
+  checkEndpointAccount(request, serviceAccount, allowedEndpointAccounts);
   // Cheap early refusal; the transaction below is what actually enforces the limit.
   if ((await repository.countFor(portalId)) >= maxSubscriptionsPerPortal) {
     throw new SubscriptionLimitReachedError(maxSubscriptionsPerPortal);
@@ -53,7 +61,7 @@ export async function createSubscription(
   const configId = uuidv7();
   const topic = await topics.open(
     { portalId, configId, protocol: request.protocol, endpoint: request.endpoint },
-    snsSubscriptionAttributesFor({ ...request, status: ACTIVATED }, deadLetterQueueArn),
+    snsSubscriptionAttributesFor(request, deadLetterQueueArn),
     await topics.topicArnFor(configId, invokedFunctionArn),
   );
   const subscription: Subscription = {
@@ -67,7 +75,10 @@ export async function createSubscription(
     ...topic,
     createdAt: new Date().toISOString(),
   };
-  const created = { subscription, confirmed: confirmedAtCreation(request, topic.topicArn.split(':')[4]!) };
+  const created: CreatedSubscription = {
+    subscription,
+    subscriptionState: confirmedAtCreation(request, accountOf(topic.topicArn)) ? 'confirmed' : 'pending',
+  };
   try {
     await repository.insert(subscription, maxSubscriptionsPerPortal);
   } catch (error) {

@@ -1,19 +1,16 @@
 /**
- * How SNS treats each subscription's deliveries, as the attributes of its SNS subscription:
- * which messages it admits (the filter policy, so SNS enforces a subscription's events and
- * status whoever publishes), how often http/https deliveries are retried, and where messages go
- * when every retry failed.
+ * How SNS treats each subscription's deliveries, as the attributes of its SNS subscription: how
+ * often http/https deliveries are retried, and where messages go when every retry failed.
+ *
+ * No filter policy: which events reach a subscription is decided by the dispatcher alone
+ * (shared/delivery/dispatch.ts), from the record, at the moment it publishes. SNS allows 10,000
+ * filter policies per account ("Filter policy constraints in Amazon SNS"), which would cap the
+ * service at 10,000 subscriptions, and a change of one takes up to 15 minutes to take effect
+ * ("Amazon SNS subscription filter policies"), during which matching events would be dropped
+ * silently. What a filter policy also guaranteed, that nobody else's messages reach an endpoint,
+ * the topic's access policy guarantees instead (topic-policy.ts).
  */
-import { EVENT_ATTRIBUTE, TEST_EVENT_KIND } from '../delivery/message';
-import { ACTIVATED, type Protocol, type Subscription } from './model';
-
-/**
- * Admits the subscription's event kinds while it is activated, and the test event always, so
- * `POST /test` reaches a deactivated subscription too.
- */
-export function filterPolicyFor({ events, status }: Pick<Subscription, 'events' | 'status'>): string {
-  return JSON.stringify({ [EVENT_ATTRIBUTE]: status === ACTIVATED ? [...events, TEST_EVENT_KIND] : [TEST_EVENT_KIND] });
-}
+import type { Protocol, Subscription } from './model';
 
 /**
  * Retries of http/https deliveries, in SNS's delivery policy format (docs/delivery.md): two
@@ -38,22 +35,11 @@ const HTTP_PROTOCOLS: ReadonlySet<Protocol> = new Set(['http', 'https']);
 
 /** The attributes a new SNS subscription is created with (Subscribe's Attributes). */
 export function snsSubscriptionAttributesFor(
-  subscription: Pick<Subscription, 'events' | 'status' | 'protocol'>,
+  subscription: Pick<Subscription, 'protocol'>,
   deadLetterQueueArn: string | undefined,
 ): Record<string, string> {
   return {
-    FilterPolicy: filterPolicyFor(subscription),
     ...(deadLetterQueueArn && { RedrivePolicy: JSON.stringify({ deadLetterTargetArn: deadLetterQueueArn }) }),
     ...(HTTP_PROTOCOLS.has(subscription.protocol) && { DeliveryPolicy: JSON.stringify(HTTP_DELIVERY_POLICY) }),
   };
-}
-
-/**
- * Whether SNS confirms a new subscription itself, as it does for sqs and lambda endpoints in
- * the topic's own account; every other one stays pending until the endpoint confirms (http/https
- * by visiting SubscribeURL, e-mail by a click, a queue or function of another account by its
- * owner). `topicAccount` is the account of the service's topics.
- */
-export function confirmedAtCreation({ protocol, endpoint }: Pick<Subscription, 'protocol' | 'endpoint'>, topicAccount: string): boolean {
-  return (protocol === 'sqs' || protocol === 'lambda') && endpoint.split(':')[4] === topicAccount;
 }

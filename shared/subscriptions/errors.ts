@@ -20,7 +20,10 @@ export class SubscriptionLimitReachedError extends Error {
   }
 }
 
-/** SNS would not subscribe the endpoint (InvalidParameterException): the caller must send another one. */
+/**
+ * SNS would not subscribe the endpoint because of the endpoint itself (an InvalidParameter that
+ * names it): the caller must send another one. SNS refusals of the service's own making are not this.
+ */
 export class EndpointRefusedError extends Error {
   override readonly name = 'EndpointRefusedError';
   constructor(
@@ -28,5 +31,29 @@ export class EndpointRefusedError extends Error {
     options?: ErrorOptions,
   ) {
     super(`SNS refused the endpoint for protocol ${protocol}; check that it is a valid, reachable ${protocol} endpoint.`, options);
+  }
+}
+
+/**
+ * An sqs or lambda endpoint in the service's own AWS account, which no deployment setting
+ * allows: SNS would confirm such a subscription by itself, without the endpoint owner's consent
+ * (SNS API reference, Subscribe), so any portal could have the service deliver into any queue or
+ * function of its account.
+ */
+export class EndpointInServiceAccountError extends Error {
+  override readonly name = 'EndpointInServiceAccountError';
+  constructor(readonly protocol: string) {
+    super(
+      `The ${protocol} endpoint is in the service's own AWS account, which does not accept subscriptions of its ` +
+        `queues and functions; use a ${protocol === 'sqs' ? 'queue' : 'function'} of your own account.`,
+    );
+  }
+}
+
+/** A confirmation was asked for a subscription whose endpoint has already confirmed it. */
+export class AlreadyConfirmedError extends Error {
+  override readonly name = 'AlreadyConfirmedError';
+  constructor(readonly configId: string) {
+    super(`The endpoint of subscription ${configId} has already confirmed it; there is nothing to confirm.`);
   }
 }

@@ -1,3 +1,5 @@
+import type { SubscriptionState } from './sns-subscription';
+
 /** A webhook subscription as the service stores it. */
 export interface Subscription {
   portalId: string;
@@ -22,16 +24,17 @@ export type SubscriptionStatus = 0 | 1;
 export const ACTIVATED: SubscriptionStatus = 1;
 
 /**
- * The record as create answers it. `confirmed`: whether the endpoint has confirmed the SNS
- * subscription yet (SNS's PendingConfirmation); nothing is delivered before it has.
+ * The record as create answers it. `subscriptionState`: SNS's side of it (sns-subscription.ts);
+ * nothing is delivered until it is `confirmed`. `confirmed` says the same as a boolean.
  */
-export function recordView(subscription: Subscription, confirmed: boolean) {
+export function recordView(subscription: Subscription, subscriptionState: SubscriptionState) {
   const { configId, endpoint, events, name, portalId, protocol, subscriptionArn, topicArn, status } = subscription;
-  return { configId, endpoint, events, name, portalId, protocol, subscriptionArn, topicArn, status, confirmed };
+  const confirmed = subscriptionState === 'confirmed';
+  return { configId, endpoint, events, name, portalId, protocol, subscriptionArn, topicArn, status, confirmed, subscriptionState };
 }
 
 /** One entry of the list answer. */
-export function listEntryView(subscription: Subscription, confirmed: boolean) {
+export function listEntryView(subscription: Subscription, subscriptionState: SubscriptionState) {
   const { configId, name, endpoint, protocol, events, status } = subscription;
-  return { configId, name, endpoint, protocol, events, status, confirmed };
+  return { configId, name, endpoint, protocol, events, status, confirmed: subscriptionState === 'confirmed', subscriptionState };
 }

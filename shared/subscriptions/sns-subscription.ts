@@ -1,26 +1,30 @@
 /**
- * Reading and changing one record's SNS subscription. Separate from topics.ts so that the
- * functions that only need these calls do not bundle topic creation and deletion.
+ * What SNS says of one record's SNS subscription. Separate from topics.ts so that the functions
+ * that only read it do not bundle topic creation and deletion.
  */
-import { GetSubscriptionAttributesCommand, SetSubscriptionAttributesCommand, type SNSClient } from '@aws-sdk/client-sns';
-
-/** Replaces the subscription's filter policy. */
-export async function setFilterPolicy(sns: SNSClient, subscriptionArn: string, filterPolicy: string): Promise<void> {
-  await sns.send(
-    new SetSubscriptionAttributesCommand({ SubscriptionArn: subscriptionArn, AttributeName: 'FilterPolicy', AttributeValue: filterPolicy }),
-  );
-}
+import { GetSubscriptionAttributesCommand, type SNSClient } from '@aws-sdk/client-sns';
 
 /**
- * Whether the endpoint has confirmed the subscription (SNS's PendingConfirmation is false). A
- * subscription SNS no longer has is not confirmed: nothing reaches its endpoint.
+ * - `confirmed`: the endpoint confirmed; SNS delivers to it.
+ * - `pending`: SNS waits for the endpoint to confirm (after a subscribe, or for an e-mail
+ *   address SNS deactivated for exceeding its e-mail rate); nothing is delivered meanwhile.
+ * - `unsubscribed`: SNS no longer has the subscription: the endpoint unsubscribed (the
+ *   UnsubscribeURL of every message), or it never confirmed and SNS deleted it (docs/delivery.md).
+ *   Only `POST /confirm` subscribes it again.
  */
-export async function isConfirmed(sns: SNSClient, subscriptionArn: string): Promise<boolean> {
+export type SubscriptionState = 'confirmed' | 'pending' | 'unsubscribed';
+
+/** SNS's stand-in for the ARN of a pending subscription, when Subscribe was not asked for the real one. */
+const PENDING_ARN = 'pending confirmation';
+
+/** The state of the subscription, from SNS (GetSubscriptionAttributes; NotFound when it is gone). */
+export async function subscriptionStateOf(sns: SNSClient, subscriptionArn: string): Promise<SubscriptionState> {
+  if (subscriptionArn.toLowerCase() === PENDING_ARN) return 'pending';
   try {
     const { Attributes } = await sns.send(new GetSubscriptionAttributesCommand({ SubscriptionArn: subscriptionArn }));
-    return Attributes?.PendingConfirmation === 'false';
+    return Attributes?.PendingConfirmation === 'false' ? 'confirmed' : 'pending';
   } catch (error) {
-    if ((error as Error).name === 'NotFoundException') return false;
+    if ((error as Error).name === 'NotFoundException') return 'unsubscribed';
     throw error;
   }
 }

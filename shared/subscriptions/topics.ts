@@ -1,19 +1,48 @@
 import { CreateTopicCommand, DeleteTopicCommand, type SNSClient, SubscribeCommand } from '@aws-sdk/client-sns';
 import { mayHaveBeenApplied } from '../aws/failures';
+import { isRefusal, SnsRefusedServiceError } from '../aws/refusals';
 import { logger } from '../logger';
 import { EndpointRefusedError } from './errors';
 import type { Protocol } from './model';
+import { topicAccessPolicy } from './topic-policy';
 
 export interface SubscriptionTopic {
   topicArn: string;
   subscriptionArn: string;
 }
 
+type Endpoint = { protocol: Protocol; endpoint: string };
+
+/**
+ * Whether SNS refused Subscribe because of the endpoint itself: an InvalidParameter that names the
+ * endpoint ("Invalid parameter: Endpoint ...", "... Email address", "... SQS endpoint ARN",
+ * "... Lambda endpoint ARN"). One about the attributes, the topic or the protocol is the service's.
+ */
+function isEndpointRefusal(error: unknown): boolean {
+  const { name, message } = error as Error;
+  return name === 'InvalidParameterException' && /endpoint|email address/i.test(message) && !/Attributes|Policy|TopicArn/.test(message);
+}
+
+/**
+ * The caller's error for a failed Subscribe: the endpoint's refusal, the service's
+ * (shared/aws/refusals.ts), or the failure as it is (throttling, 5xx, a lost answer: 503).
+ */
+function subscribeFailure(error: unknown, protocol: Protocol): unknown {
+  if (isEndpointRefusal(error)) return new EndpointRefusedError(protocol, { cause: error });
+  if (isRefusal(error)) return new SnsRefusedServiceError('Subscribe', error);
+  return error;
+}
+
 /** The SNS side of subscriptions: one topic per subscription and one SNS subscription of its endpoint. */
 export class SubscriptionTopics {
+  /**
+   * `publisherArns`: the principals the topics' access policy lets publish (topic-policy.ts);
+   * needed only by the functions that create topics.
+   */
   constructor(
     private readonly sns: SNSClient,
     private readonly topicPrefix: string,
+    private readonly publisherArns: readonly string[] = [],
   ) {}
 
   topicNameFor(configId: string): string {
@@ -30,66 +59,55 @@ export class SubscriptionTopics {
   }
 
   /**
-   * Creates the topic, tagged with its portal and config ids, and subscribes the endpoint with
-   * its filter, retry and dead-letter settings (delivery-policy.ts) in the same call.
-   * A failure leaves nothing behind: the topic is deleted again, also when only the answer to
-   * CreateTopic was lost (by its expected ARN; deleting a topic that does not exist succeeds).
+   * Creates the topic, tagged with its portal and config ids and with its access policy, and
+   * subscribes the endpoint with its retry and dead-letter settings (delivery-policy.ts) in the
+   * same call. A failure leaves nothing behind: the topic is deleted again, also when only the
+   * answer to CreateTopic was lost (by its expected ARN; deleting a topic that does not exist
+   * succeeds).
    */
   async open(
-    { portalId, configId, protocol, endpoint }: { portalId: string; configId: string; protocol: Protocol; endpoint: string },
+    { portalId, configId, protocol, endpoint }: { portalId: string; configId: string } & Endpoint,
     subscriptionAttributes: Record<string, string>,
     expectedTopicArn: string,
   ): Promise<SubscriptionTopic> {
     let topicArn: string;
     try {
-      topicArn = await this.createTaggedTopic(portalId, configId);
+      topicArn = await this.createTopic(portalId, configId, expectedTopicArn);
     } catch (error) {
       if (mayHaveBeenApplied(error)) await this.deleteTopicAfterFailure(expectedTopicArn);
       throw error;
     }
     try {
-      const { SubscriptionArn } = await this.sns.send(
-        new SubscribeCommand({
-          TopicArn: topicArn,
-          Protocol: protocol,
-          Endpoint: endpoint,
-          Attributes: subscriptionAttributes,
-          ReturnSubscriptionArn: true,
-        }),
-      );
-      return { topicArn, subscriptionArn: SubscriptionArn! };
+      return { topicArn, subscriptionArn: await this.subscribe(topicArn, { protocol, endpoint }, subscriptionAttributes) };
     } catch (error) {
       await this.deleteTopicAfterFailure(topicArn);
-      if ((error as Error).name === 'InvalidParameterException') {
-        throw new EndpointRefusedError(protocol, { cause: error });
-      }
       throw error;
     }
   }
 
   /**
-   * Makes a record's topic (when `topicArn` is undefined: it is gone) and its endpoint's SNS
-   * subscription again, for the reconciler. Both calls are idempotent in SNS: an existing topic
-   * of the name, or an existing subscription of the endpoint with the same attributes, is
-   * answered as it is. Unlike open(), a failure undoes nothing: the record still names the
-   * topic, so it is no orphan, and the next run completes the repair.
+   * Makes a record's lost topic again, with the subscription of its endpoint, for the
+   * reconciler: the topic went, and its subscriptions with it, by no choice of the endpoint.
+   * Both calls are idempotent in SNS. Unlike open(), a failure undoes nothing: the record still
+   * names the topic, so it is no orphan, and the next run completes the repair.
    */
   async reopen(
-    { portalId, configId, protocol, endpoint }: { portalId: string; configId: string; protocol: Protocol; endpoint: string },
+    { portalId, configId, protocol, endpoint }: { portalId: string; configId: string } & Endpoint,
     subscriptionAttributes: Record<string, string>,
-    topicArn: string | undefined,
+    topicArn: string,
   ): Promise<SubscriptionTopic> {
-    const existingOrNew = topicArn ?? (await this.createTaggedTopic(portalId, configId));
-    const { SubscriptionArn } = await this.sns.send(
-      new SubscribeCommand({
-        TopicArn: existingOrNew,
-        Protocol: protocol,
-        Endpoint: endpoint,
-        Attributes: subscriptionAttributes,
-        ReturnSubscriptionArn: true,
-      }),
-    );
-    return { topicArn: existingOrNew, subscriptionArn: SubscriptionArn! };
+    const created = await this.createTopic(portalId, configId, topicArn);
+    return { topicArn: created, subscriptionArn: await this.subscribe(created, { protocol, endpoint }, subscriptionAttributes) };
+  }
+
+  /**
+   * Subscribes the endpoint to its existing topic again, for `POST /confirm`; SNS sends the
+   * endpoint a new confirmation request. `attributes` only for a subscription SNS no longer has:
+   * a pending one is answered as it is (with the attributes it was made with), and giving others
+   * would be refused.
+   */
+  async subscribeAgain(topicArn: string, endpoint: Endpoint, attributes: Record<string, string> | undefined): Promise<string> {
+    return this.subscribe(topicArn, endpoint, attributes);
   }
 
   /**
@@ -101,21 +119,40 @@ export class SubscriptionTopics {
     await this.sns.send(new DeleteTopicCommand({ TopicArn: topicArn }));
   }
 
-  /** The subscription's topic, tagged with its portal and config ids so that an operator can tell whose it is. */
-  private async createTaggedTopic(portalId: string, configId: string): Promise<string> {
-    const { TopicArn } = await this.sns.send(
-      new CreateTopicCommand({
-        Name: this.topicNameFor(configId),
-        // Messages signed with SHA256 rather than SNS's default SHA1; nothing else differs from
-        // the defaults (no KMS key: a customer key would need grants for every publisher).
-        Attributes: { SignatureVersion: '2' },
-        Tags: [
-          { Key: 'portalId', Value: portalId },
-          { Key: 'configId', Value: configId },
-        ],
-      }),
-    );
-    return TopicArn!;
+  private async subscribe(topicArn: string, { protocol, endpoint }: Endpoint, attributes: Record<string, string> | undefined): Promise<string> {
+    try {
+      const { SubscriptionArn } = await this.sns.send(
+        new SubscribeCommand({ TopicArn: topicArn, Protocol: protocol, Endpoint: endpoint, Attributes: attributes, ReturnSubscriptionArn: true }),
+      );
+      return SubscriptionArn!;
+    } catch (error) {
+      throw subscribeFailure(error, protocol);
+    }
+  }
+
+  /**
+   * The subscription's topic, tagged with its portal and config ids so that an operator can
+   * tell whose it is, and with the access policy that lets only the service publish.
+   */
+  private async createTopic(portalId: string, configId: string, topicArn: string): Promise<string> {
+    if (this.publisherArns.length === 0) throw new Error('no topic publishers configured (TOPIC_PUBLISHER_ARNS)');
+    try {
+      const { TopicArn } = await this.sns.send(
+        new CreateTopicCommand({
+          Name: this.topicNameFor(configId),
+          // Messages signed with SHA256 rather than SNS's default SHA1; no KMS key: a customer
+          // key would need grants for every publisher.
+          Attributes: { SignatureVersion: '2', Policy: topicAccessPolicy(topicArn, this.publisherArns) },
+          Tags: [
+            { Key: 'portalId', Value: portalId },
+            { Key: 'configId', Value: configId },
+          ],
+        }),
+      );
+      return TopicArn!;
+    } catch (error) {
+      throw isRefusal(error) ? new SnsRefusedServiceError('CreateTopic', error) : error;
+    }
   }
 
   /** Undoes a topic created by a request that is failing; the original error is what the caller sees. */

@@ -20,7 +20,8 @@ async function createReal(portalId: string, count: number, events = [DISPATCHED_
   for (let index = 0; index < count; index++) {
     const answer = await call('createSubscriptionRoute', {
       portalId,
-      body: newSubscription({ name: `bench ${index}`, protocol: 'sqs', endpoint: `arn:aws:sqs:us-east-1:000000000000:bench-${index}`, events }),
+      // Another account's queue: pending until its owner confirms, which SNS's side of the bench never needs.
+      body: newSubscription({ name: `bench ${index}`, protocol: 'sqs', endpoint: `arn:aws:sqs:us-east-1:111122223333:bench-${index}`, events }),
     });
     if (answer.statusCode !== 200) throw new Error(`setting up ${portalId}: create answered ${answer.statusCode} ${JSON.stringify(answer.body)}`);
     created.push(answer.body.record);
@@ -153,7 +154,7 @@ export async function eventsFor(name: FunctionName, count: number, fixtures: Fix
       return indexes.map((index) =>
         httpEvent('createSubscriptionRoute', {
           portalId: 'bench-create',
-          body: { name: `created ${index}`, protocol: 'sqs', endpoint: 'arn:aws:sqs:us-east-1:000000000000:bench-created', events: [DISPATCHED_KIND] },
+          body: { name: `created ${index}`, protocol: 'sqs', endpoint: 'arn:aws:sqs:us-east-1:111122223333:bench-created', events: [DISPATCHED_KIND] },
         }),
       );
     case 'updateSubscription':
@@ -170,6 +171,9 @@ export async function eventsFor(name: FunctionName, count: number, fixtures: Fix
       return indexes.map((index) => httpEvent('renameSubscriptionRoute', { portalId, body: { config_id: configId, name: `renamed ${index % 2}` } }));
     case 'testSubscription':
       return indexes.map(() => httpEvent('testSubscriptionRoute', { portalId, body: { config_id: configId } }));
+    case 'confirmSubscription':
+      // The subscription stays pending: each confirm asks its endpoint again.
+      return indexes.map(() => httpEvent('confirmSubscriptionRoute', { portalId, body: { config_id: configId } }));
     case 'deleteSubscription': {
       // A portal each, so they can be made a few at a time without contending for one counter.
       const portals = indexes.map(() => `bench-delete-${randomUUID().slice(0, 8)}`);

@@ -21,6 +21,8 @@ export const FUNCTION_ENV = {
   MAX_SUBSCRIPTIONS_PER_PORTAL: '100000',
   PORTAL_CLAIM: 'portal_id',
   DELIVERY_DEAD_LETTER_QUEUE_ARN: 'arn:aws:sqs:us-east-1:000000000000:webhooks-bench-dead-letters',
+  // The principal the SNS emulator takes the access key id above for: the topics' publisher.
+  TOPIC_PUBLISHER_ARNS: 'arn:aws:iam::000000000000:role/bench',
   // As deployed (service-function.ts): the functions log at INFO, with source maps on.
   POWERTOOLS_LOG_LEVEL: 'INFO',
   NODE_OPTIONS: '--enable-source-maps',

@@ -20,6 +20,7 @@ import { logger } from '../../shared/logger';
 import { call, freshPortal, newSubscription } from '../support/api';
 import { injectFault, serviceFault } from '../support/faults';
 import { lambdaContext } from '../support/lambda-context';
+import { confirmAsEndpointOwner } from '../support/sns-confirmation';
 import { waitFor } from '../support/wait-for';
 
 const CREATE = 'asset_bank.media.create';
@@ -69,14 +70,14 @@ async function runBatch(records: SQSRecord[]) {
   return (await dispatch({ Records: records } satisfies SQSEvent, lambdaContext('dispatchPortalEvents')))!;
 }
 
-/** A subscription to a queue of the emulator's own account: SNS confirms those at once. */
+/** A subscription to a queue of another account, confirmed by the queue's owner. */
 async function subscribeQueue(portalId: string, events: string[]) {
   const created = await call('createSubscriptionRoute', {
     portalId,
-    body: newSubscription({ protocol: 'sqs', endpoint: `arn:aws:sqs:us-east-1:000000000000:q-${randomUUID()}`, events }),
+    body: newSubscription({ protocol: 'sqs', endpoint: `arn:aws:sqs:us-east-1:111122223333:q-${randomUUID()}`, events }),
   });
   expect(created.statusCode).toBe(200);
-  expect(created.body.record.confirmed).toBe(true);
+  await confirmAsEndpointOwner(created.body.record.subscriptionArn);
   return created.body.record as { configId: string; topicArn: string; subscriptionArn: string };
 }
 

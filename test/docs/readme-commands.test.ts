@@ -34,6 +34,7 @@ const BLOCKS: Readonly<Record<string, Readonly<Record<string, Verdict>>>> = {
   },
   'docs/deploy.md': {
     Example: { notRun: 'cdk deploy needs an AWS account' },
+    'Upgrading from filter policies': { notRun: "changes the SNS topics and subscriptions of a deployed stack, which needs an AWS account" },
     'Against a deployed stack': { notRun: 'sam local invoke against the deployed table needs an AWS account, the SAM CLI and Docker; test/infra/sam-invoke.test.ts does the same without them' },
     'Against npm start': { notRun: 'sam local invoke needs the SAM CLI and Docker; test/infra/sam-invoke.test.ts does the same without them' },
   },

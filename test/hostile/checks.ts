@@ -24,6 +24,8 @@ export const KNOWN_CODES = [
   'SUBSCRIPTION_NOT_FOUND',
   'SUBSCRIPTION_LIMIT_REACHED',
   'ENDPOINT_REFUSED',
+  'ENDPOINT_IN_SERVICE_ACCOUNT',
+  'ALREADY_CONFIRMED',
   'INVALID_IDEMPOTENCY_KEY',
   'IDEMPOTENCY_KEY_REUSED',
 ] as const;
@@ -48,6 +50,8 @@ const CODE_MESSAGES: Readonly<Record<string, RegExp>> = {
   SUBSCRIPTION_NOT_FOUND: /\bconfig_?[iI]d\b/,
   SUBSCRIPTION_LIMIT_REACHED: /\b(maximum|limit)\b/i,
   ENDPOINT_REFUSED: /\bendpoint\b/,
+  ENDPOINT_IN_SERVICE_ACCOUNT: /\bendpoint\b.*\baccount\b/,
+  ALREADY_CONFIRMED: /\bconfirmed\b/,
   INVALID_IDEMPOTENCY_KEY: /\bIdempotency-Key header\b/,
   IDEMPOTENCY_KEY_REUSED: /\bIdempotency-Key\b/,
 };

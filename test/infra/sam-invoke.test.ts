@@ -7,6 +7,7 @@
 import type { APIGatewayProxyEventV2WithJWTAuthorizer, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { LOCAL_SERVICE_ACCESS_KEY_ID } from '../../infra/aws/local-account';
 import { PROJECT_ROOT } from '../../infra/aws/service-function';
 import { STACK_NAME } from '../../infra/aws/webhook-subscriptions-app';
 import { DISPATCHER, OPERATIONS, RECONCILER } from '../../shared/operations';
@@ -54,9 +55,10 @@ function samFunction(handlerName: string) {
   const environment = samEnvironment(fn, {
     // --env-vars: the table's name is a CloudFormation reference, locally the table global setup created.
     overrides: { TABLE_NAME: process.env.TABLE_NAME! },
-    // What SAM takes from the developer's AWS profile.
+    // What SAM takes from the developer's AWS profile: the local credentials (docs/deploy.md), the
+    // principal the template's topic policy names.
     region: process.env.AWS_REGION!,
-    accessKeyId: process.env.AWS_ACCESS_KEY_ID!,
+    accessKeyId: LOCAL_SERVICE_ACCESS_KEY_ID,
     secretAccessKey: process.env.AWS_SECRET_ACCESS_KEY!,
   });
   return { fn, environment };
@@ -250,7 +252,16 @@ describe('the synthesized functions, invoked as sam local invoke does', () => {
     },
   );
 
-  it.each(['updateSubscription', 'renameSubscription', 'activateSubscription', 'deleteSubscription', 'testSubscription'])(
+  it('confirm answers 200 and asks the pending endpoint to confirm again', async () => {
+    const { portalId, configId } = await createdSubscription();
+
+    const answer = await samLocalInvoke('confirmSubscription', sampleEvent('confirmSubscription', { portalId, configId }));
+
+    expect(answer.statusCode).toBe(200);
+    expect(answer.body).toEqual({ success: true, message: expect.any(String), subscriptionState: 'pending' });
+  });
+
+  it.each(['updateSubscription', 'renameSubscription', 'activateSubscription', 'deleteSubscription', 'testSubscription', 'confirmSubscription'])(
     '%s answers the unchanged sample event 400: its config_id names no subscription',
     async (handlerName) => {
       const answer = await samLocalInvoke(handlerName, sampleEvent(handlerName));

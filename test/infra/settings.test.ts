@@ -6,6 +6,7 @@
  */
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import { DEFAULT_SETTINGS, deploymentSettingsFrom } from '../../infra/aws/deployment-settings';
+import { LOCAL_SERVICE_ROLE_ARN } from '../../infra/aws/local-account';
 import { OPERATION_PERMISSIONS } from '../../infra/aws/operation-permissions';
 import { ConfigurationError, loadConfig } from '../../shared/config';
 import { OPERATIONS } from '../../shared/operations';
@@ -57,6 +58,7 @@ describe('synth with a bad value', () => {
     ['reconcileEveryMinutes', '0', /reconcileEveryMinutes must be a whole number from 1 to 1440 \(got "0"\)/],
     ['reconcileEveryMinutes', '7.5', /reconcileEveryMinutes must be a whole number/],
     ['reconcileGraceMinutes', '0', /reconcileGraceMinutes must be a whole number of minutes from 1 to 1440/],
+    ['allowedEndpointAccounts', '123456789012,12345', /allowedEndpointAccounts must be a comma-separated list of 12-digit AWS account ids \(invalid: 12345\)/],
   ])('fails for %s=%j, naming the key', (key, value, message) => {
     expect(() => synthWith({ ...REQUIRED_CONTEXT, [key]: value })).toThrow(message);
   });
@@ -75,6 +77,7 @@ describe('synth with every key set', () => {
     eventBusName: 'acme-portal-events',
     reconcileEveryMinutes: '45',
     reconcileGraceMinutes: '30',
+    allowedEndpointAccounts: '123456789012, 210987654321',
   };
   let template: Template;
   beforeAll(() => {
@@ -135,6 +138,16 @@ describe('synth with every key set', () => {
     expect(reconciler.map((fn) => fn.Properties.Environment.Variables.RECONCILE_GRACE_MINUTES)).toEqual(['30']);
   });
 
+  it('lets create and confirm accept own-account endpoints of the accounts asked, and no other function', () => {
+    const functions = Object.values(template.findResources('AWS::Lambda::Function'));
+    const allowing = functions.filter((fn) => fn.Properties.Environment.Variables.ALLOWED_ENDPOINT_ACCOUNTS !== undefined);
+    expect(allowing.map((fn) => /\((\w+)\)$/.exec(fn.Properties.Description)?.[1]).sort()).toEqual([
+      'confirmSubscriptionRoute',
+      'createSubscriptionRoute',
+    ]);
+    for (const fn of allowing) expect(fn.Properties.Environment.Variables.ALLOWED_ENDPOINT_ACCOUNTS).toBe('123456789012,210987654321');
+  });
+
   it('names the portal-events bus as asked', () => {
     template.hasResourceProperties('AWS::Events::EventBus', { Name: 'acme-portal-events' });
   });
@@ -157,6 +170,8 @@ describe('the settings and the functions configuration', () => {
       portalClaim: functionDefaults.portalClaim,
       eventKinds: functionDefaults.eventKinds,
     });
+    expect(settings.allowedEndpointAccounts).toEqual(functionDefaults.allowedEndpointAccounts);
+    expect(settings.allowedEndpointAccounts).toEqual([]);
     expect(DEFAULT_SETTINGS).toMatchObject({ topicPrefix: 'webhooks', maxSubscriptionsPerPortal: 10, portalClaim: 'portal_id' });
   });
 
@@ -167,6 +182,7 @@ describe('the settings and the functions configuration', () => {
     ['portalClaim', 'PORTAL_CLAIM', ['portal_id', 'https://example.com/portal', 'custom:portal', 'a b', 'p"q', 'x'.repeat(129)]],
     ['eventKinds', 'EVENT_KINDS', ['a.b', 'a.b,c:d', ' a.b , c ', 'a b', 'a.b,%']],
     ['reconcileGraceMinutes', 'RECONCILE_GRACE_MINUTES', ['1', '15', '1440', '0', '1441', '2.5', '-1', 'x']],
+    ['allowedEndpointAccounts', 'ALLOWED_ENDPOINT_ACCOUNTS', ['123456789012', ' 123456789012 , 000000000000 ', '', '12345678901', '1234567890123', 'abc', '123456789012,x']],
   ])('accept and refuse the same %s values (%s)', (contextKey, variable, values) => {
     for (const value of values) {
       const stackAccepts = accepts(() => settingsFrom({ [contextKey]: value }));
@@ -206,6 +222,9 @@ describe('synth for sam local invoke against npm start', () => {
         AWS_ENDPOINT_URL_SNS: 'http://127.0.0.1:9911',
       });
     }
+    // The functions that create topics name the local stack's principal as their one publisher.
+    const publishers = functions.flatMap((fn) => fn.Properties.Environment.Variables.TOPIC_PUBLISHER_ARNS ?? []);
+    expect(publishers).toEqual([LOCAL_SERVICE_ROLE_ARN, LOCAL_SERVICE_ROLE_ARN]);
     expect(Annotations.fromStack(stack).findWarning('*', Match.stringLikeRegexp('sam local invoke only'))).toHaveLength(1);
   });
 

@@ -14,7 +14,7 @@ import { OPERATION_PERMISSIONS } from '../../infra/aws/operation-permissions';
 import { STACK_NAME } from '../../infra/aws/webhook-subscriptions-app';
 import type { WebhookSubscriptionsStack } from '../../infra/aws/webhook-subscriptions-stack';
 import { loadConfig } from '../../shared/config';
-import { DISPATCHER, OPERATIONS, RECONCILER } from '../../shared/operations';
+import { API_PREFIXES, DISPATCHER, OPERATIONS, RECONCILER } from '../../shared/operations';
 import { IDEMPOTENCY_EXPIRY_ATTRIBUTE, TABLE_KEYS } from '../../shared/subscriptions/table';
 import { logicalIdOf, REQUIRED_CONTEXT, serviceApp } from '../support/cdk-app';
 
@@ -90,10 +90,12 @@ describe('the functions', () => {
         PORTAL_CLAIM: DEFAULT_SETTINGS.portalClaim,
         EVENT_KINDS: DEFAULT_SETTINGS.eventKinds.join(','),
         NODE_OPTIONS: '--enable-source-maps',
-        // Only create subscribes endpoints, and names their dead-letter queue when it does.
-        ...(op.id === 'createSubscriptionRoute' && {
+        // Only create and confirm subscribe endpoints, and name their dead-letter queue when they do.
+        ...((op.id === 'createSubscriptionRoute' || op.id === 'confirmSubscriptionRoute') && {
           DELIVERY_DEAD_LETTER_QUEUE_ARN: { 'Fn::GetAtt': [logicalIdOf(stack, stack.delivery.deliveryDeadLetterQueue), 'Arn'] },
         }),
+        // Only create makes topics, and gives each the access policy naming the publishers.
+        ...(op.id === 'createSubscriptionRoute' && { TOPIC_PUBLISHER_ARNS: publishersVariable() }),
       });
     });
 
@@ -127,10 +129,12 @@ describe('the functions', () => {
     for (const [, fn] of ofType('AWS::Lambda::Function')) {
       const deployed = fn.Properties.Environment.Variables;
       // CloudFormation fills in the references; these are values of the same shape.
+      const publishers = ['arn:aws:iam::123456789012:role/Dispatcher-1A2B', 'arn:aws:iam::123456789012:role/Test-3C4D'];
       const variables = {
         ...deployed,
         TABLE_NAME: 'subscriptions',
         ...(deployed.DELIVERY_DEAD_LETTER_QUEUE_ARN && { DELIVERY_DEAD_LETTER_QUEUE_ARN: deadLetterQueueArn }),
+        ...(deployed.TOPIC_PUBLISHER_ARNS && { TOPIC_PUBLISHER_ARNS: publishers.join(',') }),
       };
 
       expect(loadConfig(variables)).toEqual({
@@ -141,8 +145,36 @@ describe('the functions', () => {
         eventKinds: loadConfig({ TABLE_NAME: 'x' }).eventKinds,
         deliveryDeadLetterQueueArn: deployed.DELIVERY_DEAD_LETTER_QUEUE_ARN ? deadLetterQueueArn : undefined,
         reconcileGraceMinutes: 15,
+        topicPublisherArns: deployed.TOPIC_PUBLISHER_ARNS ? publishers : [],
+        allowedEndpointAccounts: [],
       });
     }
+  });
+});
+
+describe('who may publish to the topics', () => {
+  it('is named to the functions that create topics (create, the reconciler): the dispatcher and the operations granted sns:Publish', () => {
+    const publishing = OPERATIONS.filter((op) => (OPERATION_PERMISSIONS[op.id].topics as readonly string[]).includes('sns:Publish'));
+    expect(publishing.map((op) => op.id)).toEqual(['testSubscriptionRoute']);
+    const creating = [stack.functions.get('createSubscriptionRoute')!, stack.reconciliation.reconciler];
+    for (const fn of creating) {
+      expect(resources[logicalIdOf(stack, fn.function)]!.Properties.Environment.Variables.TOPIC_PUBLISHER_ARNS).toEqual(publishersVariable());
+    }
+    // No other function makes topics, so none other names them.
+    const naming = ofType('AWS::Lambda::Function').filter(([, fn]) => fn.Properties.Environment.Variables.TOPIC_PUBLISHER_ARNS !== undefined);
+    expect(naming.map(([id]) => id).sort()).toEqual(creating.map((fn) => logicalIdOf(stack, fn.function)).sort());
+  });
+
+  it('names exactly the roles that are granted sns:Publish', () => {
+    const [, arns] = publishersVariable()['Fn::Join'];
+    const named = arns.map((arn) => arn['Fn::GetAtt'][0]).sort();
+    const publishingRoles = ofType('AWS::IAM::Policy')
+      .filter(([, policy]) =>
+        policy.Properties.PolicyDocument.Statement.some((statement: { Action: string | string[] }) => [statement.Action].flat().includes('sns:Publish')),
+      )
+      .flatMap(([, policy]) => policy.Properties.Roles.map((role: { Ref: string }) => role.Ref))
+      .sort();
+    expect(named).toEqual(publishingRoles);
   });
 });
 
@@ -184,16 +216,8 @@ describe('what each function may do', () => {
       'table: dynamodb:DeleteItem dynamodb:GetItem dynamodb:PutItem dynamodb:UpdateItem when ForAllValues:StringEquals dynamodb:LeadingKeys idempotency#createSubscriptionRoute',
       'topics webhooks-*: sns:CreateTopic sns:DeleteTopic sns:Subscribe sns:TagResource',
     ],
-    updateSubscription: [
-      'own log group: logs:CreateLogStream logs:PutLogEvents',
-      'table: dynamodb:GetItem dynamodb:UpdateItem',
-      'topics webhooks-*: sns:SetSubscriptionAttributes',
-    ],
-    activateSubscription: [
-      'own log group: logs:CreateLogStream logs:PutLogEvents',
-      'table: dynamodb:GetItem dynamodb:UpdateItem',
-      'topics webhooks-*: sns:SetSubscriptionAttributes',
-    ],
+    updateSubscription: ['own log group: logs:CreateLogStream logs:PutLogEvents', 'table: dynamodb:UpdateItem'],
+    activateSubscription: ['own log group: logs:CreateLogStream logs:PutLogEvents', 'table: dynamodb:UpdateItem'],
     listSubscriptions: [
       'own log group: logs:CreateLogStream logs:PutLogEvents',
       'table: dynamodb:Query',
@@ -210,6 +234,11 @@ describe('what each function may do', () => {
       'table: dynamodb:GetItem',
       'topics webhooks-*: sns:Publish',
     ],
+    confirmSubscription: [
+      'own log group: logs:CreateLogStream logs:PutLogEvents',
+      'table: dynamodb:GetItem dynamodb:UpdateItem',
+      'topics webhooks-*: sns:GetSubscriptionAttributes sns:Subscribe',
+    ],
     dispatchPortalEvents: [
       'own log group: logs:CreateLogStream logs:PutLogEvents',
       'table: dynamodb:Query',
@@ -221,7 +250,7 @@ describe('what each function may do', () => {
       'own log group: logs:CreateLogStream logs:PutLogEvents',
       'table: dynamodb:Scan',
       'table: dynamodb:GetItem dynamodb:UpdateItem when ForAllValues:StringNotLike dynamodb:LeadingKeys idempotency#*',
-      'topics webhooks-*: sns:CreateTopic sns:DeleteTopic sns:SetSubscriptionAttributes sns:Subscribe sns:TagResource',
+      'topics webhooks-*: sns:CreateTopic sns:DeleteTopic sns:Subscribe sns:TagResource',
       '*: sns:ListSubscriptions sns:ListTopics',
     ],
   };
@@ -232,9 +261,17 @@ describe('what each function may do', () => {
     [RECONCILER.handler, stack.reconciliation.reconciler] as const,
   ];
 
-  it('lists every function: the seven operations, the dispatcher and the reconciler', () => {
+  it('lists every function: the eight operations, the dispatcher and the reconciler', () => {
     expect(allFunctions().map(([name]) => name).sort()).toEqual(Object.keys(EXPECTED).sort());
     expect(allFunctions()).toHaveLength(ofType('AWS::Lambda::Function').length);
+  });
+
+  it('leaves sns:SetSubscriptionAttributes to no role: no function changes an SNS subscription', () => {
+    const granted = ofType('AWS::IAM::Policy').flatMap(([, policy]) =>
+      policy.Properties.PolicyDocument.Statement.flatMap((statement: { Action: string | string[] }) => [statement.Action].flat()),
+    );
+    expect(granted).not.toContain('sns:SetSubscriptionAttributes');
+    expect(granted).toContain('sns:Subscribe');
   });
 
   it.each(Object.keys(EXPECTED))('%s may do exactly what is listed, on what is listed', (name) => {
@@ -267,7 +304,8 @@ describe('the HTTP API', () => {
     const routeKeys = ofType('AWS::ApiGatewayV2::Route').map(([, route]) => route.Properties.RouteKey);
 
     expect(routeKeys.sort()).toEqual(OPERATIONS.flatMap((op) => op.paths.map((path) => `${op.method} ${path}`)).sort());
-    expect(routeKeys).toHaveLength(14);
+    expect(routeKeys).toHaveLength(16);
+    expect(routeKeys).toEqual(expect.arrayContaining(API_PREFIXES.map((prefix) => `POST ${prefix}/confirm`)));
   });
 
   it('checks tokens with one JWT authorizer: issuer and audience from the context', () => {
@@ -402,7 +440,13 @@ describe('the bundles', () => {
       // check only where the body has events, the protocol's, the name's, the status's and the
       // aliases' only where the body has them.
       const takesEvents = ['createSubscriptionRoute', 'updateSubscriptionRoute'].includes(op.id);
-      const addressed = ['updateSubscriptionRoute', 'activateSubscriptionRoute', 'renameSubscriptionRoute', 'testSubscriptionRoute'].includes(op.id);
+      const addressed = [
+        'updateSubscriptionRoute',
+        'activateSubscriptionRoute',
+        'renameSubscriptionRoute',
+        'testSubscriptionRoute',
+        'confirmSubscriptionRoute',
+      ].includes(op.id);
       expect(code.includes('must list at least one event kind')).toBe(takesEvents);
       expect(code.includes('unknown event kind')).toBe(takesEvents);
       expect(code.includes('names a FIFO queue')).toBe(op.id === 'createSubscriptionRoute');
@@ -450,6 +494,14 @@ describe('the bundles', () => {
     expect(code.includes('request body is not valid JSON')).toBe(false);
   });
 });
+
+/** TOPIC_PUBLISHER_ARNS as the template writes it: the dispatcher's role, then the test operation's. */
+function publishersVariable(): { 'Fn::Join': [string, { 'Fn::GetAtt': [string, string] }[]] } {
+  const roleArn = (fn: { role: { node: { defaultChild?: unknown } } }): { 'Fn::GetAtt': [string, string] } => ({
+    'Fn::GetAtt': [logicalIdOf(stack, fn.role), 'Arn'],
+  });
+  return { 'Fn::Join': [',', [roleArn(stack.delivery.dispatcher), roleArn(stack.functions.get('testSubscriptionRoute')!)]] };
+}
 
 function bundleDirectoryOf(functionLogicalId: string): string {
   return join(assemblyDirectory, resources[functionLogicalId]!.Metadata['aws:asset:path']);

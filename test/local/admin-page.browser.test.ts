@@ -2,7 +2,8 @@
  * The admin page of `npm start` in Chromium, used with the keyboard alone (every control is
  * found by its role and accessible name, and activated with Enter or Space): a refused sign-in, sign in, the
  * protocols, catalog and endpoint hints the service's document gives, create,
- * see it listed, rename, replace events, deactivate, send a test event, a refused create whose
+ * see it listed, rename, replace events, deactivate, send a test event, resend the confirmation
+ * request of its pending endpoint (and see it confirmed once followed), a refused create whose
  * message is shown next to its field, delete, and sign in with a pasted token. What the page
  * shows is checked against what the API holds.
  *
@@ -14,6 +15,7 @@ import { loadConfig } from '../../shared/config';
 import { createSubscriptionRequest } from '../../shared/contract/schemas';
 import { API_PREFIXES } from '../../shared/operations';
 import { chromiumPath, launchChromium, saveScreenshot, withFailureScreenshot } from '../support/browser';
+import { confirmAsEndpointOwner, confirmationRequestsTo } from '../support/sns-confirmation';
 import { call, requestToken, startTestStack, TEST_CLIENTS, type TestStack, tokenFor } from '../support/local-stack-client';
 
 const DOCS_SCREENSHOT = fileURLToPath(new URL('../../docs/admin-page.png', import.meta.url));
@@ -158,6 +160,25 @@ describeWithChromium('the admin page, in Chromium with the keyboard', () => {
 
     await statusSays(/^Test event sent\./);
     expect(await statusText()).toMatch(/^Test event sent\. \(Media hooks, message [0-9a-f-]{36}\)$/);
+  });
+
+  step('resends the confirmation request of its pending endpoint; once followed, shows it confirmed, without the button', async () => {
+    const { deliveries } = (await (await fetch(`${local.stack.sns.endpoint}/_emulator/deliveries`)).json()) as {
+      deliveries: { subscriptionArn: string; endpoint: string }[];
+    };
+    const subscriptionArn = deliveries.find((delivery) => delivery.endpoint === 'ops@example.com')!.subscriptionArn;
+    expect(await confirmationRequestsTo(subscriptionArn, local.stack.sns.endpoint)).toHaveLength(1);
+
+    await row('Media hooks').getByRole('button', { name: 'Resend confirmation: Media hooks' }).press('Enter');
+
+    await statusSays('Confirmation requested: SNS sent the endpoint a new confirmation request. (Media hooks)');
+    expect(await confirmationRequestsTo(subscriptionArn, local.stack.sns.endpoint)).toHaveLength(2);
+    expect(await row('Media hooks').getByRole('cell').nth(3).textContent()).toBe('Pending confirmation');
+
+    await confirmAsEndpointOwner(subscriptionArn, local.stack.sns.endpoint);
+    await page.getByRole('button', { name: 'Refresh the list' }).press('Enter');
+    await row('Media hooks').getByRole('cell', { name: 'Confirmed', exact: true }).waitFor();
+    expect(await row('Media hooks').getByRole('button', { name: 'Resend confirmation: Media hooks' }).count()).toBe(0);
   });
 
   step('shows the reason of a refused create next to the field it names', async () => {

@@ -60,6 +60,7 @@ describe.each(API_PREFIXES.map((prefix) => [prefix]))('the API under %s', (prefi
       status: 1,
       // Nobody clicked the e-mail's confirmation link.
       confirmed: false,
+      subscriptionState: 'pending',
     });
 
     // Rename

@@ -1,5 +1,5 @@
 /** Bad configuration fails the function's start with a message naming the variable. */
-import { loadConfig } from '../../shared/config';
+import { loadConfig, topicPublishersOf } from '../../shared/config';
 
 describe('loadConfig', () => {
   it('applies the documented defaults', () => {
@@ -19,6 +19,8 @@ describe('loadConfig', () => {
       ],
       portalClaim: 'portal_id',
       reconcileGraceMinutes: 15,
+      topicPublisherArns: [],
+      allowedEndpointAccounts: [],
     });
   });
 
@@ -31,6 +33,8 @@ describe('loadConfig', () => {
         EVENT_KINDS: ' a.b , c.d,a.b ',
         PORTAL_CLAIM: 'custom:portal',
         RECONCILE_GRACE_MINUTES: '30',
+        TOPIC_PUBLISHER_ARNS: 'arn:aws:iam::123456789012:role/Dispatcher-1A, arn:aws:iam::123456789012:role/service/Test-2B',
+        ALLOWED_ENDPOINT_ACCOUNTS: '123456789012',
       }),
     ).toEqual({
       tableName: 't',
@@ -39,7 +43,16 @@ describe('loadConfig', () => {
       eventKinds: ['a.b', 'c.d'],
       portalClaim: 'custom:portal',
       reconcileGraceMinutes: 30,
+      topicPublisherArns: ['arn:aws:iam::123456789012:role/Dispatcher-1A', 'arn:aws:iam::123456789012:role/service/Test-2B'],
+      allowedEndpointAccounts: ['123456789012'],
     });
+  });
+
+  it('leaves the functions that create topics unable to start without publishers', () => {
+    expect(() => topicPublishersOf(loadConfig({ TABLE_NAME: 't' }))).toThrow(/TOPIC_PUBLISHER_ARNS is required by the functions that create topics/);
+    expect(topicPublishersOf(loadConfig({ TABLE_NAME: 't', TOPIC_PUBLISHER_ARNS: 'arn:aws:iam::123456789012:role/x' }))).toEqual([
+      'arn:aws:iam::123456789012:role/x',
+    ]);
   });
 
   it.each([
@@ -53,6 +66,9 @@ describe('loadConfig', () => {
     [{ TABLE_NAME: 't', PORTAL_CLAIM: 'a b' }, /PORTAL_CLAIM must be/],
     [{ TABLE_NAME: 't', RECONCILE_GRACE_MINUTES: '0' }, /RECONCILE_GRACE_MINUTES must be a whole number of minutes from 1 to 1440 \(got "0"\)/],
     [{ TABLE_NAME: 't', RECONCILE_GRACE_MINUTES: '1441' }, /RECONCILE_GRACE_MINUTES must be/],
+    [{ TABLE_NAME: 't', TOPIC_PUBLISHER_ARNS: 'arn:aws:sts::123456789012:assumed-role/x/y' }, /TOPIC_PUBLISHER_ARNS must be a comma-separated list of IAM role or user ARNs/],
+    [{ TABLE_NAME: 't', TOPIC_PUBLISHER_ARNS: 'role/x' }, /TOPIC_PUBLISHER_ARNS must be/],
+    [{ TABLE_NAME: 't', ALLOWED_ENDPOINT_ACCOUNTS: '123' }, /ALLOWED_ENDPOINT_ACCOUNTS must be a comma-separated list of 12-digit AWS account ids \(invalid: 123\)/],
   ])('refuses %j', (env, message) => {
     expect(() => loadConfig(env)).toThrow(message);
   });

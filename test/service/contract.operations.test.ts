@@ -2,6 +2,7 @@
 import { GetSubscriptionAttributesCommand, GetTopicAttributesCommand, ListTagsForResourceCommand } from '@aws-sdk/client-sns';
 import { call, freshPortal, newSubscription } from '../support/api';
 import { allTopicArns, inspectSns, subscriptionItems } from '../support/aws-state';
+import { confirmAsEndpointOwner, confirmationRequestsTo } from '../support/sns-confirmation';
 import { TEST_ENV } from '../support/test-env';
 
 const UUID_V7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
@@ -35,13 +36,15 @@ describe.each([0, 1] as const)('the operations under prefix %i', (prefix) => {
       subscriptionArn: expect.stringMatching(new RegExp(`^${record.topicArn}:`)),
       // An https endpoint has not confirmed yet: SNS sends nothing to it until it does.
       confirmed: false,
+      subscriptionState: 'pending',
     });
 
-    // Everything but `confirmed` (SNS's to know) is stored.
-    const { confirmed: _confirmed, ...storedFields } = record;
+    // Everything but the subscription's state (SNS's to know) is stored.
+    const { confirmed: _confirmed, subscriptionState: _state, ...storedFields } = record;
     const [stored] = await subscriptionItems(portalId);
     expect(stored).toMatchObject({ ...storedFields, portalId });
     expect(stored).not.toHaveProperty('confirmed');
+    expect(stored).not.toHaveProperty('subscriptionState');
 
     const { Tags } = await inspectSns.send(new ListTagsForResourceCommand({ ResourceArn: record.topicArn }));
     expect(Tags).toEqual(
@@ -54,9 +57,23 @@ describe.each([0, 1] as const)('the operations under prefix %i', (prefix) => {
       new GetSubscriptionAttributesCommand({ SubscriptionArn: record.subscriptionArn }),
     );
     expect(Attributes).toMatchObject({ TopicArn: record.topicArn, Protocol: 'https', Endpoint: record.endpoint });
-    // Messages to the endpoint are signed with SHA256 (SNS's default is SHA1), and nothing else is set.
+    // Messages to the endpoint are signed with SHA256 (SNS's default is SHA1); only the service
+    // may publish (the access policy); no KMS key.
     const { Attributes: topicAttributes } = await inspectSns.send(new GetTopicAttributesCommand({ TopicArn: record.topicArn }));
     expect(topicAttributes).toMatchObject({ SignatureVersion: '2' });
+    expect(JSON.parse(topicAttributes!.Policy!)).toEqual({
+      Version: '2012-10-17',
+      Statement: [
+        {
+          Sid: 'OnlyTheServicePublishes',
+          Effect: 'Deny',
+          Principal: '*',
+          Action: 'sns:Publish',
+          Resource: record.topicArn,
+          Condition: { ArnNotEquals: { 'aws:PrincipalArn': TEST_ENV.TOPIC_PUBLISHER_ARNS.split(',') } },
+        },
+      ],
+    });
     expect(topicAttributes).not.toHaveProperty('KmsMasterKeyId');
   });
 
@@ -141,15 +158,17 @@ describe.each([0, 1] as const)('the operations under prefix %i', (prefix) => {
         events,
         status: 1,
         confirmed: false,
+        subscriptionState: 'pending',
       })),
     });
   });
 
   it('test publishes one webhooks.test message to the subscription and answers its message id', async () => {
     const portalId = freshPortal();
-    // A queue of the emulator's own account: SNS confirms it at once, so the message is handed over.
-    const body = newSubscription({ protocol: 'sqs', endpoint: 'arn:aws:sqs:us-east-1:000000000000:contract-test' });
+    // A queue of another account, confirmed by its owner: SNS hands the message over.
+    const body = newSubscription({ protocol: 'sqs', endpoint: 'arn:aws:sqs:us-east-1:111122223333:contract-test' });
     const { configId, subscriptionArn } = (await call('createSubscriptionRoute', { portalId, prefix, body })).body.record;
+    await confirmAsEndpointOwner(subscriptionArn);
 
     const answer = await call('testSubscriptionRoute', { portalId, prefix, body: { config_id: configId } });
 
@@ -157,7 +176,7 @@ describe.each([0, 1] as const)('the operations under prefix %i', (prefix) => {
     expect(answer.body).toEqual({ success: true, message: 'Test event sent.', messageId: expect.any(String) });
     const response = await fetch(`${process.env.AWS_ENDPOINT_URL_SNS}/_emulator/deliveries`, { signal: AbortSignal.timeout(5_000) });
     const { deliveries } = (await response.json()) as { deliveries: { subscriptionArn: string; messageId: string; body: string }[] };
-    const sent = deliveries.filter((delivery) => delivery.subscriptionArn === subscriptionArn);
+    const sent = deliveries.filter((delivery) => delivery.subscriptionArn === subscriptionArn && delivery.messageId === answer.body.messageId);
     expect(sent.map((delivery) => delivery.messageId)).toEqual([answer.body.messageId]);
     expect(JSON.parse(JSON.parse(sent[0]!.body).Message)).toEqual({
       event: 'webhooks.test',
@@ -167,6 +186,52 @@ describe.each([0, 1] as const)('the operations under prefix %i', (prefix) => {
       eventId: expect.any(String),
       data: { name: 'Media updates' },
     });
+  });
+
+  it('confirm asks a pending endpoint to confirm again; once it has, list shows it confirmed and confirm answers 400', async () => {
+    const portalId = freshPortal();
+    const body = newSubscription({ protocol: 'email', endpoint: 'ops@example.com' });
+    const { configId, subscriptionArn } = (await call('createSubscriptionRoute', { portalId, prefix, body })).body.record;
+    expect(await confirmationRequestsTo(subscriptionArn)).toHaveLength(1);
+
+    const answer = await call('confirmSubscriptionRoute', { portalId, prefix, body: { configId } });
+
+    expect(answer.statusCode).toBe(200);
+    expect(answer.body).toEqual({
+      success: true,
+      message: 'Confirmation requested: SNS sent the endpoint a new confirmation request.',
+      subscriptionState: 'pending',
+    });
+    expect(await confirmationRequestsTo(subscriptionArn)).toHaveLength(2);
+    // The same SNS subscription, asked again: the record is unchanged.
+    expect((await subscriptionItems(portalId))[0]).toMatchObject({ subscriptionArn });
+
+    await confirmAsEndpointOwner(subscriptionArn);
+    const listed = await call('listSubscriptionsRoute', { portalId, prefix });
+    expect(listed.body.configs).toEqual([expect.objectContaining({ configId, confirmed: true, subscriptionState: 'confirmed' })]);
+
+    const again = await call('confirmSubscriptionRoute', { portalId, prefix, body: { config_id: configId } });
+    expect(again.statusCode).toBe(400);
+    expect(again.body).toEqual({
+      success: false,
+      code: 'ALREADY_CONFIRMED',
+      message: `The endpoint of subscription ${configId} has already confirmed it; there is nothing to confirm.`,
+    });
+    expect(await confirmationRequestsTo(subscriptionArn)).toHaveLength(2);
+  });
+
+  it('confirm answers an unknown or foreign subscription 400', async () => {
+    const owner = freshPortal();
+    const { configId } = (await call('createSubscriptionRoute', { portalId: owner, prefix, body: newSubscription() })).body.record;
+
+    for (const [portalId, id] of [
+      [freshPortal(), configId],
+      [owner, '0192f8a4-7b3c-7d2e-9f01-23456789abcd'],
+    ]) {
+      const answer = await call('confirmSubscriptionRoute', { portalId, prefix, body: { config_id: id } });
+      expect(answer.statusCode).toBe(400);
+      expect(answer.body.code).toBe('SUBSCRIPTION_NOT_FOUND');
+    }
   });
 
   it('test answers an unknown subscription 400', async () => {

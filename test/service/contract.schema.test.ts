@@ -32,6 +32,7 @@ const READERS: readonly (readonly [string, BodyReader<unknown>])[] = [
   ['ActivateSubscriptionRequest', bodies.activateSubscriptionRequest],
   ['RenameSubscriptionRequest', bodies.renameSubscriptionRequest],
   ['TestSubscriptionRequest', bodies.testSubscriptionRequest],
+  ['ConfirmSubscriptionRequest', bodies.confirmSubscriptionRequest],
 ];
 
 type Body = Record<string, unknown>;

@@ -169,6 +169,9 @@ describe('operations that address a subscription refuse', () => {
     ['renameSubscriptionRoute', 'a missing config_id', { name: 'x' }, /^config_id is required/],
     ['testSubscriptionRoute', 'a missing config_id', {}, /^config_id is required/],
     ['testSubscriptionRoute', 'a config_id that is not a UUID', { config_id: 'abc' }, /^config_id must be a UUID/],
+    ['confirmSubscriptionRoute', 'a missing config_id', {}, /^config_id is required/],
+    ['confirmSubscriptionRoute', 'a config_id that is not a UUID', { configId: 'abc' }, /^configId must be a UUID/],
+    ['confirmSubscriptionRoute', 'config_id and configId naming different subscriptions', { config_id: someId, configId: someId.replace('a', 'b') }, /^config_id and configId name different subscriptions/],
   ])('%s with %s', async (operationId, _case, body, message) => {
     expectRefusal(await call(operationId, { portalId, body }), 400, message);
   });
@@ -189,7 +192,7 @@ describe('operations that address a subscription refuse', () => {
     }
   });
 
-  it.each<OperationId>(['updateSubscriptionRoute', 'activateSubscriptionRoute', 'renameSubscriptionRoute', 'testSubscriptionRoute'])(
+  it.each<OperationId>(['updateSubscriptionRoute', 'activateSubscriptionRoute', 'renameSubscriptionRoute', 'testSubscriptionRoute', 'confirmSubscriptionRoute'])(
     '%s with malformed JSON',
     async (operationId) => {
       expectRefusal(await call(operationId, { portalId, body: '{' }), 400, /not valid JSON/);

@@ -21,6 +21,7 @@ function requestFor(operationId: Addressing, configId: string) {
     case 'deleteSubscriptionRoute':
       return { configId };
     case 'testSubscriptionRoute':
+    case 'confirmSubscriptionRoute':
       return { body: { config_id: configId } };
   }
 }
@@ -31,6 +32,7 @@ const ADDRESSING: Addressing[] = [
   'renameSubscriptionRoute',
   'deleteSubscriptionRoute',
   'testSubscriptionRoute',
+  'confirmSubscriptionRoute',
 ];
 
 describe('two portals', () => {

@@ -75,6 +75,7 @@ describe('list over many DynamoDB pages', () => {
       status: 0,
       // Its SNS subscription does not exist: nothing can reach its endpoint.
       confirmed: false,
+      subscriptionState: 'unsubscribed',
     });
   });
 });

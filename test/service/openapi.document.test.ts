@@ -32,6 +32,7 @@ const REQUEST_BODIES: Partial<Record<OperationId, { schema: { $id: string; prope
   activateSubscriptionRoute: { schema: schemas.activateSubscriptionRequest, reader: bodies.activateSubscriptionRequest },
   renameSubscriptionRoute: { schema: schemas.renameSubscriptionRequest, reader: bodies.renameSubscriptionRequest },
   testSubscriptionRoute: { schema: schemas.testSubscriptionRequest, reader: bodies.testSubscriptionRequest },
+  confirmSubscriptionRoute: { schema: schemas.confirmSubscriptionRequest, reader: bodies.confirmSubscriptionRequest },
 };
 
 // The suites' document and checker. This suite reads the configuration at load (the readers'
@@ -369,8 +370,10 @@ describe('the local stack', () => {
         activate: [`${base}/activate`, { config_id, status: 0 }],
         rename: [`${base}/rename`, { config_id, name: 'Renamed' }],
         test: [`${base}/test`, { config_id }],
+        // The https endpoint never confirms: it stays pending, so it can be asked again.
+        confirm: [`${base}/confirm`, { config_id }],
       } as const;
-      const methods = { create: 'POST', update: 'PUT', activate: 'PUT', rename: 'PUT', test: 'POST' } as const;
+      const methods = { create: 'POST', update: 'PUT', activate: 'PUT', rename: 'PUT', test: 'POST', confirm: 'POST' } as const;
       for (const [name, [path, body]] of Object.entries(bodies) as [keyof typeof bodies, (typeof bodies)[keyof typeof bodies]][]) {
         const method = methods[name];
         if (name !== 'create') await request(method, path, { token: admin, body }, 200);

@@ -1,8 +1,10 @@
 /**
- * The reconciler restores the agreement of table and SNS (no record without its topic and SNS
- * subscription, no topic of the service without its record) after each failure the known gaps of docs/design.md list,
+ * The reconciler restores the agreement of table and SNS (no record without its topic, no topic
+ * of the service without its record) after each failure the known gaps of docs/design.md list,
  * in one run, and a second run right after changes nothing. Creates in flight (young topics)
- * and topics of the prefix with foreign names are never touched.
+ * and topics of the prefix with foreign names are never touched, and neither is an endpoint
+ * whose subscription is gone while its topic exists: it left, and is not brought back behind its
+ * owner's back.
  *
  * The suite has a table and a topic prefix of its own, so the whole-table scan and the listing
  * of every topic see only what it made, whatever the other suites do meanwhile; it empties both
@@ -15,6 +17,8 @@ import {
   CreateTopicCommand,
   DeleteTopicCommand,
   GetSubscriptionAttributesCommand,
+  GetTopicAttributesCommand,
+  ListSubscriptionsByTopicCommand,
   ListTagsForResourceCommand,
   SNSClient,
   UnsubscribeCommand,
@@ -23,6 +27,7 @@ import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { v7 as uuidv7 } from 'uuid';
+import { LOCAL_SERVICE_ROLE_ARN } from '../../infra/aws/local-account';
 import { ensureSubscriptionTable } from '../../infra/local/dynamodb/subscription-table';
 import { injectFault, lostAnswer } from '../support/faults';
 import { lambdaContext } from '../support/lambda-context';
@@ -58,7 +63,7 @@ function reconcile({ minutesLater = 0, dryRun = false } = {}) {
   return reconcileTopics({
     sns: snsClient,
     repository: new SubscriptionRepository(documentClient, TABLE_NAME),
-    topics: new SubscriptionTopics(snsClient, TOPIC_PREFIX),
+    topics: new SubscriptionTopics(snsClient, TOPIC_PREFIX, TEST_ENV.TOPIC_PUBLISHER_ARNS.split(',')),
     topicPrefix: TOPIC_PREFIX,
     deadLetterQueueArn: TEST_ENV.DELIVERY_DEAD_LETTER_QUEUE_ARN,
     graceMs: GRACE_MS,
@@ -69,7 +74,17 @@ function reconcile({ minutesLater = 0, dryRun = false } = {}) {
 
 /** A summary that changed nothing. */
 function unchanged(topicsSeen: number, recordsSeen: number, skippedYoung = 0) {
-  return { topicsSeen, recordsSeen, orphanTopicsDeleted: 0, recordsRepaired: 0, skippedYoung, errors: 0, unrecognizedTopics: [], dryRun: false };
+  return {
+    topicsSeen,
+    recordsSeen,
+    orphanTopicsDeleted: 0,
+    recordsRepaired: 0,
+    skippedYoung,
+    subscriptionsGone: 0,
+    errors: 0,
+    unrecognizedTopics: [],
+    dryRun: false,
+  };
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- stored items
@@ -95,17 +110,20 @@ async function subscriptionAttributes(subscriptionArn: string): Promise<Record<s
 
 /**
  * Table and SNS agree, as an operator checks it: the topics of the prefix are exactly the records'
- * topics (besides `foreign`, topics whose names are not the service's), and each record's SNS
- * subscription exists on its topic with its endpoint, protocol and delivery attributes.
+ * topics (besides `foreign`, topics whose names are not the service's), each with the access
+ * policy that lets only the service publish, and each record's SNS subscription exists on its
+ * topic with its endpoint, protocol and delivery attributes, and no filter. `publishers`: those
+ * of the functions that made the topics (npm run reconcile's are the local stack's).
  */
-async function expectAgreement(foreign: string[] = []) {
+async function expectAgreement(foreign: string[] = [], publishers: string[] = TEST_ENV.TOPIC_PUBLISHER_ARNS.split(',')) {
   const stored = await records();
   expect(await topicsOfPrefix()).toEqual([...stored.map((record) => record.topicArn), ...foreign].sort());
   for (const record of stored) {
+    const { Attributes: topic } = await inspectSns.send(new GetTopicAttributesCommand({ TopicArn: record.topicArn }));
+    expect(JSON.parse(topic!.Policy!).Statement[0].Condition).toEqual({ ArnNotEquals: { 'aws:PrincipalArn': publishers } });
     const attributes = await subscriptionAttributes(record.subscriptionArn);
     expect(attributes).toMatchObject({ TopicArn: record.topicArn, Protocol: record.protocol, Endpoint: record.endpoint });
-    const events = record.status === 1 ? [...record.events, 'webhooks.test'] : ['webhooks.test'];
-    expect(JSON.parse(attributes!.FilterPolicy!)).toEqual({ event: events });
+    expect(attributes!.FilterPolicy).toBeUndefined();
     expect(JSON.parse(attributes!.RedrivePolicy!)).toEqual({ deadLetterTargetArn: TEST_ENV.DELIVERY_DEAD_LETTER_QUEUE_ARN });
     if (record.protocol.startsWith('http')) expect(JSON.parse(attributes!.DeliveryPolicy!)).toEqual(HTTP_DELIVERY_POLICY);
   }
@@ -245,7 +263,7 @@ describe('a topic deleted behind the service’s back', () => {
     expect(await reconcile()).toEqual(unchanged(1, 1));
   });
 
-  it('keeps a deactivated subscription deactivated: the recreated filter admits the test event only', async () => {
+  it('recreates the topic of a deactivated subscription; the record keeps it deactivated, and no filter is set', async () => {
     const portalId = freshPortal();
     const { configId, topicArn } = await createOne(portalId);
     expect((await call('activateSubscriptionRoute', { portalId, body: { config_id: configId, status: 0 } })).statusCode).toBe(200);
@@ -254,22 +272,7 @@ describe('a topic deleted behind the service’s back', () => {
     expect(await reconcile()).toEqual({ ...unchanged(0, 1), recordsRepaired: 1 });
 
     await expectAgreement();
-    const [after] = await records();
-    expect(JSON.parse((await subscriptionAttributes(after!.subscriptionArn))!.FilterPolicy!)).toEqual({ event: ['webhooks.test'] });
-    expect(await reconcile()).toEqual(unchanged(1, 1));
-  });
-
-  it('resubscribes the endpoint when only the SNS subscription is gone', async () => {
-    const portalId = freshPortal();
-    const before = await createOne(portalId, { protocol: 'sqs', endpoint: 'arn:aws:sqs:us-east-1:000000000000:hooks' });
-    await inspectSns.send(new UnsubscribeCommand({ SubscriptionArn: before.subscriptionArn }));
-
-    expect(await reconcile()).toEqual({ ...unchanged(1, 1), recordsRepaired: 1 });
-
-    await expectAgreement();
-    const [after] = await records();
-    expect(after!.topicArn).toBe(before.topicArn);
-    expect(after!.subscriptionArn).not.toBe(before.subscriptionArn);
+    expect((await records())[0]).toMatchObject({ configId, status: 0 });
     expect(await reconcile()).toEqual(unchanged(1, 1));
   });
 
@@ -286,6 +289,65 @@ describe('a topic deleted behind the service’s back', () => {
     expect(await reconcile()).toEqual({ ...unchanged(1, 2), recordsRepaired: 1 });
     await expectAgreement();
     expect(await reconcile()).toEqual(unchanged(2, 2));
+  });
+});
+
+describe('an endpoint whose subscription is gone while its topic exists', () => {
+  let receiver: WebhookReceiver;
+  beforeAll(async () => {
+    receiver = await startWebhookReceiver();
+  });
+  afterAll(() => receiver.close());
+
+  it('is left unsubscribed, sent nothing, and listed as unsubscribed; POST /confirm subscribes it again', async () => {
+    const portalId = freshPortal();
+    const before = await createOne(portalId, { protocol: 'http', endpoint: `${receiver.url}/left`, events: ['asset_bank.media.create'] });
+    const stateOf = async () => (await call('listSubscriptionsRoute', { portalId })).body.configs[0].subscriptionState;
+    await waitFor('the endpoint to confirm', async () => ((await stateOf()) === 'confirmed' ? true : undefined));
+    // The endpoint unsubscribes by the UnsubscribeURL of a message it got.
+    expect((await call('testSubscriptionRoute', { portalId, body: { config_id: before.configId } })).statusCode).toBe(200);
+    const [message] = await waitFor('the test message', () => receiver.notificationsAt('/left')[0] && receiver.notificationsAt('/left'));
+    expect((await fetch(message!.envelope.UnsubscribeURL, { signal: AbortSignal.timeout(5_000) })).status).toBe(200);
+    expect(await stateOf()).toBe('unsubscribed');
+    const receivedBefore = receiver.received.length;
+
+    expect(await reconcile()).toEqual({ ...unchanged(1, 1), subscriptionsGone: 1 });
+    expect(await reconcile({ minutesLater: 60 * 49 })).toEqual({ ...unchanged(1, 1), subscriptionsGone: 1 });
+
+    // Nothing was subscribed, so nothing can be sent: no confirmation request, no message.
+    const { Subscriptions } = await inspectSns.send(new ListSubscriptionsByTopicCommand({ TopicArn: before.topicArn }));
+    expect(Subscriptions).toEqual([]);
+    expect((await records())[0]).toMatchObject({ subscriptionArn: before.subscriptionArn });
+    expect((await call('testSubscriptionRoute', { portalId, body: { config_id: before.configId } })).statusCode).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(receiver.received.length).toBe(receivedBefore);
+    expect(await stateOf()).toBe('unsubscribed');
+
+    // Its owner asks for it again: SNS sends a new confirmation request, which the receiver follows.
+    const confirm = await call('confirmSubscriptionRoute', { portalId, body: { config_id: before.configId } });
+    expect(confirm.statusCode).toBe(200);
+    expect(confirm.body.subscriptionState).toBe('pending');
+    await waitFor('the endpoint to confirm again', async () => ((await stateOf()) === 'confirmed' ? true : undefined));
+    const [after] = await records();
+    expect(after!.subscriptionArn).not.toBe(before.subscriptionArn);
+    await expectAgreement();
+    expect((await call('testSubscriptionRoute', { portalId, body: { config_id: before.configId } })).statusCode).toBe(200);
+    await waitFor('the test message after confirming', () => receiver.notificationsAt('/left')[1]);
+    expect(await reconcile()).toEqual(unchanged(1, 1));
+  });
+
+  it('is left so when it never confirmed and SNS deleted it', async () => {
+    const portalId = freshPortal();
+    receiver.unconfirmedPaths.add('/never');
+    const before = await createOne(portalId, { protocol: 'http', endpoint: `${receiver.url}/never` });
+    await waitFor('the confirmation request', () => receiver.received.find((entry) => entry.path === '/never'));
+    // What SNS does to a subscription pending for 48 hours (docs/delivery.md).
+    await inspectSns.send(new UnsubscribeCommand({ SubscriptionArn: before.subscriptionArn }));
+
+    expect(await reconcile()).toEqual({ ...unchanged(1, 1), subscriptionsGone: 1 });
+
+    expect(receiver.received.filter((entry) => entry.path === '/never')).toHaveLength(1);
+    expect((await call('listSubscriptionsRoute', { portalId })).body.configs[0]).toMatchObject({ confirmed: false, subscriptionState: 'unsubscribed' });
   });
 });
 
@@ -390,7 +452,7 @@ describe('npm run reconcile', () => {
     const orphan = await handMadeTopic(60);
     const { topicArn } = await createOne(freshPortal());
     await inspectSns.send(new DeleteTopicCommand({ TopicArn: topicArn }));
-    const seen = { topicsSeen: 1, recordsSeen: 1, skippedYoung: 0, errors: 0, unrecognizedTopics: [] };
+    const seen = { topicsSeen: 1, recordsSeen: 1, skippedYoung: 0, subscriptionsGone: 0, errors: 0, unrecognizedTopics: [] };
 
     const dryRun = await reconcileCli('--dry-run');
     expect(summaryOf(dryRun.stdout)).toEqual({ ...seen, wouldDeleteOrphanTopics: 1, wouldRepairRecords: 1, dryRun: true });
@@ -398,7 +460,7 @@ describe('npm run reconcile', () => {
 
     const run = await reconcileCli();
     expect(summaryOf(run.stdout)).toEqual({ ...seen, orphanTopicsDeleted: 1, recordsRepaired: 1, dryRun: false });
-    await expectAgreement();
+    await expectAgreement([], [LOCAL_SERVICE_ROLE_ARN]);
 
     expect(summaryOf((await reconcileCli()).stdout)).toEqual(unchanged(1, 1));
   }, 120_000);

@@ -5,6 +5,7 @@
  */
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { handler as activateSubscription } from '../../functions/activateSubscription';
+import { handler as confirmSubscription } from '../../functions/confirmSubscription';
 import { handler as createSubscription } from '../../functions/createSubscription';
 import { handler as deleteSubscription } from '../../functions/deleteSubscription';
 import { handler as listSubscriptions } from '../../functions/listSubscriptions';
@@ -24,6 +25,7 @@ const handlers = {
   renameSubscriptionRoute: renameSubscription,
   deleteSubscriptionRoute: deleteSubscription,
   testSubscriptionRoute: testSubscription,
+  confirmSubscriptionRoute: confirmSubscription,
 } satisfies Record<OperationId, unknown>;
 
 export interface ApiAnswer {

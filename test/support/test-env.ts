@@ -16,5 +16,9 @@ export const TEST_ENV = {
   MAX_SUBSCRIPTIONS_PER_PORTAL: '10',
   PORTAL_CLAIM: 'portal_id',
   DELIVERY_DEAD_LETTER_QUEUE_ARN: 'arn:aws:sqs:us-east-1:000000000000:webhooks-test-delivery-dead-letters',
+  // The principals the SNS emulator takes the access key ids of the functions under test for
+  // (localPrincipalArn): `test` above, and `local` where a suite starts a local stack in its own
+  // process, which signs the handlers' calls so; the topics they create let these publish.
+  TOPIC_PUBLISHER_ARNS: 'arn:aws:iam::000000000000:role/test,arn:aws:iam::000000000000:role/local',
   POWERTOOLS_LOG_LEVEL: 'SILENT',
 } as const;

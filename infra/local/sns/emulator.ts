@@ -22,6 +22,7 @@
  *                       tags), and the action table (index.ts)
  *   state.ts            topics, subscriptions, recorded deliveries, dead letters; the state file
  *   filter-policy.ts    which subscriptions a publication goes to
+ *   topic-policy.ts     who may publish to a topic: its access policy's Deny statements
  *   messages.ts         the confirmation and notification bodies and headers
  *   signing.ts          the signing key and certificate, and the signature on each message
  *   delivery.ts         the HTTP/S POST queue: timeout, retries, a lane per subscription

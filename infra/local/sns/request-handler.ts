@@ -72,7 +72,8 @@ export async function handleRequest(sns: SnsBackend, request: IncomingMessage, r
     if (!signed && !UNSIGNED_ACTIONS.has(action)) {
       throw new SnsError('MissingAuthenticationToken', 'Request is missing Authentication Token', 403);
     }
-    const result = spec.run(sns, params, { signed });
+    const accessKeyId = /\bCredential=([^/,\s]+)\//.exec(request.headers.authorization ?? '')?.[1];
+    const result = spec.run(sns, params, { signed, accessKeyId });
     if (spec.writes) sns.save();
     send(response, 200, 'text/xml', successXml(action, result, requestId), requestId);
   } catch (error) {

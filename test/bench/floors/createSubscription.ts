@@ -1,4 +1,4 @@
-/** Floor of create: the counter read, CreateTopic, Subscribe (with its attributes), the insert transaction. */
+/** Floor of create: the counter read, CreateTopic (with its access policy), Subscribe (with its attributes), the insert transaction. */
 import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { CreateTopicCommand, SubscribeCommand } from '@aws-sdk/client-sns';
 import type { Context } from 'aws-lambda';
@@ -8,6 +8,7 @@ import { snsClient } from '../../../shared/aws/sns';
 import { type FloorEvent, TABLE_NAME, bodyOf, ok, portalOf } from './floor-http';
 
 const DEAD_LETTER_QUEUE_ARN = process.env.DELIVERY_DEAD_LETTER_QUEUE_ARN;
+const PUBLISHERS = process.env.TOPIC_PUBLISHER_ARNS!.split(',');
 
 interface CreateBody {
   name: string;
@@ -16,14 +17,30 @@ interface CreateBody {
   events: string[];
 }
 
-export async function handler(event: FloorEvent, _context: Context) {
+export async function handler(event: FloorEvent, context: Context) {
   const portalId = portalOf(event);
   const body = bodyOf<CreateBody>(event);
   const configId = randomUUID();
   await documentClient.send(new GetCommand({ TableName: TABLE_NAME, Key: { portalId, sk: 'portal' }, ConsistentRead: true }));
+  const name = `${process.env.TOPIC_PREFIX}-${configId}`;
+  const [, partition, , , account] = context.invokedFunctionArn.split(':');
+  const topicArn = `arn:${partition}:sns:${process.env.AWS_REGION}:${account}:${name}`;
+  const policy = {
+    Version: '2012-10-17',
+    Statement: [
+      {
+        Effect: 'Deny',
+        Principal: '*',
+        Action: 'sns:Publish',
+        Resource: topicArn,
+        Condition: { ArnNotEquals: { 'aws:PrincipalArn': PUBLISHERS } },
+      },
+    ],
+  };
   const { TopicArn } = await snsClient.send(
     new CreateTopicCommand({
-      Name: `${process.env.TOPIC_PREFIX}-${configId}`,
+      Name: name,
+      Attributes: { Policy: JSON.stringify(policy) },
       Tags: [
         { Key: 'portalId', Value: portalId },
         { Key: 'configId', Value: configId },
@@ -35,10 +52,7 @@ export async function handler(event: FloorEvent, _context: Context) {
       TopicArn: TopicArn!,
       Protocol: body.protocol,
       Endpoint: body.endpoint,
-      Attributes: {
-        FilterPolicy: JSON.stringify({ event: [...body.events, 'webhooks.test'] }),
-        ...(DEAD_LETTER_QUEUE_ARN && { RedrivePolicy: JSON.stringify({ deadLetterTargetArn: DEAD_LETTER_QUEUE_ARN }) }),
-      },
+      Attributes: DEAD_LETTER_QUEUE_ARN ? { RedrivePolicy: JSON.stringify({ deadLetterTargetArn: DEAD_LETTER_QUEUE_ARN }) } : undefined,
       ReturnSubscriptionArn: true,
     }),
   );

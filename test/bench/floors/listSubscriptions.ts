@@ -23,7 +23,7 @@ export async function handler(event: FloorEvent, _context: Context) {
     items.push(...(page.Items ?? []));
     ExclusiveStartKey = page.LastEvaluatedKey;
   } while (ExclusiveStartKey);
-  const confirmed = new Array<boolean>(items.length);
+  const states = new Array<string>(items.length);
   let next = 0;
   const lookUp = async () => {
     while (next < items.length) {
@@ -32,12 +32,12 @@ export async function handler(event: FloorEvent, _context: Context) {
         const { Attributes } = await snsClient.send(
           new GetSubscriptionAttributesCommand({ SubscriptionArn: items[index]!.subscriptionArn as string }),
         );
-        confirmed[index] = Attributes?.PendingConfirmation === 'false';
+        states[index] = Attributes?.PendingConfirmation === 'false' ? 'confirmed' : 'pending';
       } catch {
-        confirmed[index] = false;
+        states[index] = 'unsubscribed';
       }
     }
   };
   await Promise.all(Array.from({ length: Math.min(10, items.length) }, lookUp));
-  return ok({ message: `${items.length} found.`, configs: items.map((item, index) => ({ ...item, confirmed: confirmed[index] })) });
+  return ok({ message: `${items.length} found.`, configs: items.map((item, index) => ({ ...item, confirmed: states[index] === 'confirmed', subscriptionState: states[index] })) });
 }

@@ -1,11 +1,11 @@
-/** Floor of update: UpdateItem, SetSubscriptionAttributes, GetItem (the re-check). */
+/** Floor of update: one conditional UpdateItem. */
 import type { Context } from 'aws-lambda';
-import { changeDeliveryFloor } from './change-delivery-floor';
+import { changeRecordFloor } from './change-record-floor';
 import { type FloorEvent, bodyOf, ok, portalOf } from './floor-http';
 
 export async function handler(event: FloorEvent, _context: Context) {
   const portalId = portalOf(event);
   const { config_id: configId, events } = bodyOf<{ config_id: string; events: string[] }>(event);
-  await changeDeliveryFloor(portalId, configId, 'events', events);
+  await changeRecordFloor(portalId, configId, 'events', events);
   return ok({ message: 'Subscription events updated.', record: { configId, events, portalId } });
 }

@@ -13,6 +13,8 @@ const PAGE_SIZE = 100;
 export interface RequestFacts {
   /** Signed with SigV4 (SDK, CLI), as opposed to a bare URL visit such as a SubscribeURL. */
   signed: boolean;
+  /** The access key id of the signature's credential scope; it names the request's principal (topic-policy.ts). */
+  accessKeyId?: string;
 }
 
 export type Handler = (sns: SnsBackend, params: QueryParams, request: RequestFacts) => readonly string[] | undefined;

@@ -1,6 +1,7 @@
 /**
- * Publish: checks the message as SNS does and hands it to every confirmed subscription whose
- * filter policy lets it through.
+ * Publish: checks the message as SNS does, and the sender against the topic's access policy
+ * (topic-policy.ts), and hands it to every confirmed subscription whose filter policy lets it
+ * through.
  */
 import { randomUUID } from 'node:crypto';
 import { invalidParameter } from '../errors';
@@ -8,6 +9,8 @@ import { isPlainObject, passesFilter } from '../filter-policy';
 import { notificationMessage } from '../messages';
 import { el, type QueryParams } from '../query-protocol';
 import type { MessageAttribute, Publication } from '../types';
+import { localPrincipalArn } from '../../../aws/local-account';
+import { authorizationError, explicitlyDenied } from '../topic-policy';
 import type { Handler } from './handler';
 
 /**
@@ -63,7 +66,7 @@ function messageChooser(message: string, structure: string | undefined): (protoc
   };
 }
 
-export const publish: Handler = (sns, params) => {
+export const publish: Handler = (sns, params, request) => {
   // TargetArn is for platform endpoints in SNS; here only topics exist to publish to.
   const topicArn = params.get('TopicArn') || params.get('TargetArn');
   if (!topicArn) throw invalidParameter('TopicArn or TargetArn Reason: no value for required parameter');
@@ -80,6 +83,16 @@ export const publish: Handler = (sns, params) => {
   const messageId = randomUUID();
 
   const topic = sns.topic(topicArn);
+  if (topic.attributes.Policy) {
+    const { accountId } = sns.settings;
+    const check = {
+      principalArn: localPrincipalArn(request.accessKeyId ?? '', accountId),
+      principalAccount: accountId,
+      action: 'sns:Publish',
+      resource: topic.arn,
+    };
+    if (explicitlyDenied(topic.attributes.Policy, check)) throw authorizationError(check);
+  }
   const fifo = topic.attributes.FifoTopic === 'true';
   if (fifo && !params.get('MessageGroupId')) throw invalidParameter('The MessageGroupId parameter is required for FIFO topics');
   if (fifo && !params.get('MessageDeduplicationId') && topic.attributes.ContentBasedDeduplication !== 'true') {

@@ -2,6 +2,7 @@
 import { invalidParameter } from '../errors';
 import { attributesXml, el, type QueryParams } from '../query-protocol';
 import { TOPIC_ARN, TOPIC_NAME } from '../state';
+import { policyStatements } from '../topic-policy';
 import { type Handler, page } from './handler';
 import { mergeTags, sameTags, validateTags } from './tags';
 
@@ -26,6 +27,8 @@ function checkedTopicAttribute(name: string, value: string): string {
   if (name === 'SignatureVersion' && value !== '1' && value !== '2') {
     throw invalidParameter('Attributes Reason: SignatureVersion must be 1 or 2');
   }
+  // Checked when set, as SNS does; Publish enforces it.
+  if (name === 'Policy' && value !== '') policyStatements(value);
   return value;
 }
 

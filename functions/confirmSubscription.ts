@@ -1,0 +1,29 @@
+import { documentClient } from '../shared/aws/dynamodb';
+import { snsClient } from '../shared/aws/sns';
+import { confirmSubscriptionRequest } from '../shared/contract/request-bodies';
+import { config } from '../shared/environment';
+import { jsonInput } from '../shared/http/json-input';
+import { httpOperation } from '../shared/http/operation';
+import { confirmSubscription } from '../shared/subscriptions/confirm-subscription';
+import { SubscriptionRepository } from '../shared/subscriptions/repository';
+import { SubscriptionTopics } from '../shared/subscriptions/topics';
+
+const deps = {
+  repository: new SubscriptionRepository(documentClient, config.tableName),
+  topics: new SubscriptionTopics(snsClient, config.topicPrefix),
+  sns: snsClient,
+  deadLetterQueueArn: config.deliveryDeadLetterQueueArn,
+  allowedEndpointAccounts: config.allowedEndpointAccounts,
+};
+
+/** Subscribes a pending or unsubscribed endpoint again: SNS sends it a new confirmation request. */
+export const handler = httpOperation('confirmSubscriptionRoute', {
+  body: jsonInput(confirmSubscriptionRequest),
+  run: async ({ portalId, body: { configId } }) => {
+    const subscriptionState = await confirmSubscription(deps, portalId, configId);
+    return {
+      message: subscriptionState === 'confirmed' ? 'Subscription confirmed.' : 'Confirmation requested: SNS sent the endpoint a new confirmation request.',
+      subscriptionState,
+    };
+  },
+});

@@ -1,0 +1,109 @@
+/**
+ * A topic's access policy (its `Policy` attribute), as far as the emulator enforces it: the Deny
+ * statements, for Publish. The emulator models no IAM: a request's principal is the role its
+ * SigV4 access key id names (localPrincipalArn, infra/aws/local-account.ts), and whatever no
+ * Deny refuses is allowed, as for a principal of the topic's account whose IAM policies allow
+ * it. So a policy that denies Publish to every principal but some is enforced as on AWS, and
+ * an Allow statement grants nothing beyond that (docs/local.md, "How local differs from AWS").
+ *
+ * Conditions are evaluated for the operators String(Not)Equals, String(Not)Like, Arn(Not)Equals
+ * and Arn(Not)Like on the keys aws:PrincipalArn and aws:PrincipalAccount. A Deny statement with
+ * any other condition counts as matching: the emulator denies rather than allows what it cannot
+ * judge.
+ */
+import { SnsError } from './errors';
+
+interface Statement {
+  Effect?: unknown;
+  Principal?: unknown;
+  Action?: unknown;
+  Resource?: unknown;
+  Condition?: unknown;
+}
+
+/** What a request is judged by: who sends it, what it does, on which topic. */
+export interface PolicyRequest {
+  principalArn: string;
+  principalAccount: string;
+  /** As IAM writes it, `sns:Publish`. */
+  action: string;
+  resource: string;
+}
+
+/** The statements of a policy document, or InvalidParameter as SNS answers an unusable one. */
+export function policyStatements(text: string): Statement[] {
+  let document: unknown;
+  try {
+    document = JSON.parse(text);
+  } catch {
+    throw new SnsError('InvalidParameter', 'Invalid parameter: Policy Error: failed to parse the policy JSON');
+  }
+  const statements = (document as { Statement?: unknown } | null)?.Statement;
+  const list = Array.isArray(statements) ? statements : statements && typeof statements === 'object' ? [statements] : undefined;
+  if (!list || list.some((statement) => typeof statement !== 'object' || statement === null)) {
+    throw new SnsError('InvalidParameter', 'Invalid parameter: Policy Error: the policy has no Statement');
+  }
+  return list as Statement[];
+}
+
+const values = (value: unknown): string[] => [value].flat().filter((item): item is string => typeof item === 'string');
+
+/** IAM's wildcards: `*` any run of characters, `?` one. */
+function matchesPattern(pattern: string, text: string): boolean {
+  const source = pattern.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.');
+  return new RegExp(`^${source}$`, 'i').test(text);
+}
+
+function principalMatches(principal: unknown, request: PolicyRequest): boolean {
+  if (principal === '*') return true;
+  const aws = values((principal as { AWS?: unknown } | undefined)?.AWS);
+  return aws.some(
+    (entry) => entry === '*' || entry === request.principalArn || entry === request.principalAccount || entry === `arn:aws:iam::${request.principalAccount}:root`,
+  );
+}
+
+const CONDITION_KEYS: Record<string, (request: PolicyRequest) => string> = {
+  'aws:principalarn': (request) => request.principalArn,
+  'aws:principalaccount': (request) => request.principalAccount,
+};
+
+/** Whether every condition holds; undefined when one cannot be judged here. */
+function conditionsHold(condition: unknown, request: PolicyRequest): boolean | undefined {
+  if (condition === undefined) return true;
+  if (typeof condition !== 'object' || condition === null) return undefined;
+  for (const [operator, keys] of Object.entries(condition)) {
+    const negated = /^(String|Arn)Not/.test(operator);
+    const like = /Like$/.test(operator);
+    if (!/^(String|Arn)(Not)?(Equals|Like)$/.test(operator) || typeof keys !== 'object' || keys === null) return undefined;
+    for (const [key, expected] of Object.entries(keys)) {
+      const read = CONDITION_KEYS[key.toLowerCase()];
+      if (!read) return undefined;
+      const actual = read(request);
+      const anyMatches = values(expected).some((value) => (like ? matchesPattern(value, actual) : value === actual));
+      if (negated ? anyMatches : !anyMatches) return false;
+    }
+  }
+  return true;
+}
+
+/** Whether a Deny statement of the topic's policy refuses the request. */
+export function explicitlyDenied(policy: string, request: PolicyRequest): boolean {
+  return policyStatements(policy).some(
+    (statement) =>
+      statement.Effect === 'Deny' &&
+      principalMatches(statement.Principal, request) &&
+      values(statement.Action).some((action) => matchesPattern(action, request.action)) &&
+      values(statement.Resource ?? '*').some((resource) => matchesPattern(resource, request.resource)) &&
+      conditionsHold(statement.Condition, request) !== false,
+  );
+}
+
+/** SNS's answer to a request a topic policy denies. */
+export function authorizationError(request: PolicyRequest): SnsError {
+  const action = request.action.replace(/^sns:/i, 'SNS:');
+  return new SnsError(
+    'AuthorizationError',
+    `User: ${request.principalArn} is not authorized to perform: ${action} on resource: ${request.resource} with an explicit deny`,
+    403,
+  );
+}

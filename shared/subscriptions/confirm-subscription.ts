@@ -1,0 +1,59 @@
+import type { SNSClient } from '@aws-sdk/client-sns';
+import { snsSubscriptionAttributesFor } from './delivery-policy';
+import { accountOf, checkEndpointAccount, confirmedAtCreation } from './endpoint-account';
+import { AlreadyConfirmedError, SubscriptionNotFoundError } from './errors';
+import type { SubscriptionRepository } from './repository';
+import { type SubscriptionState, subscriptionStateOf } from './sns-subscription';
+import type { SubscriptionTopics } from './topics';
+
+export interface ConfirmSubscriptionDeps {
+  repository: SubscriptionRepository;
+  topics: SubscriptionTopics;
+  sns: SNSClient;
+  /** Named in the redrive policy of a subscription made anew, as create does. */
+  deadLetterQueueArn: string | undefined;
+  /** Accounts whose own sqs and lambda endpoints are accepted (ALLOWED_ENDPOINT_ACCOUNTS). */
+  allowedEndpointAccounts: readonly string[];
+}
+
+/**
+ * Subscribes a subscription's endpoint to its topic again, at the caller's request: the only
+ * way an endpoint that never confirmed in time, or that unsubscribed, gets a confirmation
+ * request again (the reconciler never re-subscribes an endpoint behind its owner's back). SNS
+ * sends the endpoint a new confirmation request; a pending subscription is asked again as it
+ * is, one SNS no longer has is made anew with create's attributes, and its ARN stored, only if
+ * the record still names the old one. Refused for a confirmed subscription, and for an endpoint
+ * of the service's own account, as create refuses it. Answers the state SNS gave.
+ */
+export async function confirmSubscription(
+  { repository, topics, sns, deadLetterQueueArn, allowedEndpointAccounts }: ConfirmSubscriptionDeps,
+  portalId: string,
+  configId: string,
+): Promise<SubscriptionState> {
+  const subscription = await repository.find(portalId, configId);
+  if (!subscription) throw new SubscriptionNotFoundError(configId);
+  const state = await subscriptionStateOf(sns, subscription.subscriptionArn);
+  if (state === 'confirmed') throw new AlreadyConfirmedError(configId);
+  const serviceAccount = accountOf(subscription.topicArn);
+  checkEndpointAccount(subscription, serviceAccount, allowedEndpointAccounts);
+
+  const attributes = state === 'unsubscribed' ? snsSubscriptionAttributesFor(subscription, deadLetterQueueArn) : undefined;
+  let subscriptionArn: string;
+  try {
+    subscriptionArn = await topics.subscribeAgain(subscription.topicArn, subscription, attributes);
+  } catch (error) {
+    // A delete that ran meanwhile took the topic: the caller's subscription is gone, not broken.
+    if ((await repository.isStored(portalId, configId)) === false) throw new SubscriptionNotFoundError(configId);
+    throw error;
+  }
+  if (subscriptionArn !== subscription.subscriptionArn) {
+    const { topicArn } = subscription;
+    try {
+      await repository.replaceDeliveryArns(portalId, configId, subscription, { topicArn, subscriptionArn });
+    } catch (error) {
+      // Another confirm (or a repair) stored its ARN meanwhile: the endpoint was asked all the same.
+      if (!(error instanceof SubscriptionNotFoundError) || !(await repository.find(portalId, configId))) throw error;
+    }
+  }
+  return confirmedAtCreation(subscription, serviceAccount) ? 'confirmed' : 'pending';
+}
