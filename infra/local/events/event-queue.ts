@@ -8,9 +8,8 @@
  * reads it and goes on.
  */
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { createHash, randomUUID } from 'node:crypto';
+import { readStateFile, writeStateFile } from '../state-file';
 
 export type SqsHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse | void>;
 
@@ -111,19 +110,8 @@ export class EventQueue {
   private load(): void {
     const file = this.options.stateFile;
     if (!file) return;
-    let text: string;
-    try {
-      text = readFileSync(file, 'utf8');
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
-      throw error;
-    }
-    let saved: SavedQueue;
-    try {
-      saved = JSON.parse(text) as SavedQueue;
-    } catch (error) {
-      throw new Error(`Event queue file ${file} is not valid JSON (${(error as Error).message}); fix or remove it.`);
-    }
+    const saved = readStateFile(file, 'Event queue file') as SavedQueue | undefined;
+    if (saved === undefined) return;
     if (saved?.version !== 1 || !Array.isArray(saved.messages) || !Array.isArray(saved.deadLetters)) {
       throw new Error(`Event queue file ${file} is not in the expected format; fix or remove it.`);
     }
@@ -137,7 +125,7 @@ export class EventQueue {
     }
   }
 
-  /** Through a temporary file renamed over the old one: a crash mid-write leaves the previous state. */
+  /** The queue as the next start resumes it. */
   private save(file: string): void {
     const saved: SavedQueue = {
       version: 1,
@@ -145,15 +133,7 @@ export class EventQueue {
       deadLetters: this.deadLetters,
       deadLettersNotKept: this.deadLettersNotKept,
     };
-    const temporary = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-    mkdirSync(dirname(file), { recursive: true });
-    try {
-      writeFileSync(temporary, JSON.stringify(saved));
-      renameSync(temporary, file);
-    } catch (error) {
-      rmSync(temporary, { force: true });
-      throw error;
-    }
+    writeStateFile(file, JSON.stringify(saved));
   }
 
   private schedule(delayMs: number): void {

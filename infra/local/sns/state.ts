@@ -4,9 +4,7 @@
  * handlers and, when a state file is configured, loads them from it at start and saves them
  * after changes; deliveries still pending at stop are saved there too, and resumed at start.
  */
-import { randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { readStateFile, writeStateFile } from '../state-file';
 import { DeliveryQueue, type DeliverySettings, type PendingDelivery } from './delivery';
 import { invalidParameter, type SnsError, subscriptionNotFound, topicNotFound } from './errors';
 import { confirmationMessage, type MessageOrigin, subscribeUrl, unsubscribeConfirmationMessage } from './messages';
@@ -274,19 +272,8 @@ export class SnsBackend {
   load(): void {
     const file = this.settings.stateFile;
     if (!file) return;
-    let text: string;
-    try {
-      text = readFileSync(file, 'utf8');
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
-      throw error;
-    }
-    let state: PersistedState;
-    try {
-      state = JSON.parse(text) as PersistedState;
-    } catch (error) {
-      throw new Error(`SNS emulator state file ${file} is not valid JSON (${(error as Error).message}); fix or remove it.`);
-    }
+    const state = readStateFile(file, 'SNS emulator state file') as PersistedState | undefined;
+    if (state === undefined) return;
     if (state?.version !== 1 || !Array.isArray(state.topics) || !Array.isArray(state.subscriptions)) {
       throw new Error(`SNS emulator state file ${file} is not in the expected format; fix or remove it.`);
     }
@@ -318,15 +305,7 @@ export class SnsBackend {
       deadLetterOverflow: this.deadLetterOverflow(),
       ...(pendingDeliveries && pendingDeliveries.length > 0 ? { pendingDeliveries } : {}),
     };
-    const temporary = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-    mkdirSync(dirname(file), { recursive: true });
-    try {
-      writeFileSync(temporary, JSON.stringify(state, null, 2));
-      renameSync(temporary, file);
-    } catch (error) {
-      rmSync(temporary, { force: true });
-      throw error;
-    }
+    writeStateFile(file, JSON.stringify(state, null, 2));
   }
 }
 
