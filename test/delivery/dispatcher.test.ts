@@ -18,8 +18,10 @@ import { FIRST_TRY_WINDOW_MS } from '../../shared/delivery/dispatch';
 import { MAX_PUBLISH_BYTES, publishInputFor, publishSizeOf } from '../../shared/delivery/message';
 import { logger } from '../../shared/logger';
 import { call, freshPortal, newSubscription } from '../support/api';
+import { awsCallsDuring } from '../support/aws-calls';
 import { injectFault, serviceFault } from '../support/faults';
 import { lambdaContext } from '../support/lambda-context';
+import { sqsRecord } from '../support/portal-events';
 import { confirmAsEndpointOwner } from '../support/sns-confirmation';
 import { waitFor } from '../support/wait-for';
 
@@ -45,26 +47,6 @@ function portalEvent(kind: string, detail: unknown, overrides: Record<string, un
   };
 }
 
-/** An SQS record of the body; `receiveCount` above 1 is SQS handing it out again. */
-function sqsRecord(body: unknown, receiveCount = 1): SQSRecord {
-  const text = typeof body === 'string' ? body : JSON.stringify(body);
-  return {
-    messageId: randomUUID(),
-    receiptHandle: randomUUID(),
-    body: text,
-    attributes: {
-      ApproximateReceiveCount: String(receiveCount),
-      SentTimestamp: String(Date.now()),
-      SenderId: 'AIDAEVENTBRIDGE',
-      ApproximateFirstReceiveTimestamp: String(Date.now()),
-    },
-    messageAttributes: {},
-    md5OfBody: '',
-    eventSource: 'aws:sqs',
-    eventSourceARN: 'arn:aws:sqs:us-east-1:000000000000:portal-events',
-    awsRegion: 'us-east-1',
-  };
-}
 
 async function runBatch(records: SQSRecord[]) {
   return (await dispatch({ Records: records } satisfies SQSEvent, lambdaContext('dispatchPortalEvents')))!;
@@ -108,28 +90,6 @@ function failPublishTo(topicArn: string, times = 1): () => void {
   return () => void snsClient.middlewareStack.remove(name);
 }
 
-/** Records every AWS call the dispatcher's clients make while `run` runs: command name and topic. */
-async function callsDuring(run: () => Promise<unknown>): Promise<string[]> {
-  const calls: string[] = [];
-  const name = `count-calls-${randomUUID()}`;
-  for (const client of [snsClient, dynamoDbClient] as const) {
-    (client.middlewareStack as typeof snsClient.middlewareStack).add(
-      (next, context) => async (args) => {
-        const topicArn = (args.input as { TopicArn?: string }).TopicArn;
-        calls.push(topicArn ? `${context.commandName} ${topicArn}` : String(context.commandName));
-        return next(args);
-      },
-      { step: 'initialize', name },
-    );
-  }
-  try {
-    await run();
-  } finally {
-    snsClient.middlewareStack.remove(name);
-    dynamoDbClient.middlewareStack.remove(name);
-  }
-  return calls;
-}
 
 describe('a batch with events that can never be delivered', () => {
   it('drops those (reporting no failure for them) and delivers the others of the batch', async () => {
@@ -149,7 +109,7 @@ describe('a batch with events that can never be delivered', () => {
       portalEvent(CREATE, { portalId: 'bad#portal' }),
       portalEvent(CREATE, { portalId }, { source: 'someone.else' }),
       portalEvent(CREATE, { portalId }, { time: 'yesterday' }),
-    ].map(sqsRecord);
+    ].map((body) => sqsRecord(body));
 
     const result = await runBatch([sqsRecord(first), ...unusable, sqsRecord(last)]);
 
@@ -211,7 +171,7 @@ describe('fan-out', () => {
     const subscriptions = [];
     for (let n = 0; n < 10; n++) subscriptions.push(await subscribeQueue(portalId, n < 7 ? [CREATE] : [DELETED]));
     const event = portalEvent(CREATE, { portalId });
-    const calls = await callsDuring(() => runBatch([sqsRecord(event)]));
+    const calls = await awsCallsDuring(() => runBatch([sqsRecord(event)]), { withTopic: true });
     expect(calls[0]).toBe('QueryCommand');
     expect(calls.slice(1).sort()).toEqual(subscriptions.slice(0, 7).map((s) => `PublishCommand ${s.topicArn}`).sort());
   });
@@ -224,7 +184,7 @@ describe('fan-out', () => {
     expect((await call('activateSubscriptionRoute', { portalId, body: { config_id: deactivated.configId, status: 0 } })).statusCode).toBe(200);
     const event = portalEvent(CREATE, { portalId, mediaId: 'm-1' });
 
-    const calls = await callsDuring(async () => expect(await runBatch([sqsRecord(event)])).toEqual({ batchItemFailures: [] }));
+    const calls = await awsCallsDuring(async () => expect(await runBatch([sqsRecord(event)])).toEqual({ batchItemFailures: [] }), { withTopic: true });
 
     // One Query of the portal's partition, one Publish to the one recipient's topic.
     expect(calls).toEqual(['QueryCommand', `PublishCommand ${chosen.topicArn}`]);
@@ -264,7 +224,7 @@ describe('one recipient whose Publish fails', () => {
     const removeFault = failPublishTo(broken.topicArn, 2);
     let calls: string[];
     try {
-      calls = await callsDuring(() => drain(queue, event));
+      calls = await awsCallsDuring(() => drain(queue, event), { withTopic: true });
     } finally {
       removeFault();
       await queue.close();
@@ -403,7 +363,7 @@ describe('an event too large for SNS', () => {
     });
     let calls: string[];
     try {
-      calls = await callsDuring(() => drain(queue, event));
+      calls = await awsCallsDuring(() => drain(queue, event), { withTopic: true });
     } finally {
       await queue.close();
     }

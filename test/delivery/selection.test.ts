@@ -8,7 +8,7 @@
  * enforces as SNS does. Checked in what SNS holds and delivers, through the real SDK clients.
  */
 import { GetSubscriptionAttributesCommand, PublishCommand, SNSClient } from '@aws-sdk/client-sns';
-import { dynamoDbClient, documentClient } from '../../shared/aws/dynamodb';
+import { documentClient } from '../../shared/aws/dynamodb';
 import { snsClient } from '../../shared/aws/sns';
 import { createSubscription } from '../../shared/subscriptions/create-subscription';
 import { HTTP_DELIVERY_POLICY } from '../../shared/subscriptions/delivery-policy';
@@ -16,6 +16,7 @@ import { SubscriptionRepository } from '../../shared/subscriptions/repository';
 import { SubscriptionTopics } from '../../shared/subscriptions/topics';
 import { call, freshPortal, newSubscription } from '../support/api';
 import { inspectSns, portalTopicArns, subscriptionItems } from '../support/aws-state';
+import { awsCallsDuring } from '../support/aws-calls';
 import { dispatchPortalEvent } from '../support/portal-events';
 import { confirmAsEndpointOwner, deliveriesTo } from '../support/sns-confirmation';
 import { TEST_ENV } from '../support/test-env';
@@ -51,27 +52,6 @@ async function notificationsTo(subscriptionArn: string): Promise<{ event: string
     .map((delivery) => JSON.parse(JSON.parse(delivery.body).Message) as { event: string; eventId: string });
 }
 
-/** The AWS calls the functions' clients make while `run` runs, by command name. */
-async function awsCallsDuring(run: () => Promise<unknown>): Promise<string[]> {
-  const calls: string[] = [];
-  const name = `count-${Math.random().toString(36).slice(2)}`;
-  for (const client of [snsClient, dynamoDbClient] as const) {
-    (client.middlewareStack as typeof snsClient.middlewareStack).add(
-      (next, context) => async (args) => {
-        calls.push(String(context.commandName));
-        return next(args);
-      },
-      { step: 'initialize', name },
-    );
-  }
-  try {
-    await run();
-  } finally {
-    snsClient.middlewareStack.remove(name);
-    dynamoDbClient.middlewareStack.remove(name);
-  }
-  return calls;
-}
 
 describe('create', () => {
   it('subscribes without a filter policy, with the dead-letter queue, and retries for http/https', async () => {
