@@ -12,7 +12,8 @@
  *   subscription went with the topic): the topic and the subscription of the record's endpoint
  *   with create's attributes, and the record is pointed at them by a conditional write;
  * - a record whose topic exists but whose SNS subscription is gone is left so, and counted: the
- *   endpoint unsubscribed, or never confirmed and SNS deleted it. Subscribing it again would
+ *   endpoint unsubscribed, or never confirmed and SNS deleted it (the Subscribe API reference:
+ *   a confirmation token is valid for three days). Subscribing it again would
  *   send a new confirmation request behind its owner's back, every run; `POST /confirm` does it
  *   when the caller asks;
  * - a topic of the prefix with any other name is reported and left alone.

@@ -10,7 +10,8 @@
  * role's unique id). For an AWS service publishing on its own behalf the key is absent, and
  * `ArnNotEquals` on an absent key matches: those are denied too ("IAM JSON policy elements:
  * Condition operators"). Everything else the topic's owner may do stays with its IAM policies,
- * as without a topic policy.
+ * as without a topic policy. Topic policies: SNS developer guide, "Overview of managing access
+ * in Amazon SNS" and "Example cases for Amazon SNS access control".
  */
 export function topicAccessPolicy(topicArn: string, publisherArns: readonly string[]): string {
   return JSON.stringify({
