@@ -11,10 +11,8 @@ import { deadLetterKeyOf, deadLetterPrefixOf, EXPIRY_ATTRIBUTE, subscriptionKeyO
 import { dayCounterOf, DROPPED_ATTRIBUTE, expiryOf, LAST_DEAD_LETTER_ATTRIBUTE } from './day-counts';
 import type { DeadLetter } from './dead-letter-message';
 
-/** A dead letter as read back: its sort key, to remove it by. */
-export interface KeptDeadLetter extends DeadLetter {
-  sk: string;
-}
+/** A dead letter as read back (its topic is its subscription's), with its sort key to remove it by. */
+export type KeptDeadLetter = Omit<DeadLetter, 'topicArn'> & { sk: string };
 
 /** What stored a dead letter, or why not. */
 export type StoreOutcome = 'stored' | 'duplicate' | 'subscription gone' | 'evicted one gone';
@@ -151,7 +149,10 @@ export class DeadLetterStore {
     return found;
   }
 
-  /** Removes a dead letter and uncounts it, in one transaction; false when it was already gone. */
+  /**
+   * Removes a dead letter and uncounts it, in one transaction; false when it was already gone (a
+   * concurrent replay, or the cap). Throws when DynamoDB did not do it for another reason.
+   */
   async remove(letter: KeptDeadLetter): Promise<boolean> {
     try {
       await this.db.send(
@@ -173,7 +174,7 @@ export class DeadLetterStore {
       );
       return true;
     } catch (error) {
-      if (error instanceof TransactionCanceledException) return false;
+      if (error instanceof TransactionCanceledException && error.CancellationReasons?.[0]?.Code === 'ConditionalCheckFailed') return false;
       throw error;
     }
   }
@@ -213,7 +214,6 @@ function toKept(item: Record<string, unknown>, portalId: string): KeptDeadLetter
     sk: text('sk'),
     portalId,
     configId: text('configId'),
-    topicArn: '',
     eventId: text('eventId'),
     event: text('event'),
     occurredAt: text('occurredAt'),

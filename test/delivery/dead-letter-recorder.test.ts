@@ -7,16 +7,14 @@
  * its batch; at most 1,000 are kept per subscription, the oldest giving way and counted; one past
  * its 14 days is neither listed nor counted.
  */
-import type { SQSEvent, SQSRecord } from 'aws-lambda';
 import { randomUUID } from 'node:crypto';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { handler as record } from '../../functions/recordDeadLetters';
 import { documentClient } from '../../shared/aws/dynamodb';
 import { MAX_KEPT_PER_SUBSCRIPTION } from '../../shared/dead-letters/day-counts';
 import { config } from '../../shared/environment';
 import { deadLetterPrefixOf } from '../../shared/subscriptions/table';
 import { call, freshPortal, newSubscription } from '../support/api';
-import { lambdaContext } from '../support/lambda-context';
+import { deadLetterRecord, publishedBody, rawDeadLetterRecord as rawRecord, recordBatch as runBatch } from '../support/dead-letters';
 
 const CREATE = 'asset_bank.media.create';
 const DAY_MS = 86_400_000;
@@ -32,55 +30,6 @@ async function subscribe(portalId = freshPortal()): Promise<Subscribed> {
   expect(created.statusCode).toBe(200);
   const { configId, topicArn } = created.body.record;
   return { portalId, configId, topicArn };
-}
-
-/** What the service published to the subscription's topic (shared/delivery/message.ts). */
-function publishedBody(to: Subscribed, overrides: Record<string, unknown> = {}) {
-  return JSON.stringify({
-    event: CREATE,
-    portalId: to.portalId,
-    configId: to.configId,
-    occurredAt: '2026-11-24T08:15:00Z',
-    eventId: randomUUID(),
-    data: { mediaId: 'm-1' },
-    ...overrides,
-  });
-}
-
-/** A message of the delivery dead-letter queue for a notification of `to`'s topic, as SNS sends it there. */
-function deadLetterRecord(to: Subscribed, options: { message?: string; snsMessageId?: string; sentAt?: number; topicArn?: string } = {}): SQSRecord {
-  const notification = {
-    Type: 'Notification',
-    MessageId: options.snsMessageId ?? randomUUID(),
-    TopicArn: options.topicArn ?? to.topicArn,
-    Message: options.message ?? publishedBody(to),
-    Timestamp: new Date().toISOString(),
-    SignatureVersion: '1',
-    Signature: 'c2lnbmF0dXJl',
-    SigningCertURL: 'https://sns.us-east-1.amazonaws.com/SimpleNotificationService-0.pem',
-    UnsubscribeURL: 'https://sns.us-east-1.amazonaws.com/?Action=Unsubscribe',
-    MessageAttributes: { event: { Type: 'String', Value: CREATE } },
-  };
-  return rawRecord(JSON.stringify(notification), options.sentAt);
-}
-
-function rawRecord(body: string, sentAt = Date.now()): SQSRecord {
-  const attribute = (value: string) => ({ dataType: 'String', stringValue: value, stringListValues: [], binaryListValues: [] });
-  return {
-    messageId: randomUUID(),
-    receiptHandle: randomUUID(),
-    body,
-    attributes: { ApproximateReceiveCount: '1', SentTimestamp: String(sentAt), SenderId: 'AIDASNS', ApproximateFirstReceiveTimestamp: String(sentAt) },
-    messageAttributes: { RequestID: attribute(randomUUID()), ErrorCode: attribute('500'), ErrorMessage: attribute('HTTP 500') },
-    md5OfBody: '',
-    eventSource: 'aws:sqs',
-    eventSourceARN: 'arn:aws:sqs:us-east-1:000000000000:delivery-dead-letters',
-    awsRegion: 'us-east-1',
-  };
-}
-
-async function runBatch(records: SQSRecord[]) {
-  return (await record({ Records: records } satisfies SQSEvent, lambdaContext('recordDeadLetters')))!;
 }
 
 /** Every dead-letter item of the subscription in its portal's partition, expired or not. */
