@@ -76,6 +76,9 @@ describe('list over many DynamoDB pages', () => {
       // Its SNS subscription does not exist: nothing can reach its endpoint.
       confirmed: false,
       subscriptionState: 'unsubscribed',
+      deadLetters: 0,
+      lastDeadLetterAt: null,
+      deadLettersDropped: 0,
     });
   });
 });
