@@ -30,7 +30,8 @@ export interface OperatorAlarmsProps {
  * CloudWatch gets SQS's metrics once a minute, and Lambda's invocation metrics are counted per
  * minute ("Available CloudWatch metrics for Amazon SQS"; "Types of metrics for Lambda functions",
  * https://docs.aws.amazon.com/lambda/latest/dg/monitoring-metrics-types.html): a 5-minute period
- * tells the operator within minutes without a notification per minute of the same trouble.
+ * tells the operator within minutes, and keeps an intermittent fault from flipping the alarm
+ * between ALARM and OK (each flip a notification) every other minute.
  */
 const PERIOD = Duration.minutes(5);
 
