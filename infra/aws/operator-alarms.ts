@@ -37,8 +37,8 @@ const PERIOD = Duration.minutes(5);
 
 /**
  * A healthy recorder takes a dead letter within seconds; one that failed on it gets it again after
- * the queue's visibility timeout. Ten minutes lets a couple of such retries pass, and is still
- * 14 days short of the messages' expiry.
+ * the queue's visibility timeout. Ten minutes lets a couple of such retries pass, and is far
+ * inside the 14 days the queue keeps them.
  */
 export const DELIVERY_DEAD_LETTER_MAX_AGE = Duration.minutes(10);
 
