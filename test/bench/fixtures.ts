@@ -3,11 +3,11 @@
  * function is invoked with.
  */
 import { BatchWriteCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { SQSEvent } from 'aws-lambda';
+import type { SQSEvent, SQSRecord } from 'aws-lambda';
 import { randomUUID } from 'node:crypto';
 import { mapWithConcurrency } from '../../shared/aws/bounded-concurrency';
 import { httpEvent } from '../support/http-events';
-import type { BenchPlan, FunctionName } from './plan';
+import { dispatchLabel, type BenchPlan, type FunctionName } from './plan';
 import { FUNCTION_ENV } from './services';
 
 const DISPATCHED_KIND = 'asset_bank.media.create';
@@ -81,8 +81,8 @@ export async function queryPagesOf(documentClient: DynamoDBDocumentClient, porta
   return pages;
 }
 
-/** A portal event as EventBridge queues it for the dispatcher. */
-export function dispatchEvent(portalId: string): SQSEvent {
+/** A queued record of one portal event, as EventBridge puts it on the dispatcher's queue. */
+function dispatchRecord(portalId: string): SQSRecord {
   const body = JSON.stringify({
     version: '0',
     id: randomUUID(),
@@ -95,20 +95,21 @@ export function dispatchEvent(portalId: string): SQSEvent {
     detail: { portalId, assetId: 'asset-1' },
   });
   return {
-    Records: [
-      {
-        messageId: randomUUID(),
-        receiptHandle: randomUUID(),
-        body,
-        attributes: { ApproximateReceiveCount: '1', SentTimestamp: String(Date.now()), SenderId: 'AIDAEVENTBRIDGE', ApproximateFirstReceiveTimestamp: String(Date.now()) },
-        messageAttributes: {},
-        md5OfBody: '',
-        eventSource: 'aws:sqs',
-        eventSourceARN: 'arn:aws:sqs:us-east-1:000000000000:portal-events',
-        awsRegion: 'us-east-1',
-      },
-    ],
+    messageId: randomUUID(),
+    receiptHandle: randomUUID(),
+    body,
+    attributes: { ApproximateReceiveCount: '1', SentTimestamp: String(Date.now()), SenderId: 'AIDAEVENTBRIDGE', ApproximateFirstReceiveTimestamp: String(Date.now()) },
+    messageAttributes: {},
+    md5OfBody: '',
+    eventSource: 'aws:sqs',
+    eventSourceARN: 'arn:aws:sqs:us-east-1:000000000000:portal-events',
+    awsRegion: 'us-east-1',
   };
+}
+
+/** A batch of `events` portal events, taking the portals in turn (as a queue interleaves them). */
+export function dispatchBatch(portalIds: readonly string[], events: number): SQSEvent {
+  return { Records: Array.from({ length: events }, (_, index) => dispatchRecord(portalIds[index % portalIds.length]!)) };
 }
 
 /** A list of a portal's subscriptions. */
@@ -121,8 +122,8 @@ export interface Fixtures {
   changed: { portalId: string; configId: string };
   /** By size of list's scale. */
   listPortals: Map<number, string>;
-  /** By size of the dispatcher's scale. */
-  dispatchPortals: Map<number, string>;
+  /** The portals of each of the dispatcher's batches, by its row's label. */
+  dispatchPortals: Map<string, string[]>;
 }
 
 export async function makeFixtures({ iterations, measures }: BenchPlan, documentClient: DynamoDBDocumentClient): Promise<Fixtures> {
@@ -136,11 +137,11 @@ export async function makeFixtures({ iterations, measures }: BenchPlan, document
     else await seedRecords(documentClient, portalId, size);
     listPortals.set(size, portalId);
   }
-  const dispatchPortals = new Map<number, string>();
-  for (const size of measures('dispatchPortalEvents') ? iterations.dispatchScale : []) {
-    const portalId = `bench-dispatch-${size}`;
-    await createReal(portalId, size);
-    dispatchPortals.set(size, portalId);
+  const dispatchPortals = new Map<string, string[]>();
+  for (const [shapeIndex, shape] of (measures('dispatchPortalEvents') ? iterations.dispatchShapes : []).entries()) {
+    const portalIds = Array.from({ length: shape.portals }, (_, index) => `bench-dispatch-${shapeIndex}-${index}`);
+    for (const portalId of portalIds) await createReal(portalId, shape.recipients);
+    dispatchPortals.set(dispatchLabel(shape), portalIds);
   }
   return { changed: { portalId: changedPortal, configId: changed!.configId }, listPortals, dispatchPortals };
 }
@@ -182,8 +183,10 @@ export async function eventsFor(name: FunctionName, count: number, fixtures: Fix
     }
     case 'listSubscriptions':
       return indexes.map(() => listEvent(fixtures.listPortals.get(iterations.listScale[0]!)!));
-    case 'dispatchPortalEvents':
-      return indexes.map(() => dispatchEvent(fixtures.dispatchPortals.get(iterations.dispatchScale[0]!)!));
+    case 'dispatchPortalEvents': {
+      const shape = iterations.dispatchShapes[0]!;
+      return indexes.map(() => dispatchBatch(fixtures.dispatchPortals.get(dispatchLabel(shape))!, shape.events));
+    }
     default:
       throw new Error(`no events for ${name}`);
   }

@@ -26,6 +26,19 @@ export const ALL_FUNCTIONS: readonly BenchFunction[] = [
   { name: DISPATCHER.handler, entry: DISPATCHER.entry },
 ];
 
+/** A batch the dispatcher is invoked with: `events` records, spread evenly over `portals`, each portal with `recipients` subscriptions choosing them. */
+export interface DispatchShape {
+  events: number;
+  portals: number;
+  recipients: number;
+}
+
+/** How a dispatcher row names its batch. */
+export function dispatchLabel({ events, portals, recipients }: DispatchShape): string {
+  const spread = portals === 1 ? 'one portal' : `${portals} portals`;
+  return `dispatcher, ${events} event${events === 1 ? '' : 's'} of ${spread}, ${recipients} recipient${recipients === 1 ? '' : 's'}${portals === 1 ? '' : ' each'}`;
+}
+
 export interface Iterations {
   /** Load-only processes per bundle. */
   loads: number;
@@ -37,8 +50,8 @@ export interface Iterations {
   listScale: number[];
   /** Warm invocations and blocks of each list scaling row after the first. */
   listTurns: { warm: number; blocks: number }[];
-  /** Recipients per dispatched event; the first is the dispatcher's own row. */
-  dispatchScale: number[];
+  /** The dispatcher's batches; the first is the dispatcher's own row. */
+  dispatchShapes: DispatchShape[];
   dispatchIterations: number;
 }
 
@@ -58,7 +71,14 @@ const FULL: Iterations = {
     { warm: 6, blocks: 3 },
     { warm: 2, blocks: 2 },
   ],
-  dispatchScale: [1, 10, 100],
+  // One event, one recipient (the function's own row); a bulk upload's batch (ten events of one
+  // portal of ten recipients: 1 Query and 10 PublishBatch, against 110 calls one event at a time);
+  // and ten portals' events in one batch (a Query and a PublishBatch each).
+  dispatchShapes: [
+    { events: 1, portals: 1, recipients: 1 },
+    { events: 10, portals: 1, recipients: 10 },
+    { events: 10, portals: 10, recipients: 1 },
+  ],
   dispatchIterations: 200,
 };
 
@@ -74,7 +94,11 @@ const QUICK: Iterations = {
     { warm: 1, blocks: 1 },
     { warm: 1, blocks: 1 },
   ],
-  dispatchScale: [1, 2, 3],
+  dispatchShapes: [
+    { events: 1, portals: 1, recipients: 1 },
+    { events: 3, portals: 1, recipients: 3 },
+    { events: 3, portals: 3, recipients: 1 },
+  ],
   dispatchIterations: 2,
 };
 

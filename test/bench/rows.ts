@@ -4,9 +4,9 @@
  */
 import { statSync } from 'node:fs';
 import type { Bundles } from './build';
-import { dispatchEvent, eventsFor, listEvent, makeFixtures, queryPagesOf, type Fixtures } from './fixtures';
+import { dispatchBatch, eventsFor, listEvent, makeFixtures, queryPagesOf, type Fixtures } from './fixtures';
 import type { BundleProcesses, CallCount, Turns } from './invocations';
-import type { BenchPlan, FunctionName, Side } from './plan';
+import { dispatchLabel, type BenchPlan, type FunctionName, type Side } from './plan';
 import { log } from './progress';
 import type { Services } from './services';
 import { pairedFigures, warmPairs } from './statistics';
@@ -96,7 +96,7 @@ async function functionRows({ plan, bundles, processes, services, fixtures }: Co
       minimum: MINIMUM_CALLS[name]!({
         records: iterations.listScale[0]!,
         queryPages: name === 'listSubscriptions' ? await queryPagesOf(services.documentClient, fixtures.listPortals.get(iterations.listScale[0]!)!) : 0,
-        matches: iterations.dispatchScale[0]!,
+        dispatch: iterations.dispatchShapes[0]!,
       }),
     });
   }
@@ -138,7 +138,7 @@ async function listScalingRows({ plan, processes, services, fixtures }: Context,
         ...warm,
         calls: run.calls.calls,
         wireRequests: run.calls.wireRequests,
-        minimum: MINIMUM_CALLS.listSubscriptions!({ records: size, queryPages: await queryPagesOf(services.documentClient, fixtures.listPortals.get(size)!), matches: 0 }),
+        minimum: MINIMUM_CALLS.listSubscriptions!({ records: size, queryPages: await queryPagesOf(services.documentClient, fixtures.listPortals.get(size)!) }),
         note,
         noteMissed,
       });
@@ -149,28 +149,32 @@ async function listScalingRows({ plan, processes, services, fixtures }: Context,
   return rows;
 }
 
-/** The dispatcher with each count of recipients of its scale. */
+/** The dispatcher with each batch of its shapes: the first is its own row's. */
 async function dispatchScalingRows({ plan, processes, services, fixtures }: Context, mainRun: Run, unmeasured: string[]): Promise<Row[]> {
-  const { dispatchScale, dispatchIterations, blocks, counted } = plan.iterations;
+  const { dispatchShapes, dispatchIterations, blocks, counted } = plan.iterations;
   const rows: Row[] = [];
-  for (const size of dispatchScale) {
+  for (const [index, shape] of dispatchShapes.entries()) {
+    const label = dispatchLabel(shape);
     try {
       let run = mainRun;
-      if (size !== dispatchScale[0]) {
-        log(`dispatcher, ${size} matches: ${dispatchIterations} invocations each`);
-        const events = (count: number) => Array.from({ length: count }, () => dispatchEvent(fixtures.dispatchPortals.get(size)!));
+      if (index > 0) {
+        log(`${label}: ${dispatchIterations} invocations each`);
+        const events = (count: number) => Array.from({ length: count }, () => dispatchBatch(fixtures.dispatchPortals.get(label)!, shape.events));
         const turns = await processes.invokeInTurns('dispatchPortalEvents', { warm: dispatchIterations, blocks, events: async (count) => events(count) }, () => services.env);
         run = { fn: turns.function, floor: turns.floor, calls: await processes.countCalls('dispatchPortalEvents', events(counted), services.env, services.counters) };
       }
+      // What the same batch cost when each event was dispatched alone: a Query and a Publish per recipient.
+      const oneByOne = shape.events * (1 + shape.recipients);
       rows.push({
-        label: `dispatcher, ${size} matches`,
+        label,
         ...warmPairs(run.fn.warmBlocksMs, run.floor.warmBlocksMs),
         calls: run.calls.calls,
         wireRequests: run.calls.wireRequests,
-        minimum: MINIMUM_CALLS.dispatchPortalEvents!({ records: size, queryPages: 1, matches: size }),
+        minimum: MINIMUM_CALLS.dispatchPortalEvents!({ records: shape.recipients, queryPages: 1, dispatch: shape }),
+        ...(shape.events > 1 && { note: `${oneByOne} calls one event at a time` }),
       });
     } catch (error) {
-      unmeasured.push(`dispatcher, ${size} matches: ${(error as Error).message.slice(0, 500)}`);
+      unmeasured.push(`${label}: ${(error as Error).message.slice(0, 500)}`);
     }
   }
   return rows;
