@@ -41,9 +41,10 @@ export async function subscriptionStatesOf(
   { sns, repository }: SubscriptionStatesDeps,
   subscriptions: readonly Subscription[],
 ): Promise<SubscriptionState[]> {
+  const states = subscriptions.map(({ subscriptionState }) => (SETTLED.has(subscriptionState) ? subscriptionState : undefined));
+  const unsettled = subscriptions.filter((_, index) => states[index] === undefined);
   let writeBacks = 0;
-  return mapWithConcurrency(subscriptions, LOOKUPS_IN_FLIGHT, async (subscription) => {
-    if (SETTLED.has(subscription.subscriptionState)) return subscription.subscriptionState!;
+  const answered = await mapWithConcurrency(unsettled, LOOKUPS_IN_FLIGHT, async (subscription) => {
     const observedAt = new Date().toISOString();
     const subscriptionState = await subscriptionStateOf(sns, subscription.subscriptionArn);
     if (SETTLED.has(subscriptionState) && writeBacks < MAX_WRITE_BACKS) {
@@ -57,4 +58,6 @@ export async function subscriptionStatesOf(
     }
     return subscriptionState;
   });
+  let next = 0;
+  return states.map((state) => state ?? answered[next++]!);
 }
