@@ -12,7 +12,7 @@ export const TARGETS = {
   load: 1.15,
   /** Median warm invocation, function / floor. */
   warmMedian: 1.2,
-  /** List at scale: time per record at the largest portal / at the middle one. */
+  /** List at scale: time per record at the largest portal / at the middle one, the function's over the floor's. */
   listPerRecordFlatness: 1.5,
   /** List of the largest portal (10,000 records, every endpoint confirmed): warm median, ms (issue 22). */
   listLargestWarmMedianMs: 1_000,
