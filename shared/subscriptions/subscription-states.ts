@@ -10,7 +10,7 @@
  * - `pending`, or no state (records written before it was stored), is asked of SNS: the endpoint
  *   may have confirmed since, without the service seeing it. A state SNS gives that spares later
  *   lists the question (`confirmed`, `unsubscribed`) is written back, conditionally on the record
- *   still naming the subscription asked about.
+ *   still naming the subscription asked about and holding no state observed since.
  */
 import type { SNSClient } from '@aws-sdk/client-sns';
 import { mapWithConcurrency } from '../aws/bounded-concurrency';
@@ -50,7 +50,8 @@ export async function subscriptionStatesOf(
     if (SETTLED.has(subscriptionState) && writeBacks < MAX_WRITE_BACKS) {
       writeBacks++;
       try {
-        await repository.storeSubscriptionState(subscription, { subscriptionState, observedAt });
+        // Not over a state observed after this look-up (by the reconciler, say): it is newer.
+        await repository.storeSubscriptionState(subscription, { subscriptionState, observedAt }, observedAt);
       } catch (error) {
         // The answer is right without it: the next list or reconciler run stores it.
         logger.warn('could not store a subscription state', { configId: subscription.configId, error: error as Error });

@@ -95,6 +95,40 @@ describe('list of a pending endpoint', () => {
   });
 });
 
+describe('a write-back racing the reconciler', () => {
+  it('leaves a state stored after list asked SNS alone: it was observed later', async () => {
+    const portalId = freshPortal();
+    const { configId, subscriptionArn } = await createEmail(portalId);
+    await confirmAsEndpointOwner(subscriptionArn);
+    // While list asks SNS, a reconciler run stores what its (later) listing showed: the endpoint left.
+    const name = `store-newer-${randomUUID()}`;
+    (snsClient.middlewareStack.add as (...args: unknown[]) => void)(
+      (next: (args: unknown) => Promise<unknown>, context: { commandName?: string }) => async (args: unknown) => {
+        const answer = await next(args);
+        if (context.commandName === 'GetSubscriptionAttributesCommand') {
+          await inspectDb.send(
+            new UpdateCommand({
+              TableName: TEST_ENV.TABLE_NAME,
+              Key: { portalId, sk: `subscription#${configId}` },
+              UpdateExpression: 'SET subscriptionState = :state, subscriptionStateAt = :at',
+              ExpressionAttributeValues: { ':state': 'unsubscribed', ':at': new Date(Date.now() + 1_000).toISOString() },
+            }),
+          );
+        }
+        return answer;
+      },
+      { step: 'initialize', name },
+    );
+    try {
+      expect((await list(portalId)).states).toEqual([['confirmed', true]]);
+    } finally {
+      snsClient.middlewareStack.remove(name);
+    }
+
+    expect(await storedStates(portalId)).toEqual(['unsubscribed']);
+  });
+});
+
 describe('records written before the state was stored', () => {
   it('are asked of SNS; a pending answer is not stored, a confirmed one is', async () => {
     const portalId = freshPortal();
