@@ -65,11 +65,12 @@ const FULL: Iterations = {
   blocks: 10,
   counted: 3,
   listScale: [10, 1_000, 10_000],
-  // A 10,000-record portal is 10,000 confirmation look-ups per invocation (about 10 s), and
-  // each turn's process spends its first invocation too: few warm ones, but in turns.
+  // A 10,000-record portal is some 5 Query pages and an answer of about 2 MB per invocation
+  // (every endpoint confirmed: no SNS call), and each turn's process spends its first invocation
+  // too: fewer warm ones than the main rows, in turns.
   listTurns: [
-    { warm: 6, blocks: 3 },
-    { warm: 2, blocks: 2 },
+    { warm: 30, blocks: 5 },
+    { warm: 10, blocks: 5 },
   ],
   // One event, one recipient (the function's own row); a bulk upload's batch (ten events of one
   // portal of ten recipients: 1 Query and 10 PublishBatch, against 110 calls one event at a time);

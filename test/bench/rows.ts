@@ -103,11 +103,11 @@ async function functionRows({ plan, bundles, processes, services, fixtures }: Co
   return { rows, mainRuns };
 }
 
-/** List at each size of its scale: a few invocations each (one portal of 10,000 records is 10,000 look-ups), and one counted. */
+/** List at each size of its scale (every endpoint confirmed: its Query pages alone): a few invocations each, and one counted. */
 async function listScalingRows({ plan, processes, services, fixtures }: Context, mainRun: Run, unmeasured: string[]): Promise<Row[]> {
   const { listScale, listTurns } = plan.iterations;
   const rows: Row[] = [];
-  const perRecordMs = new Map<number, number>();
+  const perRecordMs = new Map<number, { function: number; floor: number }>();
   for (const size of listScale) {
     try {
       let run = mainRun;
@@ -122,16 +122,23 @@ async function listScalingRows({ plan, processes, services, fixtures }: Context,
         run = { fn: turns.function, floor: turns.floor, calls: await processes.countCalls('listSubscriptions', events(1), scaleEnv, services.counters, 1) };
       }
       const warm = warmPairs(run.fn.warmBlocksMs, run.floor.warmBlocksMs);
-      perRecordMs.set(size, warm.warmMedianMs.function / size);
+      perRecordMs.set(size, { function: warm.warmMedianMs.function / size, floor: warm.warmMedianMs.floor / size });
       const overDeployedTimeout = warm.warmMedianMs.function > DEPLOYED_TIMEOUT_MS - 500;
       const [middle, largest] = listScale.slice(-2) as [number, number];
       let note = `${(warm.warmMedianMs.function / size).toFixed(3)} ms per record`;
       if (overDeployedTimeout) note += '; longer than the deployed 10 s timeout allows: as deployed, this list answers 503 (timed here with more time)';
       let noteMissed = false;
       if (size === largest) {
-        const flatness = perRecordMs.get(largest)! / perRecordMs.get(middle)!;
-        noteMissed = flatness > TARGETS.listPerRecordFlatness;
-        note += `; per record ${flatness.toFixed(2)}x the ${middle}-record portal's: ${noteMissed ? 'NOT flat' : 'flat'} (target <= ${TARGETS.listPerRecordFlatness}x)`;
+        // The function's growth per record against the floor's: DynamoDB Local's pages of a large
+        // partition grow the floor's per-record time too, which is no cost of the service's code.
+        const growth = (side: 'function' | 'floor') => perRecordMs.get(largest)![side] / perRecordMs.get(middle)![side];
+        const flatness = growth('function') / growth('floor');
+        const flat = flatness <= TARGETS.listPerRecordFlatness;
+        const fast = warm.warmMedianMs.function < TARGETS.listLargestWarmMedianMs;
+        noteMissed = !flat || !fast;
+        note += `; per record ${growth('function').toFixed(2)}x the ${middle}-record portal's, the floor's ${growth('floor').toFixed(2)}x:`;
+        note += ` ${flatness.toFixed(2)}x the floor's growth, ${flat ? 'flat' : 'NOT flat'} (target <= ${TARGETS.listPerRecordFlatness}x)`;
+        note += `; warm median ${fast ? 'under' : 'NOT under'} ${TARGETS.listLargestWarmMedianMs} ms`;
       }
       rows.push({
         label: `list, ${size} records`,

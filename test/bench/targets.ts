@@ -12,8 +12,10 @@ export const TARGETS = {
   load: 1.15,
   /** Median warm invocation, function / floor. */
   warmMedian: 1.2,
-  /** List at scale: time per record at the largest portal / at the middle one. */
+  /** List at scale: time per record at the largest portal / at the middle one, the function's over the floor's. */
   listPerRecordFlatness: 1.5,
+  /** List of the largest portal (10,000 records, every endpoint confirmed): warm median, ms (issue 22). */
+  listLargestWarmMedianMs: 1_000,
 } as const;
 
 export interface CallMinimum {
@@ -44,7 +46,8 @@ export const MINIMUM_CALLS: Record<string, (sizes: { records: number; queryPages
     required: { DeleteTopic: 1, TransactWriteItems: 1 },
     extra: { action: 'GetItem', reason: "reads the record first: only the caller's portal's topic is deleted, and the record names it" },
   }),
-  listSubscriptions: ({ records, queryPages }) => ({ required: { Query: queryPages, GetSubscriptionAttributes: records } }),
+  // Every bench portal's endpoints are stored confirmed: list asks SNS nothing (a pending record would cost a GetSubscriptionAttributes).
+  listSubscriptions: ({ queryPages }) => ({ required: { Query: queryPages } }),
   testSubscription: () => ({ required: { GetItem: 1, Publish: 1 } }),
   // A pending subscription (the bench's is): its record, its state, the Subscribe; no write, as its ARN stays.
   confirmSubscription: () => ({ required: { GetItem: 1, GetSubscriptionAttributes: 1, Subscribe: 1 } }),

@@ -220,7 +220,7 @@ describe('what each function may do', () => {
     activateSubscription: ['own log group: logs:CreateLogStream logs:PutLogEvents', 'table: dynamodb:UpdateItem'],
     listSubscriptions: [
       'own log group: logs:CreateLogStream logs:PutLogEvents',
-      'table: dynamodb:Query',
+      'table: dynamodb:Query dynamodb:UpdateItem',
       'topics webhooks-*: sns:GetSubscriptionAttributes',
     ],
     renameSubscription: ['own log group: logs:CreateLogStream logs:PutLogEvents', 'table: dynamodb:UpdateItem'],
