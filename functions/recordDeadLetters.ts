@@ -39,7 +39,9 @@ export const handler = withInvocationLogging('recordDeadLetters', (event: SQSEve
   const batch = new DeadLetterBatch(store);
   return processPartialResponse(event, (record: SQSRecord) => recordOne(batch, record), processor, {
     context,
-    throwOnFullBatchFailure: false,
+    // A batch whose every record failed fails the invocation: Lambda counts it in Errors, which the
+    // operator's alarm watches (a recorder failing on every message is not merely slow).
+    throwOnFullBatchFailure: true,
     processInParallel: false,
   });
 });

@@ -9,6 +9,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { SubscriptionLimitReachedError, SubscriptionNotFoundError } from './errors';
 import type { Subscription } from './model';
+import type { SubscriptionState } from './sns-subscription';
 import { PORTAL_COUNTER_KEY, SUBSCRIPTION_KEY_PREFIX, subscriptionKeyOf } from './table';
 
 /** What rename, update and activate may change. */
@@ -16,6 +17,12 @@ export type SubscriptionChanges = Partial<Pick<Subscription, 'name' | 'events' |
 
 /** Where a record's deliveries go: its topic and its endpoint's SNS subscription. */
 export type DeliveryArns = Pick<Subscription, 'topicArn' | 'subscriptionArn'>;
+
+/** A state of the record's SNS subscription, observed at `observedAt` (ISO 8601). */
+export interface ObservedState {
+  subscriptionState: SubscriptionState;
+  observedAt: string;
+}
 
 // A table of 100,000 subscriptions of about 1 KB is some 100 pages of 1 MB; the bound only
 // stops a scan that never ends.
@@ -146,22 +153,30 @@ export class SubscriptionRepository {
   }
 
   /**
-   * Points the record at a recreated topic and SNS subscription, only if it still points where
-   * it did when the repair began (`previous`): a record deleted or repaired meanwhile is left
-   * alone (SubscriptionNotFoundError). Answers the record as written, with the events and status
-   * it has now.
+   * Points the record at a recreated topic and SNS subscription, with the state SNS gave the new
+   * subscription, only if it still points where it did when the repair began (`previous`): a
+   * record deleted or repaired meanwhile is left alone (SubscriptionNotFoundError). Answers the
+   * record as written, with the events and status it has now.
    */
-  async replaceDeliveryArns(portalId: string, configId: string, previous: DeliveryArns, next: DeliveryArns): Promise<Subscription> {
+  async replaceDeliveryArns(
+    portalId: string,
+    configId: string,
+    previous: DeliveryArns,
+    next: DeliveryArns & ObservedState,
+  ): Promise<Subscription> {
     try {
       const { Attributes } = await this.db.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: { portalId, sk: subscriptionKeyOf(configId) },
-          UpdateExpression: 'SET topicArn = :topicArn, subscriptionArn = :subscriptionArn',
+          UpdateExpression:
+            'SET topicArn = :topicArn, subscriptionArn = :subscriptionArn, subscriptionState = :state, subscriptionStateAt = :observedAt',
           ConditionExpression: 'topicArn = :previousTopicArn AND subscriptionArn = :previousSubscriptionArn',
           ExpressionAttributeValues: {
             ':topicArn': next.topicArn,
             ':subscriptionArn': next.subscriptionArn,
+            ':state': next.subscriptionState,
+            ':observedAt': next.observedAt,
             ':previousTopicArn': previous.topicArn,
             ':previousSubscriptionArn': previous.subscriptionArn,
           },
@@ -171,6 +186,41 @@ export class SubscriptionRepository {
       return toSubscription(Attributes!);
     } catch (error) {
       if (error instanceof ConditionalCheckFailedException) throw new SubscriptionNotFoundError(configId);
+      throw error;
+    }
+  }
+
+  /**
+   * Stores the state of the record's SNS subscription, and nothing else, only while the record
+   * still names `subscriptionArn` (so a deleted record is never written again, and a new
+   * subscription made meanwhile keeps its own state) and, with `unlessNewerThan`, only over a
+   * state observed before that time. False when the record did not qualify.
+   */
+  async storeSubscriptionState(
+    { portalId, configId, subscriptionArn }: Pick<Subscription, 'portalId' | 'configId' | 'subscriptionArn'>,
+    { subscriptionState, observedAt }: ObservedState,
+    unlessNewerThan?: string,
+  ): Promise<boolean> {
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: { portalId, sk: subscriptionKeyOf(configId) },
+          UpdateExpression: 'SET subscriptionState = :state, subscriptionStateAt = :observedAt',
+          ConditionExpression:
+            'subscriptionArn = :subscriptionArn' +
+            (unlessNewerThan ? ' AND (attribute_not_exists(subscriptionStateAt) OR subscriptionStateAt < :since)' : ''),
+          ExpressionAttributeValues: {
+            ':state': subscriptionState,
+            ':observedAt': observedAt,
+            ':subscriptionArn': subscriptionArn,
+            ...(unlessNewerThan && { ':since': unlessNewerThan }),
+          },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) return false;
       throw error;
     }
   }
