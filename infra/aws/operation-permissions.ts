@@ -70,7 +70,7 @@ export const OPERATION_PERMISSIONS = {
   // GetItem: the record (it must exist in the caller's portal; its dropped count); Query: a page
   // of dead letters (shared/dead-letters/store.ts).
   listDeadLettersRoute: { table: ['dynamodb:GetItem', 'dynamodb:Query'], topics: [] },
-  // GetItem: the record, and its counts after; GetSubscriptionAttributes: whether the endpoint
+  // GetItem: the record (with its dead-letter counts); GetSubscriptionAttributes: whether the endpoint
   // confirmed; Query: the dead letters chosen; Publish: each again; DeleteItem + UpdateItem: the
   // transaction removing one and uncounting it.
   replayDeadLettersRoute: {
