@@ -12,7 +12,7 @@ import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
-import { FUNCTION_BUNDLING } from './function-bundling';
+import { FUNCTION_BUNDLING, FUNCTION_NODE_OPTIONS } from './function-bundling';
 
 /** The repository root: entries and the lockfile are resolved from here, wherever cdk runs. */
 export const PROJECT_ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -67,7 +67,7 @@ export class ServiceFunction extends Construct {
       timeout,
       role: this.role,
       logGroup: this.logGroup,
-      environment: { ...environment, NODE_OPTIONS: '--enable-source-maps' },
+      environment: { ...environment, NODE_OPTIONS: FUNCTION_NODE_OPTIONS },
       bundling: {
         forceDockerBundling: false,
         // The settings `npm run bench` measures too (function-bundling.ts).
@@ -75,6 +75,14 @@ export class ServiceFunction extends Construct {
         format: OutputFormat.ESM,
         mainFields: [...FUNCTION_BUNDLING.mainFields],
         sourceMapMode: SourceMapMode.DEFAULT,
+        commandHooks: {
+          beforeBundling: () => [],
+          beforeInstall: () => [],
+          // The map keeps our own sources only; the Node running cdk runs the script as it is.
+          afterBundling: (_inputDir: string, outputDir: string) => [
+            `"${process.execPath}" "${join(PROJECT_ROOT, 'infra/aws/own-source-map.ts')}" "${join(outputDir, 'index.mjs.map')}"`,
+          ],
+        },
       },
     });
 

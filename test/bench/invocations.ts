@@ -1,6 +1,7 @@
 /**
  * The bundles run in fresh Node processes (./bundle-runner.ts): module load alone, invocations
- * timed cold and warm with function and floor taking turns, and the counting pass.
+ * timed cold and warm with function and floor taking turns (and cold starts of the CDK's
+ * default build of the function beside them), and the counting pass.
  */
 import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -26,12 +27,28 @@ export interface Turns {
   warmBlocksMs: number[][];
 }
 
+/** Cold starts alone, in the order taken: module load and first invocation of each fresh process. */
+export interface ColdStarts {
+  loadsMs: number[];
+  firstsMs: number[];
+}
+
 export interface TurnsOptions {
   warm: number;
   blocks: number;
   events: (count: number) => Promise<unknown[]>;
   /** A block of the floor first, not counted. */
   warmUp?: boolean;
+  /** Each turn also starts the CDK's default build of the function once, next to the function's own process. */
+  besideCdkDefault?: boolean;
+}
+
+/** A process's environment by what it runs. */
+export type EnvOf = (kind: Side | 'cdkDefault') => Record<string, string>;
+
+export interface TurnsRun extends Record<Side, Turns> {
+  /** With `besideCdkDefault`: the i-th ran next to the function's i-th turn. */
+  cdkDefault?: ColdStarts;
 }
 
 /** What a function's counting run saw, per invocation: its SDK calls by action, and the requests on the wire. */
@@ -43,7 +60,7 @@ export interface CallCount {
 export interface BundleProcesses {
   /** Times import() of a bundle in a fresh process, nothing else. */
   load(side: Side, name: FunctionName, env: Record<string, string>): Promise<number>;
-  invokeInTurns(name: FunctionName, options: TurnsOptions, envOf: (side: Side) => Record<string, string>): Promise<Record<Side, Turns>>;
+  invokeInTurns(name: FunctionName, options: TurnsOptions, envOf: EnvOf): Promise<TurnsRun>;
   countCalls(name: FunctionName, events: unknown[], env: Record<string, string>, counters: CallCounters, invocations?: number): Promise<CallCount>;
 }
 
@@ -76,8 +93,8 @@ export function bundleProcesses(bundles: Bundles, outDir: string): BundleProcess
     return path;
   }
 
-  async function invoke(side: Side, name: FunctionName, events: unknown[], env: Record<string, string>): Promise<Invocations> {
-    const { loadMs, durationsMs } = await runChild<{ loadMs: number; durationsMs: number[] }>('invoke', side, name, [writeEvents(events)], env);
+  async function invoke(kind: Side | 'cdkDefault', name: FunctionName, events: unknown[], env: Record<string, string>): Promise<Invocations> {
+    const { loadMs, durationsMs } = await runChild<{ loadMs: number; durationsMs: number[] }>('invoke', kind, name, [writeEvents(events)], env);
     return { loadMs, firstMs: durationsMs[0]!, warmMs: durationsMs.slice(1) };
   }
 
@@ -91,12 +108,15 @@ export function bundleProcesses(bundles: Bundles, outDir: string): BundleProcess
      * `warm` warm invocations of the function and as many of its floor, in `blocks` blocks that
      * alternate between the two; each block is a fresh process, whose load and first
      * invocation are kept apart from the warm ones. Answers, per side, every block's load, first
-     * invocation and warm durations.
+     * invocation and warm durations; with `besideCdkDefault`, also a cold start (one
+     * invocation) of the CDK's default build per block, before the function's process in one
+     * block and after it in the next.
      */
-    async invokeInTurns(name, { warm, blocks, events, warmUp = true }, envOf) {
-      const runs: Record<Side, Turns> = {
+    async invokeInTurns(name, { warm, blocks, events, warmUp = true, besideCdkDefault = false }, envOf) {
+      const runs: TurnsRun = {
         function: { loadsMs: [], firstsMs: [], warmBlocksMs: [] },
         floor: { loadsMs: [], firstsMs: [], warmBlocksMs: [] },
+        ...(besideCdkDefault && { cdkDefault: { loadsMs: [], firstsMs: [] } }),
       };
       const perBlock = Math.ceil(warm / blocks);
       // One block of the floor first, not counted: DynamoDB Local's JVM compiles the paths of each
@@ -104,8 +124,15 @@ export function bundleProcesses(bundles: Bundles, outDir: string): BundleProcess
       // (a rename's median went from 5.4 to 1.8 ms over its first blocks here).
       if (warmUp) await invoke('floor', name, await events(perBlock + 1), envOf('floor'));
       for (let block = 0; block < blocks; block++) {
-        const order: Side[] = block % 2 === 0 ? ['function', 'floor'] : ['floor', 'function'];
+        const order: (Side | 'cdkDefault')[] = block % 2 === 0 ? ['cdkDefault', 'function', 'floor'] : ['floor', 'function', 'cdkDefault'];
         for (const side of order) {
+          if (side === 'cdkDefault') {
+            if (!runs.cdkDefault) continue;
+            const run = await invoke(side, name, await events(1), envOf(side));
+            runs.cdkDefault.loadsMs.push(run.loadMs);
+            runs.cdkDefault.firstsMs.push(run.firstMs);
+            continue;
+          }
           const run = await invoke(side, name, await events(perBlock + 1), envOf(side));
           runs[side].loadsMs.push(run.loadMs);
           runs[side].firstsMs.push(run.firstMs);

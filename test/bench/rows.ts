@@ -1,11 +1,12 @@
 /**
  * The table's rows, measured: one per function beside its floor (bundle size, module load,
- * first and warm invocations, AWS calls), then list's and the dispatcher's scaling rows.
+ * first and warm invocations, AWS calls) and beside the CDK's default build of it (cold start),
+ * then list's and the dispatcher's scaling rows.
  */
 import { statSync } from 'node:fs';
 import type { Bundles } from './build';
 import { dispatchEvent, eventsFor, listEvent, makeFixtures, queryPagesOf, type Fixtures } from './fixtures';
-import type { BundleProcesses, CallCount, Turns } from './invocations';
+import type { BundleProcesses, CallCount, EnvOf, Turns } from './invocations';
 import type { BenchPlan, FunctionName, Side } from './plan';
 import { log } from './progress';
 import type { Services } from './services';
@@ -79,18 +80,26 @@ async function functionRows({ plan, bundles, processes, services, fixtures }: Co
   const mainRuns = new Map<FunctionName, Run>();
   for (const { name } of plan.functions) {
     log(`${name}: ${iterations.warm} warm invocations each, in ${iterations.blocks} turns`);
-    const turns = await processes.invokeInTurns(name, { warm: iterations.warm, blocks: iterations.blocks, events: (count) => eventsFor(name, count, fixtures, plan) }, () => env);
+    const envOf: EnvOf = (kind) => (kind === 'cdkDefault' ? services.cdkDefaultEnv : env);
+    const turns = await processes.invokeInTurns(
+      name,
+      { warm: iterations.warm, blocks: iterations.blocks, events: (count) => eventsFor(name, count, fixtures, plan), besideCdkDefault: true },
+      envOf,
+    );
     const calls = await processes.countCalls(name, await eventsFor(name, iterations.counted, fixtures, plan), env, services.counters);
     // Every fresh process times its import() the same way: the invocation runs' loads join the load-only ones.
     for (const side of ['function', 'floor'] as const) loads.set(loadKey(side, name), [...(loads.get(loadKey(side, name)) ?? []), ...turns[side].loadsMs]);
-    const { function: fn, floor } = turns;
+    const { function: fn, floor, cdkDefault } = turns;
     mainRuns.set(name, { fn, floor, calls });
+    // A cold start: the process's module load and its first invocation, each turn's own beside the default build's.
+    const coldStarts = ({ loadsMs, firstsMs }: { loadsMs: number[]; firstsMs: number[] }) => loadsMs.map((loadMs, index) => loadMs + firstsMs[index]!);
     rows.push({
       label: name,
       bundleBytes: { function: statSync(bundles.path('function', name)).size, floor: statSync(bundles.path('floor', name)).size },
       loadMs: pairedFigures(loads.get(loadKey('function', name))!, loads.get(loadKey('floor', name))!),
       firstMs: pairedFigures(fn.firstsMs, floor.firstsMs),
       ...warmPairs(fn.warmBlocksMs, floor.warmBlocksMs),
+      coldStartMs: pairedFigures(coldStarts(fn), coldStarts(cdkDefault!)),
       calls: calls.calls,
       wireRequests: calls.wireRequests,
       minimum: MINIMUM_CALLS[name]!({

@@ -7,6 +7,7 @@ import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import { Validations } from 'aws-cdk-lib';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { AwsSolutionsChecks } from 'cdk-nag';
+import { spawnSync } from 'node:child_process';
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { DEFAULT_SETTINGS } from '../../infra/aws/deployment-settings';
@@ -411,8 +412,34 @@ describe('the bundles', () => {
       expect(code).toMatch(/export\s*\{[^}]*\bhandler\b[^}]*\}/);
       expect(code).toMatch(/sourceMappingURL=index\.mjs\.map\s*$/);
       expect(statSync(join(directory, 'index.mjs')).size).toBeLessThan(1024 * 1024);
+      // The map holds our own sources only (infra/aws/own-source-map.ts): Node parses it at every cold start.
+      const map = JSON.parse(readFileSync(join(directory, 'index.mjs.map'), 'utf8')) as { sources: string[]; sourcesContent?: unknown };
+      expect(map.sources.filter((source) => source.includes('node_modules'))).toEqual([]);
+      expect(map.sources.some((source) => source.endsWith(`functions/${op.handler}.ts`))).toBe(true);
+      expect(map.sourcesContent).toBeUndefined();
     },
   );
+
+  it.each([
+    ['createSubscription', () => functionIdOf(OPERATIONS.find((op) => op.handler === 'createSubscription')!)],
+    ['dispatchPortalEvents', () => logicalIdOf(stack, stack.delivery.dispatcher.function)],
+  ])('%s, run with its deployed NODE_OPTIONS, names the TypeScript file and line of our code in a stack trace', (_name, functionId) => {
+    const fn = resources[functionId()]!;
+    const directory = bundleDirectoryOf(functionId());
+
+    // Act: a cold start without TABLE_NAME fails in the configuration check, in our code.
+    const run = spawnSync(process.execPath, ['--input-type=module', '--eval', "await import('./index.mjs')"], {
+      cwd: directory,
+      env: { PATH: process.env.PATH, NODE_OPTIONS: fn.Properties.Environment.Variables.NODE_OPTIONS },
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
+
+    // Assess
+    expect(run.status).toBe(1);
+    expect(run.stderr).toContain('Invalid configuration: TABLE_NAME is required');
+    expect(run.stderr).toMatch(/\n\s+at loadConfig \(\S*shared\/config\.ts:\d+:\d+\)\n\s+at \S.*\(\S*shared\/environment\.ts:\d+:\d+\)/);
+  });
 
   it('the reconciler holds the listings, the scan and topic creation, and none of the HTTP chain', () => {
     const directory = bundleDirectoryOf(logicalIdOf(stack, stack.reconciliation.reconciler.function));
