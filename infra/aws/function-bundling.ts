@@ -6,33 +6,61 @@
  * data, without CDK imports, so the benchmark can read it without loading aws-cdk-lib.
  */
 import type { BuildOptions } from 'esbuild';
+import { fileURLToPath } from 'node:url';
 
-// ESM output has no `require`; a CommonJS module inside the bundle that calls require() for a
-// Node built-in gets this one instead of throwing "Dynamic require of ... is not supported".
-const CREATE_REQUIRE_BANNER =
-  "import { createRequire as __bundleCreateRequire } from 'node:module'; const require = __bundleCreateRequire(import.meta.url);";
+/**
+ * The SDK's credential providers that cannot succeed in a Lambda sandbox, replaced in the
+ * bundles by ones that decline at once (unavailable-credential-providers.ts says why).
+ */
+const UNAVAILABLE_CREDENTIAL_PROVIDERS = fileURLToPath(new URL('./unavailable-credential-providers.ts', import.meta.url));
+/** Readable stack traces without `--enable-source-maps` (source-mapped-stack-traces.ts says why). */
+const STACK_TRACES = fileURLToPath(new URL('./source-mapped-stack-traces.ts', import.meta.url));
+const ALIASES: Readonly<Record<string, string>> = Object.fromEntries(
+  [
+    '@aws-sdk/credential-provider-ini',
+    '@aws-sdk/credential-provider-sso',
+    '@aws-sdk/credential-provider-process',
+    '@aws-sdk/credential-provider-web-identity',
+    '@smithy/credential-provider-imds',
+  ].map((name) => [name, UNAVAILABLE_CREDENTIAL_PROVIDERS]),
+);
+
+/**
+ * The SDK loads the http module only for an http:// endpoint, with `import()`; as CommonJS,
+ * esbuild writes that as a require() (what the SDK's own CommonJS build does) rather than
+ * keeping an import() of a built-in.
+ */
+const SUPPORTED = { 'dynamic-import': false } as const;
 
 /** Field names as the CDK's NodejsFunction `bundling` prop takes them. */
 export const FUNCTION_BUNDLING = {
-  format: 'esm',
+  // CommonJS: a built-in module imported from an ES module gets an ES module facade, which
+  // reads every export of the built-in as it loads (node:http's pull in undici, node:crypto's
+  // the Web Crypto API): 10-20 ms of each cold start here that require() does not spend.
+  format: 'cjs',
   target: 'node24',
   // Prefer packages' ESM builds, so esbuild can drop what a handler does not import.
   mainFields: ['module', 'main'],
-  banner: CREATE_REQUIRE_BANNER,
   minify: true,
-  // Stack traces point at the TypeScript source (NODE_OPTIONS below). The map names the source
-  // lines only; the sources' text stays out of the deployed package. After esbuild, the map is
-  // cut down to our own sources (own-source-map.ts): Node reads and parses the whole map as
-  // the bundle loads, and the SDK's mappings were nine tenths of it.
+  // Stack traces point at the TypeScript source, through the map beside the bundle, read when a
+  // stack trace is first written (source-mapped-stack-traces.ts, injected into every bundle), not
+  // at every cold start as `--enable-source-maps` reads it. The map names the source lines only;
+  // the sources' text stays out of the deployed package. After esbuild, the map is cut down to
+  // our own sources (own-source-map.ts): the SDK's mappings were nine tenths of it.
   sourceMap: true,
   sourcesContent: false,
+  inject: [STACK_TRACES],
   // Bundle the AWS SDK instead of using the runtime's copy: the version is the one tested, and
   // each bundle holds only the clients its handler uses.
   externalModules: [] as string[],
+  esbuildArgs: {
+    '--alias': Object.entries(ALIASES).map(([name, path]) => `${name}=${path}`),
+    ...Object.fromEntries(Object.entries(SUPPORTED).map(([feature, supported]) => [`--supported:${feature}`, String(supported)])),
+  },
 } as const;
 
-/** The functions' NODE_OPTIONS: stack traces through the (own-sources-only) source map. */
-export const FUNCTION_NODE_OPTIONS = '--enable-source-maps';
+/** The bundle's file name, as the CDK names a CommonJS bundle. */
+export const BUNDLE_FILE = 'index.js';
 
 /**
  * The same settings as esbuild's own options, as the CDK passes them to the esbuild CLI
@@ -46,18 +74,18 @@ export function esbuildOptionsFor(entryPoints: Record<string, string>, outdir: s
   return {
     entryPoints,
     outdir,
-    // `index.mjs`, as the CDK names an ESM bundle.
-    outExtension: { '.js': '.mjs' },
     bundle: true,
     platform: 'node',
     format: FUNCTION_BUNDLING.format,
     target: FUNCTION_BUNDLING.target,
     mainFields: [...FUNCTION_BUNDLING.mainFields],
-    banner: { js: FUNCTION_BUNDLING.banner },
     minify: FUNCTION_BUNDLING.minify,
     sourcemap: FUNCTION_BUNDLING.sourceMap,
     sourcesContent: FUNCTION_BUNDLING.sourcesContent,
+    inject: [...FUNCTION_BUNDLING.inject],
     external: [...FUNCTION_BUNDLING.externalModules],
+    alias: { ...ALIASES },
+    supported: { ...SUPPORTED },
     logLevel: 'warning',
   };
 }

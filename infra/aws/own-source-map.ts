@@ -3,15 +3,15 @@
  * node_modules (the AWS SDK's, mostly: nine tenths of the map) go, so the map Node reads and
  * parses at every cold start under `--enable-source-maps` is a tenth of the size, and a stack
  * trace still names the TypeScript file and line of every frame of ours. A frame in a
- * dependency keeps its bundle position (`index.mjs:1:23456`).
+ * dependency keeps its bundle position (`index.js:1:23456`).
  *
  * Run by the CDK after esbuild (service-function.ts, `commandHooks.afterBundling`) and by
- * `npm run bench` on the bundles it measures: `node infra/aws/own-source-map.ts <index.mjs.map>`
+ * `npm run bench` on the bundles it measures: `node infra/aws/own-source-map.ts <index.js.map>`
  * rewrites the file in place. No imports but Node's own, so Node runs this file as it is.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 
-interface SourceMapV3 {
+export interface SourceMapV3 {
   version: number;
   sources: string[];
   names: string[];
@@ -138,6 +138,6 @@ export function writeOwnSourceMap(mapPath: string): void {
 
 if (import.meta.main) {
   const paths = process.argv.slice(2);
-  if (paths.length === 0) throw new Error('usage: node infra/aws/own-source-map.ts <index.mjs.map>...');
+  if (paths.length === 0) throw new Error('usage: node infra/aws/own-source-map.ts <index.js.map>...');
   for (const path of paths) writeOwnSourceMap(path);
 }

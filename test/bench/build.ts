@@ -8,7 +8,7 @@
 import { build } from 'esbuild';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { cdkDefaultEsbuildOptionsFor, esbuildOptionsFor } from '../../infra/aws/function-bundling';
+import { BUNDLE_FILE, cdkDefaultEsbuildOptionsFor, esbuildOptionsFor } from '../../infra/aws/function-bundling';
 import { writeOwnSourceMap } from '../../infra/aws/own-source-map';
 import { ROOT, type BenchPlan, type Side } from './plan';
 
@@ -49,7 +49,7 @@ function smithyExternalByDefault(): boolean {
 export async function buildBundles({ outDir, functions }: BenchPlan): Promise<Bundles> {
   const bundlesDir = join(outDir, 'bundles');
   const bundles: Bundles = {
-    path: (kind, name) => join(bundlesDir, kind, name, kind === 'cdkDefault' ? 'index.js' : 'index.mjs'),
+    path: (kind, name) => join(bundlesDir, kind, name, BUNDLE_FILE),
     runner: join(outDir, 'bundle-runner.mjs'),
   };
   rmSync(bundlesDir, { recursive: true, force: true });
@@ -73,7 +73,7 @@ export async function buildBundles({ outDir, functions }: BenchPlan): Promise<Bu
   ]);
   // The repository's package.json makes `.js` an ES module; Lambda's package has none, so
   // there `index.js` is CommonJS.
-  writeFileSync(join(bundlesDir, 'cdkDefault', 'package.json'), `${JSON.stringify({ type: 'commonjs' })}\n`);
+  writeFileSync(join(bundlesDir, 'package.json'), `${JSON.stringify({ type: 'commonjs' })}\n`);
   for (const { name } of functions) {
     for (const kind of ['function', 'floor'] as const) writeOwnSourceMap(`${bundles.path(kind, name)}.map`);
   }

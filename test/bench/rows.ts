@@ -6,7 +6,7 @@
 import { statSync } from 'node:fs';
 import type { Bundles } from './build';
 import { dispatchEvent, eventsFor, listEvent, makeFixtures, queryPagesOf, type Fixtures } from './fixtures';
-import type { BundleProcesses, CallCount, EnvOf, Turns } from './invocations';
+import type { BundleProcesses, CallCount, Turns } from './invocations';
 import type { BenchPlan, FunctionName, Side } from './plan';
 import { log } from './progress';
 import type { Services } from './services';
@@ -80,11 +80,10 @@ async function functionRows({ plan, bundles, processes, services, fixtures }: Co
   const mainRuns = new Map<FunctionName, Run>();
   for (const { name } of plan.functions) {
     log(`${name}: ${iterations.warm} warm invocations each, in ${iterations.blocks} turns`);
-    const envOf: EnvOf = (kind) => (kind === 'cdkDefault' ? services.cdkDefaultEnv : env);
     const turns = await processes.invokeInTurns(
       name,
       { warm: iterations.warm, blocks: iterations.blocks, events: (count) => eventsFor(name, count, fixtures, plan), besideCdkDefault: true },
-      envOf,
+      () => env,
     );
     const calls = await processes.countCalls(name, await eventsFor(name, iterations.counted, fixtures, plan), env, services.counters);
     // Every fresh process times its import() the same way: the invocation runs' loads join the load-only ones.

@@ -5,7 +5,6 @@
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { FUNCTION_NODE_OPTIONS } from '../../infra/aws/function-bundling';
 import { startDynamoDbLocal, type DynamoDbLocal } from '../../infra/local/dynamodb/dynamodb-local';
 import { ensureSubscriptionTable } from '../../infra/local/dynamodb/subscription-table';
 import { startSnsEmulator, type SnsEmulator } from '../../infra/local/sns/emulator';
@@ -22,9 +21,9 @@ export const FUNCTION_ENV = {
   MAX_SUBSCRIPTIONS_PER_PORTAL: '100000',
   PORTAL_CLAIM: 'portal_id',
   DELIVERY_DEAD_LETTER_QUEUE_ARN: 'arn:aws:sqs:us-east-1:000000000000:webhooks-bench-dead-letters',
-  // As deployed (service-function.ts): the functions log at INFO, with source maps on.
+  // As deployed (service-function.ts): the functions log at INFO; no NODE_OPTIONS, as neither
+  // they nor the CDK's default build set any.
   POWERTOOLS_LOG_LEVEL: 'INFO',
-  NODE_OPTIONS: FUNCTION_NODE_OPTIONS,
 };
 
 export interface CallCounters {
@@ -37,8 +36,6 @@ export interface Services {
   sns: SnsEmulator;
   /** FUNCTION_ENV with the services' endpoints. */
   env: Record<string, string>;
-  /** The same for the CDK's default build: without NODE_OPTIONS, which NodejsFunction does not set. */
-  cdkDefaultEnv: Record<string, string>;
   counters: CallCounters;
   /** For the setup this process does itself (fixtures, page counts). */
   documentClient: DynamoDBDocumentClient;
@@ -64,8 +61,7 @@ export function benchServices(): ServiceSet {
       const documentClient = DynamoDBDocumentClient.from(started.client);
       const counters: Partial<CallCounters> = (started.counters = {});
       [counters.dynamoDb, counters.sns] = await Promise.all([startCallCounter(dynamoDb.endpoint), startCallCounter(sns.endpoint)]);
-      const { NODE_OPTIONS: _deployed, ...cdkDefaultEnv } = env;
-      return { dynamoDb, sns, env, cdkDefaultEnv, counters: counters as CallCounters, documentClient };
+      return { dynamoDb, sns, env, counters: counters as CallCounters, documentClient };
     },
     async stop() {
       // The setup's client holds sockets open.
