@@ -5,7 +5,8 @@
  * comparison, the bundle the CDK's NodejsFunction builds when given no settings at all. Plain
  * data, without CDK imports, so the benchmark can read it without loading aws-cdk-lib.
  */
-import type { BuildOptions } from 'esbuild';
+import { transformSync, type BuildOptions } from 'esbuild';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 /**
@@ -13,8 +14,19 @@ import { fileURLToPath } from 'node:url';
  * bundles by ones that decline at once (unavailable-credential-providers.ts says why).
  */
 const UNAVAILABLE_CREDENTIAL_PROVIDERS = fileURLToPath(new URL('./unavailable-credential-providers.ts', import.meta.url));
-/** Readable stack traces without `--enable-source-maps` (source-mapped-stack-traces.ts says why). */
-const STACK_TRACES = fileURLToPath(new URL('./source-mapped-stack-traces.ts', import.meta.url));
+/**
+ * Readable stack traces without `--enable-source-maps` (source-mapped-stack-traces.ts says why),
+ * as the bundle's first lines. "use strict" first: esbuild's own directive, after a banner,
+ * would no longer make the bundle strict.
+ */
+const STACK_TRACES_BANNER = `"use strict";${
+  transformSync(readFileSync(fileURLToPath(new URL('./source-mapped-stack-traces.ts', import.meta.url)), 'utf8'), {
+    loader: 'ts',
+    format: 'iife',
+    target: 'node24',
+    minify: true,
+  }).code
+}`;
 const ALIASES: Readonly<Record<string, string>> = Object.fromEntries(
   [
     '@aws-sdk/credential-provider-ini',
@@ -43,13 +55,13 @@ export const FUNCTION_BUNDLING = {
   mainFields: ['module', 'main'],
   minify: true,
   // Stack traces point at the TypeScript source, through the map beside the bundle, read when a
-  // stack trace is first written (source-mapped-stack-traces.ts, injected into every bundle), not
-  // at every cold start as `--enable-source-maps` reads it. The map names the source lines only;
+  // stack trace is first written (source-mapped-stack-traces.ts, the bundle's banner), not at
+  // every cold start as `--enable-source-maps` reads it. The map names the source lines only;
   // the sources' text stays out of the deployed package. After esbuild, the map is cut down to
   // our own sources (own-source-map.ts): the SDK's mappings were nine tenths of it.
   sourceMap: true,
   sourcesContent: false,
-  inject: [STACK_TRACES],
+  banner: STACK_TRACES_BANNER,
   // Bundle the AWS SDK instead of using the runtime's copy: the version is the one tested, and
   // each bundle holds only the clients its handler uses.
   externalModules: [] as string[],
@@ -82,7 +94,7 @@ export function esbuildOptionsFor(entryPoints: Record<string, string>, outdir: s
     minify: FUNCTION_BUNDLING.minify,
     sourcemap: FUNCTION_BUNDLING.sourceMap,
     sourcesContent: FUNCTION_BUNDLING.sourcesContent,
-    inject: [...FUNCTION_BUNDLING.inject],
+    banner: { js: FUNCTION_BUNDLING.banner },
     external: [...FUNCTION_BUNDLING.externalModules],
     alias: { ...ALIASES },
     supported: { ...SUPPORTED },

@@ -75,7 +75,6 @@ export class ServiceFunction extends Construct {
         ...FUNCTION_BUNDLING,
         format: OutputFormat.CJS,
         mainFields: [...FUNCTION_BUNDLING.mainFields],
-        inject: [...FUNCTION_BUNDLING.inject],
         esbuildArgs: { ...FUNCTION_BUNDLING.esbuildArgs, '--alias': [...FUNCTION_BUNDLING.esbuildArgs['--alias']] },
         sourceMapMode: SourceMapMode.DEFAULT,
         commandHooks: {

@@ -3,16 +3,19 @@
  *
  * `--enable-source-maps` makes Node read the map and measure every line of the bundle as the
  * bundle loads: 4-8 ms of every cold start here with a map of our own sources only, for stack
- * traces most cold starts never write. Instead, esbuild injects this module into every function's
- * bundle (function-bundling.ts), and it installs an `Error.prepareStackTrace` that V8 calls when
- * an error's `stack` is first read: the first one reads `index.js.map` (own-source-map.ts keeps it
+ * traces most cold starts never write. Instead, this file opens every function's bundle (its
+ * banner, function-bundling.ts), and installs an `Error.prepareStackTrace` that V8 calls when an
+ * error's `stack` is first read: the first one reads `index.js.map` (own-source-map.ts keeps it
  * small), and every frame in the bundle is written as Node writes it with `--enable-source-maps`
  * (its prepareStackTraceWithSourceMaps): the original file, line, column and function name.
  * Frames outside the bundle, and all of them if the map cannot be read, stay as V8 writes them.
+ *
+ * A banner rather than an import, so it runs before any module of the bundle (the configuration
+ * check fails as the bundle loads) and leaves esbuild's tree-shaking alone (an injected module
+ * is imported by every module, and kept eleven more of lib-dynamodb's commands in the bundle);
+ * so it imports nothing, and takes Node's modules from process.getBuiltinModule.
  */
-import { readFileSync } from 'node:fs';
-import { SourceMap } from 'node:module';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+type SourceMap = import('node:module').SourceMap;
 
 const STACK_LINE_AT = '\n    at ';
 
@@ -29,6 +32,9 @@ function errorHeader(error: Error): string {
 /** Installs the source-mapped stack traces for the bundle at `bundleFile` (its map beside it, `<bundleFile>.map`). */
 export function installSourceMappedStackTraces(bundleFile: string): void {
   const mapFile = `${bundleFile}.map`;
+  const { readFileSync } = process.getBuiltinModule('node:fs');
+  const { SourceMap } = process.getBuiltinModule('node:module');
+  const { fileURLToPath, pathToFileURL } = process.getBuiltinModule('node:url');
   let sourceMap: SourceMap | null | undefined;
   const bundleMap = (): SourceMap | null => {
     if (sourceMap === undefined) {

@@ -39,7 +39,10 @@ export interface TurnsOptions {
   events: (count: number) => Promise<unknown[]>;
   /** A block of the floor first, not counted. */
   warmUp?: boolean;
-  /** Each turn also starts the CDK's default build of the function once, next to the function's own process. */
+  /**
+   * Each turn also times a cold start of the function beside one of the CDK's default build of
+   * it: two more fresh processes, each invoked once.
+   */
   besideCdkDefault?: boolean;
 }
 
@@ -47,8 +50,8 @@ export interface TurnsOptions {
 export type EnvOf = (kind: Side | 'cdkDefault') => Record<string, string>;
 
 export interface TurnsRun extends Record<Side, Turns> {
-  /** With `besideCdkDefault`: the i-th ran next to the function's i-th turn. */
-  cdkDefault?: ColdStarts;
+  /** With `besideCdkDefault`: the function's cold starts and the default build's, the i-th of each taken next to each other. */
+  coldPairs?: { function: ColdStarts; cdkDefault: ColdStarts };
 }
 
 /** What a function's counting run saw, per invocation: its SDK calls by action, and the requests on the wire. */
@@ -108,15 +111,23 @@ export function bundleProcesses(bundles: Bundles, outDir: string): BundleProcess
      * `warm` warm invocations of the function and as many of its floor, in `blocks` blocks that
      * alternate between the two; each block is a fresh process, whose load and first
      * invocation are kept apart from the warm ones. Answers, per side, every block's load, first
-     * invocation and warm durations; with `besideCdkDefault`, also a cold start (one
-     * invocation) of the CDK's default build per block, before the function's process in one
-     * block and after it in the next.
+     * invocation and warm durations; with `besideCdkDefault`, also one cold start of the function
+     * and one of the CDK's default build of it per block, in processes of one invocation each (a
+     * process with a block of events to read has more to collect before its first invocation),
+     * the default's first in one block and second in the next.
      */
     async invokeInTurns(name, { warm, blocks, events, warmUp = true, besideCdkDefault = false }, envOf) {
       const runs: TurnsRun = {
         function: { loadsMs: [], firstsMs: [], warmBlocksMs: [] },
         floor: { loadsMs: [], firstsMs: [], warmBlocksMs: [] },
-        ...(besideCdkDefault && { cdkDefault: { loadsMs: [], firstsMs: [] } }),
+        ...(besideCdkDefault && { coldPairs: { function: { loadsMs: [], firstsMs: [] }, cdkDefault: { loadsMs: [], firstsMs: [] } } }),
+      };
+      const coldPair = async (order: ('function' | 'cdkDefault')[]) => {
+        for (const kind of runs.coldPairs ? order : []) {
+          const run = await invoke(kind, name, await events(1), envOf(kind));
+          runs.coldPairs![kind].loadsMs.push(run.loadMs);
+          runs.coldPairs![kind].firstsMs.push(run.firstMs);
+        }
       };
       const perBlock = Math.ceil(warm / blocks);
       // One block of the floor first, not counted: DynamoDB Local's JVM compiles the paths of each
@@ -124,20 +135,15 @@ export function bundleProcesses(bundles: Bundles, outDir: string): BundleProcess
       // (a rename's median went from 5.4 to 1.8 ms over its first blocks here).
       if (warmUp) await invoke('floor', name, await events(perBlock + 1), envOf('floor'));
       for (let block = 0; block < blocks; block++) {
-        const order: (Side | 'cdkDefault')[] = block % 2 === 0 ? ['cdkDefault', 'function', 'floor'] : ['floor', 'function', 'cdkDefault'];
-        for (const side of order) {
-          if (side === 'cdkDefault') {
-            if (!runs.cdkDefault) continue;
-            const run = await invoke(side, name, await events(1), envOf(side));
-            runs.cdkDefault.loadsMs.push(run.loadMs);
-            runs.cdkDefault.firstsMs.push(run.firstMs);
-            continue;
-          }
+        const even = block % 2 === 0;
+        if (even) await coldPair(['cdkDefault', 'function']);
+        for (const side of even ? (['function', 'floor'] as const) : (['floor', 'function'] as const)) {
           const run = await invoke(side, name, await events(perBlock + 1), envOf(side));
           runs[side].loadsMs.push(run.loadMs);
           runs[side].firstsMs.push(run.firstMs);
           runs[side].warmBlocksMs.push(run.warmMs);
         }
+        if (!even) await coldPair(['function', 'cdkDefault']);
       }
       return runs;
     },

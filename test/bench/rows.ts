@@ -6,7 +6,7 @@
 import { statSync } from 'node:fs';
 import type { Bundles } from './build';
 import { dispatchEvent, eventsFor, listEvent, makeFixtures, queryPagesOf, type Fixtures } from './fixtures';
-import type { BundleProcesses, CallCount, Turns } from './invocations';
+import type { BundleProcesses, CallCount, ColdStarts, Turns } from './invocations';
 import type { BenchPlan, FunctionName, Side } from './plan';
 import { log } from './progress';
 import type { Services } from './services';
@@ -88,17 +88,17 @@ async function functionRows({ plan, bundles, processes, services, fixtures }: Co
     const calls = await processes.countCalls(name, await eventsFor(name, iterations.counted, fixtures, plan), env, services.counters);
     // Every fresh process times its import() the same way: the invocation runs' loads join the load-only ones.
     for (const side of ['function', 'floor'] as const) loads.set(loadKey(side, name), [...(loads.get(loadKey(side, name)) ?? []), ...turns[side].loadsMs]);
-    const { function: fn, floor, cdkDefault } = turns;
+    const { function: fn, floor, coldPairs } = turns;
     mainRuns.set(name, { fn, floor, calls });
-    // A cold start: the process's module load and its first invocation, each turn's own beside the default build's.
-    const coldStarts = ({ loadsMs, firstsMs }: { loadsMs: number[]; firstsMs: number[] }) => loadsMs.map((loadMs, index) => loadMs + firstsMs[index]!);
+    // A cold start: a fresh process's module load and its one invocation, each beside the default build's.
+    const coldStarts = ({ loadsMs, firstsMs }: ColdStarts) => loadsMs.map((loadMs, index) => loadMs + firstsMs[index]!);
     rows.push({
       label: name,
       bundleBytes: { function: statSync(bundles.path('function', name)).size, floor: statSync(bundles.path('floor', name)).size },
       loadMs: pairedFigures(loads.get(loadKey('function', name))!, loads.get(loadKey('floor', name))!),
       firstMs: pairedFigures(fn.firstsMs, floor.firstsMs),
       ...warmPairs(fn.warmBlocksMs, floor.warmBlocksMs),
-      coldStartMs: pairedFigures(coldStarts(fn), coldStarts(cdkDefault!)),
+      coldStartMs: pairedFigures(coldStarts(coldPairs!.function), coldStarts(coldPairs!.cdkDefault)),
       calls: calls.calls,
       wireRequests: calls.wireRequests,
       minimum: MINIMUM_CALLS[name]!({
