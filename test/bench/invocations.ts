@@ -1,7 +1,7 @@
 /**
  * The bundles run in fresh Node processes (./bundle-runner.ts): module load alone, invocations
- * timed cold and warm with function and floor taking turns (and cold starts of the CDK's
- * default build of the function beside them), and the counting pass.
+ * timed cold and warm with function and floor taking turns, single cold starts (the function's
+ * and the CDK's default build of it), and the counting pass.
  */
 import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -27,31 +27,12 @@ export interface Turns {
   warmBlocksMs: number[][];
 }
 
-/** Cold starts alone, in the order taken: module load and first invocation of each fresh process. */
-export interface ColdStarts {
-  loadsMs: number[];
-  firstsMs: number[];
-}
-
 export interface TurnsOptions {
   warm: number;
   blocks: number;
   events: (count: number) => Promise<unknown[]>;
   /** A block of the floor first, not counted. */
   warmUp?: boolean;
-  /**
-   * Each turn also times a cold start of the function beside one of the CDK's default build of
-   * it: two more fresh processes, each invoked once.
-   */
-  besideCdkDefault?: boolean;
-}
-
-/** A process's environment by what it runs. */
-export type EnvOf = (kind: Side | 'cdkDefault') => Record<string, string>;
-
-export interface TurnsRun extends Record<Side, Turns> {
-  /** With `besideCdkDefault`: the function's cold starts and the default build's, the i-th of each taken next to each other. */
-  coldPairs?: { function: ColdStarts; cdkDefault: ColdStarts };
 }
 
 /** What a function's counting run saw, per invocation: its SDK calls by action, and the requests on the wire. */
@@ -63,7 +44,9 @@ export interface CallCount {
 export interface BundleProcesses {
   /** Times import() of a bundle in a fresh process, nothing else. */
   load(side: Side, name: FunctionName, env: Record<string, string>): Promise<number>;
-  invokeInTurns(name: FunctionName, options: TurnsOptions, envOf: EnvOf): Promise<TurnsRun>;
+  /** A cold start: a fresh process's module load plus its one invocation, on `event`. */
+  coldStart(kind: 'function' | 'cdkDefault', name: FunctionName, event: unknown, env: Record<string, string>): Promise<number>;
+  invokeInTurns(name: FunctionName, options: TurnsOptions, envOf: (side: Side) => Record<string, string>): Promise<Record<Side, Turns>>;
   countCalls(name: FunctionName, events: unknown[], env: Record<string, string>, counters: CallCounters, invocations?: number): Promise<CallCount>;
 }
 
@@ -107,27 +90,21 @@ export function bundleProcesses(bundles: Bundles, outDir: string): BundleProcess
       return loadMs;
     },
 
+    async coldStart(kind, name, event, env) {
+      const { loadMs, firstMs } = await invoke(kind, name, [event], env);
+      return loadMs + firstMs;
+    },
+
     /**
      * `warm` warm invocations of the function and as many of its floor, in `blocks` blocks that
      * alternate between the two; each block is a fresh process, whose load and first
      * invocation are kept apart from the warm ones. Answers, per side, every block's load, first
-     * invocation and warm durations; with `besideCdkDefault`, also one cold start of the function
-     * and one of the CDK's default build of it per block, in processes of one invocation each (a
-     * process with a block of events to read has more to collect before its first invocation),
-     * the default's first in one block and second in the next.
+     * invocation and warm durations.
      */
-    async invokeInTurns(name, { warm, blocks, events, warmUp = true, besideCdkDefault = false }, envOf) {
-      const runs: TurnsRun = {
+    async invokeInTurns(name, { warm, blocks, events, warmUp = true }, envOf) {
+      const runs: Record<Side, Turns> = {
         function: { loadsMs: [], firstsMs: [], warmBlocksMs: [] },
         floor: { loadsMs: [], firstsMs: [], warmBlocksMs: [] },
-        ...(besideCdkDefault && { coldPairs: { function: { loadsMs: [], firstsMs: [] }, cdkDefault: { loadsMs: [], firstsMs: [] } } }),
-      };
-      const coldPair = async (order: ('function' | 'cdkDefault')[]) => {
-        for (const kind of runs.coldPairs ? order : []) {
-          const run = await invoke(kind, name, await events(1), envOf(kind));
-          runs.coldPairs![kind].loadsMs.push(run.loadMs);
-          runs.coldPairs![kind].firstsMs.push(run.firstMs);
-        }
       };
       const perBlock = Math.ceil(warm / blocks);
       // One block of the floor first, not counted: DynamoDB Local's JVM compiles the paths of each
@@ -135,15 +112,13 @@ export function bundleProcesses(bundles: Bundles, outDir: string): BundleProcess
       // (a rename's median went from 5.4 to 1.8 ms over its first blocks here).
       if (warmUp) await invoke('floor', name, await events(perBlock + 1), envOf('floor'));
       for (let block = 0; block < blocks; block++) {
-        const even = block % 2 === 0;
-        if (even) await coldPair(['cdkDefault', 'function']);
-        for (const side of even ? (['function', 'floor'] as const) : (['floor', 'function'] as const)) {
+        const order: Side[] = block % 2 === 0 ? ['function', 'floor'] : ['floor', 'function'];
+        for (const side of order) {
           const run = await invoke(side, name, await events(perBlock + 1), envOf(side));
           runs[side].loadsMs.push(run.loadMs);
           runs[side].firstsMs.push(run.firstMs);
           runs[side].warmBlocksMs.push(run.warmMs);
         }
-        if (!even) await coldPair(['function', 'cdkDefault']);
       }
       return runs;
     },

@@ -6,12 +6,12 @@
 import { statSync } from 'node:fs';
 import type { Bundles } from './build';
 import { dispatchEvent, eventsFor, listEvent, makeFixtures, queryPagesOf, type Fixtures } from './fixtures';
-import type { BundleProcesses, CallCount, ColdStarts, Turns } from './invocations';
+import type { BundleProcesses, CallCount, Turns } from './invocations';
 import type { BenchPlan, FunctionName, Side } from './plan';
 import { log } from './progress';
 import type { Services } from './services';
 import { pairedFigures, warmPairs } from './statistics';
-import type { Row } from './table';
+import type { Pair, Row } from './table';
 import { MINIMUM_CALLS, TARGETS } from './targets';
 
 /** The HTTP functions' timeout (infra/aws/webhook-subscriptions-stack.ts), and what the list scaling rows get instead. */
@@ -45,6 +45,9 @@ export async function measureRows(plan: BenchPlan, bundles: Bundles, processes: 
   const fixtures = await makeFixtures(plan, services.documentClient);
   const context: Context = { plan, bundles, processes, services, fixtures };
   const { rows, mainRuns } = await functionRows(context, loads);
+  // After the functions' own rows: DynamoDB Local has served each kind of request by then.
+  const coldStarts = await coldStartsBesideCdkDefault(context);
+  for (const row of rows) row.coldStartMs = coldStarts.get(row.label as FunctionName);
   const unmeasured: string[] = [];
   if (plan.measures('listSubscriptions')) rows.push(...(await listScalingRows(context, mainRuns.get('listSubscriptions')!, unmeasured)));
   if (plan.measures('dispatchPortalEvents')) rows.push(...(await dispatchScalingRows(context, mainRuns.get('dispatchPortalEvents')!, unmeasured)));
@@ -72,6 +75,27 @@ async function measureLoads({ iterations, functions }: BenchPlan, processes: Bun
   return loads;
 }
 
+/**
+ * Each function's cold start beside the CDK's default build of it: fresh processes invoked once
+ * each, in rounds over every function (a burst of load from other work on the machine falls on
+ * all of them, not on one function's row), the default build going first in every other round.
+ * Answers each side's median and the median of the rounds' ratios.
+ */
+async function coldStartsBesideCdkDefault({ plan, processes, services, fixtures }: Context): Promise<Map<FunctionName, Pair>> {
+  const { coldStarts: rounds } = plan.iterations;
+  log(`cold starts: ${rounds} rounds over every function, beside the default CDK build`);
+  const starts = new Map(plan.functions.map(({ name }) => [name, { function: [] as number[], cdkDefault: [] as number[] }]));
+  for (let round = 0; round < rounds; round++) {
+    for (const { name } of plan.functions) {
+      for (const kind of round % 2 === 0 ? (['cdkDefault', 'function'] as const) : (['function', 'cdkDefault'] as const)) {
+        const [event] = await eventsFor(name, 1, fixtures, plan);
+        starts.get(name)![kind].push(await processes.coldStart(kind, name, event, services.env));
+      }
+    }
+  }
+  return new Map([...starts].map(([name, sides]) => [name, pairedFigures(sides.function, sides.cdkDefault)]));
+}
+
 /** A row per function; list's and the dispatcher's runs are also the first row of their scaling. */
 async function functionRows({ plan, bundles, processes, services, fixtures }: Context, loads: Map<string, number[]>): Promise<{ rows: Row[]; mainRuns: Map<FunctionName, Run> }> {
   const { iterations } = plan;
@@ -80,25 +104,18 @@ async function functionRows({ plan, bundles, processes, services, fixtures }: Co
   const mainRuns = new Map<FunctionName, Run>();
   for (const { name } of plan.functions) {
     log(`${name}: ${iterations.warm} warm invocations each, in ${iterations.blocks} turns`);
-    const turns = await processes.invokeInTurns(
-      name,
-      { warm: iterations.warm, blocks: iterations.blocks, events: (count) => eventsFor(name, count, fixtures, plan), besideCdkDefault: true },
-      () => env,
-    );
+    const turns = await processes.invokeInTurns(name, { warm: iterations.warm, blocks: iterations.blocks, events: (count) => eventsFor(name, count, fixtures, plan) }, () => env);
     const calls = await processes.countCalls(name, await eventsFor(name, iterations.counted, fixtures, plan), env, services.counters);
     // Every fresh process times its import() the same way: the invocation runs' loads join the load-only ones.
     for (const side of ['function', 'floor'] as const) loads.set(loadKey(side, name), [...(loads.get(loadKey(side, name)) ?? []), ...turns[side].loadsMs]);
-    const { function: fn, floor, coldPairs } = turns;
+    const { function: fn, floor } = turns;
     mainRuns.set(name, { fn, floor, calls });
-    // A cold start: a fresh process's module load and its one invocation, each beside the default build's.
-    const coldStarts = ({ loadsMs, firstsMs }: ColdStarts) => loadsMs.map((loadMs, index) => loadMs + firstsMs[index]!);
     rows.push({
       label: name,
       bundleBytes: { function: statSync(bundles.path('function', name)).size, floor: statSync(bundles.path('floor', name)).size },
       loadMs: pairedFigures(loads.get(loadKey('function', name))!, loads.get(loadKey('floor', name))!),
       firstMs: pairedFigures(fn.firstsMs, floor.firstsMs),
       ...warmPairs(fn.warmBlocksMs, floor.warmBlocksMs),
-      coldStartMs: pairedFigures(coldStarts(coldPairs!.function), coldStarts(coldPairs!.cdkDefault)),
       calls: calls.calls,
       wireRequests: calls.wireRequests,
       minimum: MINIMUM_CALLS[name]!({
