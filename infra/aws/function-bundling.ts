@@ -2,8 +2,8 @@
  * How every function's bundle is built: the one set of esbuild settings that the CDK stack
  * (service-function.ts) deploys and that `npm run bench` (test/bench/) builds and measures, so
  * the benchmark can never measure a bundle other than the one deployed; and, for the bench's
- * comparison, the bundle the CDK's NodejsFunction builds when given no settings at all. Plain
- * data, without CDK imports, so the benchmark can read it without loading aws-cdk-lib.
+ * comparison, the bundle the CDK's NodejsFunction builds when given no settings at all. Without
+ * CDK imports, so the benchmark can read it without loading aws-cdk-lib.
  */
 import { transformSync, type BuildOptions } from 'esbuild';
 import { readFileSync } from 'node:fs';
@@ -14,19 +14,6 @@ import { fileURLToPath } from 'node:url';
  * bundles by ones that decline at once (unavailable-credential-providers.ts says why).
  */
 const UNAVAILABLE_CREDENTIAL_PROVIDERS = fileURLToPath(new URL('./unavailable-credential-providers.ts', import.meta.url));
-/**
- * Readable stack traces without `--enable-source-maps` (source-mapped-stack-traces.ts says why),
- * as the bundle's first lines. "use strict" first: esbuild's own directive, after a banner,
- * would no longer make the bundle strict.
- */
-const STACK_TRACES_BANNER = `"use strict";${
-  transformSync(readFileSync(fileURLToPath(new URL('./source-mapped-stack-traces.ts', import.meta.url)), 'utf8'), {
-    loader: 'ts',
-    format: 'iife',
-    target: 'node24',
-    minify: true,
-  }).code
-}`;
 const ALIASES: Readonly<Record<string, string>> = Object.fromEntries(
   [
     '@aws-sdk/credential-provider-ini',
@@ -44,11 +31,25 @@ const ALIASES: Readonly<Record<string, string>> = Object.fromEntries(
  */
 const SUPPORTED = { 'dynamic-import': false } as const;
 
+/**
+ * Readable stack traces without `--enable-source-maps` (source-mapped-stack-traces.ts says why),
+ * as the bundle's first lines. "use strict" first: esbuild's own directive, after a banner,
+ * would no longer make the bundle strict.
+ */
+const STACK_TRACES_BANNER = `"use strict";${
+  transformSync(readFileSync(fileURLToPath(new URL('./source-mapped-stack-traces.ts', import.meta.url)), 'utf8'), {
+    loader: 'ts',
+    format: 'iife',
+    target: 'node24',
+    minify: true,
+  }).code
+}`;
+
 /** Field names as the CDK's NodejsFunction `bundling` prop takes them. */
 export const FUNCTION_BUNDLING = {
   // CommonJS: a built-in module imported from an ES module gets an ES module facade, which
   // reads every export of the built-in as it loads (node:http's pull in undici, node:crypto's
-  // the Web Crypto API): 10-20 ms of each cold start here that require() does not spend.
+  // the Web Crypto API): 12-18 ms of each cold start here that require() does not spend.
   format: 'cjs',
   target: 'node24',
   // Prefer packages' ESM builds, so esbuild can drop what a handler does not import.

@@ -1,9 +1,10 @@
 /**
  * Cuts a bundle's source map down to the service's own sources: the mappings into
- * node_modules (the AWS SDK's, mostly: nine tenths of the map) go, so the map Node reads and
- * parses at every cold start under `--enable-source-maps` is a tenth of the size, and a stack
- * trace still names the TypeScript file and line of every frame of ours. A frame in a
- * dependency keeps its bundle position (`index.js:1:23456`).
+ * node_modules (the AWS SDK's, mostly: nine tenths of the map) go, so the map read for the
+ * first stack trace (source-mapped-stack-traces.ts; or at every load, under
+ * `--enable-source-maps`) is a tenth of the size, and a stack trace still names the TypeScript
+ * file and line of every frame of ours. A frame in a dependency keeps its bundle position
+ * (`index.js:1:23456`).
  *
  * Run by the CDK after esbuild (service-function.ts, `commandHooks.afterBundling`) and by
  * `npm run bench` on the bundles it measures: `node infra/aws/own-source-map.ts <index.js.map>`

@@ -2,7 +2,7 @@
  * Stack traces through the bundle's source map, read only when a stack trace is first written.
  *
  * `--enable-source-maps` makes Node read the map and measure every line of the bundle as the
- * bundle loads: 4-8 ms of every cold start here with a map of our own sources only, for stack
+ * bundle loads: 3-6 ms of every cold start here with a map of our own sources only, for stack
  * traces most cold starts never write. Instead, this file opens every function's bundle (its
  * banner, function-bundling.ts), and installs an `Error.prepareStackTrace` that V8 calls when an
  * error's `stack` is first read: the first one reads `index.js.map` (own-source-map.ts keeps it
@@ -30,7 +30,7 @@ function errorHeader(error: Error): string {
 }
 
 /** Installs the source-mapped stack traces for the bundle at `bundleFile` (its map beside it, `<bundleFile>.map`). */
-export function installSourceMappedStackTraces(bundleFile: string): void {
+function installSourceMappedStackTraces(bundleFile: string): void {
   const mapFile = `${bundleFile}.map`;
   const { readFileSync } = process.getBuiltinModule('node:fs');
   const { SourceMap } = process.getBuiltinModule('node:module');

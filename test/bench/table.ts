@@ -79,7 +79,7 @@ export function formatTable(rows: readonly Row[]): Table {
   }
   lines.push(
     '',
-    'Times: each side\'s median; their ratio, the median of the turns\' ratios (each turn of the function next to one of its floor\'s, or of the default CDK build\'s).',
+    'Times: each side\'s median; their ratio, the median of the turns\' ratios (each turn of the function next to one of its floor\'s; each cold start next to one of the default CDK build\'s).',
     'Cold start: module load + first invocation of one fresh process; the default CDK build is the same handler as NodejsFunction builds it without settings (CommonJS, not minified, no source map, @aws-sdk/* from node_modules).',
     `Targets: bundle and module load <= ${TARGETS.bundle}x the floor, warm median <= ${TARGETS.warmMedian}x, cold start <= ${TARGETS.coldStartVsCdkDefault}x the default CDK build's, AWS calls = the minimum or +1 with its reason; "!" marks a miss.`,
   );
