@@ -11,6 +11,8 @@ export const TARGETS = {
   warmMedian: 1.2,
   /** List at scale: time per record at the largest portal / at the middle one. */
   listPerRecordFlatness: 1.5,
+  /** Cold start (module load + first invocation), function / the same handler as NodejsFunction builds it by default. */
+  coldStartVsCdkDefault: 0.8,
 } as const;
 
 export interface CallMinimum {
