@@ -5,11 +5,11 @@ import { config } from '../shared/environment';
 import { jsonInput } from '../shared/http/json-input';
 import { httpOperation } from '../shared/http/operation';
 import { confirmSubscription } from '../shared/subscriptions/confirm-subscription';
-import { SubscriptionRepository } from '../shared/subscriptions/repository';
+import { find, isStored, replaceDeliveryArns, repositoryOf } from '../shared/subscriptions/repository';
 import { SubscriptionTopics } from '../shared/subscriptions/topics';
 
 const deps = {
-  repository: new SubscriptionRepository(documentClient, config.tableName),
+  repository: repositoryOf({ db: documentClient, tableName: config.tableName }, { find, isStored, replaceDeliveryArns }),
   topics: new SubscriptionTopics(snsClient, config.topicPrefix),
   sns: snsClient,
   deadLetterQueueArn: config.deliveryDeadLetterQueueArn,

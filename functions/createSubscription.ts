@@ -8,11 +8,11 @@ import { jsonInput } from '../shared/http/json-input';
 import { httpOperation } from '../shared/http/operation';
 import { createSubscription } from '../shared/subscriptions/create-subscription';
 import { recordView } from '../shared/subscriptions/model';
-import { SubscriptionRepository } from '../shared/subscriptions/repository';
+import { countFor, insert, isStored, repositoryOf } from '../shared/subscriptions/repository';
 import { SubscriptionTopics } from '../shared/subscriptions/topics';
 
 const deps = {
-  repository: new SubscriptionRepository(documentClient, config.tableName),
+  repository: repositoryOf({ db: documentClient, tableName: config.tableName }, { countFor, insert, isStored }),
   topics: new SubscriptionTopics(snsClient, config.topicPrefix, topicPublishersOf(config)),
   maxSubscriptionsPerPortal: config.maxSubscriptionsPerPortal,
   deadLetterQueueArn: config.deliveryDeadLetterQueueArn,

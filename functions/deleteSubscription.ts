@@ -5,11 +5,11 @@ import { config } from '../shared/environment';
 import { httpOperation } from '../shared/http/operation';
 import { configIdFromPath } from '../shared/subscriptions/config-id';
 import { deleteSubscription } from '../shared/subscriptions/delete-subscription';
-import { SubscriptionRepository } from '../shared/subscriptions/repository';
+import { find, isStored, remove, repositoryOf } from '../shared/subscriptions/repository';
 import { SubscriptionTopics } from '../shared/subscriptions/topics';
 
 const deps = {
-  repository: new SubscriptionRepository(documentClient, config.tableName),
+  repository: repositoryOf({ db: documentClient, tableName: config.tableName }, { find, remove, isStored }),
   topics: new SubscriptionTopics(snsClient, config.topicPrefix),
 };
 

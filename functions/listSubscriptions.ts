@@ -4,10 +4,10 @@ import { snsClient } from '../shared/aws/sns';
 import { config } from '../shared/environment';
 import { httpOperation } from '../shared/http/operation';
 import { listEntryView } from '../shared/subscriptions/model';
-import { SubscriptionRepository } from '../shared/subscriptions/repository';
+import { listFor, repositoryOf } from '../shared/subscriptions/repository';
 import { subscriptionStateOf } from '../shared/subscriptions/sns-subscription';
 
-const repository = new SubscriptionRepository(documentClient, config.tableName);
+const repository = repositoryOf({ db: documentClient, tableName: config.tableName }, { listFor });
 /** A portal's default limit of 10 all at once; larger portals 10 at a time, not all in one burst. */
 const STATE_LOOKUPS_IN_FLIGHT = 10;
 

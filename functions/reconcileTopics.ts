@@ -4,12 +4,12 @@ import { topicPublishersOf } from '../shared/config';
 import { config } from '../shared/environment';
 import { logger, withInvocationLogging } from '../shared/logger';
 import { type ReconcileSummary, reconcileTopics } from '../shared/reconciliation/reconcile';
-import { SubscriptionRepository } from '../shared/subscriptions/repository';
+import { find, replaceDeliveryArns, repositoryOf, scanAllSubscriptions } from '../shared/subscriptions/repository';
 import { SubscriptionTopics } from '../shared/subscriptions/topics';
 
 const deps = {
   sns: snsClient,
-  repository: new SubscriptionRepository(documentClient, config.tableName),
+  repository: repositoryOf({ db: documentClient, tableName: config.tableName }, { scanAllSubscriptions, find, replaceDeliveryArns }),
   topics: new SubscriptionTopics(snsClient, config.topicPrefix, topicPublishersOf(config)),
   topicPrefix: config.topicPrefix,
   deadLetterQueueArn: config.deliveryDeadLetterQueueArn,

@@ -36,7 +36,7 @@ import { type ListedSubscription, listAllSubscriptions, listAllTopicArns, PENDIN
 
 export interface ReconcileDeps {
   sns: SNSClient;
-  repository: SubscriptionRepository;
+  repository: Pick<SubscriptionRepository, 'scanAllSubscriptions' | 'find' | 'replaceDeliveryArns'>;
   topics: SubscriptionTopics;
   topicPrefix: string;
   /** Named in the redrive policy of every recreated SNS subscription, as create does. */

@@ -7,7 +7,7 @@ import { type SubscriptionState, subscriptionStateOf } from './sns-subscription'
 import type { SubscriptionTopics } from './topics';
 
 export interface ConfirmSubscriptionDeps {
-  repository: SubscriptionRepository;
+  repository: Pick<SubscriptionRepository, 'find' | 'isStored' | 'replaceDeliveryArns'>;
   topics: SubscriptionTopics;
   sns: SNSClient;
   /** Named in the redrive policy of a subscription made anew, as create does. */

@@ -10,7 +10,7 @@ import type { SubscriptionState } from './sns-subscription';
 import type { SubscriptionTopics } from './topics';
 
 export interface CreateSubscriptionDeps {
-  repository: SubscriptionRepository;
+  repository: Pick<SubscriptionRepository, 'countFor' | 'insert' | 'isStored'>;
   topics: SubscriptionTopics;
   maxSubscriptionsPerPortal: number;
   /** Where SNS puts messages it could not deliver; none when unset. */

@@ -4,7 +4,7 @@ import type { SubscriptionRepository } from './repository';
 import type { SubscriptionTopics } from './topics';
 
 export interface DeleteSubscriptionDeps {
-  repository: SubscriptionRepository;
+  repository: Pick<SubscriptionRepository, 'find' | 'remove' | 'isStored'>;
   topics: SubscriptionTopics;
 }
 
