@@ -1,6 +1,6 @@
-import { v7 as uuidv7 } from 'uuid';
 import { mayHaveBeenApplied } from '../aws/failures';
 import { logger } from '../logger';
+import { newConfigId } from './config-id';
 import { snsSubscriptionAttributesFor } from './delivery-policy';
 import { accountOf, checkEndpointAccount, confirmedAtCreation } from './endpoint-account';
 import { SubscriptionLimitReachedError } from './errors';
@@ -58,7 +58,7 @@ export async function createSubscription(
   if ((await repository.countFor(portalId)) >= maxSubscriptionsPerPortal) {
     throw new SubscriptionLimitReachedError(maxSubscriptionsPerPortal);
   }
-  const configId = uuidv7();
+  const configId = newConfigId();
   const topic = await topics.open(
     { portalId, configId, protocol: request.protocol, endpoint: request.endpoint },
     snsSubscriptionAttributesFor(request, deadLetterQueueArn),
