@@ -6,11 +6,11 @@ import { jsonInput } from '../shared/http/json-input';
 import { httpOperation } from '../shared/http/operation';
 import { confirmSubscription } from '../shared/subscriptions/confirm-subscription';
 import { find, isStored, replaceDeliveryArns, repositoryOf } from '../shared/subscriptions/repository';
-import { SubscriptionTopics } from '../shared/subscriptions/topics';
+import { subscribeAgain, topicsOf } from '../shared/subscriptions/topics';
 
 const deps = {
   repository: repositoryOf({ db: documentClient, tableName: config.tableName }, { find, isStored, replaceDeliveryArns }),
-  topics: new SubscriptionTopics(snsClient, config.topicPrefix),
+  topics: topicsOf({ sns: snsClient, topicPrefix: config.topicPrefix }, { subscribeAgain }),
   sns: snsClient,
   deadLetterQueueArn: config.deliveryDeadLetterQueueArn,
   allowedEndpointAccounts: config.allowedEndpointAccounts,

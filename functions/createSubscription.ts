@@ -9,11 +9,11 @@ import { httpOperation } from '../shared/http/operation';
 import { createSubscription } from '../shared/subscriptions/create-subscription';
 import { recordView } from '../shared/subscriptions/model';
 import { countFor, insert, isStored, repositoryOf } from '../shared/subscriptions/repository';
-import { SubscriptionTopics } from '../shared/subscriptions/topics';
+import { deleteTopicAfterFailure, open, topicArnFor, topicsOf } from '../shared/subscriptions/topics';
 
 const deps = {
   repository: repositoryOf({ db: documentClient, tableName: config.tableName }, { countFor, insert, isStored }),
-  topics: new SubscriptionTopics(snsClient, config.topicPrefix, topicPublishersOf(config)),
+  topics: topicsOf({ sns: snsClient, topicPrefix: config.topicPrefix, publisherArns: topicPublishersOf(config) }, { topicArnFor, open, deleteTopicAfterFailure }),
   maxSubscriptionsPerPortal: config.maxSubscriptionsPerPortal,
   deadLetterQueueArn: config.deliveryDeadLetterQueueArn,
   allowedEndpointAccounts: config.allowedEndpointAccounts,

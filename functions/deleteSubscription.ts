@@ -6,11 +6,11 @@ import { httpOperation } from '../shared/http/operation';
 import { configIdFromPath } from '../shared/subscriptions/config-id';
 import { deleteSubscription } from '../shared/subscriptions/delete-subscription';
 import { find, isStored, remove, repositoryOf } from '../shared/subscriptions/repository';
-import { SubscriptionTopics } from '../shared/subscriptions/topics';
+import { close, topicsOf } from '../shared/subscriptions/topics';
 
 const deps = {
   repository: repositoryOf({ db: documentClient, tableName: config.tableName }, { find, remove, isStored }),
-  topics: new SubscriptionTopics(snsClient, config.topicPrefix),
+  topics: topicsOf({ sns: snsClient, topicPrefix: config.topicPrefix }, { close }),
 };
 
 /** Deletes the subscription named in the path, with its SNS topic and subscription. Any body is ignored. */

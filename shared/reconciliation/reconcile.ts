@@ -37,7 +37,7 @@ import { type ListedSubscription, listAllSubscriptions, listAllTopicArns, PENDIN
 export interface ReconcileDeps {
   sns: SNSClient;
   repository: Pick<SubscriptionRepository, 'scanAllSubscriptions' | 'find' | 'replaceDeliveryArns'>;
-  topics: SubscriptionTopics;
+  topics: Pick<SubscriptionTopics, 'close' | 'reopen'>;
   topicPrefix: string;
   /** Named in the redrive policy of every recreated SNS subscription, as create does. */
   deadLetterQueueArn: string | undefined;

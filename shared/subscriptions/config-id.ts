@@ -7,7 +7,7 @@ import { randomFillSync } from 'node:crypto';
 
 /** A UUID in any case, as JSON Schema writes it (the request schemas and the OpenAPI document use it). */
 export const UUID_PATTERN = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
-export const UUID = new RegExp(UUID_PATTERN);
+export const UUID = /* @__PURE__ */ new RegExp(UUID_PATTERN);
 
 /** The `{configId}` path parameter of delete, normalized (lower case); undefined when it is not a UUID. */
 export function configIdFromPath(value: unknown): string | undefined {

@@ -8,7 +8,7 @@ import type { SubscriptionTopics } from './topics';
 
 export interface ConfirmSubscriptionDeps {
   repository: Pick<SubscriptionRepository, 'find' | 'isStored' | 'replaceDeliveryArns'>;
-  topics: SubscriptionTopics;
+  topics: Pick<SubscriptionTopics, 'subscribeAgain'>;
   sns: SNSClient;
   /** Named in the redrive policy of a subscription made anew, as create does. */
   deadLetterQueueArn: string | undefined;

@@ -11,7 +11,7 @@ import type { SubscriptionTopics } from './topics';
 
 export interface CreateSubscriptionDeps {
   repository: Pick<SubscriptionRepository, 'countFor' | 'insert' | 'isStored'>;
-  topics: SubscriptionTopics;
+  topics: Pick<SubscriptionTopics, 'topicArnFor' | 'open' | 'deleteTopicAfterFailure'>;
   maxSubscriptionsPerPortal: number;
   /** Where SNS puts messages it could not deliver; none when unset. */
   deadLetterQueueArn: string | undefined;

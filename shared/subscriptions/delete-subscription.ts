@@ -5,7 +5,7 @@ import type { SubscriptionTopics } from './topics';
 
 export interface DeleteSubscriptionDeps {
   repository: Pick<SubscriptionRepository, 'find' | 'remove' | 'isStored'>;
-  topics: SubscriptionTopics;
+  topics: Pick<SubscriptionTopics, 'close'>;
 }
 
 /**

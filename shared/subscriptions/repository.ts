@@ -1,9 +1,7 @@
 /**
  * Subscription records in DynamoDB, always addressed within one portal's partition (the
  * reconciler's scan aside): one function per operation on the records, each taking the table
- * first. Plain functions rather than a class's methods, so a function's bundle carries only the
- * operations it names (repositoryOf), and the commands they send: a class's methods all stay in
- * every bundle that constructs it (docs/decisions.md, "Cold start ahead of the default CDK build").
+ * first (bound-operations.ts says why).
  */
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import {
@@ -14,6 +12,7 @@ import {
   TransactWriteCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
+import { type Bound, bindOperations, type Operation } from './bound-operations';
 import { SubscriptionLimitReachedError, SubscriptionNotFoundError } from './errors';
 import type { Subscription } from './model';
 import { PORTAL_COUNTER_KEY, SUBSCRIPTION_KEY_PREFIX, subscriptionKeyOf } from './table';
@@ -266,22 +265,12 @@ async function transact(
 
 const RECORD_OPERATIONS = { countFor, insert, find, isStored, listFor, scanAllSubscriptions, replaceDeliveryArns, update, remove };
 
-type RecordOperation = (table: RecordTable, ...args: never[]) => unknown;
-type BoundToTable<Operation> = Operation extends (table: RecordTable, ...args: infer Args) => infer Result ? (...args: Args) => Result : never;
-type Bound<Operations> = { readonly [Name in keyof Operations]: BoundToTable<Operations[Name]> };
-
 /** Every operation on the records, bound to one table. The domain takes the ones it uses (a Pick of this). */
-export type SubscriptionRepository = Bound<typeof RECORD_OPERATIONS>;
+export type SubscriptionRepository = Bound<RecordTable, typeof RECORD_OPERATIONS>;
 
 /** The operations named, bound to `table`: `repositoryOf(table, { find, update })`. */
-export function repositoryOf<Operations extends Partial<Record<keyof typeof RECORD_OPERATIONS, RecordOperation>>>(
-  table: RecordTable,
-  operations: Operations,
-): Bound<Operations> {
-  return Object.fromEntries(
-    Object.entries(operations).map(([name, operation]) => [name, (...args: never[]) => (operation as RecordOperation)(table, ...args)]),
-  ) as Bound<Operations>;
-}
+export const repositoryOf = <Operations extends { [Name in keyof Operations]: Operation<RecordTable> }>(table: RecordTable, operations: Operations) =>
+  bindOperations(table, operations);
 
 /** Every operation on the records of `tableName`: for the reconciler and the suites, which use most of them. */
 export function subscriptionRepository(db: DynamoDBDocumentClient, tableName: string): SubscriptionRepository {

@@ -13,7 +13,7 @@ import { snsClient } from '../../shared/aws/sns';
 import { createSubscription } from '../../shared/subscriptions/create-subscription';
 import { HTTP_DELIVERY_POLICY } from '../../shared/subscriptions/delivery-policy';
 import { subscriptionRepository } from '../../shared/subscriptions/repository';
-import { SubscriptionTopics } from '../../shared/subscriptions/topics';
+import { subscriptionTopics } from '../../shared/subscriptions/topics';
 import { call, freshPortal, newSubscription } from '../support/api';
 import { inspectSns, portalTopicArns, subscriptionItems } from '../support/aws-state';
 import { awsCallsDuring } from '../support/aws-calls';
@@ -106,7 +106,7 @@ describe('create', () => {
     const portalId = freshPortal();
     const deps = {
       repository: subscriptionRepository(documentClient, TEST_ENV.TABLE_NAME),
-      topics: new SubscriptionTopics(snsClient, TEST_ENV.TOPIC_PREFIX, TEST_ENV.TOPIC_PUBLISHER_ARNS.split(',')),
+      topics: subscriptionTopics(snsClient, TEST_ENV.TOPIC_PREFIX, TEST_ENV.TOPIC_PUBLISHER_ARNS.split(',')),
       maxSubscriptionsPerPortal: 10,
       deadLetterQueueArn: TEST_ENV.DELIVERY_DEAD_LETTER_QUEUE_ARN,
       allowedEndpointAccounts: [SERVICE_ACCOUNT],
