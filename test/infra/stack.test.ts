@@ -628,7 +628,7 @@ describe('the bundles', () => {
     };
   }
 
-  /** Invokes the synthesized createSubscription bundle once, in a process with only `env` (and PATH, TABLE_NAME, AWS_REGION); answers its log lines. */
+  /** Invokes the synthesized createSubscription bundle once, in a process with only `env` (and PATH, TABLE_NAME, AWS_REGION, the publishers create's topics need); answers its log lines. */
   async function invokeCreate(env: Record<string, string>): Promise<Record<string, unknown>[]> {
     const directory = bundleDirectoryOf(functionIdOf(OPERATIONS.find((op) => op.handler === 'createSubscription')!));
     const event = httpEvent('createSubscriptionRoute', {
@@ -643,7 +643,7 @@ describe('the bundles', () => {
     // No developer's ~/.aws files, as in a sandbox.
     const child = spawn(process.execPath, ['--eval', script], {
       cwd: directory,
-      env: { PATH: process.env.PATH, TABLE_NAME: 'subscriptions', AWS_REGION: 'us-east-1', AWS_CONFIG_FILE: '/nonexistent/config', AWS_SHARED_CREDENTIALS_FILE: '/nonexistent/credentials', ...env },
+      env: { PATH: process.env.PATH, TABLE_NAME: 'subscriptions', AWS_REGION: 'us-east-1', TOPIC_PUBLISHER_ARNS: 'arn:aws:iam::000000000000:role/publisher', AWS_CONFIG_FILE: '/nonexistent/config', AWS_SHARED_CREDENTIALS_FILE: '/nonexistent/credentials', ...env },
     });
     let logs = '';
     child.stdout.on('data', (chunk: Buffer) => (logs += chunk.toString()));
