@@ -5,11 +5,11 @@ import { config } from '../shared/environment';
 import { jsonInput } from '../shared/http/json-input';
 import { httpOperation } from '../shared/http/operation';
 import { confirmSubscription } from '../shared/subscriptions/confirm-subscription';
-import { find, isStored, replaceDeliveryArns, repositoryOf } from '../shared/subscriptions/repository';
+import { find, isStored, replaceDeliveryArns, repositoryOf, storeSubscriptionState } from '../shared/subscriptions/repository';
 import { subscribeAgain, topicsOf } from '../shared/subscriptions/topics';
 
 const deps = {
-  repository: repositoryOf({ db: documentClient, tableName: config.tableName }, { find, isStored, replaceDeliveryArns }),
+  repository: repositoryOf({ db: documentClient, tableName: config.tableName }, { find, isStored, replaceDeliveryArns, storeSubscriptionState }),
   topics: topicsOf({ sns: snsClient, topicPrefix: config.topicPrefix }, { subscribeAgain }),
   sns: snsClient,
   deadLetterQueueArn: config.deliveryDeadLetterQueueArn,

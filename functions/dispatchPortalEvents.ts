@@ -1,8 +1,7 @@
-import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { documentClient } from '../shared/aws/dynamodb';
 import { snsClient } from '../shared/aws/sns';
-import { DispatchFailedError, type DispatchOutcome, dispatchPortalEvent, mayFollowEarlierTry } from '../shared/delivery/dispatch';
+import { type DispatchOutcome, dispatchPortalEvents, mayFollowEarlierTry, needsRetry } from '../shared/delivery/dispatch';
 import { type PortalEvent, parsePortalEvent } from '../shared/delivery/portal-event';
 import { DeliveryProgress } from '../shared/delivery/progress';
 import { config } from '../shared/environment';
@@ -14,35 +13,47 @@ const deps = {
   sns: snsClient,
   progress: new DeliveryProgress(documentClient, config.tableName),
 };
-const processor = new BatchProcessor(EventType.SQS);
 
-/**
- * One queued portal event: published to each matching subscription, or dropped (and logged)
- * when it can never be delivered. When some recipients fail it throws, so only this record is
- * retried, and the retry publishes only to the recipients that did not get it.
- */
-async function deliver(record: SQSRecord): Promise<void> {
-  const parsed = parsePortalEvent(record.body, config.eventKinds);
-  if ('unusable' in parsed) {
-    logger.warn('portal event dropped', { messageId: record.messageId, reason: parsed.unusable });
-    return;
-  }
-  const { kind, portalId, eventId } = parsed.event;
-  const afterEarlierTry = mayFollowEarlierTry(Number(record.attributes.ApproximateReceiveCount), parsed.event);
-  let outcome: DispatchOutcome;
-  try {
-    outcome = await dispatchPortalEvent(deps, parsed.event, { afterEarlierTry });
-  } catch (error) {
-    // Reading the recipients (or what an earlier try reached) failed: nothing was published.
-    logger.error('portal event not dispatched; its queue will retry it', { eventId, kind, portalId, error: error as Error });
-    throw error;
-  }
-  logOutcome(record, parsed.event, outcome);
-  if ('failed' in outcome && outcome.failed.length > 0) throw new DispatchFailedError(outcome.failed.map(({ configId }) => configId));
+/** A record of the batch and the portal event it holds. */
+interface QueuedRecord {
+  record: SQSRecord;
+  event: PortalEvent;
 }
 
-/** A line per recipient skipped or failed (with SNS's error); one for an event dropped or fully dispatched. */
+/**
+ * Reads every record of the batch, drops (and logs) those that can never be delivered, and
+ * dispatches the others together: one Query per portal, their messages to one topic in
+ * PublishBatch calls. A record whose event some recipient did not get is reported failed (SQS
+ * partial batch response, AWS Lambda Developer Guide, "Implementing partial batch responses"),
+ * so only it is retried, and its retry publishes only to the recipients that did not get it.
+ */
+async function dispatchBatch(event: SQSEvent): Promise<SQSBatchResponse> {
+  const queued: QueuedRecord[] = [];
+  for (const record of event.Records) {
+    const parsed = parsePortalEvent(record.body, config.eventKinds);
+    if ('unusable' in parsed) logger.warn('portal event dropped', { messageId: record.messageId, reason: parsed.unusable });
+    else queued.push({ record, event: parsed.event });
+  }
+  const outcomes = await dispatchPortalEvents(
+    deps,
+    queued.map(({ record, event }) => ({ event, afterEarlierTry: mayFollowEarlierTry(Number(record.attributes.ApproximateReceiveCount), event) })),
+  );
+  const batchItemFailures: SQSBatchResponse['batchItemFailures'] = [];
+  queued.forEach(({ record, event }, index) => {
+    const outcome = outcomes[index]!;
+    logOutcome(record, event, outcome);
+    if (needsRetry(outcome)) batchItemFailures.push({ itemIdentifier: record.messageId });
+  });
+  return { batchItemFailures };
+}
+
+/** A line per recipient skipped or failed (with SNS's error); one for an event dropped, not read, or fully dispatched. */
 function logOutcome(record: SQSRecord, { eventId, kind, portalId }: PortalEvent, outcome: DispatchOutcome): void {
+  if ('unread' in outcome) {
+    // Reading the recipients (or what an earlier try reached) failed: nothing was published.
+    logger.error('portal event not dispatched; its queue will retry it', { eventId, kind, portalId, error: outcome.unread as Error });
+    return;
+  }
   if ('refused' in outcome) {
     // Retrying cannot make it smaller, and a redrive from the dead-letter queue would not either.
     logger.error('portal event dropped', { messageId: record.messageId, eventId, kind, portalId, reason: outcome.refused });
@@ -73,8 +84,4 @@ function logOutcome(record: SQSRecord, { eventId, kind, portalId }: PortalEvent,
 }
 
 /** Consumes the portal-events queue in batches, reporting failed records (SQS partial batch response). */
-export const handler = withInvocationLogging(
-  'dispatchPortalEvents',
-  (event: SQSEvent, context: Context): Promise<SQSBatchResponse> =>
-    processPartialResponse(event, deliver, processor, { context, throwOnFullBatchFailure: false }),
-);
+export const handler = withInvocationLogging('dispatchPortalEvents', (event: SQSEvent, _context: Context): Promise<SQSBatchResponse> => dispatchBatch(event));

@@ -1,24 +1,19 @@
 import { documentClient } from '../shared/aws/dynamodb';
-import { mapWithConcurrency } from '../shared/aws/bounded-concurrency';
 import { snsClient } from '../shared/aws/sns';
 import { config } from '../shared/environment';
 import { httpOperation } from '../shared/http/operation';
 import { listEntryView } from '../shared/subscriptions/model';
-import { listFor, repositoryOf } from '../shared/subscriptions/repository';
-import { subscriptionStateOf } from '../shared/subscriptions/sns-subscription';
+import { listFor, repositoryOf, storeSubscriptionState } from '../shared/subscriptions/repository';
+import { subscriptionStatesOf } from '../shared/subscriptions/subscription-states';
 
-const repository = repositoryOf({ db: documentClient, tableName: config.tableName }, { listFor });
-/** A portal's default limit of 10 all at once; larger portals 10 at a time, not all in one burst. */
-const STATE_LOOKUPS_IN_FLIGHT = 10;
+const repository = repositoryOf({ db: documentClient, tableName: config.tableName }, { listFor, storeSubscriptionState });
 
 /** Every subscription of the caller's portal, oldest first. Any request body is ignored. */
 export const handler = httpOperation('listSubscriptionsRoute', {
   run: async ({ portalId }) => {
     const subscriptions = await repository.listFor(portalId);
-    // SNS alone knows whether an endpoint confirmed or left: one look-up per subscription, in parallel.
-    const states = await mapWithConcurrency(subscriptions, STATE_LOOKUPS_IN_FLIGHT, (subscription) =>
-      subscriptionStateOf(snsClient, subscription.subscriptionArn),
-    );
+    // The stored state where it is known to hold; SNS only for the others (subscription-states.ts).
+    const states = await subscriptionStatesOf({ sns: snsClient, repository }, subscriptions);
     return {
       message: `${subscriptions.length} subscription${subscriptions.length === 1 ? '' : 's'} found.`,
       configs: subscriptions.map((subscription, index) => listEntryView(subscription, states[index]!)),

@@ -4,12 +4,12 @@ import { topicPublishersOf } from '../shared/config';
 import { config } from '../shared/environment';
 import { logger, withInvocationLogging } from '../shared/logger';
 import { type ReconcileSummary, reconcileTopics } from '../shared/reconciliation/reconcile';
-import { find, replaceDeliveryArns, repositoryOf, scanAllSubscriptions } from '../shared/subscriptions/repository';
+import { find, replaceDeliveryArns, repositoryOf, scanAllSubscriptions, storeSubscriptionState } from '../shared/subscriptions/repository';
 import { close, reopen, topicsOf } from '../shared/subscriptions/topics';
 
 const deps = {
   sns: snsClient,
-  repository: repositoryOf({ db: documentClient, tableName: config.tableName }, { scanAllSubscriptions, find, replaceDeliveryArns }),
+  repository: repositoryOf({ db: documentClient, tableName: config.tableName }, { scanAllSubscriptions, find, replaceDeliveryArns, storeSubscriptionState }),
   topics: topicsOf({ sns: snsClient, topicPrefix: config.topicPrefix, publisherArns: topicPublishersOf(config) }, { close, reopen }),
   topicPrefix: config.topicPrefix,
   deadLetterQueueArn: config.deliveryDeadLetterQueueArn,

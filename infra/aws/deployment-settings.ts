@@ -49,6 +49,11 @@ export interface DeploymentSettings {
    */
   readonly allowedEndpointAccounts: readonly string[];
   /**
+   * E-mail addresses subscribed to the operator alarm topic (infra/aws/operator-alarms.ts); none
+   * by default (subscribe whatever you like to the topic of output OperatorAlarmTopicArn).
+   */
+  readonly operatorEmails: readonly string[];
+  /**
    * For `sam local invoke` only: DynamoDB and SNS endpoints (those of `npm start`) that the
    * template then declares as AWS_ENDPOINT_URL_DYNAMODB / AWS_ENDPOINT_URL_SNS. SAM passes a
    * function only variables its template declares, so this is how SAM reaches the emulators.
@@ -83,6 +88,7 @@ export const CONTEXT_KEYS = [
   'throttlingRateLimit',
   'throttlingBurstLimit',
   'allowedEndpointAccounts',
+  'operatorEmails',
   'localDynamoDbEndpoint',
   'localSnsEndpoint',
 ] as const;
@@ -189,6 +195,13 @@ export function deploymentSettingsFrom(readContext: (key: ContextKey) => unknown
   const allowedEndpointAccounts = list('allowedEndpointAccounts') ?? [];
   check('allowedEndpointAccounts', settingProblems.allowedEndpointAccounts(allowedEndpointAccounts));
 
+  // Only the shape: SNS sends each address a confirmation link, and a wrong one never confirms.
+  const operatorEmails = list('operatorEmails') ?? [];
+  const notEmails = operatorEmails.filter((address) => !/^[^\s@,]+@[^\s@,]+\.[^\s@,]+$/.test(address));
+  if (notEmails.length > 0) {
+    problems.push(`operatorEmails must be a comma-separated list of e-mail addresses (invalid: ${notEmails.join(', ')}).`);
+  }
+
   const localDynamoDbEndpoint = text('localDynamoDbEndpoint');
   const localSnsEndpoint = text('localSnsEndpoint');
   for (const [key, value] of [
@@ -220,6 +233,7 @@ export function deploymentSettingsFrom(readContext: (key: ContextKey) => unknown
     throttlingRateLimit,
     throttlingBurstLimit,
     allowedEndpointAccounts,
+    operatorEmails,
     localEndpoints:
       localDynamoDbEndpoint && localSnsEndpoint ? { dynamoDb: localDynamoDbEndpoint, sns: localSnsEndpoint } : undefined,
   };

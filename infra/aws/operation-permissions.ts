@@ -47,8 +47,9 @@ export const OPERATION_PERMISSIONS = {
   },
   updateSubscriptionRoute: CHANGE_RECORD,
   activateSubscriptionRoute: CHANGE_RECORD,
-  // GetSubscriptionAttributes: each subscription's state (confirmed, pending, gone).
-  listSubscriptionsRoute: { table: ['dynamodb:Query'], topics: ['sns:GetSubscriptionAttributes'] },
+  // GetSubscriptionAttributes: the state of a subscription not known to be confirmed;
+  // UpdateItem: the conditional write-back of a state SNS answered (subscription-states.ts).
+  listSubscriptionsRoute: { table: ['dynamodb:Query', 'dynamodb:UpdateItem'], topics: ['sns:GetSubscriptionAttributes'] },
   renameSubscriptionRoute: CHANGE_RECORD,
   deleteSubscriptionRoute: {
     // GetItem: find the record. DeleteItem + UpdateItem: the remove transaction (record + counter).
@@ -59,7 +60,8 @@ export const OPERATION_PERMISSIONS = {
   // GetItem: find the record in the caller's portal; Publish: the test message to its topic.
   testSubscriptionRoute: { table: ['dynamodb:GetItem'], topics: ['sns:Publish'] },
   // GetItem: find the record (and look again when Subscribe failed); GetSubscriptionAttributes:
-  // its state; Subscribe: the endpoint again; UpdateItem: the conditional write of a new ARN.
+  // its state; Subscribe: the endpoint again; UpdateItem: the conditional write of a new ARN, or
+  // of the state when it differs from the stored one.
   confirmSubscriptionRoute: {
     table: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
     topics: ['sns:GetSubscriptionAttributes', 'sns:Subscribe'],
@@ -68,8 +70,8 @@ export const OPERATION_PERMISSIONS = {
 
 /**
  * The reconciler (shared/reconciliation/reconcile.ts): a Scan of the table; GetItem to read a
- * record again before repairing it and a conditional UpdateItem of its two ARNs, on the portals'
- * partitions only; CreateTopic (+ TagResource for its tags) and Subscribe to recreate a lost
+ * record again before repairing it and a conditional UpdateItem of its two ARNs (or of its
+ * subscription's state), on the portals' partitions only; CreateTopic (+ TagResource for its tags) and Subscribe to recreate a lost
  * topic with its subscription, DeleteTopic for orphans, on the service's topics; and the
  * account-wide ListTopics and ListSubscriptions, which IAM can only grant on "*".
  */

@@ -34,12 +34,15 @@ export interface ServiceFunctionProps {
 }
 
 export class ServiceFunction extends Construct {
+  /** The handler's name (`functions/<name>.ts`). */
+  readonly name: string;
   readonly function: NodejsFunction;
   readonly role: Role;
   readonly logGroup: LogGroup;
 
   constructor(scope: Construct, id: string, { entry, name, description, timeout, environment, logRetention }: ServiceFunctionProps) {
     super(scope, id);
+    this.name = name;
 
     this.logGroup = new LogGroup(this, 'Logs', {
       retention: logRetention,

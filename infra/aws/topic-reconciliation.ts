@@ -42,7 +42,7 @@ export class TopicReconciliation extends Construct {
     this.reconciler = new ServiceFunction(this, RECONCILER.handler, {
       entry: RECONCILER.entry,
       name: RECONCILER.handler,
-      description: 'Deletes old topics without a record; recreates a lost topic with its SNS subscription.',
+      description: 'Deletes old topics without a record; recreates a lost topic with its SNS subscription; stores the confirmation state of each endpoint.',
       timeout: RECONCILER_TIMEOUT,
       environment: props.environment,
       logRetention: props.logRetention,

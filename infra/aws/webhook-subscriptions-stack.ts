@@ -1,8 +1,8 @@
 /**
  * The service on AWS: the subscriptions table, one function per operation and
  * an HTTP API with one JWT-authorized route per operation and path prefix, the delivery of
- * portal events (portal-event-delivery.ts) and the scheduled reconciler
- * (topic-reconciliation.ts). Functions, routes, scopes and permissions all come from the
+ * portal events (portal-event-delivery.ts), the scheduled reconciler
+ * (topic-reconciliation.ts) and the operator's alarms (operator-alarms.ts). Functions, routes, scopes and permissions all come from the
  * operations table, so none can be missing here.
  */
 import { Annotations, CfnOutput, Duration, Fn, RemovalPolicy, Stack, type StackProps, Validations } from 'aws-cdk-lib';
@@ -24,6 +24,7 @@ import type { DeploymentSettings } from './deployment-settings';
 import { PORTAL_EVENT_SOURCE } from '../../shared/delivery/portal-event';
 import { LOCAL_SERVICE_ROLE_ARN, localDeliveryDeadLetterQueueArn } from './local-account';
 import { OPERATION_PERMISSIONS, type OperationPermissions } from './operation-permissions';
+import { OperatorAlarms } from './operator-alarms';
 import { PortalEventDelivery } from './portal-event-delivery';
 import { ServiceFunction } from './service-function';
 import { TopicReconciliation } from './topic-reconciliation';
@@ -64,6 +65,8 @@ export class WebhookSubscriptionsStack extends Stack {
   readonly delivery: PortalEventDelivery;
   /** The scheduled reconciler of table and SNS. */
   readonly reconciliation: TopicReconciliation;
+  /** The alarms that tell the operator, and their topic. */
+  readonly alarms: OperatorAlarms;
 
   constructor(scope: Construct, id: string, props: WebhookSubscriptionsStackProps) {
     super(scope, id, props);
@@ -195,6 +198,16 @@ export class WebhookSubscriptionsStack extends Stack {
         'orphan topics and lost subscriptions. Every other action of the role is on the table or the prefix.',
     });
 
+    this.alarms = new OperatorAlarms(this, 'OperatorAlarms', {
+      portalEventsDeadLetterQueue: this.delivery.eventsDeadLetterQueue,
+      deliveryDeadLetterQueue: this.delivery.deliveryDeadLetterQueue,
+      // Every function that consumes a queue, one a line: each gets an alarm on its errors.
+      consumers: [
+        this.delivery.dispatcher,
+      ],
+      operatorEmails: settings.operatorEmails,
+    });
+
     const authorizer = new HttpJwtAuthorizer('JwtAuthorizer', settings.jwtIssuer, {
       jwtAudience: [...settings.jwtAudience],
     });
@@ -246,6 +259,10 @@ export class WebhookSubscriptionsStack extends Stack {
     new CfnOutput(this, 'EventsDeadLetterQueueUrl', {
       description: 'SQS queue of the portal events the dispatcher failed on repeatedly.',
       value: this.delivery.eventsDeadLetterQueue.queueUrl,
+    });
+    new CfnOutput(this, 'OperatorAlarmTopicArn', {
+      description: 'SNS topic of the operator alarms (dead letters waiting, consumer errors): subscribe to it; docs/operations.md.',
+      value: this.alarms.topic.topicArn,
     });
     new CfnOutput(this, 'TableName', {
       description: 'DynamoDB table of the subscription records (kept by cdk destroy).',

@@ -118,7 +118,8 @@ const OPERATION_DOCS: Record<OperationId, OperationDoc> = {
     summary: 'List the portal\'s subscriptions',
     description:
       'Every subscription of the caller\'s portal, oldest first, with SNS\'s side of it (`subscriptionState`: confirmed, ' +
-      'pending or unsubscribed). Any body is ignored.',
+      'pending or unsubscribed) as the service last learned it: SNS is asked only about subscriptions not known to be ' +
+      'confirmed, and a confirmation that lapses shows within one run of the reconciler. Any body is ignored.',
     success: 'ListSubscriptionsResponse',
     successExample: {
       success: true,

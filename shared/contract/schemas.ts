@@ -304,7 +304,7 @@ export const subscriptionState = {
   description:
     'SNS\'s side of a subscription: `confirmed` (SNS delivers to the endpoint), `pending` (SNS waits for the endpoint to confirm; ' +
     'nothing is delivered meanwhile), `unsubscribed` (SNS no longer has it: the endpoint unsubscribed, or never confirmed in time; ' +
-    '`POST /confirm` subscribes it again).',
+    '`POST /confirm` subscribes it again). As the service last learned it: a lapse shows within one run of the reconciler.',
 } as const;
 
 /** Ids the service makes: UUIDv7, lower-case. */

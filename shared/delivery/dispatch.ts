@@ -4,7 +4,7 @@ import type { SubscriptionRepository } from '../subscriptions/repository';
 import { MAX_PUBLISH_BYTES, publishInputFor, publishSizeOf } from './message';
 import type { PortalEvent } from './portal-event';
 import type { DeliveryProgress } from './progress';
-import { isTopicGone, publish } from './publish';
+import { type BatchEntry, batchesOf, isTopicGone, publishBatch } from './publish';
 
 export interface DispatchDeps {
   repository: Pick<SubscriptionRepository, 'listFor'>;
@@ -31,6 +31,12 @@ export function mayFollowEarlierTry(receiveCount: number, event: PortalEvent, no
   return !(receiveCount <= 1) || now - Date.parse(event.occurredAt) > FIRST_TRY_WINDOW_MS;
 }
 
+/** One event of a batch, and whether an earlier try may have reached some of its recipients. */
+export interface QueuedEvent {
+  event: PortalEvent;
+  afterEarlierTry: boolean;
+}
+
 /** A recipient whose Publish failed, with SNS's error. */
 export interface FailedPublish {
   configId: string;
@@ -39,6 +45,8 @@ export interface FailedPublish {
 }
 
 export type DispatchOutcome =
+  /** Not published to anyone: its recipients (or whom an earlier try reached) could not be read. */
+  | { unread: unknown }
   /** Never published: SNS would refuse it whatever the tries. */
   | { refused: string }
   | {
@@ -54,67 +62,157 @@ export type DispatchOutcome =
       progressNotSaved?: unknown;
     };
 
-/** Raised by the dispatcher when some recipients' Publish failed: its queue retries the event for those. */
-export class DispatchFailedError extends Error {
-  override readonly name = 'DispatchFailedError';
-  constructor(readonly failedConfigIds: string[]) {
-    super(`publishing to ${failedConfigIds.length} subscription(s) failed: ${failedConfigIds.join(', ')}`);
-  }
+/** Whether the event's queue must hand it out again: some recipient is still owed it. */
+export function needsRetry(outcome: DispatchOutcome): boolean {
+  return 'unread' in outcome || ('failed' in outcome && outcome.failed.length > 0);
+}
+
+/** What one event of a portal's share of the batch is to do, once its recipients are known. */
+interface EventPlan {
+  position: number;
+  event: PortalEvent;
+  recipients: Subscription[];
+  earlier: Set<string>;
+  delivered: string[];
+  gone: { configId: string; topicArn: string }[];
+  failed: FailedPublish[];
+}
+
+/** One entry of a PublishBatch: an event for one recipient. */
+interface RecipientEntry extends BatchEntry {
+  plan: EventPlan;
+  subscription: Subscription;
 }
 
 /**
- * Publishes the event once to the topic of each of its portal's recipients, concurrently: one
- * Query of the portal's partition and one Publish per recipient. After an earlier try (see
- * mayFollowEarlierTry), the recipients recorded as served are skipped (one GetItem, alongside
- * the Query); when some recipients fail and others get the event, those that got it are
- * recorded (one UpdateItem), so the queue's retry of the event reaches only the others.
+ * Dispatches a batch of events; answers each one's outcome, in the batch's order. Per portal:
+ * one Query of its partition for all of its events; then, per recipient, its events go out
+ * together, up to 10 per PublishBatch (in the batch's order), the recipients concurrently. A
+ * portal's failure (its Query, a topic's Publish) touches only its own events, and a failed
+ * entry only that event for that recipient: the event's retry goes to the recipients it did not
+ * reach. After an earlier try (mayFollowEarlierTry), the recipients recorded as served are
+ * skipped (one GetItem per such event, alongside the Query); when some recipients of an event
+ * fail and others get it, those that got it are recorded (one UpdateItem).
  */
-export async function dispatchPortalEvent(
-  { repository, sns, progress }: DispatchDeps,
-  event: PortalEvent,
-  { afterEarlierTry }: { afterEarlierTry: boolean },
-): Promise<DispatchOutcome> {
-  const [subscriptions, earlier] = await Promise.all([
-    repository.listFor(event.portalId),
-    afterEarlierTry ? progress.deliveredTo(event.eventId) : new Set<string>(),
-  ]);
-  const recipients = recipientsOf(subscriptions, event.kind);
-  const publications = recipients.map((subscription) => ({
-    subscription,
-    input: publishInputFor(subscription.topicArn, {
-      event: event.kind,
-      portalId: event.portalId,
-      configId: subscription.configId,
-      occurredAt: event.occurredAt,
-      eventId: event.eventId,
-      data: event.data,
+export async function dispatchPortalEvents(deps: DispatchDeps, batch: readonly QueuedEvent[]): Promise<DispatchOutcome[]> {
+  const outcomes = new Array<DispatchOutcome>(batch.length);
+  const positionsByPortal = new Map<string, number[]>();
+  batch.forEach(({ event }, position) => positionsByPortal.set(event.portalId, [...(positionsByPortal.get(event.portalId) ?? []), position]));
+  await Promise.all(
+    [...positionsByPortal].map(async ([portalId, positions]) => {
+      for (const [position, outcome] of await dispatchForPortal(deps, portalId, positions, batch)) outcomes[position] = outcome;
     }),
-  }));
-  const largest = Math.max(0, ...publications.map(({ input }) => publishSizeOf(input)));
-  if (largest > MAX_PUBLISH_BYTES) {
-    return { refused: `its message would be ${largest} bytes, over SNS's limit of ${MAX_PUBLISH_BYTES}` };
+  );
+  return outcomes;
+}
+
+/** One portal's events of the batch (at `positions`): their outcomes by position. */
+async function dispatchForPortal(
+  { repository, sns, progress }: DispatchDeps,
+  portalId: string,
+  positions: readonly number[],
+  batch: readonly QueuedEvent[],
+): Promise<Map<number, DispatchOutcome>> {
+  const outcomes = new Map<number, DispatchOutcome>();
+  const [subscriptions, ...earlierReads] = await Promise.allSettled([
+    repository.listFor(portalId),
+    ...positions.map((position) =>
+      batch[position]!.afterEarlierTry ? progress.deliveredTo(batch[position]!.event.eventId) : Promise.resolve(new Set<string>()),
+    ),
+  ]);
+  if (subscriptions.status === 'rejected') {
+    for (const position of positions) outcomes.set(position, { unread: subscriptions.reason });
+    return outcomes;
   }
 
-  const pending = publications.filter(({ subscription }) => !earlier.has(subscription.configId));
-  const outcomes = await Promise.allSettled(pending.map(({ input }) => publish(sns, input)));
-  const delivered: string[] = [];
-  const gone: { configId: string; topicArn: string }[] = [];
-  const failed: FailedPublish[] = [];
-  pending.forEach(({ subscription: { configId, topicArn } }, index) => {
-    const outcome = outcomes[index]!;
-    if (outcome.status === 'fulfilled') delivered.push(configId);
-    else if (isTopicGone(outcome.reason)) gone.push({ configId, topicArn });
-    else failed.push({ configId, topicArn, error: outcome.reason });
+  const plans: EventPlan[] = [];
+  const entriesByTopic = new Map<string, RecipientEntry[]>();
+  positions.forEach((position, index) => {
+    const earlier = earlierReads[index]!;
+    if (earlier.status === 'rejected') {
+      outcomes.set(position, { unread: earlier.reason });
+      return;
+    }
+    const { event } = batch[position]!;
+    const recipients = recipientsOf(subscriptions.value, event.kind);
+    const inputs = recipients.map((subscription) =>
+      publishInputFor(subscription.topicArn, {
+        event: event.kind,
+        portalId: event.portalId,
+        configId: subscription.configId,
+        occurredAt: event.occurredAt,
+        eventId: event.eventId,
+        data: event.data,
+      }),
+    );
+    const largest = Math.max(0, ...inputs.map((input) => publishSizeOf(input)));
+    if (largest > MAX_PUBLISH_BYTES) {
+      outcomes.set(position, { refused: `its message would be ${largest} bytes, over SNS's limit of ${MAX_PUBLISH_BYTES}` });
+      return;
+    }
+    const plan: EventPlan = { position, event, recipients, earlier: earlier.value, delivered: [], gone: [], failed: [] };
+    plans.push(plan);
+    recipients.forEach((subscription, recipient) => {
+      if (plan.earlier.has(subscription.configId)) return;
+      // The event's position in the batch: unique in any request, whereas an event EventBridge or
+      // SQS handed over twice may sit twice in one batch, and SNS refuses duplicate Ids whole.
+      const entry = { id: `event-${position}`, input: inputs[recipient]!, plan, subscription };
+      entriesByTopic.set(subscription.topicArn, [...(entriesByTopic.get(subscription.topicArn) ?? []), entry]);
+    });
   });
 
-  let progressNotSaved: unknown;
-  if (failed.length > 0 && delivered.length > 0) {
+  await Promise.all([...entriesByTopic].map(([topicArn, entries]) => publishToRecipient(sns, topicArn, entries)));
+
+  await Promise.all(
+    plans.map(async (plan) => {
+      const { event, recipients, earlier, delivered, gone, failed } = plan;
+      let progressNotSaved: unknown;
+      if (failed.length > 0 && delivered.length > 0) {
+        try {
+          await progress.add(event.eventId, delivered);
+        } catch (error) {
+          progressNotSaved = error;
+        }
+      }
+      // In the order of the portal's records, whichever recipient's answer came first.
+      const inRecipientOrder = (configIds: Set<string>) => recipients.map(({ configId }) => configId).filter((configId) => configIds.has(configId));
+      outcomes.set(plan.position, {
+        delivered: inRecipientOrder(new Set(delivered)),
+        deliveredEarlier: inRecipientOrder(earlier),
+        gone,
+        failed,
+        ...(progressNotSaved !== undefined && { progressNotSaved }),
+      });
+    }),
+  );
+  return outcomes;
+}
+
+/**
+ * One recipient's entries, in batches one after the other (so its events leave in the batch's
+ * order), each result recorded on its event. A topic found gone is gone for the rest too.
+ */
+async function publishToRecipient(sns: SNSClient, topicArn: string, entries: readonly RecipientEntry[]): Promise<void> {
+  let topicGone = false;
+  for (const batch of batchesOf(entries)) {
+    const recipientOf = ({ subscription }: RecipientEntry) => ({ configId: subscription.configId, topicArn });
+    if (topicGone) {
+      for (const entry of batch) entry.plan.gone.push(recipientOf(entry));
+      continue;
+    }
     try {
-      await progress.add(event.eventId, delivered);
+      const results = await publishBatch(sns, topicArn, batch);
+      batch.forEach((entry, index) => {
+        const result = results[index]!;
+        if ('messageId' in result) entry.plan.delivered.push(entry.subscription.configId);
+        else entry.plan.failed.push({ ...recipientOf(entry), error: result.error });
+      });
     } catch (error) {
-      progressNotSaved = error;
+      topicGone = isTopicGone(error);
+      for (const entry of batch) {
+        if (topicGone) entry.plan.gone.push(recipientOf(entry));
+        else entry.plan.failed.push({ ...recipientOf(entry), error });
+      }
     }
   }
-  const deliveredEarlier = recipients.map(({ configId }) => configId).filter((configId) => earlier.has(configId));
-  return { delivered, deliveredEarlier, gone, failed, ...(progressNotSaved !== undefined && { progressNotSaved }) };
 }

@@ -16,6 +16,9 @@
  *   a confirmation token is valid for three days). Subscribing it again would
  *   send a new confirmation request behind its owner's back, every run; `POST /confirm` does it
  *   when the caller asks;
+ * - a record whose topic exists gets the state of its SNS subscription stored when it differs
+ *   from the stored one (confirmed, pending, unsubscribed, read off the listing), so that list,
+ *   which trusts a stored `confirmed`, shows a confirmation that lapsed within one run;
  * - a topic of the prefix with any other name is reported and left alone.
  *
  * SNS is listed before the table is scanned: a create makes its topic before its record, so a
@@ -27,16 +30,18 @@ import type { SNSClient } from '@aws-sdk/client-sns';
 import { mapWithConcurrency } from '../aws/bounded-concurrency';
 import { logger } from '../logger';
 import { snsSubscriptionAttributesFor } from '../subscriptions/delivery-policy';
+import { accountOf, confirmedAtCreation } from '../subscriptions/endpoint-account';
 import { SubscriptionNotFoundError } from '../subscriptions/errors';
 import type { Subscription } from '../subscriptions/model';
 import type { SubscriptionRepository } from '../subscriptions/repository';
+import type { SubscriptionState } from '../subscriptions/sns-subscription';
 import type { SubscriptionTopics } from '../subscriptions/topics';
 import { classifyTopic } from './topic-names';
 import { type ListedSubscription, listAllSubscriptions, listAllTopicArns, PENDING_CONFIRMATION } from './sns-inventory';
 
 export interface ReconcileDeps {
   sns: SNSClient;
-  repository: Pick<SubscriptionRepository, 'scanAllSubscriptions' | 'find' | 'replaceDeliveryArns'>;
+  repository: Pick<SubscriptionRepository, 'scanAllSubscriptions' | 'find' | 'replaceDeliveryArns' | 'storeSubscriptionState'>;
   topics: Pick<SubscriptionTopics, 'close' | 'reopen'>;
   topicPrefix: string;
   /** Named in the redrive policy of every recreated SNS subscription, as create does. */
@@ -51,7 +56,10 @@ export interface ReconcileDeps {
 
 /** What one run found and did; a dry run counts what it would do, under names that say so. */
 export type ReconcileSummary = RunCounts &
-  ({ orphanTopicsDeleted: number; recordsRepaired: number; dryRun: false } | { wouldDeleteOrphanTopics: number; wouldRepairRecords: number; dryRun: true });
+  (
+    | { orphanTopicsDeleted: number; recordsRepaired: number; subscriptionStatesUpdated: number; dryRun: false }
+    | { wouldDeleteOrphanTopics: number; wouldRepairRecords: number; wouldUpdateSubscriptionStates: number; dryRun: true }
+  );
 
 interface RunCounts {
   topicsSeen: number;
@@ -70,9 +78,16 @@ interface RunCounts {
 // Repairs and deletions are rare after the first run; a few at once keep SNS's per-account rates
 // (DeleteTopic, CreateTopic, Subscribe) far from throttling.
 const CHANGES_IN_FLIGHT = 4;
+/**
+ * State writes are single-item UpdateItems, no SNS call: more at once. The first run after the
+ * state was first stored writes every record (about 25 s for 100,000 at 5 ms a write).
+ */
+const STATE_WRITES_IN_FLIGHT = 16;
 
 export async function reconcileTopics(deps: ReconcileDeps): Promise<ReconcileSummary> {
   const { sns, repository, topicPrefix, graceMs, now, dryRun } = deps;
+  // What the listing shows was true at this time at the earliest: a state stored later is newer.
+  const listedAt = new Date().toISOString();
   const topicArns = (await listAllTopicArns(sns)).filter((arn) => classifyTopic(arn, topicPrefix).kind !== 'other');
   const subscriptionsByTopic = groupByTopic(await listAllSubscriptions(sns));
   const records = await repository.scanAllSubscriptions();
@@ -80,6 +95,7 @@ export async function reconcileTopics(deps: ReconcileDeps): Promise<ReconcileSum
   // Orphans deleted and records repaired, or in a dry run the ones that would be.
   let orphanTopics = 0;
   let repairedRecords = 0;
+  let updatedStates = 0;
   const summary: RunCounts = {
     topicsSeen: topicArns.length,
     recordsSeen: records.length,
@@ -115,9 +131,24 @@ export async function reconcileTopics(deps: ReconcileDeps): Promise<ReconcileSum
   });
 
   const withoutTopic = records.filter((record) => !existingTopics.has(record.topicArn));
-  summary.subscriptionsGone = records.filter(
-    (record) => existingTopics.has(record.topicArn) && !hasSubscription(record, subscriptionsByTopic.get(record.topicArn)),
-  ).length;
+  const observed = records
+    .filter((record) => existingTopics.has(record.topicArn))
+    .map((record) => ({ record, state: listedStateOf(record, subscriptionsByTopic.get(record.topicArn)) }));
+  summary.subscriptionsGone = observed.filter(({ state }) => state === 'unsubscribed').length;
+  const stale = observed.filter(({ record, state }) => record.subscriptionState !== state);
+  await mapWithConcurrency(stale, STATE_WRITES_IN_FLIGHT, async ({ record, state }) => {
+    const item = { portalId: record.portalId, configId: record.configId, from: record.subscriptionState ?? 'unknown', to: state };
+    try {
+      // Conditional: a record deleted, given a new subscription or a newer state since is left alone.
+      if (dryRun || (await repository.storeSubscriptionState(record, { subscriptionState: state, observedAt: listedAt }, listedAt))) {
+        updatedStates++;
+        logger.info(dryRun ? 'subscription state would be updated' : 'subscription state updated', item);
+      }
+    } catch (error) {
+      summary.errors++;
+      logger.error('could not update a subscription state', { ...item, error: error as Error });
+    }
+  });
   await mapWithConcurrency(withoutTopic, CHANGES_IN_FLIGHT, async (record) => {
     const item = { portalId: record.portalId, configId: record.configId, topicArn: record.topicArn };
     try {
@@ -133,8 +164,24 @@ export async function reconcileTopics(deps: ReconcileDeps): Promise<ReconcileSum
 
   const { topicsSeen, recordsSeen, ...rest } = summary;
   return dryRun
-    ? { topicsSeen, recordsSeen, wouldDeleteOrphanTopics: orphanTopics, wouldRepairRecords: repairedRecords, ...rest, dryRun }
-    : { topicsSeen, recordsSeen, orphanTopicsDeleted: orphanTopics, recordsRepaired: repairedRecords, ...rest, dryRun };
+    ? {
+        topicsSeen,
+        recordsSeen,
+        wouldDeleteOrphanTopics: orphanTopics,
+        wouldRepairRecords: repairedRecords,
+        wouldUpdateSubscriptionStates: updatedStates,
+        ...rest,
+        dryRun,
+      }
+    : {
+        topicsSeen,
+        recordsSeen,
+        orphanTopicsDeleted: orphanTopics,
+        recordsRepaired: repairedRecords,
+        subscriptionStatesUpdated: updatedStates,
+        ...rest,
+        dryRun,
+      };
 }
 
 /**
@@ -153,8 +200,13 @@ async function repair(deps: ReconcileDeps, scanned: Subscription): Promise<boole
   }
 
   const reopened = await deps.topics.reopen(current, snsSubscriptionAttributesFor(current, deps.deadLetterQueueArn), expectedTopicArn);
+  const subscriptionState: SubscriptionState = confirmedAtCreation(current, accountOf(expectedTopicArn)) ? 'confirmed' : 'pending';
   try {
-    await deps.repository.replaceDeliveryArns(current.portalId, current.configId, current, reopened);
+    await deps.repository.replaceDeliveryArns(current.portalId, current.configId, current, {
+      ...reopened,
+      subscriptionState,
+      observedAt: new Date().toISOString(),
+    });
   } catch (error) {
     if (!(error instanceof SubscriptionNotFoundError)) throw error;
     // Deleted meanwhile: the delete removed the old topic, so the one made here is an orphan.
@@ -175,13 +227,17 @@ function groupByTopic(subscriptions: ListedSubscription[]): Map<string, ListedSu
 }
 
 /**
- * Whether SNS still holds the record's subscription. SNS lists an unconfirmed one without its ARN,
- * so a pending subscription of the record's protocol and endpoint on its topic counts as it.
+ * The state of the record's subscription as the listing shows it. SNS lists a confirmed
+ * subscription by its ARN and an unconfirmed one (never confirmed, or an e-mail subscription SNS
+ * deactivated) as `PendingConfirmation` (sns-inventory.ts), so a pending subscription of the
+ * record's protocol and endpoint on its topic is the record's; one not listed at all is gone.
  */
-function hasSubscription(record: Subscription, onTopic: ListedSubscription[] | undefined): boolean {
-  return (onTopic ?? []).some(
-    (listed) =>
-      listed.subscriptionArn === record.subscriptionArn ||
-      (listed.subscriptionArn === PENDING_CONFIRMATION && listed.protocol === record.protocol && listed.endpoint === record.endpoint),
+function listedStateOf(record: Subscription, onTopic: ListedSubscription[] | undefined): SubscriptionState {
+  const listed = onTopic ?? [];
+  if (listed.some(({ subscriptionArn }) => subscriptionArn === record.subscriptionArn)) return 'confirmed';
+  const pending = listed.some(
+    ({ subscriptionArn, protocol, endpoint }) =>
+      subscriptionArn === PENDING_CONFIRMATION && protocol === record.protocol && endpoint === record.endpoint,
   );
+  return pending ? 'pending' : 'unsubscribed';
 }

@@ -16,7 +16,15 @@ export interface ListedSubscription {
   endpoint: string;
 }
 
-/** SNS's stand-in for the ARN of a subscription its endpoint has not confirmed yet. */
+/**
+ * SNS's stand-in for the ARN of a subscription its endpoint has not confirmed: "If still
+ * unconfirmed, it will show as PendingConfirmation" (SNS Developer Guide, "Step 3: Confirm your
+ * Amazon SNS subscription", https://docs.aws.amazon.com/sns/latest/dg/SendMessageToHttp.confirm.html).
+ * An e-mail subscription SNS deactivated for exceeding its delivery rate is back in that state
+ * (AWS re:Post Knowledge Center, "Why did I get an email from AWS that states that my Amazon SNS
+ * subscription was manually deactivated?", https://repost.aws/knowledge-center/sns-email-subscription-disabled).
+ * The ListSubscriptions API reference itself does not mention the placeholder.
+ */
 export const PENDING_CONFIRMATION = 'PendingConfirmation';
 
 export async function listAllTopicArns(sns: SNSClient): Promise<string[]> {

@@ -2,12 +2,12 @@ import type { SNSClient } from '@aws-sdk/client-sns';
 import { snsSubscriptionAttributesFor } from './delivery-policy';
 import { accountOf, checkEndpointAccount, confirmedAtCreation } from './endpoint-account';
 import { AlreadyConfirmedError, SubscriptionNotFoundError } from './errors';
-import type { SubscriptionRepository } from './repository';
+import type { ObservedState, SubscriptionRepository } from './repository';
 import { type SubscriptionState, subscriptionStateOf } from './sns-subscription';
 import type { SubscriptionTopics } from './topics';
 
 export interface ConfirmSubscriptionDeps {
-  repository: Pick<SubscriptionRepository, 'find' | 'isStored' | 'replaceDeliveryArns'>;
+  repository: Pick<SubscriptionRepository, 'find' | 'isStored' | 'replaceDeliveryArns' | 'storeSubscriptionState'>;
   topics: Pick<SubscriptionTopics, 'subscribeAgain'>;
   sns: SNSClient;
   /** Named in the redrive policy of a subscription made anew, as create does. */
@@ -23,7 +23,8 @@ export interface ConfirmSubscriptionDeps {
  * sends the endpoint a new confirmation request; a pending subscription is asked again as it
  * is, one SNS no longer has is made anew with create's attributes, and its ARN stored, only if
  * the record still names the old one. Refused for a confirmed subscription, and for an endpoint
- * of the service's own account, as create refuses it. Answers the state SNS gave.
+ * of the service's own account, as create refuses it. Answers the state SNS gave, and stores it
+ * on the record when it differs from the stored one.
  */
 export async function confirmSubscription(
   { repository, topics, sns, deadLetterQueueArn, allowedEndpointAccounts }: ConfirmSubscriptionDeps,
@@ -32,8 +33,12 @@ export async function confirmSubscription(
 ): Promise<SubscriptionState> {
   const subscription = await repository.find(portalId, configId);
   if (!subscription) throw new SubscriptionNotFoundError(configId);
+  // SNS, not the stored state: a confirmation that lapsed since the reconciler's last run must be asked again.
   const state = await subscriptionStateOf(sns, subscription.subscriptionArn);
-  if (state === 'confirmed') throw new AlreadyConfirmedError(configId);
+  if (state === 'confirmed') {
+    if (subscription.subscriptionState !== 'confirmed') await repository.storeSubscriptionState(subscription, observed('confirmed'));
+    throw new AlreadyConfirmedError(configId);
+  }
   const serviceAccount = accountOf(subscription.topicArn);
   checkEndpointAccount(subscription, serviceAccount, allowedEndpointAccounts);
 
@@ -46,14 +51,22 @@ export async function confirmSubscription(
     if ((await repository.isStored(portalId, configId)) === false) throw new SubscriptionNotFoundError(configId);
     throw error;
   }
+  const subscriptionState: SubscriptionState = confirmedAtCreation(subscription, serviceAccount) ? 'confirmed' : 'pending';
   if (subscriptionArn !== subscription.subscriptionArn) {
     const { topicArn } = subscription;
     try {
-      await repository.replaceDeliveryArns(portalId, configId, subscription, { topicArn, subscriptionArn });
+      await repository.replaceDeliveryArns(portalId, configId, subscription, { topicArn, subscriptionArn, ...observed(subscriptionState) });
     } catch (error) {
       // Another confirm (or a repair) stored its ARN meanwhile: the endpoint was asked all the same.
       if (!(error instanceof SubscriptionNotFoundError) || !(await repository.find(portalId, configId))) throw error;
     }
+  } else if (subscription.subscriptionState !== subscriptionState) {
+    // The same subscription, asked again: a stale `confirmed` (an e-mail SNS deactivated) is pending now.
+    await repository.storeSubscriptionState(subscription, observed(subscriptionState));
   }
-  return confirmedAtCreation(subscription, serviceAccount) ? 'confirmed' : 'pending';
+  return subscriptionState;
+}
+
+function observed(subscriptionState: SubscriptionState): ObservedState {
+  return { subscriptionState, observedAt: new Date().toISOString() };
 }

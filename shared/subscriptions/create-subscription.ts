@@ -64,6 +64,8 @@ export async function createSubscription(
     snsSubscriptionAttributesFor(request, deadLetterQueueArn),
     await topics.topicArnFor(configId, invokedFunctionArn),
   );
+  const createdAt = new Date().toISOString();
+  const subscriptionState: SubscriptionState = confirmedAtCreation(request, accountOf(topic.topicArn)) ? 'confirmed' : 'pending';
   const subscription: Subscription = {
     portalId,
     configId,
@@ -73,12 +75,12 @@ export async function createSubscription(
     events: request.events,
     status: ACTIVATED,
     ...topic,
-    createdAt: new Date().toISOString(),
+    createdAt,
+    // Stored, so that list asks SNS only until the endpoint is known to have confirmed.
+    subscriptionState,
+    subscriptionStateAt: createdAt,
   };
-  const created: CreatedSubscription = {
-    subscription,
-    subscriptionState: confirmedAtCreation(request, accountOf(topic.topicArn)) ? 'confirmed' : 'pending',
-  };
+  const created: CreatedSubscription = { subscription, subscriptionState };
   try {
     await repository.insert(subscription, maxSubscriptionsPerPortal);
   } catch (error) {

@@ -14,6 +14,14 @@ export interface Subscription {
   topicArn: string;
   subscriptionArn: string;
   createdAt: string;
+  /**
+   * Whether the endpoint confirmed, as last known: set by create and confirm, refreshed by list
+   * for a record not known to be confirmed and by every reconciler run (docs/api.md#subscription-state).
+   * Absent on records written before it was stored: list asks SNS for those.
+   */
+  subscriptionState?: SubscriptionState;
+  /** When `subscriptionState` was observed (ISO 8601); the reconciler never overwrites a newer one. */
+  subscriptionStateAt?: string;
 }
 
 export const PROTOCOLS = ['https', 'http', 'email', 'email-json', 'sqs', 'lambda'] as const;

@@ -15,6 +15,7 @@ import {
 import { type Bound, bindOperations, type Operation } from './bound-operations';
 import { SubscriptionLimitReachedError, SubscriptionNotFoundError } from './errors';
 import type { Subscription } from './model';
+import type { SubscriptionState } from './sns-subscription';
 import { PORTAL_COUNTER_KEY, SUBSCRIPTION_KEY_PREFIX, subscriptionKeyOf } from './table';
 
 /** What rename, update and activate may change. */
@@ -22,6 +23,12 @@ export type SubscriptionChanges = Partial<Pick<Subscription, 'name' | 'events' |
 
 /** Where a record's deliveries go: its topic and its endpoint's SNS subscription. */
 export type DeliveryArns = Pick<Subscription, 'topicArn' | 'subscriptionArn'>;
+
+/** A state of the record's SNS subscription, observed at `observedAt` (ISO 8601). */
+export interface ObservedState {
+  subscriptionState: SubscriptionState;
+  observedAt: string;
+}
 
 // A table of 100,000 subscriptions of about 1 KB is some 100 pages of 1 MB; the bound only
 // stops a scan that never ends.
@@ -39,11 +46,12 @@ export interface RecordTable {
   readonly tableName: string;
 }
 
+
 /** How many subscriptions the portal has (strongly consistent). */
-export async function countFor({ db, tableName }: RecordTable, portalId: string): Promise<number> {
-  const { Item } = await db.send(
+export async function countFor(table: RecordTable, portalId: string): Promise<number> {
+  const { Item } = await table.db.send(
     new GetCommand({
-      TableName: tableName,
+      TableName: table.tableName,
       Key: { portalId, sk: PORTAL_COUNTER_KEY },
       ConsistentRead: true,
     }),
@@ -56,13 +64,12 @@ export async function countFor({ db, tableName }: RecordTable, portalId: string)
  * already has `limit` subscriptions: concurrent inserts can never exceed the limit.
  */
 export async function insert(table: RecordTable, subscription: Subscription, limit: number): Promise<void> {
-  const { tableName } = table;
   const { portalId, configId, ...attributes } = subscription;
   const transactItems = () => ({
     TransactItems: [
       {
         Update: {
-          TableName: tableName,
+          TableName: table.tableName,
           Key: { portalId, sk: PORTAL_COUNTER_KEY },
           UpdateExpression: 'ADD subscriptionCount :one',
           ConditionExpression: 'attribute_not_exists(subscriptionCount) OR subscriptionCount < :limit',
@@ -71,7 +78,7 @@ export async function insert(table: RecordTable, subscription: Subscription, lim
       },
       {
         Put: {
-          TableName: tableName,
+          TableName: table.tableName,
           Item: { portalId, sk: subscriptionKeyOf(configId), configId, ...attributes },
           ConditionExpression: 'attribute_not_exists(sk)',
         },
@@ -83,10 +90,10 @@ export async function insert(table: RecordTable, subscription: Subscription, lim
   });
 }
 
-export async function find({ db, tableName }: RecordTable, portalId: string, configId: string): Promise<Subscription | undefined> {
-  const { Item } = await db.send(
+export async function find(table: RecordTable, portalId: string, configId: string): Promise<Subscription | undefined> {
+  const { Item } = await table.db.send(
     new GetCommand({
-      TableName: tableName,
+      TableName: table.tableName,
       Key: { portalId, sk: subscriptionKeyOf(configId) },
       ConsistentRead: true,
     }),
@@ -107,13 +114,13 @@ export async function isStored(table: RecordTable, portalId: string, configId: s
 }
 
 /** Every subscription of the portal, oldest first, through all of DynamoDB's pages. */
-export async function listFor({ db, tableName }: RecordTable, portalId: string): Promise<Subscription[]> {
+export async function listFor(table: RecordTable, portalId: string): Promise<Subscription[]> {
   const subscriptions: Subscription[] = [];
   let startKey: Record<string, unknown> | undefined;
   do {
-    const page = await db.send(
+    const page = await table.db.send(
       new QueryCommand({
-        TableName: tableName,
+        TableName: table.tableName,
         KeyConditionExpression: 'portalId = :portalId AND begins_with(sk, :prefix)',
         ExpressionAttributeValues: { ':portalId': portalId, ':prefix': SUBSCRIPTION_KEY_PREFIX },
         ConsistentRead: true,
@@ -131,13 +138,13 @@ export async function listFor({ db, tableName }: RecordTable, portalId: string):
  * A Scan of the whole table: for the reconciler only, which has to compare all records with
  * all topics; every request-serving path stays inside the caller's partition.
  */
-export async function scanAllSubscriptions({ db, tableName }: RecordTable): Promise<Subscription[]> {
+export async function scanAllSubscriptions(table: RecordTable): Promise<Subscription[]> {
   const subscriptions: Subscription[] = [];
   let startKey: Record<string, unknown> | undefined;
   for (let page = 0; page < MAX_SCAN_PAGES; page++) {
-    const result = await db.send(
+    const result = await table.db.send(
       new ScanCommand({
-        TableName: tableName,
+        TableName: table.tableName,
         FilterExpression: 'begins_with(sk, :prefix)',
         ExpressionAttributeValues: { ':prefix': SUBSCRIPTION_KEY_PREFIX },
         ConsistentRead: true,
@@ -152,22 +159,31 @@ export async function scanAllSubscriptions({ db, tableName }: RecordTable): Prom
 }
 
 /**
- * Points the record at a recreated topic and SNS subscription, only if it still points where
- * it did when the repair began (`previous`): a record deleted or repaired meanwhile is left
- * alone (SubscriptionNotFoundError). Answers the record as written, with the events and status
- * it has now.
+ * Points the record at a recreated topic and SNS subscription, with the state SNS gave the new
+ * subscription, only if it still points where it did when the repair began (`previous`): a
+ * record deleted or repaired meanwhile is left alone (SubscriptionNotFoundError). Answers the
+ * record as written, with the events and status it has now.
  */
-export async function replaceDeliveryArns({ db, tableName }: RecordTable, portalId: string, configId: string, previous: DeliveryArns, next: DeliveryArns): Promise<Subscription> {
+export async function replaceDeliveryArns(
+  table: RecordTable,
+  portalId: string,
+  configId: string,
+  previous: DeliveryArns,
+  next: DeliveryArns & ObservedState,
+): Promise<Subscription> {
   try {
-    const { Attributes } = await db.send(
+    const { Attributes } = await table.db.send(
       new UpdateCommand({
-        TableName: tableName,
+        TableName: table.tableName,
         Key: { portalId, sk: subscriptionKeyOf(configId) },
-        UpdateExpression: 'SET topicArn = :topicArn, subscriptionArn = :subscriptionArn',
+        UpdateExpression:
+          'SET topicArn = :topicArn, subscriptionArn = :subscriptionArn, subscriptionState = :state, subscriptionStateAt = :observedAt',
         ConditionExpression: 'topicArn = :previousTopicArn AND subscriptionArn = :previousSubscriptionArn',
         ExpressionAttributeValues: {
           ':topicArn': next.topicArn,
           ':subscriptionArn': next.subscriptionArn,
+          ':state': next.subscriptionState,
+          ':observedAt': next.observedAt,
           ':previousTopicArn': previous.topicArn,
           ':previousSubscriptionArn': previous.subscriptionArn,
         },
@@ -182,15 +198,51 @@ export async function replaceDeliveryArns({ db, tableName }: RecordTable, portal
 }
 
 /**
+ * Stores the state of the record's SNS subscription, and nothing else, only while the record
+ * still names `subscriptionArn` (so a deleted record is never written again, and a new
+ * subscription made meanwhile keeps its own state) and, with `unlessNewerThan`, only over a
+ * state observed before that time. False when the record did not qualify.
+ */
+export async function storeSubscriptionState(
+  table: RecordTable,
+  { portalId, configId, subscriptionArn }: Pick<Subscription, 'portalId' | 'configId' | 'subscriptionArn'>,
+  { subscriptionState, observedAt }: ObservedState,
+  unlessNewerThan?: string,
+): Promise<boolean> {
+  try {
+    await table.db.send(
+      new UpdateCommand({
+        TableName: table.tableName,
+        Key: { portalId, sk: subscriptionKeyOf(configId) },
+        UpdateExpression: 'SET subscriptionState = :state, subscriptionStateAt = :observedAt',
+        ConditionExpression:
+          'subscriptionArn = :subscriptionArn' +
+          (unlessNewerThan ? ' AND (attribute_not_exists(subscriptionStateAt) OR subscriptionStateAt < :since)' : ''),
+        ExpressionAttributeValues: {
+          ':state': subscriptionState,
+          ':observedAt': observedAt,
+          ':subscriptionArn': subscriptionArn,
+          ...(unlessNewerThan && { ':since': unlessNewerThan }),
+        },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) return false;
+    throw error;
+  }
+}
+
+/**
  * Sets only the given attributes, and only if the subscription exists in this portal, so
  * concurrent changes of different attributes never overwrite each other.
  */
-export async function update({ db, tableName }: RecordTable, portalId: string, configId: string, changes: SubscriptionChanges): Promise<Subscription> {
+export async function update(table: RecordTable, portalId: string, configId: string, changes: SubscriptionChanges): Promise<Subscription> {
   const names = Object.keys(changes) as (keyof SubscriptionChanges)[];
   try {
-    const { Attributes } = await db.send(
+    const { Attributes } = await table.db.send(
       new UpdateCommand({
-        TableName: tableName,
+        TableName: table.tableName,
         Key: { portalId, sk: subscriptionKeyOf(configId) },
         UpdateExpression: `SET ${names.map((name) => `#${name} = :${name}`).join(', ')}`,
         ConditionExpression: 'attribute_exists(sk)',
@@ -208,19 +260,18 @@ export async function update({ db, tableName }: RecordTable, portalId: string, c
 
 /** Deletes the record and uncounts it in one transaction. */
 export async function remove(table: RecordTable, portalId: string, configId: string): Promise<void> {
-  const { tableName } = table;
   const transactItems = () => ({
     TransactItems: [
       {
         Delete: {
-          TableName: tableName,
+          TableName: table.tableName,
           Key: { portalId, sk: subscriptionKeyOf(configId) },
           ConditionExpression: 'attribute_exists(sk)',
         },
       },
       {
         Update: {
-          TableName: tableName,
+          TableName: table.tableName,
           Key: { portalId, sk: PORTAL_COUNTER_KEY },
           UpdateExpression: 'ADD subscriptionCount :minusOne',
           ExpressionAttributeValues: { ':minusOne': -1 },
@@ -244,13 +295,13 @@ export async function remove(table: RecordTable, portalId: string, configId: str
  * transaction, so each attempt builds a new command (and gets a new token).
  */
 async function transact(
-  { db }: RecordTable,
+  table: RecordTable,
   transactItems: () => ConstructorParameters<typeof TransactWriteCommand>[0],
   onCancelled: (reasons: (string | undefined)[]) => void,
 ) {
   for (let attempt = 1; ; attempt++) {
     try {
-      await db.send(new TransactWriteCommand(transactItems()));
+      await table.db.send(new TransactWriteCommand(transactItems()));
       return;
     } catch (error) {
       if (!(error instanceof TransactionCanceledException)) throw error;
@@ -263,7 +314,7 @@ async function transact(
   }
 }
 
-const RECORD_OPERATIONS = { countFor, insert, find, isStored, listFor, scanAllSubscriptions, replaceDeliveryArns, update, remove };
+const RECORD_OPERATIONS = { countFor, insert, find, isStored, listFor, scanAllSubscriptions, replaceDeliveryArns, storeSubscriptionState, update, remove };
 
 /** Every operation on the records, bound to one table. The domain takes the ones it uses (a Pick of this). */
 export type SubscriptionRepository = Bound<RecordTable, typeof RECORD_OPERATIONS>;

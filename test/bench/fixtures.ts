@@ -3,11 +3,11 @@
  * function is invoked with.
  */
 import { BatchWriteCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { SQSEvent } from 'aws-lambda';
+import type { SQSEvent, SQSRecord } from 'aws-lambda';
 import { randomUUID } from 'node:crypto';
 import { mapWithConcurrency } from '../../shared/aws/bounded-concurrency';
 import { httpEvent } from '../support/http-events';
-import type { BenchPlan, FunctionName } from './plan';
+import { dispatchLabel, type BenchPlan, type FunctionName } from './plan';
 import { FUNCTION_ENV } from './services';
 
 const DISPATCHED_KIND = 'asset_bank.media.create';
@@ -29,7 +29,11 @@ async function createReal(portalId: string, count: number, events = [DISPATCHED_
   return created;
 }
 
-/** Records written directly (BatchWrite), their SNS subscriptions not existing: for list at scale. */
+/**
+ * Records written directly (BatchWrite), for list: each endpoint stored as confirmed, as create,
+ * confirm, list or the reconciler store it once SNS says so. List trusts that state and asks SNS
+ * nothing (shared/subscriptions/subscription-states.ts), so their SNS subscriptions need not exist.
+ */
 async function seedRecords(documentClient: DynamoDBDocumentClient, portalId: string, count: number): Promise<void> {
   for (let start = 0; start < count; start += 25) {
     const items = Array.from({ length: Math.min(25, count - start) }, (_, offset) => {
@@ -48,6 +52,8 @@ async function seedRecords(documentClient: DynamoDBDocumentClient, portalId: str
             topicArn: `arn:aws:sns:us-east-1:000000000000:webhooks-bench-${configId}`,
             subscriptionArn: `arn:aws:sns:us-east-1:000000000000:webhooks-bench-${configId}:${randomUUID()}`,
             createdAt: new Date().toISOString(),
+            subscriptionState: 'confirmed',
+            subscriptionStateAt: new Date().toISOString(),
           },
         },
       };
@@ -81,8 +87,8 @@ export async function queryPagesOf(documentClient: DynamoDBDocumentClient, porta
   return pages;
 }
 
-/** A portal event as EventBridge queues it for the dispatcher. */
-export function dispatchEvent(portalId: string): SQSEvent {
+/** A queued record of one portal event, as EventBridge puts it on the dispatcher's queue. */
+function dispatchRecord(portalId: string): SQSRecord {
   const body = JSON.stringify({
     version: '0',
     id: randomUUID(),
@@ -95,20 +101,21 @@ export function dispatchEvent(portalId: string): SQSEvent {
     detail: { portalId, assetId: 'asset-1' },
   });
   return {
-    Records: [
-      {
-        messageId: randomUUID(),
-        receiptHandle: randomUUID(),
-        body,
-        attributes: { ApproximateReceiveCount: '1', SentTimestamp: String(Date.now()), SenderId: 'AIDAEVENTBRIDGE', ApproximateFirstReceiveTimestamp: String(Date.now()) },
-        messageAttributes: {},
-        md5OfBody: '',
-        eventSource: 'aws:sqs',
-        eventSourceARN: 'arn:aws:sqs:us-east-1:000000000000:portal-events',
-        awsRegion: 'us-east-1',
-      },
-    ],
+    messageId: randomUUID(),
+    receiptHandle: randomUUID(),
+    body,
+    attributes: { ApproximateReceiveCount: '1', SentTimestamp: String(Date.now()), SenderId: 'AIDAEVENTBRIDGE', ApproximateFirstReceiveTimestamp: String(Date.now()) },
+    messageAttributes: {},
+    md5OfBody: '',
+    eventSource: 'aws:sqs',
+    eventSourceARN: 'arn:aws:sqs:us-east-1:000000000000:portal-events',
+    awsRegion: 'us-east-1',
   };
+}
+
+/** A batch of `events` portal events, taking the portals in turn (as a queue interleaves them). */
+export function dispatchBatch(portalIds: readonly string[], events: number): SQSEvent {
+  return { Records: Array.from({ length: events }, (_, index) => dispatchRecord(portalIds[index % portalIds.length]!)) };
 }
 
 /** A list of a portal's subscriptions. */
@@ -121,8 +128,8 @@ export interface Fixtures {
   changed: { portalId: string; configId: string };
   /** By size of list's scale. */
   listPortals: Map<number, string>;
-  /** By size of the dispatcher's scale. */
-  dispatchPortals: Map<number, string>;
+  /** The portals of each of the dispatcher's batches, by its row's label. */
+  dispatchPortals: Map<string, string[]>;
 }
 
 export async function makeFixtures({ iterations, measures }: BenchPlan, documentClient: DynamoDBDocumentClient): Promise<Fixtures> {
@@ -131,16 +138,15 @@ export async function makeFixtures({ iterations, measures }: BenchPlan, document
   const listPortals = new Map<number, string>();
   for (const size of measures('listSubscriptions') ? iterations.listScale : []) {
     const portalId = `bench-list-${size}`;
-    // The main row's portal holds real subscriptions; the large ones seeded records.
-    if (size === iterations.listScale[0]) await createReal(portalId, size);
-    else await seedRecords(documentClient, portalId, size);
+    // Every list portal, the main row's too: a portal whose endpoints all confirmed (issue 22's row).
+    await seedRecords(documentClient, portalId, size);
     listPortals.set(size, portalId);
   }
-  const dispatchPortals = new Map<number, string>();
-  for (const size of measures('dispatchPortalEvents') ? iterations.dispatchScale : []) {
-    const portalId = `bench-dispatch-${size}`;
-    await createReal(portalId, size);
-    dispatchPortals.set(size, portalId);
+  const dispatchPortals = new Map<string, string[]>();
+  for (const [shapeIndex, shape] of (measures('dispatchPortalEvents') ? iterations.dispatchShapes : []).entries()) {
+    const portalIds = Array.from({ length: shape.portals }, (_, index) => `bench-dispatch-${shapeIndex}-${index}`);
+    for (const portalId of portalIds) await createReal(portalId, shape.recipients);
+    dispatchPortals.set(dispatchLabel(shape), portalIds);
   }
   return { changed: { portalId: changedPortal, configId: changed!.configId }, listPortals, dispatchPortals };
 }
@@ -182,8 +188,10 @@ export async function eventsFor(name: FunctionName, count: number, fixtures: Fix
     }
     case 'listSubscriptions':
       return indexes.map(() => listEvent(fixtures.listPortals.get(iterations.listScale[0]!)!));
-    case 'dispatchPortalEvents':
-      return indexes.map(() => dispatchEvent(fixtures.dispatchPortals.get(iterations.dispatchScale[0]!)!));
+    case 'dispatchPortalEvents': {
+      const shape = iterations.dispatchShapes[0]!;
+      return indexes.map(() => dispatchBatch(fixtures.dispatchPortals.get(dispatchLabel(shape))!, shape.events));
+    }
     default:
       throw new Error(`no events for ${name}`);
   }

@@ -26,6 +26,19 @@ export const ALL_FUNCTIONS: readonly BenchFunction[] = [
   { name: DISPATCHER.handler, entry: DISPATCHER.entry },
 ];
 
+/** A batch the dispatcher is invoked with: `events` records, spread evenly over `portals`, each portal with `recipients` subscriptions choosing them. */
+export interface DispatchShape {
+  events: number;
+  portals: number;
+  recipients: number;
+}
+
+/** How a dispatcher row names its batch. */
+export function dispatchLabel({ events, portals, recipients }: DispatchShape): string {
+  const spread = portals === 1 ? 'one portal' : `${portals} portals`;
+  return `dispatcher, ${events} event${events === 1 ? '' : 's'} of ${spread}, ${recipients} recipient${recipients === 1 ? '' : 's'}${portals === 1 ? '' : ' each'}`;
+}
+
 export interface Iterations {
   /** Load-only processes per bundle. */
   loads: number;
@@ -39,8 +52,8 @@ export interface Iterations {
   listScale: number[];
   /** Warm invocations and blocks of each list scaling row after the first. */
   listTurns: { warm: number; blocks: number }[];
-  /** Recipients per dispatched event; the first is the dispatcher's own row. */
-  dispatchScale: number[];
+  /** The dispatcher's batches; the first is the dispatcher's own row. */
+  dispatchShapes: DispatchShape[];
   dispatchIterations: number;
 }
 
@@ -55,13 +68,21 @@ const FULL: Iterations = {
   blocks: 10,
   counted: 3,
   listScale: [10, 1_000, 10_000],
-  // A 10,000-record portal is 10,000 confirmation look-ups per invocation (about 10 s), and
-  // each turn's process spends its first invocation too: few warm ones, but in turns.
+  // A 10,000-record portal is some 5 Query pages and an answer of about 2 MB per invocation
+  // (every endpoint confirmed: no SNS call), and each turn's process spends its first invocation
+  // too: fewer warm ones than the main rows, in turns.
   listTurns: [
-    { warm: 6, blocks: 3 },
-    { warm: 2, blocks: 2 },
+    { warm: 30, blocks: 5 },
+    { warm: 10, blocks: 5 },
   ],
-  dispatchScale: [1, 10, 100],
+  // One event, one recipient (the function's own row); a bulk upload's batch (ten events of one
+  // portal of ten recipients: 1 Query and 10 PublishBatch, against 110 calls one event at a time);
+  // and ten portals' events in one batch (a Query and a PublishBatch each).
+  dispatchShapes: [
+    { events: 1, portals: 1, recipients: 1 },
+    { events: 10, portals: 1, recipients: 10 },
+    { events: 10, portals: 10, recipients: 1 },
+  ],
   dispatchIterations: 200,
 };
 
@@ -78,7 +99,11 @@ const QUICK: Iterations = {
     { warm: 1, blocks: 1 },
     { warm: 1, blocks: 1 },
   ],
-  dispatchScale: [1, 2, 3],
+  dispatchShapes: [
+    { events: 1, portals: 1, recipients: 1 },
+    { events: 3, portals: 1, recipients: 3 },
+    { events: 3, portals: 3, recipients: 1 },
+  ],
   dispatchIterations: 2,
 };
 

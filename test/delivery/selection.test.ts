@@ -117,6 +117,8 @@ describe('create', () => {
 
     expect(subscriptionState).toBe('confirmed');
     expect((await attributesOf(subscription.subscriptionArn)).PendingConfirmation).toBe('false');
+    // Stored so: list trusts it and asks SNS nothing.
+    expect(await subscriptionItems(portalId)).toEqual([expect.objectContaining({ subscriptionState: 'confirmed' })]);
   });
 });
 

@@ -42,6 +42,9 @@ const BLOCKS: Readonly<Record<string, Readonly<Record<string, Verdict>>>> = {
     'Watching a delivery': 'run',
     'Admin page': { notRun: 'runs the browser suite, which npm test runs' },
   },
+  'docs/operations.md': {
+    'Commands for a deployed stack': { notRun: "reads and redrives the queues of a deployed stack, which needs an AWS account" },
+  },
   'docs/performance.md': {
     'Running it': { notRun: 'the full run takes minutes and proves nothing in a test; test/bench/smoke.test.ts runs npm run bench -- --quick' },
   },

@@ -73,11 +73,13 @@ describe('portal events in', () => {
 });
 
 describe('the dispatcher', () => {
-  it('consumes the queue in batches of 10 and reports failed records one by one', () => {
+  it('consumes the queue in batches of 10 gathered for up to 1 s, and reports failed records one by one', () => {
     template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
       EventSourceArn: { 'Fn::GetAtt': [idOf(stack.delivery.eventsQueue), 'Arn'] },
       FunctionName: { Ref: idOf(stack.delivery.dispatcher.function) },
+      // One PublishBatch holds 10 entries: a batch of one portal's events is one call per recipient.
       BatchSize: 10,
+      MaximumBatchingWindowInSeconds: 1,
       FunctionResponseTypes: ['ReportBatchItemFailures'],
     });
   });

@@ -59,6 +59,7 @@ describe('synth with a bad value', () => {
     ['reconcileEveryMinutes', '7.5', /reconcileEveryMinutes must be a whole number/],
     ['reconcileGraceMinutes', '0', /reconcileGraceMinutes must be a whole number of minutes from 1 to 1440/],
     ['allowedEndpointAccounts', '123456789012,12345', /allowedEndpointAccounts must be a comma-separated list of 12-digit AWS account ids \(invalid: 12345\)/],
+    ['operatorEmails', 'ops@example.com, ops.example.com', /operatorEmails must be a comma-separated list of e-mail addresses \(invalid: ops.example.com\)/],
   ])('fails for %s=%j, naming the key', (key, value, message) => {
     expect(() => synthWith({ ...REQUIRED_CONTEXT, [key]: value })).toThrow(message);
   });
@@ -237,5 +238,15 @@ describe('synth for sam local invoke against npm start', () => {
 
   it('declares no endpoints by default', () => {
     expect(settingsFrom({}).localEndpoints).toBeUndefined();
+  });
+});
+
+describe('operator e-mails', () => {
+  it('are none by default, and read as a trimmed list', () => {
+    expect(settingsFrom({}).operatorEmails).toEqual([]);
+    expect(settingsFrom({ operatorEmails: ' ops@example.com , oncall@example.org ' }).operatorEmails).toEqual([
+      'ops@example.com',
+      'oncall@example.org',
+    ]);
   });
 });

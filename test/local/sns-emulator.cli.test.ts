@@ -128,6 +128,23 @@ it('walks through every action', async () => {
     MessageAttributes: { kind: { Type: 'String', Value: 'asset_bank.media.create' } },
   });
 
+  const batch = await aws(
+    'publish-batch', '--topic-arn', topicArn, '--publish-batch-request-entries',
+    'Id=first,Message=one', 'Id=second,Message=two,MessageAttributes={kind={DataType=String,StringValue=workflow.job.create}}',
+  );
+  expect(batch.Failed ?? []).toEqual([]);
+  expect(batch.Successful.map((entry: { Id: string }) => entry.Id)).toEqual(['first', 'second']);
+  const batchIds = batch.Successful.map((entry: { MessageId: string }) => entry.MessageId);
+  expect((await recorded()).filter((delivery) => delivery.subscriptionArn === queueArn && batchIds.includes(delivery.messageId)).map((delivery) => delivery.body)).toEqual([
+    'one',
+    'two',
+  ]);
+  expect(
+    await awsError('publish-batch', '--topic-arn', topicArn, '--publish-batch-request-entries', 'Id=same,Message=one', 'Id=same,Message=two'),
+  ).toMatch(/\(BatchEntryIdsNotDistinct\)/);
+  const eleven = Array.from({ length: 11 }, (_, index) => `Id=e${index},Message=m${index}`);
+  expect(await awsError('publish-batch', '--topic-arn', topicArn, '--publish-batch-request-entries', ...eleven)).toMatch(/\(TooManyEntriesInBatchRequest\)/);
+
   await aws('tag-resource', '--resource-arn', topicArn, '--tags', 'Key=stage,Value=dev');
   await aws('untag-resource', '--resource-arn', topicArn, '--tag-keys', 'configId');
   expect((await aws('list-tags-for-resource', '--resource-arn', topicArn)).Tags).toEqual([

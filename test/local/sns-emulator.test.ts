@@ -16,6 +16,7 @@ import {
   ListSubscriptionsCommand,
   ListTagsForResourceCommand,
   ListTopicsCommand,
+  PublishBatchCommand,
   PublishCommand,
   SetSubscriptionAttributesCommand,
   SetTopicAttributesCommand,
@@ -651,6 +652,92 @@ describe('Publish', () => {
     const second = await sns.send(new PublishCommand({ TopicArn, Message: 'b', MessageGroupId: 'g' }));
     expect(first.SequenceNumber).toMatch(/^\d{20}$/);
     expect(BigInt(second.SequenceNumber!)).toBeGreaterThan(BigInt(first.SequenceNumber!));
+  });
+});
+
+describe('PublishBatch', () => {
+  /** `count` entries with ids `e1`, `e2`, ..., each message its id unless `message` says otherwise. */
+  const entries = (count: number, message = (id: string) => id) =>
+    Array.from({ length: count }, (_, index) => ({
+      Id: `e${index + 1}`,
+      Message: message(`e${index + 1}`),
+      MessageAttributes: { event: { DataType: 'String', StringValue: 'asset_bank.media.create' } },
+    }));
+
+  it('publishes up to 10 messages in one call, answering each Id with its MessageId, in the order sent', async () => {
+    const topicArn = await newTopic();
+    const queue = await subscribeQueue(topicArn, 'batched');
+
+    const { Successful, Failed } = await sns.send(new PublishBatchCommand({ TopicArn: topicArn, PublishBatchRequestEntries: entries(10) }));
+
+    expect(Failed).toEqual([]);
+    expect(Successful!.map((entry) => entry.Id)).toEqual(entries(10).map((entry) => entry.Id));
+    for (const entry of Successful!) expect(entry.MessageId).toMatch(UUID);
+    const delivered = (await recordedFor(queue)).map((delivery) => JSON.parse(delivery.body));
+    expect(delivered.map((body) => [body.MessageId, body.Message])).toEqual(Successful!.map((entry) => [entry.MessageId, entry.Id]));
+    // Each entry carries its own attributes, as a Publish does.
+    for (const body of delivered) expect(body.MessageAttributes).toEqual({ event: { Type: 'String', Value: 'asset_bank.media.create' } });
+  });
+
+  it('refuses, publishing nothing: more than 10 entries, none, duplicate Ids, an Id SNS does not take, a total over 256 KiB', async () => {
+    const topicArn = await newTopic();
+    const queue = await subscribeQueue(topicArn, 'refused');
+    const refusal = async (entriesOfBatch: { Id: string; Message: string }[]) =>
+      failureOf(sns.send(new PublishBatchCommand({ TopicArn: topicArn, PublishBatchRequestEntries: entriesOfBatch })));
+
+    expect((await refusal(entries(11))).name).toBe('TooManyEntriesInBatchRequestException');
+    expect((await refusal([])).name).toBe('EmptyBatchRequestException');
+    expect((await refusal([...entries(2), { Id: 'e1', Message: 'again' }])).name).toBe('BatchEntryIdsNotDistinctException');
+    for (const id of ['has space', 'x'.repeat(81), 'dot.ted', '']) {
+      expect((await refusal([{ Id: id, Message: 'x' }])).name).toBe('InvalidBatchEntryIdException');
+    }
+    const longest = await sns.send(
+      new PublishBatchCommand({ TopicArn: topicArn, PublishBatchRequestEntries: [{ Id: `${'x'.repeat(78)}-_`, Message: 'at the limits of an Id' }] }),
+    );
+    expect(longest.Successful).toHaveLength(1);
+    // Each entry within SNS's limit, the sum over it: 4 x 64 KiB plus their attributes.
+    const tooLong = await refusal(entries(4, () => 'x'.repeat(64 * 1024)));
+    expect(tooLong).toMatchObject({ name: 'BatchRequestTooLongException', message: 'The length of all the messages put together is more than the limit.' });
+    // A malformed entry fails the whole batch, as SNS's Publish checks would fail it alone.
+    expect((await refusal([...entries(2), { Id: 'e3', Message: '' }])).name).toBe('InvalidParameterException');
+
+    expect((await recordedFor(queue)).map((delivery) => JSON.parse(delivery.body).Message)).toEqual(['at the limits of an Id']);
+  });
+
+  it('takes a total of exactly 256 KiB, counted as Publish counts each message (body and attributes)', async () => {
+    const topicArn = await newTopic();
+    const attributeBytes = 'event'.length + 'String'.length + 'asset_bank.media.create'.length;
+    const body = (256 * 1024) / 4 - attributeBytes;
+    const { Successful } = await sns.send(new PublishBatchCommand({ TopicArn: topicArn, PublishBatchRequestEntries: entries(4, () => 'x'.repeat(body)) }));
+    expect(Successful).toHaveLength(4);
+  });
+
+  it('answers NotFound for a missing topic, and AuthorizationError when the topic policy denies Publish (the action PublishBatch is authorized as)', async () => {
+    const missing = await failureOf(sns.send(new PublishBatchCommand({ TopicArn: `arn:aws:sns:${REGION}:${ACCOUNT}:gone`, PublishBatchRequestEntries: entries(1) })));
+    expect(missing.name).toBe('NotFoundException');
+
+    const topicArn = await newTopic();
+    const queue = await subscribeQueue(topicArn, 'denied');
+    const policy = { Version: '2012-10-17', Statement: [{ Effect: 'Deny', Principal: '*', Action: 'sns:Publish', Resource: topicArn }] };
+    await sns.send(new SetTopicAttributesCommand({ TopicArn: topicArn, AttributeName: 'Policy', AttributeValue: JSON.stringify(policy) }));
+    const denied = await failureOf(sns.send(new PublishBatchCommand({ TopicArn: topicArn, PublishBatchRequestEntries: entries(2) })));
+    expect(denied).toMatchObject({ name: 'AuthorizationErrorException', $metadata: { httpStatusCode: 403 } });
+    expect(await recordedFor(queue)).toEqual([]);
+  });
+
+  it('requires a MessageGroupId of every entry on a FIFO topic, and answers each a SequenceNumber in the order sent', async () => {
+    const { TopicArn } = await sns.send(
+      new CreateTopicCommand({ Name: 'batched.fifo', Attributes: { FifoTopic: 'true', ContentBasedDeduplication: 'true' } }),
+    );
+    const grouped = entries(3).map((entry) => ({ ...entry, MessageGroupId: 'g' }));
+    const missingGroup = await failureOf(
+      sns.send(new PublishBatchCommand({ TopicArn, PublishBatchRequestEntries: [...grouped, { Id: 'ungrouped', Message: 'x' }] })),
+    );
+    expect(missingGroup.name).toBe('InvalidParameterException');
+    const { Successful } = await sns.send(new PublishBatchCommand({ TopicArn, PublishBatchRequestEntries: grouped }));
+    const sequence = Successful!.map((entry) => BigInt(entry.SequenceNumber!));
+    expect(sequence).toEqual([...sequence].sort((a, b) => (a < b ? -1 : 1)));
+    expect(new Set(sequence).size).toBe(3);
   });
 });
 

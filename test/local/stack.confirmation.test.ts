@@ -1,7 +1,8 @@
 /**
  * Subscriptions' confirmation over HTTP, as a user of `npm start` meets it: list shows each
  * subscription's state (pending, confirmed, unsubscribed), `POST /confirm` has SNS ask the
- * endpoint again, an endpoint that unsubscribed stays so through `npm run reconcile`, an sqs or
+ * endpoint again, an endpoint that unsubscribed is listed so from the next `npm run reconcile` on
+ * and stays so through it, an sqs or
  * lambda endpoint of the service's own account is refused, and nobody but the service may
  * publish to a subscription's topic.
  */
@@ -80,17 +81,19 @@ it('asks a pending endpoint again on POST /confirm, lists it confirmed once it f
   expect(again.body.code).toBe('ALREADY_CONFIRMED');
 });
 
-it('leaves an endpoint that unsubscribed unsubscribed through npm run reconcile, sending it nothing', async () => {
+it('lists an endpoint that unsubscribed as such from the next npm run reconcile on, which leaves it unsubscribed, sending it nothing', async () => {
   const created = await call(local.stack, 'POST', PREFIX, { token, body: newSubscription({ protocol: 'http', endpoint: `${receiver.url}/leaving` }) });
   const { configId } = created.body.record;
   await waitFor('the endpoint to confirm', async () => ((await stateOf(configId)) === 'confirmed' ? true : undefined));
   expect((await call(local.stack, 'POST', `${PREFIX}/test`, { token, body: { config_id: configId } })).status).toBe(200);
   const [message] = await waitFor('the test message', () => receiver.notificationsAt('/leaving')[0] && receiver.notificationsAt('/leaving'));
   expect((await fetch(message!.envelope.UnsubscribeURL, { signal: AbortSignal.timeout(5_000) })).status).toBe(200);
-  expect(await stateOf(configId)).toBe('unsubscribed');
+  // Listed confirmed (as stored) until the reconciler's next run, which sees the subscription gone.
+  expect(await stateOf(configId)).toBe('confirmed');
   const before = receiver.received.filter((entry) => entry.path === '/leaving').length;
 
-  expect(await reconcile()).toMatchObject({ recordsRepaired: 0, subscriptionsGone: 1, errors: 0 });
+  expect(await reconcile()).toMatchObject({ recordsRepaired: 0, subscriptionsGone: 1, subscriptionStatesUpdated: 1, errors: 0 });
+  expect(await stateOf(configId)).toBe('unsubscribed');
 
   expect((await call(local.stack, 'POST', `${PREFIX}/test`, { token, body: { config_id: configId } })).status).toBe(200);
   await new Promise((resolve) => setTimeout(resolve, 300));

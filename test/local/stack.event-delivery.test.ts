@@ -7,7 +7,7 @@
  * docs/delivery.md says.
  */
 import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
-import { PublishCommand, SNSClient } from '@aws-sdk/client-sns';
+import { PublishBatchCommand, PublishCommand, SNSClient } from '@aws-sdk/client-sns';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { localDeliveryDeadLetterQueueArn } from '../../infra/aws/local-account';
@@ -226,6 +226,46 @@ describe('portal events put on the bus', () => {
   });
 });
 
+describe('events put together', () => {
+  it('reach the dispatcher as one batch: one Query per portal and one PublishBatch per recipient, each recipient\'s events in the order put', async () => {
+    const { alphaAdmin, betaAdmin } = TEST_CLIENTS;
+    const alphaOne = await subscribe(alphaAdmin, 'batch-alpha-1', [CREATE, UPDATED]);
+    const alphaTwo = await subscribe(alphaAdmin, 'batch-alpha-2', [CREATE]);
+    const beta = await subscribe(betaAdmin, 'batch-beta', [CREATE]);
+    // The handlers run in this process, their SDK clients built at the stack's start: counted from now on.
+    const { awsCallsDuring } = await import('../support/aws-calls');
+
+    let ids: string[] = [];
+    const calls = await awsCallsDuring(
+      async () => {
+        ids = await putPortalEvents(
+          { kind: CREATE, portalId: 'portal-alpha', data: { mediaId: 'm-1' } },
+          { kind: CREATE, portalId: 'portal-beta', data: { mediaId: 'm-2' } },
+          { kind: UPDATED, portalId: 'portal-alpha', data: { mediaId: 'm-1' } },
+          { kind: CREATE, portalId: 'portal-alpha', data: { mediaId: 'm-3' } },
+        );
+        await dispatched();
+      },
+      { withTopic: true },
+    );
+
+    expect(calls.sort()).toEqual(
+      ['QueryCommand', 'QueryCommand', ...[alphaOne, alphaTwo, beta].map((subscription) => `PublishBatchCommand ${subscription.topicArn}`)].sort(),
+    );
+    const [alphaCreate, betaCreate, alphaUpdate, alphaCreateAgain] = ids;
+    /** The events SNS took for the subscription, in the order it took them (its HTTP POSTs may overtake each other). */
+    const published = async (subscription: Created) =>
+      (await recordedDeliveries())
+        .filter((delivery) => delivery.subscriptionArn === subscription.subscriptionArn && delivery.type === 'Notification')
+        .map((delivery) => JSON.parse(JSON.parse(delivery.body).Message).eventId);
+    expect(await published(alphaOne)).toEqual([alphaCreate, alphaUpdate, alphaCreateAgain]);
+    expect(await published(alphaTwo)).toEqual([alphaCreate, alphaCreateAgain]);
+    expect(await published(beta)).toEqual([betaCreate]);
+    for (const eventId of [alphaCreate, alphaUpdate, alphaCreateAgain]) await arrivedAt(alphaOne, eventId!);
+    await arrivedAt(beta, betaCreate!);
+  });
+});
+
 describe('an event too large', () => {
   it('for EventBridge is refused by PutEvents; one EventBridge takes but too large for SNS once wrapped is dropped, never retried', async () => {
     const subscription = await subscribe(TEST_CLIENTS.alphaAdmin, 'large', [CREATE]);
@@ -246,7 +286,7 @@ describe('an event too large', () => {
 });
 
 describe("a subscription's topic", () => {
-  it('refuses a message published straight to it with credentials other than the service\'s: nothing reaches the endpoint', async () => {
+  it('refuses a message published straight to it (Publish or PublishBatch) with credentials other than the service\'s: nothing reaches the endpoint', async () => {
     const { alphaAdmin } = TEST_CLIENTS;
     const subscription = await subscribe(alphaAdmin, 'direct', [CREATE]);
     const intruder = new SNSClient({
@@ -262,6 +302,12 @@ describe("a subscription's topic", () => {
             Message: JSON.stringify({ event: CREATE, by: 'someone else' }),
             MessageAttributes: { event: { DataType: 'String', StringValue: CREATE } },
           }),
+        ),
+      ).rejects.toMatchObject({ name: 'AuthorizationErrorException', $metadata: { httpStatusCode: 403 } });
+      // PublishBatch is authorized as Publish: refused alike.
+      await expect(
+        intruder.send(
+          new PublishBatchCommand({ TopicArn: subscription.topicArn, PublishBatchRequestEntries: [{ Id: 'forged', Message: JSON.stringify({ event: CREATE }) }] }),
         ),
       ).rejects.toMatchObject({ name: 'AuthorizationErrorException', $metadata: { httpStatusCode: 403 } });
     } finally {

@@ -39,12 +39,11 @@ describe.each([0, 1] as const)('the operations under prefix %i', (prefix) => {
       subscriptionState: 'pending',
     });
 
-    // Everything but the subscription's state (SNS's to know) is stored.
-    const { confirmed: _confirmed, subscriptionState: _state, ...storedFields } = record;
+    // The record as answered is stored, with the state create set and when (`confirmed` is only its view).
+    const { confirmed: _confirmed, ...storedFields } = record;
     const [stored] = await subscriptionItems(portalId);
-    expect(stored).toMatchObject({ ...storedFields, portalId });
+    expect(stored).toMatchObject({ ...storedFields, portalId, subscriptionState: 'pending', subscriptionStateAt: stored!.createdAt });
     expect(stored).not.toHaveProperty('confirmed');
-    expect(stored).not.toHaveProperty('subscriptionState');
 
     const { Tags } = await inspectSns.send(new ListTagsForResourceCommand({ ResourceArn: record.topicArn }));
     expect(Tags).toEqual(
@@ -209,6 +208,8 @@ describe.each([0, 1] as const)('the operations under prefix %i', (prefix) => {
     await confirmAsEndpointOwner(subscriptionArn);
     const listed = await call('listSubscriptionsRoute', { portalId, prefix });
     expect(listed.body.configs).toEqual([expect.objectContaining({ configId, confirmed: true, subscriptionState: 'confirmed' })]);
+    // List asked SNS (the record said pending) and stored what it answered.
+    expect((await subscriptionItems(portalId))[0]).toMatchObject({ subscriptionArn, subscriptionState: 'confirmed' });
 
     const again = await call('confirmSubscriptionRoute', { portalId, prefix, body: { config_id: configId } });
     expect(again.statusCode).toBe(400);

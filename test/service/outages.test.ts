@@ -98,8 +98,8 @@ type Dependency = 'dynamoDb' | 'sns';
 
 /**
  * The operations, each against a subscription of its own where it needs one. Update, activate
- * and rename only write the record; list reads each subscription's state from SNS, test
- * publishes, confirm asks the (pending) endpoint to confirm again.
+ * and rename only write the record; list asks SNS the state of each subscription not known to be
+ * confirmed (these are pending), test publishes, confirm asks the (pending) endpoint to confirm again.
  */
 function operations(target: string, doomed: string) {
   return [

@@ -4,7 +4,8 @@
  * in one run, and a second run right after changes nothing. Creates in flight (young topics)
  * and topics of the prefix with foreign names are never touched, and neither is an endpoint
  * whose subscription is gone while its topic exists: it left, and is not brought back behind its
- * owner's back.
+ * owner's back. Each record gets the state ListSubscriptions shows for its subscription, so list
+ * (which trusts a stored `confirmed`) shows a lapse from the next run on.
  *
  * The suite has a table and a topic prefix of its own, so the whole-table scan and the listing
  * of every topic see only what it made, whatever the other suites do meanwhile; it empties both
@@ -12,7 +13,7 @@
  * into the functions' own SDK clients (support/faults.ts).
  */
 import { DynamoDBClient, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { DeleteCommand, DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, DynamoDBDocumentClient, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import {
   CreateTopicCommand,
   DeleteTopicCommand,
@@ -79,6 +80,7 @@ function unchanged(topicsSeen: number, recordsSeen: number, skippedYoung = 0) {
     recordsSeen,
     orphanTopicsDeleted: 0,
     recordsRepaired: 0,
+    subscriptionStatesUpdated: 0,
     skippedYoung,
     subscriptionsGone: 0,
     errors: 0,
@@ -260,6 +262,10 @@ describe('a topic deleted behind the service’s back', () => {
     const delivered = await waitFor('the test message', () => receiver.notificationsAt('/repaired')[0]);
     expect(delivered.message).toMatchObject({ event: 'webhooks.test', configId: before.configId });
 
+    // The repair stored the new subscription pending; the next run sees it confirmed in the listing.
+    expect((await records())[0]).toMatchObject({ subscriptionArn: after!.subscriptionArn, subscriptionState: 'pending' });
+    expect(await reconcile()).toEqual({ ...unchanged(1, 1), subscriptionStatesUpdated: 1 });
+    expect((await records())[0]).toMatchObject({ subscriptionArn: after!.subscriptionArn, subscriptionState: 'confirmed' });
     expect(await reconcile()).toEqual(unchanged(1, 1));
   });
 
@@ -299,7 +305,7 @@ describe('an endpoint whose subscription is gone while its topic exists', () => 
   });
   afterAll(() => receiver.close());
 
-  it('is left unsubscribed, sent nothing, and listed as unsubscribed; POST /confirm subscribes it again', async () => {
+  it('is left unsubscribed, sent nothing, and listed as unsubscribed from the next run on; POST /confirm subscribes it again', async () => {
     const portalId = freshPortal();
     const before = await createOne(portalId, { protocol: 'http', endpoint: `${receiver.url}/left`, events: ['asset_bank.media.create'] });
     const stateOf = async () => (await call('listSubscriptionsRoute', { portalId })).body.configs[0].subscriptionState;
@@ -308,10 +314,12 @@ describe('an endpoint whose subscription is gone while its topic exists', () => 
     expect((await call('testSubscriptionRoute', { portalId, body: { config_id: before.configId } })).statusCode).toBe(200);
     const [message] = await waitFor('the test message', () => receiver.notificationsAt('/left')[0] && receiver.notificationsAt('/left'));
     expect((await fetch(message!.envelope.UnsubscribeURL, { signal: AbortSignal.timeout(5_000) })).status).toBe(200);
-    expect(await stateOf()).toBe('unsubscribed');
+    // List trusts the stored `confirmed` (it asks SNS nothing) until the reconciler's next run: the documented bound.
+    expect(await stateOf()).toBe('confirmed');
     const receivedBefore = receiver.received.length;
 
-    expect(await reconcile()).toEqual({ ...unchanged(1, 1), subscriptionsGone: 1 });
+    expect(await reconcile()).toEqual({ ...unchanged(1, 1), subscriptionsGone: 1, subscriptionStatesUpdated: 1 });
+    expect(await stateOf()).toBe('unsubscribed');
     expect(await reconcile({ minutesLater: 60 * 49 })).toEqual({ ...unchanged(1, 1), subscriptionsGone: 1 });
 
     // Nothing was subscribed, so nothing can be sent: no confirmation request, no message.
@@ -344,10 +352,67 @@ describe('an endpoint whose subscription is gone while its topic exists', () => 
     // What SNS does to a subscription pending for 48 hours (docs/delivery.md).
     await inspectSns.send(new UnsubscribeCommand({ SubscriptionArn: before.subscriptionArn }));
 
-    expect(await reconcile()).toEqual({ ...unchanged(1, 1), subscriptionsGone: 1 });
+    expect(await reconcile()).toEqual({ ...unchanged(1, 1), subscriptionsGone: 1, subscriptionStatesUpdated: 1 });
 
     expect(receiver.received.filter((entry) => entry.path === '/never')).toHaveLength(1);
     expect((await call('listSubscriptionsRoute', { portalId })).body.configs[0]).toMatchObject({ confirmed: false, subscriptionState: 'unsubscribed' });
+  });
+});
+
+describe('the state of each SNS subscription, as ListSubscriptions shows it', () => {
+  /** Sets the record's stored state as if observed `minutesAgo` (negative: later than now). */
+  async function storeState(portalId: string, configId: string, subscriptionState: string | undefined, minutesAgo = 60) {
+    await inspectDb.send(
+      new UpdateCommand({
+        TableName: TABLE_NAME,
+        Key: { portalId, sk: `subscription#${configId}` },
+        ...(subscriptionState
+          ? {
+              UpdateExpression: 'SET subscriptionState = :state, subscriptionStateAt = :at',
+              ExpressionAttributeValues: { ':state': subscriptionState, ':at': new Date(Date.now() - minutesAgo * MINUTE).toISOString() },
+            }
+          : { UpdateExpression: 'REMOVE subscriptionState, subscriptionStateAt' }),
+      }),
+    );
+  }
+
+  it('stores pending for a record stored confirmed whose subscription SNS lists pending again (an e-mail SNS deactivated), in one run', async () => {
+    const portalId = freshPortal();
+    const { configId } = await createOne(portalId, { protocol: 'email', endpoint: 'ops@example.com' });
+    // SNS deactivates an e-mail subscription that exceeds its delivery rate: pending again. The
+    // emulator has no such rate, so the record is made to say what it said before that happened.
+    await storeState(portalId, configId, 'confirmed');
+    const listed = async () => (await call('listSubscriptionsRoute', { portalId })).body.configs[0].subscriptionState;
+    expect(await listed()).toBe('confirmed');
+
+    expect(await reconcile({ dryRun: true })).toMatchObject({ wouldUpdateSubscriptionStates: 1, dryRun: true });
+    expect(await listed()).toBe('confirmed');
+    expect(await reconcile()).toEqual({ ...unchanged(1, 1), subscriptionStatesUpdated: 1 });
+
+    expect(await listed()).toBe('pending');
+    expect(await reconcile()).toEqual(unchanged(1, 1));
+  });
+
+  it('stores the state of records written before it was stored: the first run after the change', async () => {
+    const portalId = freshPortal();
+    const pending = await createOne(portalId);
+    const gone = await createOne(portalId);
+    for (const { configId } of [pending, gone]) await storeState(portalId, configId, undefined);
+    await inspectSns.send(new UnsubscribeCommand({ SubscriptionArn: gone.subscriptionArn }));
+
+    expect(await reconcile()).toEqual({ ...unchanged(2, 2), subscriptionsGone: 1, subscriptionStatesUpdated: 2 });
+
+    const stored = new Map((await records()).map((record) => [record.configId, record.subscriptionState]));
+    expect(stored).toEqual(new Map([[pending.configId, 'pending'], [gone.configId, 'unsubscribed']]));
+  });
+
+  it('leaves a state stored after its listing began alone: it is newer than what the listing shows', async () => {
+    const portalId = freshPortal();
+    const { configId } = await createOne(portalId);
+    await storeState(portalId, configId, 'confirmed', -1);
+
+    expect(await reconcile()).toEqual(unchanged(1, 1));
+    expect((await records())[0]).toMatchObject({ subscriptionState: 'confirmed' });
   });
 });
 
@@ -455,11 +520,11 @@ describe('npm run reconcile', () => {
     const seen = { topicsSeen: 1, recordsSeen: 1, skippedYoung: 0, subscriptionsGone: 0, errors: 0, unrecognizedTopics: [] };
 
     const dryRun = await reconcileCli('--dry-run');
-    expect(summaryOf(dryRun.stdout)).toEqual({ ...seen, wouldDeleteOrphanTopics: 1, wouldRepairRecords: 1, dryRun: true });
+    expect(summaryOf(dryRun.stdout)).toEqual({ ...seen, wouldDeleteOrphanTopics: 1, wouldRepairRecords: 1, wouldUpdateSubscriptionStates: 0, dryRun: true });
     expect(await topicsOfPrefix()).toEqual([orphan]);
 
     const run = await reconcileCli();
-    expect(summaryOf(run.stdout)).toEqual({ ...seen, orphanTopicsDeleted: 1, recordsRepaired: 1, dryRun: false });
+    expect(summaryOf(run.stdout)).toEqual({ ...seen, orphanTopicsDeleted: 1, recordsRepaired: 1, subscriptionStatesUpdated: 0, dryRun: false });
     await expectAgreement([], [LOCAL_SERVICE_ROLE_ARN]);
 
     expect(summaryOf((await reconcileCli()).stdout)).toEqual(unchanged(1, 1));

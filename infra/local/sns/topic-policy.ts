@@ -1,6 +1,6 @@
 /**
  * A topic's access policy (its `Policy` attribute), as far as the emulator enforces it: the Deny
- * statements, for Publish. The emulator models no IAM: a request's principal is the role its
+ * statements, for Publish (and PublishBatch, which SNS authorizes as Publish). The emulator models no IAM: a request's principal is the role its
  * SigV4 access key id names (localPrincipalArn, infra/aws/local-account.ts), and whatever no
  * Deny refuses is allowed, as for a principal of the topic's account whose IAM policies allow
  * it. So a policy that denies Publish to every principal but some is enforced as on AWS, and

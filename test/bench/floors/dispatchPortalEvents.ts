@@ -1,40 +1,54 @@
-/** Floor of the dispatcher: per queued event, one Query of its portal and one Publish per recipient. */
+/**
+ * Floor of the dispatcher: per portal of the batch, one Query; per recipient, its events in
+ * PublishBatch calls of up to 10 entries. A portal that fails fails its records.
+ */
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { PublishCommand } from '@aws-sdk/client-sns';
-import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { PublishBatchCommand } from '@aws-sdk/client-sns';
+import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { documentClient } from '../../../shared/aws/dynamodb';
 import { snsClient } from '../../../shared/aws/sns';
 import { TABLE_NAME } from './floor-http';
 
 export async function handler(event: SQSEvent): Promise<SQSBatchResponse> {
+  const byPortal = new Map<string, { record: SQSRecord; position: number; id: string; time: string; kind: string; data: Record<string, unknown> }[]>();
+  event.Records.forEach((record, position) => {
+    const { id, time, 'detail-type': kind, detail } = JSON.parse(record.body);
+    const { portalId, ...data } = detail;
+    byPortal.set(portalId, [...(byPortal.get(portalId) ?? []), { record, position, id, time, kind, data }]);
+  });
   const batchItemFailures: SQSBatchResponse['batchItemFailures'] = [];
-  for (const record of event.Records) {
-    try {
-      const { id, time, 'detail-type': kind, detail } = JSON.parse(record.body);
-      const { portalId, ...data } = detail;
-      const { Items = [] } = await documentClient.send(
-        new QueryCommand({
-          TableName: TABLE_NAME,
-          KeyConditionExpression: 'portalId = :portalId AND begins_with(sk, :prefix)',
-          ExpressionAttributeValues: { ':portalId': portalId, ':prefix': 'subscription#' },
-          ConsistentRead: true,
-        }),
-      );
-      const recipients = Items.filter((item) => item.status === 1 && (item.events as string[]).includes(kind));
-      await Promise.all(
-        recipients.map((item) =>
-          snsClient.send(
-            new PublishCommand({
-              TopicArn: item.topicArn,
-              Message: JSON.stringify({ event: kind, portalId, configId: item.configId, occurredAt: time, eventId: id, data }),
-              MessageAttributes: { event: { DataType: 'String', StringValue: kind } },
-            }),
-          ),
-        ),
-      );
-    } catch {
-      batchItemFailures.push({ itemIdentifier: record.messageId });
-    }
-  }
+  await Promise.all(
+    [...byPortal].map(async ([portalId, events]) => {
+      try {
+        const { Items = [] } = await documentClient.send(
+          new QueryCommand({
+            TableName: TABLE_NAME,
+            KeyConditionExpression: 'portalId = :portalId AND begins_with(sk, :prefix)',
+            ExpressionAttributeValues: { ':portalId': portalId, ':prefix': 'subscription#' },
+            ConsistentRead: true,
+          }),
+        );
+        await Promise.all(
+          Items.filter((item) => item.status === 1).map(async (item) => {
+            const chosen = events.filter(({ kind }) => (item.events as string[]).includes(kind));
+            for (let start = 0; start < chosen.length; start += 10) {
+              await snsClient.send(
+                new PublishBatchCommand({
+                  TopicArn: item.topicArn,
+                  PublishBatchRequestEntries: chosen.slice(start, start + 10).map(({ position, id, time, kind, data }) => ({
+                    Id: `event-${position}`,
+                    Message: JSON.stringify({ event: kind, portalId, configId: item.configId, occurredAt: time, eventId: id, data }),
+                    MessageAttributes: { event: { DataType: 'String', StringValue: kind } },
+                  })),
+                }),
+              );
+            }
+          }),
+        );
+      } catch {
+        for (const { record } of events) batchItemFailures.push({ itemIdentifier: record.messageId });
+      }
+    }),
+  );
   return { batchItemFailures };
 }

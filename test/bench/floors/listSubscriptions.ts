@@ -1,4 +1,8 @@
-/** Floor of list: the portal's Query pages, then GetSubscriptionAttributes per record, 10 in flight. */
+/**
+ * Floor of list: the portal's Query pages, then GetSubscriptionAttributes (10 in flight) only for
+ * the records whose stored state is neither confirmed nor unsubscribed. The bench's portals are
+ * all confirmed, so it makes its Queries alone, as the function should.
+ */
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { GetSubscriptionAttributesCommand } from '@aws-sdk/client-sns';
 import type { Context } from 'aws-lambda';
@@ -23,11 +27,12 @@ export async function handler(event: FloorEvent, _context: Context) {
     items.push(...(page.Items ?? []));
     ExclusiveStartKey = page.LastEvaluatedKey;
   } while (ExclusiveStartKey);
-  const states = new Array<string>(items.length);
+  const states = items.map((item) => item.subscriptionState as string | undefined);
+  const unsettled = states.flatMap((state, index) => (state === 'confirmed' || state === 'unsubscribed' ? [] : [index]));
   let next = 0;
   const lookUp = async () => {
-    while (next < items.length) {
-      const index = next++;
+    while (next < unsettled.length) {
+      const index = unsettled[next++]!;
       try {
         const { Attributes } = await snsClient.send(
           new GetSubscriptionAttributesCommand({ SubscriptionArn: items[index]!.subscriptionArn as string }),
@@ -38,6 +43,17 @@ export async function handler(event: FloorEvent, _context: Context) {
       }
     }
   };
-  await Promise.all(Array.from({ length: Math.min(10, items.length) }, lookUp));
-  return ok({ message: `${items.length} found.`, configs: items.map((item, index) => ({ ...item, confirmed: states[index] === 'confirmed', subscriptionState: states[index] })) });
+  await Promise.all(Array.from({ length: Math.min(10, unsettled.length) }, lookUp));
+  // The answer's fields only, as the function answers them (the whole items would be 3 times the bytes).
+  const configs = items.map(({ configId, name, endpoint, protocol, events, status }, index) => ({
+    configId,
+    name,
+    endpoint,
+    protocol,
+    events,
+    status,
+    confirmed: states[index] === 'confirmed',
+    subscriptionState: states[index],
+  }));
+  return ok({ message: `${items.length} found.`, configs });
 }

@@ -1,6 +1,6 @@
 /** Every SNS action the emulator answers, by name: the table the request handler dispatches on. */
 import type { Handler } from './handler';
-import { publish } from './publish';
+import { publish, publishBatch } from './publish';
 import {
   confirmSubscription,
   getSubscriptionAttributes,
@@ -28,6 +28,7 @@ export const ACTIONS: Record<string, { run: Handler; writes: boolean }> = {
   ListSubscriptions: { run: listSubscriptions, writes: false },
   ListSubscriptionsByTopic: { run: listSubscriptionsByTopic, writes: false },
   Publish: { run: publish, writes: false },
+  PublishBatch: { run: publishBatch, writes: false },
   TagResource: { run: tagResource, writes: true },
   UntagResource: { run: untagResource, writes: true },
   ListTagsForResource: { run: listTagsForResource, writes: false },

@@ -1,17 +1,18 @@
 /**
- * Publish: checks the message as SNS does, and the sender against the topic's access policy
- * (topic-policy.ts), and hands it to every confirmed subscription whose filter policy lets it
- * through.
+ * Publish and PublishBatch: check each message as SNS does, and the sender against the topic's
+ * access policy (topic-policy.ts), and hand it to every confirmed subscription whose filter
+ * policy lets it through.
  */
 import { randomUUID } from 'node:crypto';
-import { invalidParameter } from '../errors';
+import { invalidParameter, SnsError } from '../errors';
 import { isPlainObject, passesFilter } from '../filter-policy';
 import { notificationMessage } from '../messages';
-import { el, type QueryParams } from '../query-protocol';
-import type { MessageAttribute, Publication } from '../types';
+import { el, QueryParams } from '../query-protocol';
+import type { SnsBackend } from '../state';
+import type { MessageAttribute, Publication, TopicRecord } from '../types';
 import { localPrincipalArn } from '../../../aws/local-account';
 import { authorizationError, explicitlyDenied } from '../topic-policy';
-import type { Handler } from './handler';
+import type { Handler, RequestFacts } from './handler';
 
 /**
  * SNS's limit for a message with its attributes, each counted as its name, data type and value
@@ -66,10 +67,19 @@ function messageChooser(message: string, structure: string | undefined): (protoc
   };
 }
 
-export const publish: Handler = (sns, params, request) => {
-  // TargetArn is for platform endpoints in SNS; here only topics exist to publish to.
-  const topicArn = params.get('TopicArn') || params.get('TargetArn');
-  if (!topicArn) throw invalidParameter('TopicArn or TargetArn Reason: no value for required parameter');
+/** What one message is, checked as SNS checks a Publish (or one entry of a PublishBatch). */
+interface CheckedMessage {
+  messageFor: (protocol: string) => string;
+  subject: string | undefined;
+  attributes: MessageAttribute[];
+  /** The bytes SNS counts against its limit: the body and every attribute. */
+  size: number;
+  messageGroupId: string | undefined;
+  messageDeduplicationId: string | undefined;
+}
+
+/** One message's parameters: Publish's own, or one entry's of a PublishBatch (named as Publish's). */
+function checkedMessage(params: QueryParams): CheckedMessage {
   const message = params.get('Message') ?? '';
   if (message === '') throw invalidParameter('Empty message');
   const attributes = messageAttributesFrom(params);
@@ -79,9 +89,22 @@ export const publish: Handler = (sns, params, request) => {
   if (subject !== undefined && (subject.length < 1 || subject.length > 100 || /[\u0000-\u001f]/.test(subject))) {
     throw invalidParameter('Subject');
   }
-  const messageFor = messageChooser(message, params.get('MessageStructure'));
-  const messageId = randomUUID();
+  return {
+    messageFor: messageChooser(message, params.get('MessageStructure')),
+    subject,
+    attributes,
+    size,
+    messageGroupId: params.get('MessageGroupId') || undefined,
+    messageDeduplicationId: params.get('MessageDeduplicationId') || undefined,
+  };
+}
 
+/**
+ * The topic to publish to, once its access policy lets the request's principal publish. PublishBatch
+ * is authorized as Publish: "The PublishBatch API uses the same Publish API action for IAM policies"
+ * (SNS Developer Guide, "Amazon SNS message batching").
+ */
+function publishableTopic(sns: SnsBackend, topicArn: string, request: RequestFacts): TopicRecord {
   const topic = sns.topic(topicArn);
   if (topic.attributes.Policy) {
     const { accountId } = sns.settings;
@@ -93,16 +116,89 @@ export const publish: Handler = (sns, params, request) => {
     };
     if (explicitlyDenied(topic.attributes.Policy, check)) throw authorizationError(check);
   }
-  const fifo = topic.attributes.FifoTopic === 'true';
-  if (fifo && !params.get('MessageGroupId')) throw invalidParameter('The MessageGroupId parameter is required for FIFO topics');
-  if (fifo && !params.get('MessageDeduplicationId') && topic.attributes.ContentBasedDeduplication !== 'true') {
+  return topic;
+}
+
+function checkFifo(topic: TopicRecord, message: CheckedMessage): void {
+  if (topic.attributes.FifoTopic !== 'true') return;
+  if (!message.messageGroupId) throw invalidParameter('The MessageGroupId parameter is required for FIFO topics');
+  if (!message.messageDeduplicationId && topic.attributes.ContentBasedDeduplication !== 'true') {
     throw invalidParameter('MessageDeduplicationId Reason: required unless the topic has ContentBasedDeduplication');
   }
+}
+
+/** Hands a message to every confirmed subscription of its topic whose filter policy lets it through; answers its id. */
+function deliverToSubscribers(sns: SnsBackend, topic: TopicRecord, message: CheckedMessage): string {
+  const messageId = randomUUID();
+  const { messageFor, subject, attributes } = message;
   const publication: Publication = { topic, messageId, messageFor, subject, attributes, timestamp: new Date().toISOString() };
   for (const subscription of sns.subscriptionsOf(topic.arn)) {
     // Unconfirmed subscriptions get nothing until they confirm: SNS does not queue for them.
     if (subscription.pendingConfirmation || !passesFilter(subscription, publication)) continue;
     sns.deliver(subscription, notificationMessage(sns.origin, subscription, publication));
   }
+  return messageId;
+}
+
+export const publish: Handler = (sns, params, request) => {
+  // TargetArn is for platform endpoints in SNS; here only topics exist to publish to.
+  const topicArn = params.get('TopicArn') || params.get('TargetArn');
+  if (!topicArn) throw invalidParameter('TopicArn or TargetArn Reason: no value for required parameter');
+  const message = checkedMessage(params);
+  const topic = publishableTopic(sns, topicArn, request);
+  checkFifo(topic, message);
+  const messageId = deliverToSubscribers(sns, topic, message);
+  const fifo = topic.attributes.FifoTopic === 'true';
   return [el('MessageId', messageId), ...(fifo ? [el('SequenceNumber', sns.nextFifoSequenceNumber())] : [])];
 };
+
+/** At most 10 entries per PublishBatch (SNS API Reference, "PublishBatch"). */
+const MAX_BATCH_ENTRIES = 10;
+/** An entry's Id: up to 80 characters, alphanumeric, hyphens and underscores (SNS API Reference, "PublishBatchRequestEntry"). */
+const BATCH_ENTRY_ID = /^[A-Za-z0-9_-]{1,80}$/;
+const ENTRIES = 'PublishBatchRequestEntries.member';
+
+/**
+ * PublishBatch (SNS API Reference, "PublishBatch"): up to 10 messages to one topic, each with an
+ * Id unique in the request, together at most 256 KiB (the sum of what each counts for Publish).
+ * Whatever is wrong with the request (too many, no, or duplicate entries, a malformed Id or
+ * entry, the total size, the topic, its policy) fails it whole; an accepted request answers per
+ * entry, in `Successful` (its MessageId) or `Failed` (Id, Code, Message, SenderFault). The API
+ * reference does not say which errors land in `Failed`; SNS puts there what fails on its side
+ * for one entry, which the emulator never does, so its `Failed` stays empty: tests that need a
+ * failed entry inject it into the client (test/delivery/dispatcher.test.ts).
+ */
+export const publishBatch: Handler = (sns, params, request) => {
+  const topicArn = params.require('TopicArn');
+  const entries = params.indexed(ENTRIES);
+  if (entries.length > MAX_BATCH_ENTRIES) {
+    throw new SnsError('TooManyEntriesInBatchRequest', 'The batch request contains more entries than permissible.');
+  }
+  if (entries.length === 0) throw new SnsError('EmptyBatchRequest', "The batch request doesn't contain any entries.");
+  const ids = entries.map((entry) => entry.Id ?? '');
+  if (new Set(ids).size !== ids.length) {
+    throw new SnsError('BatchEntryIdsNotDistinct', 'Two or more batch entries in the request have the same Id.');
+  }
+  const malformedId = ids.find((id) => !BATCH_ENTRY_ID.test(id));
+  if (malformedId !== undefined) {
+    throw new SnsError('InvalidBatchEntryId', `The Id of a batch entry in a batch request doesn't abide by the specification: ${malformedId}`);
+  }
+  // Each entry's fields are named as Publish's parameters, under its own prefix.
+  const messages = entries.map((entry) => checkedMessage(new QueryParams(new Map(Object.entries(entry)))));
+  if (messages.reduce((sum, message) => sum + message.size, 0) > MAX_MESSAGE_BYTES) {
+    throw new SnsError('BatchRequestTooLong', 'The length of all the messages put together is more than the limit.');
+  }
+  const topic = publishableTopic(sns, topicArn, request);
+  for (const message of messages) checkFifo(topic, message);
+  const fifo = topic.attributes.FifoTopic === 'true';
+  // In the order sent: SNS publishes a FIFO topic's batch in that order.
+  const successful = messages.map((message, position) =>
+    el('member', [
+      el('Id', ids[position]!),
+      el('MessageId', deliverToSubscribers(sns, topic, message)),
+      ...(fifo ? [el('SequenceNumber', sns.nextFifoSequenceNumber())] : []),
+    ]),
+  );
+  return [el('Successful', successful), el('Failed', [])];
+};
+

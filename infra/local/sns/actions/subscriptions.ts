@@ -196,7 +196,8 @@ export const setSubscriptionAttributes: Handler = (sns, params) => {
 function subscriptionsXml(subscriptions: SubscriptionRecord[], nextToken: string | undefined): string[] {
   const member = (subscription: SubscriptionRecord) =>
     el('member', [
-      // SNS lists an unconfirmed subscription under this placeholder instead of its ARN.
+      // SNS lists an unconfirmed subscription under this placeholder instead of its ARN (SNS
+      // Developer Guide, "Step 3: Confirm your Amazon SNS subscription"; shared/reconciliation/sns-inventory.ts).
       el('SubscriptionArn', subscription.pendingConfirmation ? 'PendingConfirmation' : subscription.arn),
       el('Owner', subscription.owner),
       el('Protocol', subscription.protocol),

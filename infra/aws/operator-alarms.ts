@@ -1,0 +1,186 @@
+/**
+ * What tells the operator that something needs a person (docs/operations.md): CloudWatch alarms
+ * on the portal-events dead-letter queue, on the age of the oldest message in the delivery
+ * dead-letter queue, and on the errors of each queue consumer, all notifying one SNS topic for
+ * operators (output OperatorAlarmTopicArn), optionally with e-mail subscriptions.
+ */
+import { ArnFormat, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { Alarm, ComparisonOperator, type IAlarmAction, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
+import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Key } from 'aws-cdk-lib/aws-kms';
+import { Topic } from 'aws-cdk-lib/aws-sns';
+import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import type { ServiceFunction } from './service-function';
+
+export interface OperatorAlarmsProps {
+  /** Portal events the dispatcher failed on 5 times (or EventBridge could not put on its queue). */
+  readonly portalEventsDeadLetterQueue: IQueue;
+  /** Messages SNS could not deliver, which the dead-letter recorder should take within seconds. */
+  readonly deliveryDeadLetterQueue: IQueue;
+  /** The functions that consume a queue: each gets an alarm on its errors. */
+  readonly consumers: readonly ServiceFunction[];
+  /** Addresses subscribed to the topic by e-mail (each confirms the link SNS sends it). */
+  readonly operatorEmails: readonly string[];
+}
+
+/**
+ * CloudWatch gets SQS's metrics once a minute, and Lambda's invocation metrics are counted per
+ * minute ("Available CloudWatch metrics for Amazon SQS"; "Types of metrics for Lambda functions",
+ * https://docs.aws.amazon.com/lambda/latest/dg/monitoring-metrics-types.html): a 5-minute period
+ * tells the operator within minutes, and keeps an intermittent fault from flipping the alarm
+ * between ALARM and OK (each flip a notification) every other minute.
+ */
+const PERIOD = Duration.minutes(5);
+
+/**
+ * A healthy recorder takes a dead letter within seconds; one that failed on it gets it again after
+ * the queue's visibility timeout. Ten minutes lets a couple of such retries pass, and is far
+ * inside the 14 days the queue keeps them.
+ */
+export const DELIVERY_DEAD_LETTER_MAX_AGE = Duration.minutes(10);
+
+export class OperatorAlarms extends Construct {
+  /** Where every alarm and every return to OK is published. */
+  readonly topic: Topic;
+  readonly portalEventsDeadLetters: Alarm;
+  readonly deliveryDeadLettersWaiting: Alarm;
+  /** The errors alarm of each consumer, by the consumer's handler name. */
+  readonly consumerErrors: ReadonlyMap<string, Alarm>;
+
+  constructor(scope: Construct, id: string, props: OperatorAlarmsProps) {
+    super(scope, id);
+    const stack = Stack.of(this);
+    // Readable in the notification's subject, and what the topic policy below matches.
+    const alarmNamePrefix = `${stack.stackName}-`;
+
+    // CloudWatch can publish to an encrypted topic only with a customer managed key whose policy
+    // lets cloudwatch.amazonaws.com use it; the AWS managed alias/aws/sns cannot be changed to
+    // ("Enable compatibility between event sources from AWS services and encrypted topics",
+    // https://docs.aws.amazon.com/sns/latest/dg/sns-key-management.html#compatibility-with-aws-services).
+    const key = new Key(this, 'TopicKey', {
+      description: `Encrypts the operator alarm topic of ${stack.stackName}.`,
+      enableKeyRotation: true,
+      // Nothing stays encrypted under it: SNS keeps no messages once delivered.
+      removalPolicy: RemovalPolicy.DESTROY,
+      pendingWindow: Duration.days(7),
+    });
+    // As the SNS page writes it. Who may publish to the topic is held by the topic policy below,
+    // and this key encrypts nothing else.
+    key.addToResourcePolicy(
+      new PolicyStatement({
+        principals: [new ServicePrincipal('cloudwatch.amazonaws.com')],
+        actions: ['kms:Decrypt', 'kms:GenerateDataKey*'],
+        resources: ['*'],
+      }),
+    );
+
+    this.topic = new Topic(this, 'Topic', {
+      displayName: `${stack.stackName} operator alarms`,
+      masterKey: key,
+      enforceSSL: true,
+    });
+    // The topic's policy replaces SNS's default one, so CloudWatch needs its own statement: for
+    // this stack's alarms in this account only ("Why didn't I receive an SNS notification for my
+    // CloudWatch alarm trigger?", https://repost.aws/knowledge-center/cloudwatch-receive-sns-for-alarm-trigger).
+    this.topic.addToResourcePolicy(
+      new PolicyStatement({
+        principals: [new ServicePrincipal('cloudwatch.amazonaws.com')],
+        actions: ['sns:Publish'],
+        resources: [this.topic.topicArn],
+        conditions: {
+          StringEquals: { 'aws:SourceAccount': stack.account },
+          ArnLike: {
+            'aws:SourceArn': stack.formatArn({
+              service: 'cloudwatch',
+              resource: 'alarm',
+              resourceName: `${alarmNamePrefix}*`,
+              arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+            }),
+          },
+        },
+      }),
+    );
+    for (const address of props.operatorEmails) this.topic.addSubscription(new EmailSubscription(address));
+    const notify = new SnsAction(this.topic);
+
+    // Nothing consumes this queue: whatever is in it waits for a person. The count stays at 1 or
+    // more until the operator redrives or purges, so the alarm stays in ALARM as long as there is
+    // something to look at, and says OK when the queue is empty again. An idle queue stops sending
+    // metrics after some hours: missing data means no messages.
+    this.portalEventsDeadLetters = watch(this, 'PortalEventsDeadLetters', notify, {
+      alarmName: `${alarmNamePrefix}portal-events-dead-letters`,
+      alarmDescription:
+        'Portal events are in the events dead-letter queue (output EventsDeadLetterQueueUrl): the dispatcher failed on ' +
+        'each 5 times (or EventBridge could not queue it), so some activated subscriptions did not get them. Read the ' +
+        'dispatcher\'s log lines "publish failed" or "portal event not dispatched" for the cause, fix it, then redrive ' +
+        'the queue to its source (the retry publishes only to the recipients not yet reached). Kept 14 days. ' +
+        'See docs/operations.md.',
+      metric: props.portalEventsDeadLetterQueue.metricApproximateNumberOfMessagesVisible({ period: PERIOD, statistic: 'Maximum' }),
+      threshold: 1,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+    });
+
+    // SNS sends each dead letter as a new message, so its age counts from when it failed
+    // ("Available CloudWatch metrics for Amazon SQS",
+    // https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/sqs-available-cloudwatch-metrics.html).
+    // The same page: a message received 3 times and not deleted no longer counts towards the
+    // age, so a recorder that takes every message and fails on it shows in its errors alarm
+    // instead; this one sees a recorder that does not take them at all. Empty queue: no data.
+    this.deliveryDeadLettersWaiting = watch(this, 'DeliveryDeadLettersWaiting', notify, {
+      alarmName: `${alarmNamePrefix}delivery-dead-letters-waiting`,
+      alarmDescription:
+        `A message has waited more than ${DELIVERY_DEAD_LETTER_MAX_AGE.toMinutes()} minutes in the delivery dead-letter ` +
+        'queue (output DeliveryDeadLetterQueueUrl): the dead-letter recorder is not storing dead letters, so tenants ' +
+        'cannot see or replay them. Read the recorder\'s logs and its errors alarm, and check its queue trigger is ' +
+        'enabled. The messages wait in the queue up to 14 days; once the recorder works they drain by themselves. ' +
+        'See docs/operations.md.',
+      metric: props.deliveryDeadLetterQueue.metricApproximateAgeOfOldestMessage({ period: PERIOD, statistic: 'Maximum' }),
+      threshold: DELIVERY_DEAD_LETTER_MAX_AGE.toSeconds(),
+      comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+    });
+
+    // Errors counts invocations that failed as a whole (an exception out of the handler, a
+    // timeout, a start that refused its configuration), read as a Sum ("Types of metrics for
+    // Lambda functions"). Records a consumer reports failed one by one are retried by their queue
+    // and are no error. No invocations: no data, which is no error.
+    const consumerErrors = new Map<string, Alarm>();
+    for (const consumer of props.consumers) {
+      consumerErrors.set(
+        consumer.name,
+        watch(this, `${consumer.name}Errors`, notify, {
+          alarmName: `${alarmNamePrefix}${consumer.name}-errors`,
+          alarmDescription:
+            `${consumer.name} failed whole invocations (exceptions, timeouts or a failed start) in the last ` +
+            `${PERIOD.toMinutes()} minutes; its queue hands the batch out again. Read its log group for the error ` +
+            '(ERROR lines, "Task timed out"), fix the cause or the configuration, and watch the alarm return to OK. ' +
+            'See docs/operations.md.',
+          metric: consumer.function.metricErrors({ period: PERIOD, statistic: 'Sum' }),
+          threshold: 1,
+          comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        }),
+      );
+    }
+    this.consumerErrors = consumerErrors;
+  }
+}
+
+/** One alarm on one period, no data counted as fine, telling the topic when it fires and when it is OK again. */
+function watch(
+  scope: Construct,
+  id: string,
+  notify: IAlarmAction,
+  props: Pick<ConstructorParameters<typeof Alarm>[2], 'alarmName' | 'alarmDescription' | 'metric' | 'threshold' | 'comparisonOperator'>,
+): Alarm {
+  const alarm = new Alarm(scope, id, {
+    ...props,
+    evaluationPeriods: 1,
+    datapointsToAlarm: 1,
+    treatMissingData: TreatMissingData.NOT_BREACHING,
+  });
+  alarm.addAlarmAction(notify);
+  alarm.addOkAction(notify);
+  return alarm;
+}
