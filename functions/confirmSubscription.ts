@@ -5,12 +5,12 @@ import { config } from '../shared/environment';
 import { jsonInput } from '../shared/http/json-input';
 import { httpOperation } from '../shared/http/operation';
 import { confirmSubscription } from '../shared/subscriptions/confirm-subscription';
-import { SubscriptionRepository } from '../shared/subscriptions/repository';
-import { SubscriptionTopics } from '../shared/subscriptions/topics';
+import { find, isStored, replaceDeliveryArns, repositoryOf, storeSubscriptionState } from '../shared/subscriptions/repository';
+import { subscribeAgain, topicsOf } from '../shared/subscriptions/topics';
 
 const deps = {
-  repository: new SubscriptionRepository(documentClient, config.tableName),
-  topics: new SubscriptionTopics(snsClient, config.topicPrefix),
+  repository: repositoryOf({ db: documentClient, tableName: config.tableName }, { find, isStored, replaceDeliveryArns, storeSubscriptionState }),
+  topics: topicsOf({ sns: snsClient, topicPrefix: config.topicPrefix }, { subscribeAgain }),
   sns: snsClient,
   deadLetterQueueArn: config.deliveryDeadLetterQueueArn,
   allowedEndpointAccounts: config.allowedEndpointAccounts,

@@ -8,12 +8,12 @@ import { jsonInput } from '../shared/http/json-input';
 import { httpOperation } from '../shared/http/operation';
 import { createSubscription } from '../shared/subscriptions/create-subscription';
 import { recordView } from '../shared/subscriptions/model';
-import { SubscriptionRepository } from '../shared/subscriptions/repository';
-import { SubscriptionTopics } from '../shared/subscriptions/topics';
+import { countFor, insert, isStored, repositoryOf } from '../shared/subscriptions/repository';
+import { deleteTopicAfterFailure, open, topicArnFor, topicsOf } from '../shared/subscriptions/topics';
 
 const deps = {
-  repository: new SubscriptionRepository(documentClient, config.tableName),
-  topics: new SubscriptionTopics(snsClient, config.topicPrefix, topicPublishersOf(config)),
+  repository: repositoryOf({ db: documentClient, tableName: config.tableName }, { countFor, insert, isStored }),
+  topics: topicsOf({ sns: snsClient, topicPrefix: config.topicPrefix, publisherArns: topicPublishersOf(config) }, { topicArnFor, open, deleteTopicAfterFailure }),
   maxSubscriptionsPerPortal: config.maxSubscriptionsPerPortal,
   deadLetterQueueArn: config.deliveryDeadLetterQueueArn,
   allowedEndpointAccounts: config.allowedEndpointAccounts,

@@ -5,12 +5,12 @@ import { config } from '../shared/environment';
 import { httpOperation } from '../shared/http/operation';
 import { configIdFromPath } from '../shared/subscriptions/config-id';
 import { deleteSubscription } from '../shared/subscriptions/delete-subscription';
-import { SubscriptionRepository } from '../shared/subscriptions/repository';
-import { SubscriptionTopics } from '../shared/subscriptions/topics';
+import { find, isStored, remove, repositoryOf } from '../shared/subscriptions/repository';
+import { close, topicsOf } from '../shared/subscriptions/topics';
 
 const deps = {
-  repository: new SubscriptionRepository(documentClient, config.tableName),
-  topics: new SubscriptionTopics(snsClient, config.topicPrefix),
+  repository: repositoryOf({ db: documentClient, tableName: config.tableName }, { find, remove, isStored }),
+  topics: topicsOf({ sns: snsClient, topicPrefix: config.topicPrefix }, { close }),
 };
 
 /** Deletes the subscription named in the path, with its SNS topic and subscription. Any body is ignored. */

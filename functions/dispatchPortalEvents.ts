@@ -6,10 +6,10 @@ import { type PortalEvent, parsePortalEvent } from '../shared/delivery/portal-ev
 import { DeliveryProgress } from '../shared/delivery/progress';
 import { config } from '../shared/environment';
 import { logger, withInvocationLogging } from '../shared/logger';
-import { SubscriptionRepository } from '../shared/subscriptions/repository';
+import { listFor, repositoryOf } from '../shared/subscriptions/repository';
 
 const deps = {
-  repository: new SubscriptionRepository(documentClient, config.tableName),
+  repository: repositoryOf({ db: documentClient, tableName: config.tableName }, { listFor }),
   sns: snsClient,
   progress: new DeliveryProgress(documentClient, config.tableName),
 };

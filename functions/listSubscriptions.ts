@@ -3,10 +3,10 @@ import { snsClient } from '../shared/aws/sns';
 import { config } from '../shared/environment';
 import { httpOperation } from '../shared/http/operation';
 import { listEntryView } from '../shared/subscriptions/model';
-import { SubscriptionRepository } from '../shared/subscriptions/repository';
+import { listFor, repositoryOf, storeSubscriptionState } from '../shared/subscriptions/repository';
 import { subscriptionStatesOf } from '../shared/subscriptions/subscription-states';
 
-const repository = new SubscriptionRepository(documentClient, config.tableName);
+const repository = repositoryOf({ db: documentClient, tableName: config.tableName }, { listFor, storeSubscriptionState });
 
 /** Every subscription of the caller's portal, oldest first. Any request body is ignored. */
 export const handler = httpOperation('listSubscriptionsRoute', {

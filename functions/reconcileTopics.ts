@@ -4,13 +4,13 @@ import { topicPublishersOf } from '../shared/config';
 import { config } from '../shared/environment';
 import { logger, withInvocationLogging } from '../shared/logger';
 import { type ReconcileSummary, reconcileTopics } from '../shared/reconciliation/reconcile';
-import { SubscriptionRepository } from '../shared/subscriptions/repository';
-import { SubscriptionTopics } from '../shared/subscriptions/topics';
+import { find, replaceDeliveryArns, repositoryOf, scanAllSubscriptions, storeSubscriptionState } from '../shared/subscriptions/repository';
+import { close, reopen, topicsOf } from '../shared/subscriptions/topics';
 
 const deps = {
   sns: snsClient,
-  repository: new SubscriptionRepository(documentClient, config.tableName),
-  topics: new SubscriptionTopics(snsClient, config.topicPrefix, topicPublishersOf(config)),
+  repository: repositoryOf({ db: documentClient, tableName: config.tableName }, { scanAllSubscriptions, find, replaceDeliveryArns, storeSubscriptionState }),
+  topics: topicsOf({ sns: snsClient, topicPrefix: config.topicPrefix, publisherArns: topicPublishersOf(config) }, { close, reopen }),
   topicPrefix: config.topicPrefix,
   deadLetterQueueArn: config.deliveryDeadLetterQueueArn,
   graceMs: config.reconcileGraceMinutes * 60_000,

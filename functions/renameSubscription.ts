@@ -3,9 +3,9 @@ import { renameSubscriptionRequest } from '../shared/contract/request-bodies';
 import { config } from '../shared/environment';
 import { jsonInput } from '../shared/http/json-input';
 import { httpOperation } from '../shared/http/operation';
-import { SubscriptionRepository } from '../shared/subscriptions/repository';
+import { repositoryOf, update } from '../shared/subscriptions/repository';
 
-const repository = new SubscriptionRepository(documentClient, config.tableName);
+const repository = repositoryOf({ db: documentClient, tableName: config.tableName }, { update });
 
 export const handler = httpOperation('renameSubscriptionRoute', {
   body: jsonInput(renameSubscriptionRequest),

@@ -9,9 +9,9 @@ import { jsonInput } from '../shared/http/json-input';
 import { httpOperation } from '../shared/http/operation';
 import { logger } from '../shared/logger';
 import { deliverableSubscription } from '../shared/subscriptions/deliverable';
-import { SubscriptionRepository } from '../shared/subscriptions/repository';
+import { find, repositoryOf } from '../shared/subscriptions/repository';
 
-const repository = new SubscriptionRepository(documentClient, config.tableName);
+const repository = repositoryOf({ db: documentClient, tableName: config.tableName }, { find });
 const store = new DeadLetterStore(documentClient, config.tableName);
 
 /**

@@ -9,9 +9,9 @@ import { config } from '../shared/environment';
 import { jsonInput } from '../shared/http/json-input';
 import { httpOperation } from '../shared/http/operation';
 import { deliverableSubscription } from '../shared/subscriptions/deliverable';
-import { SubscriptionRepository } from '../shared/subscriptions/repository';
+import { find, repositoryOf } from '../shared/subscriptions/repository';
 
-const repository = new SubscriptionRepository(documentClient, config.tableName);
+const repository = repositoryOf({ db: documentClient, tableName: config.tableName }, { find });
 
 /**
  * Sends one webhooks.test message to the subscription, whatever its events and status; refused

@@ -3,9 +3,9 @@ import { updateSubscriptionRequest } from '../shared/contract/request-bodies';
 import { config } from '../shared/environment';
 import { jsonInput } from '../shared/http/json-input';
 import { httpOperation } from '../shared/http/operation';
-import { SubscriptionRepository } from '../shared/subscriptions/repository';
+import { repositoryOf, update } from '../shared/subscriptions/repository';
 
-const repository = new SubscriptionRepository(documentClient, config.tableName);
+const repository = repositoryOf({ db: documentClient, tableName: config.tableName }, { update });
 
 /** Replaces the subscription's event list: one conditional write, which the dispatcher reads. */
 export const handler = httpOperation('updateSubscriptionRoute', {

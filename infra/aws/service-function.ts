@@ -1,6 +1,6 @@
 /**
  * One Lambda function of the service (an operation's, the dispatcher or the reconciler), with the settings
- * every function shares fixed here once: Node.js 24 on arm64, one ESM bundle per handler built by the locally
+ * every function shares fixed here once: Node.js 24 on arm64, one CommonJS bundle per handler built by the locally
  * installed esbuild, its own log group with a retention, and a role that starts with no
  * permissions but writing to that log group.
  */
@@ -12,7 +12,7 @@ import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
-import { FUNCTION_BUNDLING } from './function-bundling';
+import { BUNDLE_FILE, FUNCTION_BUNDLING } from './function-bundling';
 
 /** The repository root: entries and the lockfile are resolved from here, wherever cdk runs. */
 export const PROJECT_ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -70,14 +70,24 @@ export class ServiceFunction extends Construct {
       timeout,
       role: this.role,
       logGroup: this.logGroup,
-      environment: { ...environment, NODE_OPTIONS: '--enable-source-maps' },
+      // No NODE_OPTIONS: the bundle maps its own stack traces (function-bundling.ts).
+      environment: { ...environment },
       bundling: {
         forceDockerBundling: false,
         // The settings `npm run bench` measures too (function-bundling.ts).
         ...FUNCTION_BUNDLING,
-        format: OutputFormat.ESM,
+        format: OutputFormat.CJS,
         mainFields: [...FUNCTION_BUNDLING.mainFields],
+        esbuildArgs: { ...FUNCTION_BUNDLING.esbuildArgs, '--alias': [...FUNCTION_BUNDLING.esbuildArgs['--alias']] },
         sourceMapMode: SourceMapMode.DEFAULT,
+        commandHooks: {
+          beforeBundling: () => [],
+          beforeInstall: () => [],
+          // The map keeps our own sources only; the Node running cdk runs the script as it is.
+          afterBundling: (_inputDir: string, outputDir: string) => [
+            `"${process.execPath}" "${join(PROJECT_ROOT, 'infra/aws/own-source-map.ts')}" "${join(outputDir, `${BUNDLE_FILE}.map`)}"`,
+          ],
+        },
       },
     });
 

@@ -109,12 +109,63 @@ function withSchemaValuesInlined(code: string, schema: Node, name: string): stri
   return inlined;
 }
 
+// A string literal of ajv's code, and an object literal of its errors (at most one level of nesting: `params:{...}`).
+const STRING = '"(?:[^"\\\\]|\\\\.)*"';
+const ERROR_OBJECT = `\\{(?:[^{}";]|${STRING}|\\{(?:[^{}";]|${STRING})*\\})*\\}`;
+/** ajv's way of recording one error: the object declared, then pushed onto vErrors, which may still be null. */
+const ERROR_PUSH = new RegExp(`const (err\\d+) = (${ERROR_OBJECT});if\\(vErrors === null\\)\\{vErrors = \\[\\1\\];\\}else \\{vErrors\\.push\\(\\1\\);\\}errors\\+\\+;`, 'g');
+/** An error whose keyword is its schema path's last step and whose params are empty: all but `required`'s. */
+const PLAIN_ERROR = new RegExp(`^\\{instancePath(?::((?:[^,"]|${STRING})+))?,schemaPath:(${STRING}),keyword:(${STRING}),params:\\{\\}\\}$`);
+/** What PLAIN_ERROR's errors are written with instead: the same object, built from its two varying fields. */
+const FAILURE_HELPER = 'const failure = (instancePath, schemaPath) => ({instancePath, schemaPath, keyword: schemaPath.slice(schemaPath.lastIndexOf("/") + 1), params: {}});';
+/** A `required` error of ajv's: the property missing is its only param. */
+const MISSING_ERROR = new RegExp(`^\\{instancePath,schemaPath:(${STRING}),keyword:"required",params:\\{missingProperty: (${STRING})\\}\\}$`);
+const MISSING_HELPER = 'const missing = (instancePath, schemaPath, missingProperty) => ({instancePath, schemaPath, keyword: "required", params: {missingProperty}});';
+/** The options of ajv's validating functions that only `$ref`s and `$dynamicRef`s use: a body's schema has none (UNSUPPORTED). */
+const REFERENCE_OPTIONS = ', parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}';
+
 /**
- * ajv's standalone module for one schema, turned into an expression: the runtime helper it would
- * `require` inlined (so the module imports nothing), everything inside one function call marked
- * pure, so a bundler drops it from the bundles that do not use it.
+ * ajv writes each of a validator's errors out in full, seven statements apiece; create's body has
+ * sixty of them. Written as one push of an object that `failure()` (FAILURE_HELPER, declared once
+ * per module) builds where it can, the same errors in the same order take a third less code:
+ * bytes every cold start of create reads and compiles (docs/decisions.md, "Cold start ahead of
+ * the default CDK build").
  */
-function validatorExpression(schema: Node, name: string): string {
+function withShorterErrors(code: string, name: string): string {
+  const shorter = code.replace(ERROR_PUSH, (_whole, _variable: string, error: string) => {
+    const parts = PLAIN_ERROR.exec(error);
+    const path = parts && (JSON.parse(parts[2]!) as string);
+    if (parts && path!.slice(path!.lastIndexOf('/') + 1) === JSON.parse(parts[3]!)) {
+      return `(vErrors ||= []).push(failure(${parts[1] ?? 'instancePath'},${parts[2]}));errors++;`;
+    }
+    const missing = MISSING_ERROR.exec(error);
+    if (missing) return `(vErrors ||= []).push(missing(instancePath,${missing[1]},${missing[2]}));errors++;`;
+    return `(vErrors ||= []).push(${error});errors++;`;
+  });
+  if (/vErrors === null\)\{vErrors = \[/.test(shorter)) throw new Error(`${name}: ajv recorded an error in a way write-validators.ts does not shorten.`);
+  return shorter;
+}
+
+const UCS2LENGTH = 'require("ajv/dist/runtime/ucs2length").default';
+
+/**
+ * ajv's code for `not: { type: 'string', pattern }` (a string must not match): the subschema run
+ * with its errors counted, kept and discarded again. The same test written directly: one `if`.
+ */
+const NOT_STRING_PATTERN = new RegExp(
+  [
+    'const (_errs\\d+) = errors;const (_errs\\d+) = errors;if\\(errors === \\2\\)\\{',
+    'if\\(typeof (data\\d*) === "string"\\)\\{if\\(!(pattern\\d+)\\.test\\(\\3\\)\\)\\{\\(vErrors \\|\\|= \\[\\]\\)\\.push\\(\\{\\}\\);errors\\+\\+;\\}\\}',
+    'else \\{\\(vErrors \\|\\|= \\[\\]\\)\\.push\\(\\{\\}\\);errors\\+\\+;\\}\\}',
+    'var (valid\\d+) = \\2 === errors;',
+    `if\\(\\5\\)\\{(\\(vErrors \\|\\|= \\[\\]\\)\\.push\\(failure\\((?:[^()"]|${STRING})*\\)\\);errors\\+\\+;)\\}`,
+    'else \\{errors = \\1;if\\(vErrors !== null\\)\\{if\\(\\1\\)\\{vErrors\\.length = \\1;\\}else \\{vErrors = null;\\}\\}\\}',
+  ].join(''),
+  'g',
+);
+
+/** ajv's standalone code for one schema, as an expression whose value is its validating function. */
+function compiledExpression(schema: Node, name: string): string {
   const ajv = new Ajv2020({
     allErrors: true,
     // The body reader writes the sentences (from x-error), not ajv.
@@ -124,19 +175,118 @@ function validatorExpression(schema: Node, name: string): string {
     strictRequired: false,
     code: { source: true, esm: true },
   });
-  const compiled = withoutAnnotations(schema) as Node;
-  const code = withSchemaValuesInlined(standaloneCode(ajv, ajv.compile(compiled)), compiled, name);
+  // Ajv2020 always tracks which properties each subschema evaluated, for unevaluatedProperties
+  // and unevaluatedItems, which a request body's schema may not use (UNSUPPORTED): without the
+  // tracking, create's validator is 800 bytes smaller and validates alike.
+  ajv.opts.unevaluated = false;
+  const code = withSchemaValuesInlined(standaloneCode(ajv, ajv.compile(schema)), schema, name);
   const exported = /export const validate = (\w+);export default \w+;/.exec(code);
   if (!exported) throw new Error(`${name}: unexpected standalone code from ajv (no default export found).`);
-  const body = code
-    .replace(exported[0], '')
-    .replace(/^"use strict";/, '')
-    // The body reader reads only a `required` failure's params; the others would repeat each
-    // pattern and enum of the schema in the bundle.
-    .replace(/params:\{(?!missingProperty)(?:"(?:[^"\\]|\\.)*"|[^{}"])*\}/g, 'params:{}')
-    .replaceAll('require("ajv/dist/runtime/ucs2length").default', `(${ucs2length.toString()})`);
+  const body = withShorterErrors(
+    code
+      .replace(exported[0], '')
+      .replace(/^"use strict";/, '')
+      // The body reader reads only a `required` failure's params; the others would repeat each
+      // pattern and enum of the schema in the bundle.
+      .replace(/params:\{(?!missingProperty)(?:"(?:[^"\\]|\\.)*"|[^{}"])*\}/g, 'params:{}')
+      // The runtime helper, declared once per module (validatorExpression).
+      .replaceAll(UCS2LENGTH, 'ucs2length')
+      .replace(REFERENCE_OPTIONS, '}={}'),
+    name,
+  ).replace(NOT_STRING_PATTERN, 'if(typeof $3 === "string" && $4.test($3)){$6}');
+  if (/\b(parentData|parentDataProperty|rootData|dynamicAnchors)\b/.test(body)) throw new Error(`${name}: the compiled validator reads options write-validators.ts left out.`);
   if (/\brequire\(/.test(body)) throw new Error(`${name}: the compiled validator needs a runtime helper write-validators.ts does not inline.`);
-  return `/* @__PURE__ */ (() => {${body}\nreturn ${exported[1]};})()`;
+  return `(() => {${body}\nreturn ${exported[1]};})()`;
+}
+
+/**
+ * A branch of `allOf` that ties one field's form to another field's value:
+ * `{ if: { properties: { P: { const: V } }, required: [P] }, then: { properties: { F: S } } }`
+ * (create's endpoint by protocol).
+ */
+interface ValueBranch {
+  property: string;
+  value: string | number | boolean | null;
+  field: string;
+  schema: Node;
+}
+
+const hasKeys = (node: Node, keys: readonly string[]) => Object.keys(node).sort().join() === [...keys].sort().join();
+const isPlainName = (name: string) => /^[A-Za-z0-9_-]+$/.test(name);
+
+/** The body's `allOf` as value branches, or undefined unless every entry is one. */
+function valueBranchesOf(schema: Node): ValueBranch[] | undefined {
+  const { allOf } = schema;
+  if (!Array.isArray(allOf) || allOf.length === 0) return undefined;
+  const branches: ValueBranch[] = [];
+  for (const branch of allOf) {
+    if (!isNode(branch) || !hasKeys(branch, ['if', 'then'])) return undefined;
+    const { if: condition, then } = branch;
+    if (!isNode(condition) || !hasKeys(condition, ['properties', 'required']) || !isNode(then) || !hasKeys(then, ['properties'])) return undefined;
+    const tested = Object.entries(condition.properties as Node);
+    const checked = Object.entries(then.properties as Node);
+    if (tested.length !== 1 || checked.length !== 1) return undefined;
+    const [[property, test]] = tested as [[string, Json]];
+    const [[field, form]] = checked as [[string, Json]];
+    const value = isNode(test) && hasKeys(test, ['const']) ? test.const : undefined;
+    const required = condition.required;
+    if (value === undefined || (typeof value === 'object' && value !== null) || !isNode(form)) return undefined;
+    if (!Array.isArray(required) || required.length !== 1 || required[0] !== property || !isPlainName(field)) return undefined;
+    branches.push({ property, value: value as ValueBranch['value'], field, schema: form });
+  }
+  return branches;
+}
+
+/**
+ * What a module of value branches validates with: the fields compiled without the branches,
+ * then the form of the field each applying branch names, compiled alone; its failures placed
+ * where ajv places them in the whole schema (`#/allOf/<i>/then/properties/<field>/...`). ajv
+ * compiles every branch's `if` and `then` into the body's validator in full, and tests each
+ * `if` with every error bookkept: for create, six protocols, half of its validator. Equal to
+ * ajv's whole-schema validation (test/service/contract.schema.test.ts holds the two equal over
+ * generated bodies) but for the `if` failure ajv adds beside a failing `then`, which the body
+ * reader skips.
+ */
+const BRANCHES_VALIDATOR = `function validate(data) {
+  const failures = validateFields(data) ? [] : [...validateFields.errors];
+  if (data && typeof data == "object" && !Array.isArray(data)) {
+    branches.forEach(([property, value, field, validateField], index) => {
+      if (data[property] !== value || data[field] === undefined || validateField(data[field])) return;
+      const at = "#/allOf/" + index + "/then/properties/" + field;
+      for (const failure of validateField.errors) failures.push({ ...failure, instancePath: "/" + field + failure.instancePath, schemaPath: at + failure.schemaPath.slice(1) });
+    });
+  }
+  validate.errors = failures.length > 0 ? failures : null;
+  return failures.length === 0;
+}`;
+
+/**
+ * A body's validator as an expression: ajv's standalone code (with value branches compiled apart,
+ * BRANCHES_VALIDATOR), the runtime helpers it would `require` declared once (so the module
+ * imports nothing), everything inside one function call marked pure, so a bundler drops it from
+ * the bundles that do not use it.
+ */
+function validatorExpression(schema: Node, name: string): string {
+  const compiled = withoutAnnotations(schema) as Node;
+  const branches = valueBranchesOf(compiled);
+  let code: string;
+  if (branches) {
+    const { allOf: _branches, ...fields } = compiled;
+    code = [
+      `const validateFields = ${compiledExpression(fields, name)};`,
+      `const branches = [${branches.map(({ property, value, field, schema: form }, index) => `[${JSON.stringify(property)}, ${JSON.stringify(value)}, ${JSON.stringify(field)}, ${compiledExpression(form, `${name} #/allOf/${index}`)}]`).join(',\n')}];`,
+      BRANCHES_VALIDATOR,
+      'return validate;',
+    ].join('\n');
+  } else {
+    code = `return ${compiledExpression(compiled, name)};`;
+  }
+  const helpers = [
+    ...(/\bucs2length\b/.test(code) ? [`const ucs2length = (${ucs2length.toString()});`] : []),
+    ...(/\bfailure\(/.test(code) ? [FAILURE_HELPER] : []),
+    ...(/\bmissing\(/.test(code) ? [MISSING_HELPER] : []),
+  ];
+  return `/* @__PURE__ */ (() => {${[...helpers, code].join('\n')}})()`;
 }
 
 const HEADER = '// Generated by shared/contract/write-validators.ts from shared/contract/schemas.ts: do not edit.\n';

@@ -7,7 +7,7 @@ import type { DeliveryProgress } from './progress';
 import { type BatchEntry, batchesOf, isTopicGone, publishBatch } from './publish';
 
 export interface DispatchDeps {
-  repository: SubscriptionRepository;
+  repository: Pick<SubscriptionRepository, 'listFor'>;
   sns: SNSClient;
   progress: DeliveryProgress;
 }

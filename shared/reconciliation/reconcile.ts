@@ -41,8 +41,8 @@ import { type ListedSubscription, listAllSubscriptions, listAllTopicArns, PENDIN
 
 export interface ReconcileDeps {
   sns: SNSClient;
-  repository: SubscriptionRepository;
-  topics: SubscriptionTopics;
+  repository: Pick<SubscriptionRepository, 'scanAllSubscriptions' | 'find' | 'replaceDeliveryArns' | 'storeSubscriptionState'>;
+  topics: Pick<SubscriptionTopics, 'close' | 'reopen'>;
   topicPrefix: string;
   /** Named in the redrive policy of every recreated SNS subscription, as create does. */
   deadLetterQueueArn: string | undefined;

@@ -5,7 +5,7 @@
  * whose create is still in flight (its record not yet written) is recognized without a look-up.
  */
 
-// Lower-case, as the service makes them (uuid's v7); version nibble 7, variant 10xx.
+// Lower-case, as the service makes them (a UUIDv7 of config-id.ts); version nibble 7, variant 10xx.
 const UUID_V7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
 export type TopicName =

@@ -7,8 +7,8 @@ import { type SubscriptionState, subscriptionStateOf } from './sns-subscription'
 import type { SubscriptionTopics } from './topics';
 
 export interface ConfirmSubscriptionDeps {
-  repository: SubscriptionRepository;
-  topics: SubscriptionTopics;
+  repository: Pick<SubscriptionRepository, 'find' | 'isStored' | 'replaceDeliveryArns' | 'storeSubscriptionState'>;
+  topics: Pick<SubscriptionTopics, 'subscribeAgain'>;
   sns: SNSClient;
   /** Named in the redrive policy of a subscription made anew, as create does. */
   deadLetterQueueArn: string | undefined;

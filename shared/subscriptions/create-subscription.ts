@@ -1,6 +1,6 @@
-import { v7 as uuidv7 } from 'uuid';
 import { mayHaveBeenApplied } from '../aws/failures';
 import { logger } from '../logger';
+import { newConfigId } from './config-id';
 import { snsSubscriptionAttributesFor } from './delivery-policy';
 import { accountOf, checkEndpointAccount, confirmedAtCreation } from './endpoint-account';
 import { SubscriptionLimitReachedError } from './errors';
@@ -10,8 +10,8 @@ import type { SubscriptionState } from './sns-subscription';
 import type { SubscriptionTopics } from './topics';
 
 export interface CreateSubscriptionDeps {
-  repository: SubscriptionRepository;
-  topics: SubscriptionTopics;
+  repository: Pick<SubscriptionRepository, 'countFor' | 'insert' | 'isStored'>;
+  topics: Pick<SubscriptionTopics, 'topicArnFor' | 'open' | 'deleteTopicAfterFailure'>;
   maxSubscriptionsPerPortal: number;
   /** Where SNS puts messages it could not deliver; none when unset. */
   deadLetterQueueArn: string | undefined;
@@ -58,7 +58,7 @@ export async function createSubscription(
   if ((await repository.countFor(portalId)) >= maxSubscriptionsPerPortal) {
     throw new SubscriptionLimitReachedError(maxSubscriptionsPerPortal);
   }
-  const configId = uuidv7();
+  const configId = newConfigId();
   const topic = await topics.open(
     { portalId, configId, protocol: request.protocol, endpoint: request.endpoint },
     snsSubscriptionAttributesFor(request, deadLetterQueueArn),

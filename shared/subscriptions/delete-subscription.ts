@@ -4,8 +4,8 @@ import type { SubscriptionRepository } from './repository';
 import type { SubscriptionTopics } from './topics';
 
 export interface DeleteSubscriptionDeps {
-  repository: SubscriptionRepository;
-  topics: SubscriptionTopics;
+  repository: Pick<SubscriptionRepository, 'find' | 'remove' | 'isStored'>;
+  topics: Pick<SubscriptionTopics, 'close'>;
 }
 
 /**

@@ -11,7 +11,7 @@ import { subscriptionStateOf } from './sns-subscription';
  * that says why, for the caller.
  */
 export async function deliverableSubscription(
-  deps: { repository: SubscriptionRepository; sns: SNSClient },
+  deps: { repository: Pick<SubscriptionRepository, 'find'>; sns: SNSClient },
   portalId: string,
   configId: string,
   options: { activated: boolean },

@@ -21,7 +21,7 @@ import { type SubscriptionState, subscriptionStateOf } from './sns-subscription'
 
 export interface SubscriptionStatesDeps {
   sns: SNSClient;
-  repository: SubscriptionRepository;
+  repository: Pick<SubscriptionRepository, 'storeSubscriptionState'>;
 }
 
 /** A portal's default limit of 10 all at once; larger portals 10 at a time, not all in one burst. */

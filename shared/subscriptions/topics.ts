@@ -4,6 +4,7 @@ import { isRefusal, SnsRefusedServiceError } from '../aws/refusals';
 import { logger } from '../logger';
 import { EndpointRefusedError } from './errors';
 import type { Protocol } from './model';
+import { type Bound, bindOperations, type Operation } from './bound-operations';
 import { topicAccessPolicy } from './topic-policy';
 
 export interface SubscriptionTopic {
@@ -33,138 +34,156 @@ function subscribeFailure(error: unknown, protocol: Protocol): unknown {
   return error;
 }
 
-/** The SNS side of subscriptions: one topic per subscription and one SNS subscription of its endpoint. */
-export class SubscriptionTopics {
-  /**
-   * `publisherArns`: the principals the topics' access policy lets publish (topic-policy.ts);
-   * needed only by the functions that create topics.
-   */
-  constructor(
-    private readonly sns: SNSClient,
-    private readonly topicPrefix: string,
-    private readonly publisherArns: readonly string[] = [],
-  ) {}
+/**
+ * The SNS client the topics are made with, the prefix of their names, and the principals their
+ * access policy lets publish (topic-policy.ts; needed only by the functions that create topics).
+ */
+export interface TopicSettings {
+  readonly sns: SNSClient;
+  readonly topicPrefix: string;
+  readonly publisherArns?: readonly string[];
+}
 
-  topicNameFor(configId: string): string {
-    return `${this.topicPrefix}-${configId}`;
-  }
+export function topicNameFor({ topicPrefix }: TopicSettings, configId: string): string {
+  return `${topicPrefix}-${configId}`;
+}
 
-  /**
-   * The ARN SNS gives the topic of `configId` when this function creates it: in the function's
-   * own partition and account (from its ARN) and the SNS client's region.
-   */
-  async topicArnFor(configId: string, invokedFunctionArn: string): Promise<string> {
-    const [, partition, , , account] = invokedFunctionArn.split(':');
-    return `arn:${partition}:sns:${await this.sns.config.region()}:${account}:${this.topicNameFor(configId)}`;
-  }
+/**
+ * The ARN SNS gives the topic of `configId` when this function creates it: in the function's
+ * own partition and account (from its ARN) and the SNS client's region.
+ */
+export async function topicArnFor(settings: TopicSettings, configId: string, invokedFunctionArn: string): Promise<string> {
+  const [, partition, , , account] = invokedFunctionArn.split(':');
+  return `arn:${partition}:sns:${await settings.sns.config.region()}:${account}:${topicNameFor(settings, configId)}`;
+}
 
-  /**
-   * Creates the topic, tagged with its portal and config ids and with its access policy, and
-   * subscribes the endpoint with its retry and dead-letter settings (delivery-policy.ts) in the
-   * same call. A failure leaves nothing behind: the topic is deleted again, also when only the
-   * answer to CreateTopic was lost (by its expected ARN; deleting a topic that does not exist
-   * succeeds).
-   */
-  async open(
-    { portalId, configId, protocol, endpoint }: { portalId: string; configId: string } & Endpoint,
-    subscriptionAttributes: Record<string, string>,
-    expectedTopicArn: string,
-  ): Promise<SubscriptionTopic> {
-    let topicArn: string;
-    try {
-      topicArn = await this.createTopic(portalId, configId, expectedTopicArn);
-    } catch (error) {
-      if (mayHaveBeenApplied(error)) await this.deleteTopicAfterFailure(expectedTopicArn);
-      throw error;
-    }
-    try {
-      return { topicArn, subscriptionArn: await this.subscribe(topicArn, { protocol, endpoint }, subscriptionAttributes) };
-    } catch (error) {
-      await this.deleteTopicAfterFailure(topicArn);
-      throw error;
-    }
+/**
+ * Creates the topic, tagged with its portal and config ids and with its access policy, and
+ * subscribes the endpoint with its retry and dead-letter settings (delivery-policy.ts) in the
+ * same call. A failure leaves nothing behind: the topic is deleted again, also when only the
+ * answer to CreateTopic was lost (by its expected ARN; deleting a topic that does not exist
+ * succeeds).
+ */
+export async function open(
+  settings: TopicSettings,
+  { portalId, configId, protocol, endpoint }: { portalId: string; configId: string } & Endpoint,
+  subscriptionAttributes: Record<string, string>,
+  expectedTopicArn: string,
+): Promise<SubscriptionTopic> {
+  let topicArn: string;
+  try {
+    topicArn = await createTopic(settings, portalId, configId, expectedTopicArn);
+  } catch (error) {
+    if (mayHaveBeenApplied(error)) await deleteTopicAfterFailure(settings, expectedTopicArn);
+    throw error;
   }
+  try {
+    return { topicArn, subscriptionArn: await subscribe(settings, topicArn, { protocol, endpoint }, subscriptionAttributes) };
+  } catch (error) {
+    await deleteTopicAfterFailure(settings, topicArn);
+    throw error;
+  }
+}
 
-  /**
-   * Makes a record's lost topic again, with the subscription of its endpoint, for the
-   * reconciler: the topic went, and its subscriptions with it, by no choice of the endpoint.
-   * Both calls are idempotent in SNS. Unlike open(), a failure undoes nothing: the record still
-   * names the topic, so it is no orphan, and the next run completes the repair.
-   */
-  async reopen(
-    { portalId, configId, protocol, endpoint }: { portalId: string; configId: string } & Endpoint,
-    subscriptionAttributes: Record<string, string>,
-    topicArn: string,
-  ): Promise<SubscriptionTopic> {
-    const created = await this.createTopic(portalId, configId, topicArn);
-    return { topicArn: created, subscriptionArn: await this.subscribe(created, { protocol, endpoint }, subscriptionAttributes) };
-  }
+/**
+ * Makes a record's lost topic again, with the subscription of its endpoint, for the
+ * reconciler: the topic went, and its subscriptions with it, by no choice of the endpoint.
+ * Both calls are idempotent in SNS. Unlike open(), a failure undoes nothing: the record still
+ * names the topic, so it is no orphan, and the next run completes the repair.
+ */
+export async function reopen(
+  settings: TopicSettings,
+  { portalId, configId, protocol, endpoint }: { portalId: string; configId: string } & Endpoint,
+  subscriptionAttributes: Record<string, string>,
+  topicArn: string,
+): Promise<SubscriptionTopic> {
+  const created = await createTopic(settings, portalId, configId, topicArn);
+  return { topicArn: created, subscriptionArn: await subscribe(settings, created, { protocol, endpoint }, subscriptionAttributes) };
+}
 
-  /**
-   * Subscribes the endpoint to its existing topic again, for `POST /confirm`; SNS sends the
-   * endpoint a new confirmation request. `attributes` only for a subscription SNS no longer has:
-   * a pending one is answered as it is (with the attributes it was made with), and giving others
-   * would be refused.
-   */
-  async subscribeAgain(topicArn: string, endpoint: Endpoint, attributes: Record<string, string> | undefined): Promise<string> {
-    return this.subscribe(topicArn, endpoint, attributes);
-  }
+/**
+ * Subscribes the endpoint to its existing topic again, for `POST /confirm`; SNS sends the
+ * endpoint a new confirmation request. `attributes` only for a subscription SNS no longer has:
+ * a pending one is answered as it is (with the attributes it was made with), and giving others
+ * would be refused.
+ */
+export async function subscribeAgain(settings: TopicSettings, topicArn: string, endpoint: Endpoint, attributes: Record<string, string> | undefined): Promise<string> {
+  return subscribe(settings, topicArn, endpoint, attributes);
+}
 
-  /**
-   * Removes the topic, and with it its SNS subscription (SNS deletes a topic's subscriptions
-   * with it). One call, so a failure leaves either both or neither. Safe to repeat: deleting
-   * a topic that no longer exists succeeds.
-   */
-  async close({ topicArn }: Pick<SubscriptionTopic, 'topicArn'>): Promise<void> {
-    await this.sns.send(new DeleteTopicCommand({ TopicArn: topicArn }));
-  }
+/**
+ * Removes the topic, and with it its SNS subscription (SNS deletes a topic's subscriptions
+ * with it). One call, so a failure leaves either both or neither. Safe to repeat: deleting
+ * a topic that no longer exists succeeds.
+ */
+export async function close({ sns }: TopicSettings, { topicArn }: Pick<SubscriptionTopic, 'topicArn'>): Promise<void> {
+  await sns.send(new DeleteTopicCommand({ TopicArn: topicArn }));
+}
 
-  private async subscribe(topicArn: string, { protocol, endpoint }: Endpoint, attributes: Record<string, string> | undefined): Promise<string> {
-    try {
-      const { SubscriptionArn } = await this.sns.send(
-        new SubscribeCommand({ TopicArn: topicArn, Protocol: protocol, Endpoint: endpoint, Attributes: attributes, ReturnSubscriptionArn: true }),
-      );
-      return SubscriptionArn!;
-    } catch (error) {
-      throw subscribeFailure(error, protocol);
-    }
+/** Undoes a topic created by a request that is failing; the original error is what the caller sees. */
+export async function deleteTopicAfterFailure({ sns }: TopicSettings, topicArn: string): Promise<void> {
+  try {
+    await sns.send(new DeleteTopicCommand({ TopicArn: topicArn }));
+  } catch (cleanupError) {
+    // The topic is tagged with its portal and config ids, so an operator can find and remove it.
+    logger.error('could not delete the topic of a failed create; it is orphaned', {
+      topicArn,
+      error: cleanupError as Error,
+    });
   }
+}
 
-  /**
-   * The subscription's topic, tagged with its portal and config ids so that an operator can
-   * tell whose it is, and with the access policy that lets only the service publish.
-   */
-  private async createTopic(portalId: string, configId: string, topicArn: string): Promise<string> {
-    if (this.publisherArns.length === 0) throw new Error('no topic publishers configured (TOPIC_PUBLISHER_ARNS)');
-    try {
-      const { TopicArn } = await this.sns.send(
-        new CreateTopicCommand({
-          Name: this.topicNameFor(configId),
-          // Messages signed with SHA256 rather than SNS's default SHA1; no KMS key: a customer
-          // key would need grants for every publisher.
-          Attributes: { SignatureVersion: '2', Policy: topicAccessPolicy(topicArn, this.publisherArns) },
-          Tags: [
-            { Key: 'portalId', Value: portalId },
-            { Key: 'configId', Value: configId },
-          ],
-        }),
-      );
-      return TopicArn!;
-    } catch (error) {
-      throw isRefusal(error) ? new SnsRefusedServiceError('CreateTopic', error) : error;
-    }
+async function subscribe({ sns }: TopicSettings, topicArn: string, { protocol, endpoint }: Endpoint, attributes: Record<string, string> | undefined): Promise<string> {
+  try {
+    const { SubscriptionArn } = await sns.send(
+      new SubscribeCommand({ TopicArn: topicArn, Protocol: protocol, Endpoint: endpoint, Attributes: attributes, ReturnSubscriptionArn: true }),
+    );
+    return SubscriptionArn!;
+  } catch (error) {
+    throw subscribeFailure(error, protocol);
   }
+}
 
-  /** Undoes a topic created by a request that is failing; the original error is what the caller sees. */
-  async deleteTopicAfterFailure(topicArn: string): Promise<void> {
-    try {
-      await this.sns.send(new DeleteTopicCommand({ TopicArn: topicArn }));
-    } catch (cleanupError) {
-      // The topic is tagged with its portal and config ids, so an operator can find and remove it.
-      logger.error('could not delete the topic of a failed create; it is orphaned', {
-        topicArn,
-        error: cleanupError as Error,
-      });
-    }
+/**
+ * The subscription's topic, tagged with its portal and config ids so that an operator can
+ * tell whose it is, and with the access policy that lets only the service publish.
+ */
+async function createTopic(settings: TopicSettings, portalId: string, configId: string, topicArn: string): Promise<string> {
+  const publisherArns = settings.publisherArns ?? [];
+  if (publisherArns.length === 0) throw new Error('no topic publishers configured (TOPIC_PUBLISHER_ARNS)');
+  try {
+    const { TopicArn } = await settings.sns.send(
+      new CreateTopicCommand({
+        Name: topicNameFor(settings, configId),
+        // Messages signed with SHA256 rather than SNS's default SHA1; no KMS key: a customer
+        // key would need grants for every publisher.
+        Attributes: { SignatureVersion: '2', Policy: topicAccessPolicy(topicArn, publisherArns) },
+        Tags: [
+          { Key: 'portalId', Value: portalId },
+          { Key: 'configId', Value: configId },
+        ],
+      }),
+    );
+    return TopicArn!;
+  } catch (error) {
+    throw isRefusal(error) ? new SnsRefusedServiceError('CreateTopic', error) : error;
   }
+}
+
+const TOPIC_OPERATIONS = { topicNameFor, topicArnFor, open, reopen, subscribeAgain, close, deleteTopicAfterFailure };
+
+/**
+ * The SNS side of subscriptions: one topic per subscription and one SNS subscription of its
+ * endpoint. Every operation, bound to one client and prefix; the domain takes the ones it uses
+ * (a Pick of this), and each function binds only those (topicsOf; bound-operations.ts says why).
+ */
+export type SubscriptionTopics = Bound<TopicSettings, typeof TOPIC_OPERATIONS>;
+
+/** The operations named, bound to `settings`: `topicsOf(settings, { close })`. */
+export const topicsOf = <Operations extends { [Name in keyof Operations]: Operation<TopicSettings> }>(settings: TopicSettings, operations: Operations) =>
+  bindOperations(settings, operations);
+
+/** Every operation on the topics: for the reconciler and the suites, which use most of them. */
+export function subscriptionTopics(sns: SNSClient, topicPrefix: string, publisherArns: readonly string[] = []): SubscriptionTopics {
+  return topicsOf({ sns, topicPrefix, publisherArns }, TOPIC_OPERATIONS);
 }

@@ -5,7 +5,7 @@
 import { BatchWriteCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
 import { randomUUID } from 'node:crypto';
-import { v7 as uuidv7 } from 'uuid';
+import { newConfigId } from '../../shared/subscriptions/config-id';
 import { mapWithConcurrency } from '../../shared/aws/bounded-concurrency';
 import { dayCounterOf, expiryOf } from '../../shared/dead-letters/day-counts';
 import { deadLetterKeyOf, EXPIRY_ATTRIBUTE } from '../../shared/subscriptions/table';
@@ -64,7 +64,7 @@ function publishedMessage(portalId: string, configId: string): string {
  */
 async function seedDeadLetters(documentClient: DynamoDBDocumentClient, arns: Omit<Created, 'configId'> | undefined, deadLetters: number) {
   const portalId = `bench-dead-${randomUUID().slice(0, 8)}`;
-  const configId = uuidv7();
+  const configId = newConfigId();
   const failedAt = new Date().toISOString();
   const letters = Array.from({ length: deadLetters }, (_, index) => {
     const at = new Date(Date.parse(failedAt) - index).toISOString();

@@ -1,6 +1,7 @@
 /**
  * The bundles run in fresh Node processes (./bundle-runner.ts): module load alone, invocations
- * timed cold and warm with function and floor taking turns, and the counting pass.
+ * timed cold and warm with function and floor taking turns, single cold starts (the function's
+ * and the CDK's default build of it), and the counting pass.
  */
 import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -43,6 +44,8 @@ export interface CallCount {
 export interface BundleProcesses {
   /** Times import() of a bundle in a fresh process, nothing else. */
   load(side: Side, name: FunctionName, env: Record<string, string>): Promise<number>;
+  /** A cold start: a fresh process's module load plus its one invocation, on `event`. */
+  coldStart(kind: 'function' | 'cdkDefault', name: FunctionName, event: unknown, env: Record<string, string>): Promise<number>;
   invokeInTurns(name: FunctionName, options: TurnsOptions, envOf: (side: Side) => Record<string, string>): Promise<Record<Side, Turns>>;
   countCalls(name: FunctionName, events: unknown[], env: Record<string, string>, counters: CallCounters, invocations?: number): Promise<CallCount>;
 }
@@ -76,8 +79,8 @@ export function bundleProcesses(bundles: Bundles, outDir: string): BundleProcess
     return path;
   }
 
-  async function invoke(side: Side, name: FunctionName, events: unknown[], env: Record<string, string>): Promise<Invocations> {
-    const { loadMs, durationsMs } = await runChild<{ loadMs: number; durationsMs: number[] }>('invoke', side, name, [writeEvents(events)], env);
+  async function invoke(kind: Side | 'cdkDefault', name: FunctionName, events: unknown[], env: Record<string, string>): Promise<Invocations> {
+    const { loadMs, durationsMs } = await runChild<{ loadMs: number; durationsMs: number[] }>('invoke', kind, name, [writeEvents(events)], env);
     return { loadMs, firstMs: durationsMs[0]!, warmMs: durationsMs.slice(1) };
   }
 
@@ -85,6 +88,11 @@ export function bundleProcesses(bundles: Bundles, outDir: string): BundleProcess
     async load(side, name, env) {
       const { loadMs } = await runChild<{ loadMs: number }>('load', side, name, [], env);
       return loadMs;
+    },
+
+    async coldStart(kind, name, event, env) {
+      const { loadMs, firstMs } = await invoke(kind, name, [event], env);
+      return loadMs + firstMs;
     },
 
     /**

@@ -43,6 +43,8 @@ export function dispatchLabel({ events, portals, recipients }: DispatchShape): s
 export interface Iterations {
   /** Load-only processes per bundle. */
   loads: number;
+  /** Cold starts (one invocation each) of every function and of the CDK's default build of it. */
+  coldStarts: number;
   warm: number;
   blocks: number;
   /** Invocations of the counting pass. */
@@ -59,6 +61,7 @@ export interface Iterations {
 /** The full run stays well under 10 minutes on 2 loaded cores. */
 const FULL: Iterations = {
   loads: 20,
+  coldStarts: 20,
   warm: 500,
   // The warm invocations in blocks, a fresh process each, function and floor taking turns
   // (and turns at going first): DynamoDB Local's JVM and the machine speed up and slow down
@@ -88,6 +91,7 @@ const FULL: Iterations = {
 // module load is read off the invocation runs' own imports.
 const QUICK: Iterations = {
   loads: 0,
+  coldStarts: 1,
   warm: 5,
   blocks: 1,
   counted: 1,

@@ -1,6 +1,7 @@
 /**
  * The table's rows, measured: one per function beside its floor (bundle size, module load,
- * first and warm invocations, AWS calls), then list's and the dispatcher's scaling rows.
+ * first and warm invocations, AWS calls) and beside the CDK's default build of it (cold start),
+ * then list's and the dispatcher's scaling rows.
  */
 import { statSync } from 'node:fs';
 import type { Bundles } from './build';
@@ -10,7 +11,7 @@ import { dispatchLabel, type BenchPlan, type FunctionName, type Side } from './p
 import { log } from './progress';
 import type { Services } from './services';
 import { pairedFigures, warmPairs } from './statistics';
-import type { Row } from './table';
+import type { Pair, Row } from './table';
 import { MINIMUM_CALLS, RECORDED_PER_BATCH, REPLAYED_PER_INVOCATION, TARGETS } from './targets';
 
 /** What an invocation of these rows does, since their calls grow with it. */
@@ -50,6 +51,9 @@ export async function measureRows(plan: BenchPlan, bundles: Bundles, processes: 
   const fixtures = await makeFixtures(plan, services.documentClient);
   const context: Context = { plan, bundles, processes, services, fixtures };
   const { rows, mainRuns } = await functionRows(context, loads);
+  // After the functions' own rows: DynamoDB Local has served each kind of request by then.
+  const coldStarts = await coldStartsBesideCdkDefault(context);
+  for (const row of rows) row.coldStartMs = coldStarts.get(row.label as FunctionName);
   const unmeasured: string[] = [];
   if (plan.measures('listSubscriptions')) rows.push(...(await listScalingRows(context, mainRuns.get('listSubscriptions')!, unmeasured)));
   if (plan.measures('dispatchPortalEvents')) rows.push(...(await dispatchScalingRows(context, mainRuns.get('dispatchPortalEvents')!, unmeasured)));
@@ -75,6 +79,27 @@ async function measureLoads({ iterations, functions }: BenchPlan, processes: Bun
     }
   }
   return loads;
+}
+
+/**
+ * Each function's cold start beside the CDK's default build of it: fresh processes invoked once
+ * each, in rounds over every function (a burst of load from other work on the machine falls on
+ * all of them, not on one function's row), the default build going first in every other round.
+ * Answers each side's median and the median of the rounds' ratios.
+ */
+async function coldStartsBesideCdkDefault({ plan, processes, services, fixtures }: Context): Promise<Map<FunctionName, Pair>> {
+  const { coldStarts: rounds } = plan.iterations;
+  log(`cold starts: ${rounds} rounds over every function, beside the default CDK build`);
+  const starts = new Map(plan.functions.map(({ name }) => [name, { function: [] as number[], cdkDefault: [] as number[] }]));
+  for (let round = 0; round < rounds; round++) {
+    for (const { name } of plan.functions) {
+      for (const kind of round % 2 === 0 ? (['cdkDefault', 'function'] as const) : (['function', 'cdkDefault'] as const)) {
+        const [event] = await eventsFor(name, 1, fixtures, plan);
+        starts.get(name)![kind].push(await processes.coldStart(kind, name, event, services.env));
+      }
+    }
+  }
+  return new Map([...starts].map(([name, sides]) => [name, pairedFigures(sides.function, sides.cdkDefault)]));
 }
 
 /** A row per function; list's and the dispatcher's runs are also the first row of their scaling. */

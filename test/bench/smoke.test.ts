@@ -1,10 +1,12 @@
 /**
  * `npm run bench -- --quick` still runs from start to end: builds, starts and stops its
- * services, measures every function and prints its table. Its figures are not checked: a
- * shared machine's timings prove nothing (docs/performance.md).
+ * services, measures every function beside its floor and the CDK's default build, prints its
+ * table and ends with the cold-start line. Its figures are not checked: a shared machine's
+ * timings prove nothing (docs/performance.md).
  */
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { ALL_FUNCTIONS } from './plan';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const TSX_CLI = fileURLToPath(new URL('../../node_modules/tsx/dist/cli.mjs', import.meta.url));
@@ -25,16 +27,21 @@ async function runBench(args: string[]): Promise<{ code: number | null; stdout: 
 }
 
 describe('npm run bench -- --quick', () => {
-  it('measures every function and ends with the summary line', async () => {
+  it('measures every function, its cold start beside the default CDK build, and ends with the summary lines', async () => {
     // Act
     const { code, stdout, stderr } = await runBench(['--quick']);
 
     // Assess
     expect({ code, stderr: code === 0 ? '' : stderr.slice(-3000) }).toEqual({ code: 0, stderr: '' });
     const lines = stdout.trim().split('\n');
-    expect(lines.at(-1)).toMatch(/^bench: 18 rows, \d+ over target$/);
-    for (const name of ['createSubscription', 'updateSubscription', 'activateSubscription', 'listSubscriptions', 'renameSubscription', 'deleteSubscription', 'testSubscription', 'confirmSubscription', 'listDeadLetters', 'replayDeadLetters', 'dispatchPortalEvents', 'recordDeadLetters']) {
-      expect(lines.some((line) => line.startsWith(`| ${name} |`))).toBe(true);
+    expect(lines.at(-2)).toMatch(/^bench: 18 rows, \d+ over target$/);
+    expect(lines.at(-1)).toMatch(/^bench: cold start vs default CDK build: \d+\.\d\dx$/);
+    const coldColumn = lines[0]!.split(' | ').indexOf('cold start ms: fn / default CDK build (ratio)');
+    expect(coldColumn).toBeGreaterThan(0);
+    // Every function the bench knows (the operations table's and the consumers'), with no list to keep here.
+    for (const { name } of ALL_FUNCTIONS) {
+      const row = lines.find((line) => line.startsWith(`| ${name} |`));
+      expect({ name, cold: row?.split(' | ')[coldColumn] }).toEqual({ name, cold: expect.stringMatching(/^\d+\.\d \/ \d+\.\d \(\d+\.\d\dx( !)?\)$/) });
     }
   }, QUICK_RUN_TIMEOUT_MS + 10_000);
 
@@ -43,7 +50,7 @@ describe('npm run bench -- --quick', () => {
     expect({ code: only.code, stderr: only.code === 0 ? '' : only.stderr.slice(-3000) }).toEqual({ code: 0, stderr: '' });
     const rows = only.stdout.split('\n').filter((line) => line.startsWith('| ') && !line.startsWith('| function |'));
     expect(rows.map((line) => line.split(' | ')[0])).toEqual(['| renameSubscription']);
-    expect(only.stdout.trim().split('\n').at(-1)).toMatch(/^bench: 1 rows, \d+ over target$/);
+    expect(only.stdout.trim().split('\n').slice(-2)).toEqual([expect.stringMatching(/^bench: 1 rows, \d+ over target$/), expect.stringMatching(/^bench: cold start vs default CDK build: \d+\.\d\dx$/)]);
 
     const unknown = await runBench(['--quick', '--only', 'renameSubscriptions']);
     expect(unknown.code).toBe(1);

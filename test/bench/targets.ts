@@ -18,6 +18,8 @@ export const TARGETS = {
   warmMedian: 1.2,
   /** List at scale: time per record at the largest portal / at the middle one, the function's over the floor's. */
   listPerRecordFlatness: 1.5,
+  /** Cold start (module load + first invocation), function / the same handler as NodejsFunction builds it by default. */
+  coldStartVsCdkDefault: 0.8,
   /** List of the largest portal (10,000 records, every endpoint confirmed): warm median, ms (issue 22). */
   listLargestWarmMedianMs: 1_000,
 } as const;

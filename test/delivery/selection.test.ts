@@ -12,8 +12,8 @@ import { documentClient } from '../../shared/aws/dynamodb';
 import { snsClient } from '../../shared/aws/sns';
 import { createSubscription } from '../../shared/subscriptions/create-subscription';
 import { HTTP_DELIVERY_POLICY } from '../../shared/subscriptions/delivery-policy';
-import { SubscriptionRepository } from '../../shared/subscriptions/repository';
-import { SubscriptionTopics } from '../../shared/subscriptions/topics';
+import { subscriptionRepository } from '../../shared/subscriptions/repository';
+import { subscriptionTopics } from '../../shared/subscriptions/topics';
 import { call, freshPortal, newSubscription } from '../support/api';
 import { inspectSns, portalTopicArns, subscriptionItems } from '../support/aws-state';
 import { awsCallsDuring } from '../support/aws-calls';
@@ -105,8 +105,8 @@ describe('create', () => {
   it("accepts an own-account endpoint where the deployment allows the service's account, and SNS confirms it itself", async () => {
     const portalId = freshPortal();
     const deps = {
-      repository: new SubscriptionRepository(documentClient, TEST_ENV.TABLE_NAME),
-      topics: new SubscriptionTopics(snsClient, TEST_ENV.TOPIC_PREFIX, TEST_ENV.TOPIC_PUBLISHER_ARNS.split(',')),
+      repository: subscriptionRepository(documentClient, TEST_ENV.TABLE_NAME),
+      topics: subscriptionTopics(snsClient, TEST_ENV.TOPIC_PREFIX, TEST_ENV.TOPIC_PUBLISHER_ARNS.split(',')),
       maxSubscriptionsPerPortal: 10,
       deadLetterQueueArn: TEST_ENV.DELIVERY_DEAD_LETTER_QUEUE_ARN,
       allowedEndpointAccounts: [SERVICE_ACCOUNT],

@@ -54,8 +54,8 @@ const { handler: reconcileHandler } = await import('../../functions/reconcileTop
 const { reconcileTopics } = await import('../../shared/reconciliation/reconcile');
 const { dynamoDbClient, documentClient } = await import('../../shared/aws/dynamodb');
 const { snsClient } = await import('../../shared/aws/sns');
-const { SubscriptionRepository } = await import('../../shared/subscriptions/repository');
-const { SubscriptionTopics } = await import('../../shared/subscriptions/topics');
+const { subscriptionRepository } = await import('../../shared/subscriptions/repository');
+const { subscriptionTopics } = await import('../../shared/subscriptions/topics');
 const { HTTP_DELIVERY_POLICY } = await import('../../shared/subscriptions/delivery-policy');
 const { listAllTopicArns } = await import('../../shared/reconciliation/sns-inventory');
 
@@ -63,8 +63,8 @@ const { listAllTopicArns } = await import('../../shared/reconciliation/sns-inven
 function reconcile({ minutesLater = 0, dryRun = false } = {}) {
   return reconcileTopics({
     sns: snsClient,
-    repository: new SubscriptionRepository(documentClient, TABLE_NAME),
-    topics: new SubscriptionTopics(snsClient, TOPIC_PREFIX, TEST_ENV.TOPIC_PUBLISHER_ARNS.split(',')),
+    repository: subscriptionRepository(documentClient, TABLE_NAME),
+    topics: subscriptionTopics(snsClient, TOPIC_PREFIX, TEST_ENV.TOPIC_PUBLISHER_ARNS.split(',')),
     topicPrefix: TOPIC_PREFIX,
     deadLetterQueueArn: TEST_ENV.DELIVERY_DEAD_LETTER_QUEUE_ARN,
     graceMs: GRACE_MS,
