@@ -214,6 +214,8 @@ export interface Fixtures {
   confirmed: { portalId: string } & Created;
   /** A subscription with dead letters kept, for GET /dead-letters. */
   withDeadLetters: { portalId: string; configId: string };
+  /** For the data some rows make before each turn (replay's dead letters, the recorder's subscriptions). */
+  documentClient: DynamoDBDocumentClient;
   /** By size of list's scale. */
   listPortals: Map<number, string>;
   /** The portals of each of the dispatcher's batches, by its row's label. */
@@ -244,13 +246,15 @@ export async function makeFixtures({ iterations, measures }: BenchPlan, document
     changed: { portalId: changedPortal, configId: changed!.configId },
     confirmed: { portalId: confirmedPortal, ...confirmed! },
     withDeadLetters,
+    documentClient,
     listPortals,
     dispatchPortals,
   };
 }
 
 /** `count` events for one function's own row, with whatever each needs made first (delete: its own subscriptions). */
-export async function eventsFor(name: FunctionName, count: number, fixtures: Fixtures, { iterations }: BenchPlan, documentClient?: DynamoDBDocumentClient): Promise<unknown[]> {
+export async function eventsFor(name: FunctionName, count: number, fixtures: Fixtures, { iterations }: BenchPlan): Promise<unknown[]> {
+  const { documentClient } = fixtures;
   const { portalId, configId } = fixtures.changed;
   const indexes = Array.from({ length: count }, (_, index) => index);
   switch (name) {
@@ -281,12 +285,12 @@ export async function eventsFor(name: FunctionName, count: number, fixtures: Fix
     }
     case 'replayDeadLetters': {
       // A subscription each (its record pointing at the confirmed one's topic), with its own dead letters to send.
-      const seeded = await mapWithConcurrency(indexes, 4, () => seedDeadLetters(documentClient!, fixtures.confirmed, REPLAYED_PER_INVOCATION));
+      const seeded = await mapWithConcurrency(indexes, 4, () => seedDeadLetters(documentClient, fixtures.confirmed, REPLAYED_PER_INVOCATION));
       return seeded.map((subscription) => httpEvent('replayDeadLettersRoute', { portalId: subscription.portalId, body: { config_id: subscription.configId } }));
     }
     case 'recordDeadLetters': {
       // A subscription each, so no batch meets the cap of another's.
-      const seeded = await mapWithConcurrency(indexes, 4, () => seedDeadLetters(documentClient!, undefined, 0));
+      const seeded = await mapWithConcurrency(indexes, 4, () => seedDeadLetters(documentClient, undefined, 0));
       return seeded.map((subscription) => deadLetterBatch(subscription, RECORDED_PER_BATCH));
     }
     case 'confirmSubscription':

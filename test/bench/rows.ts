@@ -110,7 +110,7 @@ async function functionRows({ plan, bundles, processes, services, fixtures }: Co
   const mainRuns = new Map<FunctionName, Run>();
   for (const { name } of plan.functions) {
     log(`${name}: ${iterations.warm} warm invocations each, in ${iterations.blocks} turns`);
-    const events = (count: number) => eventsFor(name, count, fixtures, plan, services.documentClient);
+    const events = (count: number) => eventsFor(name, count, fixtures, plan);
     const turns = await processes.invokeInTurns(name, { warm: iterations.warm, blocks: iterations.blocks, events }, () => env);
     const calls = await processes.countCalls(name, await events(iterations.counted), env, services.counters);
     // Every fresh process times its import() the same way: the invocation runs' loads join the load-only ones.
