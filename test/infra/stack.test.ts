@@ -686,8 +686,8 @@ describe('the bundles', () => {
 
   it('the recorder holds the batch processor and the transaction, and neither SNS nor the HTTP chain', () => {
     const directory = bundleDirectoryOf(logicalIdOf(stack, stack.delivery.recorder.function));
-    const code = readFileSync(join(directory, 'index.mjs'), 'utf8');
-    sizes.recordDeadLetters = `${(statSync(join(directory, 'index.mjs')).size / 1024).toFixed(1)} KiB`;
+    const code = readFileSync(join(directory, 'index.js'), 'utf8');
+    sizes.recordDeadLetters = `${(statSync(join(directory, 'index.js')).size / 1024).toFixed(1)} KiB`;
 
     expect(code.includes('BatchProcessor')).toBe(true);
     expect(code.includes('"TransactWriteItems"')).toBe(true);
