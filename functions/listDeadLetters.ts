@@ -3,13 +3,13 @@ import { InvalidRequestError } from '../shared/contract/invalid-request';
 import { listDeadLettersQuery } from '../shared/contract/request-bodies';
 import { cursorOf, sortKeyOfCursor } from '../shared/dead-letters/cursor';
 import { deadLetterSummaryOf } from '../shared/dead-letters/day-counts';
-import { DeadLetterStore } from '../shared/dead-letters/store';
+import { deadLetterStoreOf, page, subscriptionRecord } from '../shared/dead-letters/store';
 import { config } from '../shared/environment';
 import { httpOperation } from '../shared/http/operation';
 import { queryInput } from '../shared/http/query-input';
 import { SubscriptionNotFoundError } from '../shared/subscriptions/errors';
 
-const store = new DeadLetterStore(documentClient, config.tableName);
+const store = deadLetterStoreOf({ db: documentClient, tableName: config.tableName }, { subscriptionRecord, page });
 
 /** One page of a subscription's dead letters, newest first (docs/failed-deliveries.md). */
 export const handler = httpOperation('listDeadLettersRoute', {

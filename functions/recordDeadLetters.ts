@@ -3,11 +3,11 @@ import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda'
 import { documentClient } from '../shared/aws/dynamodb';
 import { readDeadLetter } from '../shared/dead-letters/dead-letter-message';
 import { DeadLetterBatch } from '../shared/dead-letters/recorder';
-import { DeadLetterStore } from '../shared/dead-letters/store';
+import { deadLetterStoreOf, oldest, store, subscriptionRecord } from '../shared/dead-letters/store';
 import { config } from '../shared/environment';
 import { logger, withInvocationLogging } from '../shared/logger';
 
-const store = new DeadLetterStore(documentClient, config.tableName);
+const deadLetters = deadLetterStoreOf({ db: documentClient, tableName: config.tableName }, { subscriptionRecord, oldest, store });
 const processor = new BatchProcessor(EventType.SQS);
 
 /**
@@ -36,7 +36,7 @@ async function recordOne(batch: DeadLetterBatch, record: SQSRecord): Promise<voi
 /** Consumes the delivery dead-letter queue in batches, one record at a time, reporting failed records. */
 export const handler = withInvocationLogging('recordDeadLetters', (event: SQSEvent, context: Context): Promise<SQSBatchResponse> => {
   // What the batch read of each subscription serves its other records: in order, not in parallel.
-  const batch = new DeadLetterBatch(store);
+  const batch = new DeadLetterBatch(deadLetters);
   return processPartialResponse(event, (record: SQSRecord) => recordOne(batch, record), processor, {
     context,
     // A batch whose every record failed fails the invocation: Lambda counts it in Errors, which the

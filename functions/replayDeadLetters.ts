@@ -3,7 +3,7 @@ import { refusedByService } from '../shared/aws/refusals';
 import { snsClient } from '../shared/aws/sns';
 import { replayDeadLettersRequest } from '../shared/contract/request-bodies';
 import { replayDeadLetters } from '../shared/dead-letters/replay';
-import { DeadLetterStore } from '../shared/dead-letters/store';
+import { deadLetterStoreOf, remove, select } from '../shared/dead-letters/store';
 import { config } from '../shared/environment';
 import { jsonInput } from '../shared/http/json-input';
 import { httpOperation } from '../shared/http/operation';
@@ -12,7 +12,7 @@ import { deliverableSubscription } from '../shared/subscriptions/deliverable';
 import { find, repositoryOf } from '../shared/subscriptions/repository';
 
 const repository = repositoryOf({ db: documentClient, tableName: config.tableName }, { find });
-const store = new DeadLetterStore(documentClient, config.tableName);
+const store = deadLetterStoreOf({ db: documentClient, tableName: config.tableName }, { select, remove });
 
 /**
  * Publishes the subscription's dead letters again (all kept ones, or those with the given

@@ -8,6 +8,9 @@ import { dayCountersOf, deadLetterSummaryOf, MAX_KEPT_PER_SUBSCRIPTION } from '.
 import type { DeadLetter } from './dead-letter-message';
 import type { DeadLetterStore, KeptDeadLetter } from './store';
 
+/** What the recorder does with the store. */
+export type RecorderStore = Pick<DeadLetterStore, 'subscriptionRecord' | 'oldest' | 'store'>;
+
 export type RecordOutcome =
   | { kind: 'stored'; evicted?: KeptDeadLetter }
   | { kind: 'duplicate' }
@@ -31,7 +34,7 @@ const MAX_ATTEMPTS = 3;
 export class DeadLetterBatch {
   private readonly subscriptions = new Map<string, SubscriptionState>();
 
-  constructor(private readonly store: DeadLetterStore) {}
+  constructor(private readonly store: RecorderStore) {}
 
   async record(letter: DeadLetter): Promise<RecordOutcome> {
     for (let attempt = 1; ; attempt++) {

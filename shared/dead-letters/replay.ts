@@ -17,7 +17,7 @@ export const MAX_REPLAYED_PER_REQUEST = 100;
 const PUBLISHES_IN_FLIGHT = 10;
 
 export interface ReplayDeps {
-  store: DeadLetterStore;
+  store: Pick<DeadLetterStore, 'select' | 'remove'>;
   sns: SNSClient;
 }
 
