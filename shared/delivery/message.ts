@@ -1,6 +1,7 @@
 /**
  * What a subscriber receives: one JSON body per portal event, and the SNS message attribute
- * `event`, its kind. The dispatcher and the test operation publish exactly this; nothing else
+ * `event`, its kind. The dispatcher and the test operation publish exactly this (and replay it again,
+ * byte for byte, shared/dead-letters/replay.ts); nothing else
  * can publish to the service's topics (their access policy, subscriptions/topic-policy.ts).
  */
 

@@ -1,7 +1,7 @@
 /**
  * The access policy every subscription's topic is created with (CreateTopic's `Policy`
  * attribute, so no extra call). It denies sns:Publish to every principal but the service's own
- * publishers (the dispatcher's and the test operation's roles): no other principal of the
+ * publishers (the dispatcher's, the test operation's and replay's roles): no other principal of the
  * account, whatever its IAM policies allow, can make a tenant's endpoint receive a message.
  *
  * The publishers are matched by `aws:PrincipalArn` in a condition, not named as principals: a

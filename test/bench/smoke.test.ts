@@ -34,7 +34,7 @@ describe('npm run bench -- --quick', () => {
     // Assess
     expect({ code, stderr: code === 0 ? '' : stderr.slice(-3000) }).toEqual({ code: 0, stderr: '' });
     const lines = stdout.trim().split('\n');
-    expect(lines.at(-2)).toMatch(/^bench: 15 rows, \d+ over target$/);
+    expect(lines.at(-2)).toMatch(/^bench: 18 rows, \d+ over target$/);
     expect(lines.at(-1)).toMatch(/^bench: cold start vs default CDK build: \d+\.\d\dx$/);
     const coldColumn = lines[0]!.split(' | ').indexOf('cold start ms: fn / default CDK build (ratio)');
     expect(coldColumn).toBeGreaterThan(0);

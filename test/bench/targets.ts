@@ -6,6 +6,10 @@ import type { DispatchShape } from './plan';
  * its operation can make, with the one extra call a function may make when it says why.
  */
 
+/** Dead letters each replay invocation of the bench sends again, and each recorder batch holds. */
+export const REPLAYED_PER_INVOCATION = 3;
+export const RECORDED_PER_BATCH = 10;
+
 export const TARGETS = {
   /** Bundle size and module load time, function / floor. */
   bundle: 1.15,
@@ -50,7 +54,20 @@ export const MINIMUM_CALLS: Record<string, (sizes: { records: number; queryPages
   }),
   // Every bench portal's endpoints are stored confirmed: list asks SNS nothing (a pending record would cost a GetSubscriptionAttributes).
   listSubscriptions: ({ queryPages }) => ({ required: { Query: queryPages } }),
-  testSubscription: () => ({ required: { GetItem: 1, Publish: 1 } }),
+  // Its record, whether its endpoint confirmed (a test nobody would get is refused), the Publish.
+  testSubscription: () => ({ required: { GetItem: 1, GetSubscriptionAttributes: 1, Publish: 1 } }),
+  // The record (it must be the caller's; its dropped count), one Query page of dead letters.
+  listDeadLetters: () => ({ required: { GetItem: 1, Query: 1 } }),
+  // The record and SNS's state (deactivated or unconfirmed is refused), one Query of the kept
+  // dead letters, then per message its Publish and the transaction removing it and its count.
+  replayDeadLetters: () => ({
+    required: { GetItem: 1, GetSubscriptionAttributes: 1, Query: 1, Publish: REPLAYED_PER_INVOCATION, TransactWriteItems: REPLAYED_PER_INVOCATION },
+  }),
+  // One write per dead letter: the transaction of its Put and its record's counters.
+  recordDeadLetters: () => ({
+    required: { TransactWriteItems: RECORDED_PER_BATCH },
+    extra: { action: 'GetItem', reason: 'reads the record once per batch: it must exist in that portal with that topic, and the cap of 1,000' },
+  }),
   // A pending subscription (the bench's is): its record, its state, the Subscribe; no write, as its ARN stays.
   confirmSubscription: () => ({ required: { GetItem: 1, GetSubscriptionAttributes: 1, Subscribe: 1 } }),
   // Per portal of the batch, one Query; per recipient, one PublishBatch per 10 of its events.

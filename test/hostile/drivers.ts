@@ -313,7 +313,20 @@ export function listDriver(base: DriverBase): OperationDriver {
         .map(([, item]) => {
           const { configId, name, endpoint, protocol, events, status } = JSON.parse(item) as Record<string, unknown>;
           // The seeds (an e-mail address, another account's queue) wait for their endpoints to confirm.
-          return { configId, name, endpoint, protocol, events, status: Number((status as { $N: string }).$N), confirmed: false, subscriptionState: 'pending' };
+          // And nothing was delivered to them, so nothing failed.
+          return {
+            configId,
+            name,
+            endpoint,
+            protocol,
+            events,
+            status: Number((status as { $N: string }).$N),
+            confirmed: false,
+            subscriptionState: 'pending',
+            deadLetters: 0,
+            lastDeadLetterAt: null,
+            deadLettersDropped: 0,
+          };
         });
       if (!same(canonical(answer.json.configs), canonical(expected))) failAccepted(request, answer, `configs must be ${JSON.stringify(expected)}`);
       return before;

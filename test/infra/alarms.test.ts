@@ -11,7 +11,7 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import { DELIVERY_DEAD_LETTER_MAX_AGE } from '../../infra/aws/operator-alarms';
 import { STACK_NAME } from '../../infra/aws/webhook-subscriptions-app';
 import type { WebhookSubscriptionsStack } from '../../infra/aws/webhook-subscriptions-stack';
-import { DISPATCHER } from '../../shared/operations';
+import { DEAD_LETTER_RECORDER, DISPATCHER } from '../../shared/operations';
 import { logicalIdOf, REQUIRED_CONTEXT, serviceApp } from '../support/cdk-app';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- CloudFormation JSON */
@@ -133,6 +133,15 @@ describe('the alarms', () => {
     });
   });
 
+  it('fire on any error of the dead-letter recorder in 5 minutes', () => {
+    expect(alarm(stack.alarms.consumerErrors.get(DEAD_LETTER_RECORDER.handler)!)).toMatchObject({
+      AlarmName: `${STACK_NAME}-${DEAD_LETTER_RECORDER.handler}-errors`,
+      MetricName: 'Errors',
+      Dimensions: [{ Name: 'FunctionName', Value: { Ref: idOf(stack.delivery.recorder.function) } }],
+      Threshold: 1,
+    });
+  });
+
   it('watch the errors of every function that consumes a queue, and of no other', () => {
     const consumers = ofType('AWS::Lambda::EventSourceMapping').map(([, mapping]) => mapping.Properties.FunctionName.Ref);
     const watched = ofType('AWS::CloudWatch::Alarm')
@@ -140,6 +149,7 @@ describe('the alarms', () => {
       .map(([, a]) => a.Properties.Dimensions.find((d: any) => d.Name === 'FunctionName').Value.Ref);
 
     expect(consumers).toContain(idOf(stack.delivery.dispatcher.function));
+    expect(consumers).toContain(idOf(stack.delivery.recorder.function));
     expect(watched.sort()).toEqual([...new Set(consumers)].sort());
   });
 

@@ -87,8 +87,8 @@ describe('synth with every key set', () => {
 
   it('gives every function the configuration', () => {
     const functions = Object.values(template.findResources('AWS::Lambda::Function'));
-    // The operations, the dispatcher and the reconciler.
-    expect(functions).toHaveLength(OPERATIONS.length + 2);
+    // The operations, the dispatcher, the dead-letter recorder and the reconciler.
+    expect(functions).toHaveLength(OPERATIONS.length + 3);
     for (const fn of functions) {
       expect(fn.Properties.Environment.Variables).toMatchObject({
         TOPIC_PREFIX: 'acme_webhooks',
@@ -216,7 +216,7 @@ describe('synth for sam local invoke against npm start', () => {
     const template = Template.fromStack(stack);
 
     const functions = Object.values(template.findResources('AWS::Lambda::Function'));
-    expect(functions).toHaveLength(OPERATIONS.length + 2);
+    expect(functions).toHaveLength(OPERATIONS.length + 3);
     for (const fn of functions) {
       expect(fn.Properties.Environment.Variables).toMatchObject({
         AWS_ENDPOINT_URL_DYNAMODB: 'http://127.0.0.1:8000',

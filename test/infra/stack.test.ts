@@ -23,8 +23,8 @@ import { OPERATION_PERMISSIONS } from '../../infra/aws/operation-permissions';
 import { STACK_NAME } from '../../infra/aws/webhook-subscriptions-app';
 import type { WebhookSubscriptionsStack } from '../../infra/aws/webhook-subscriptions-stack';
 import { loadConfig } from '../../shared/config';
-import { API_PREFIXES, DISPATCHER, OPERATIONS, RECONCILER } from '../../shared/operations';
-import { IDEMPOTENCY_EXPIRY_ATTRIBUTE, TABLE_KEYS } from '../../shared/subscriptions/table';
+import { API_PREFIXES, DEAD_LETTER_RECORDER, DISPATCHER, OPERATIONS, RECONCILER } from '../../shared/operations';
+import { EXPIRY_ATTRIBUTE, TABLE_KEYS } from '../../shared/subscriptions/table';
 import { logicalIdOf, REQUIRED_CONTEXT, serviceApp } from '../support/cdk-app';
 import { httpEvent } from '../support/http-events';
 
@@ -71,14 +71,14 @@ describe('the subscriptions table', () => {
 
   it("expires idempotency records by TTL, on the persistence layer's expiry attribute", () => {
     template.hasResourceProperties('AWS::DynamoDB::Table', {
-      TimeToLiveSpecification: { AttributeName: IDEMPOTENCY_EXPIRY_ATTRIBUTE, Enabled: true },
+      TimeToLiveSpecification: { AttributeName: EXPIRY_ATTRIBUTE, Enabled: true },
     });
   });
 });
 
 describe('the functions', () => {
-  it('are one per operation, the dispatcher and the reconciler', () => {
-    template.resourceCountIs('AWS::Lambda::Function', OPERATIONS.length + 2);
+  it('are one per operation, the dispatcher, the dead-letter recorder and the reconciler', () => {
+    template.resourceCountIs('AWS::Lambda::Function', OPERATIONS.length + 3);
   });
 
   describe.each(OPERATIONS.map((op) => [op.handler, op] as const))('%s', (_handler, op) => {
@@ -164,7 +164,7 @@ describe('the functions', () => {
 describe('who may publish to the topics', () => {
   it('is named to the functions that create topics (create, the reconciler): the dispatcher and the operations granted sns:Publish', () => {
     const publishing = OPERATIONS.filter((op) => (OPERATION_PERMISSIONS[op.id].topics as readonly string[]).includes('sns:Publish'));
-    expect(publishing.map((op) => op.id)).toEqual(['testSubscriptionRoute']);
+    expect(publishing.map((op) => op.id)).toEqual(['testSubscriptionRoute', 'replayDeadLettersRoute']);
     const creating = [stack.functions.get('createSubscriptionRoute')!, stack.reconciliation.reconciler];
     for (const fn of creating) {
       expect(resources[logicalIdOf(stack, fn.function)]!.Properties.Environment.Variables.TOPIC_PUBLISHER_ARNS).toEqual(publishersVariable());
@@ -241,7 +241,22 @@ describe('what each function may do', () => {
     testSubscription: [
       'own log group: logs:CreateLogStream logs:PutLogEvents',
       'table: dynamodb:GetItem',
-      'topics webhooks-*: sns:Publish',
+      'topics webhooks-*: sns:GetSubscriptionAttributes sns:Publish',
+    ],
+    listDeadLetters: ['own log group: logs:CreateLogStream logs:PutLogEvents', 'table: dynamodb:GetItem dynamodb:Query'],
+    replayDeadLetters: [
+      'own log group: logs:CreateLogStream logs:PutLogEvents',
+      'table: dynamodb:DeleteItem dynamodb:GetItem dynamodb:Query dynamodb:UpdateItem',
+      'topics webhooks-*: sns:GetSubscriptionAttributes sns:Publish',
+    ],
+    recordDeadLetters: [
+      'own log group: logs:CreateLogStream logs:PutLogEvents',
+      'table: dynamodb:GetItem dynamodb:Query when ForAllValues:StringNotLike dynamodb:LeadingKeys idempotency#*,delivery#*',
+      'table: dynamodb:DeleteItem dynamodb:PutItem when ForAllValues:StringNotLike dynamodb:LeadingKeys idempotency#*,delivery#* and ' +
+        'ForAllValues:StringLike dynamodb:Attributes portalId,sk,configId,eventId,event,occurredAt,failedAt,messageId,message,idempotencyExpiresAt',
+      'table: dynamodb:UpdateItem when ForAllValues:StringNotLike dynamodb:LeadingKeys idempotency#*,delivery#* and ' +
+        'ForAllValues:StringLike dynamodb:Attributes portalId,sk,topicArn,lastDeadLetterAt,deadLettersDropped,deadLetters@*',
+      'delivery dead-letter queue: sqs:ChangeMessageVisibility sqs:DeleteMessage sqs:GetQueueAttributes sqs:GetQueueUrl sqs:ReceiveMessage',
     ],
     confirmSubscription: [
       'own log group: logs:CreateLogStream logs:PutLogEvents',
@@ -267,10 +282,11 @@ describe('what each function may do', () => {
   const allFunctions = () => [
     ...OPERATIONS.map((op) => [op.handler, stack.functions.get(op.id)!] as const),
     [DISPATCHER.handler, stack.delivery.dispatcher] as const,
+    [DEAD_LETTER_RECORDER.handler, stack.delivery.recorder] as const,
     [RECONCILER.handler, stack.reconciliation.reconciler] as const,
   ];
 
-  it('lists every function: the eight operations, the dispatcher and the reconciler', () => {
+  it('lists every function: the ten operations, the dispatcher, the dead-letter recorder and the reconciler', () => {
     expect(allFunctions().map(([name]) => name).sort()).toEqual(Object.keys(EXPECTED).sort());
     expect(allFunctions()).toHaveLength(ofType('AWS::Lambda::Function').length);
   });
@@ -290,6 +306,7 @@ describe('what each function may do', () => {
       [JSON.stringify({ 'Fn::GetAtt': [tableId(), 'Arn'] }), 'table'],
       [JSON.stringify(topicArnPattern('webhooks')), 'topics webhooks-*'],
       [JSON.stringify({ 'Fn::GetAtt': [logicalIdOf(stack, stack.delivery.eventsQueue), 'Arn'] }), 'events queue'],
+      [JSON.stringify({ 'Fn::GetAtt': [logicalIdOf(stack, stack.delivery.deliveryDeadLetterQueue), 'Arn'] }), 'delivery dead-letter queue'],
       [JSON.stringify('*'), '*'],
     ]);
     const roleId = logicalIdOf(stack, fn.role);
@@ -313,7 +330,7 @@ describe('the HTTP API', () => {
     const routeKeys = ofType('AWS::ApiGatewayV2::Route').map(([, route]) => route.Properties.RouteKey);
 
     expect(routeKeys.sort()).toEqual(OPERATIONS.flatMap((op) => op.paths.map((path) => `${op.method} ${path}`)).sort());
-    expect(routeKeys).toHaveLength(16);
+    expect(routeKeys).toHaveLength(20);
     expect(routeKeys).toEqual(expect.arrayContaining(API_PREFIXES.map((prefix) => `POST ${prefix}/confirm`)));
   });
 
@@ -443,7 +460,7 @@ describe('the bundles', () => {
       expect(code.includes('DynamoDBServiceException')).toBe(true);
       expect(code.includes('IDEMPOTENCY_IN_PROGRESS')).toBe(op.id === 'createSubscriptionRoute');
       // The JSON body parser only where the operation takes a body (list and delete ignore it).
-      const takesBody = !['listSubscriptionsRoute', 'deleteSubscriptionRoute'].includes(op.id);
+      const takesBody = !['listSubscriptionsRoute', 'deleteSubscriptionRoute', 'listDeadLettersRoute'].includes(op.id);
       expect(code.includes('request body is not valid JSON')).toBe(takesBody);
       // Only its own body's compiled validator and checks: the event list's rules and catalog
       // check only where the body has events, the protocol's, the name's, the status's and the
@@ -455,6 +472,7 @@ describe('the bundles', () => {
         'renameSubscriptionRoute',
         'testSubscriptionRoute',
         'confirmSubscriptionRoute',
+        'replayDeadLettersRoute',
       ].includes(op.id);
       expect(code.includes('must list at least one event kind')).toBe(takesEvents);
       expect(code.includes('unknown event kind')).toBe(takesEvents);
@@ -666,6 +684,18 @@ describe('the bundles', () => {
     expect(code.includes('BatchProcessor')).toBe(false);
   });
 
+  it('the recorder holds the batch processor and the transaction, and neither SNS nor the HTTP chain', () => {
+    const directory = bundleDirectoryOf(logicalIdOf(stack, stack.delivery.recorder.function));
+    const code = readFileSync(join(directory, 'index.js'), 'utf8');
+    sizes.recordDeadLetters = `${(statSync(join(directory, 'index.js')).size / 1024).toFixed(1)} KiB`;
+
+    expect(code.includes('BatchProcessor')).toBe(true);
+    expect(code.includes('"TransactWriteItems"')).toBe(true);
+    expect(code.includes('SNSServiceException')).toBe(false);
+    expect(code.includes('IDEMPOTENCY_IN_PROGRESS')).toBe(false);
+    expect(code.includes('request body is not valid JSON')).toBe(false);
+  });
+
   it('the dispatcher holds PublishBatch, and neither a batch processor nor the HTTP chain', () => {
     const directory = bundleDirectoryOf(logicalIdOf(stack, stack.delivery.dispatcher.function));
     const code = readFileSync(join(directory, 'index.js'), 'utf8');
@@ -681,12 +711,17 @@ describe('the bundles', () => {
   });
 });
 
-/** TOPIC_PUBLISHER_ARNS as the template writes it: the dispatcher's role, then the test operation's. */
+/** TOPIC_PUBLISHER_ARNS as the template writes it: the dispatcher's role, then the test operation's and replay's. */
 function publishersVariable(): { 'Fn::Join': [string, { 'Fn::GetAtt': [string, string] }[]] } {
   const roleArn = (fn: { role: { node: { defaultChild?: unknown } } }): { 'Fn::GetAtt': [string, string] } => ({
     'Fn::GetAtt': [logicalIdOf(stack, fn.role), 'Arn'],
   });
-  return { 'Fn::Join': [',', [roleArn(stack.delivery.dispatcher), roleArn(stack.functions.get('testSubscriptionRoute')!)]] };
+  return {
+    'Fn::Join': [
+      ',',
+      [roleArn(stack.delivery.dispatcher), roleArn(stack.functions.get('testSubscriptionRoute')!), roleArn(stack.functions.get('replayDeadLettersRoute')!)],
+    ],
+  };
 }
 
 function bundleDirectoryOf(functionLogicalId: string): string {

@@ -61,6 +61,10 @@ describe.each(API_PREFIXES.map((prefix) => [prefix]))('the API under %s', (prefi
       // Nobody clicked the e-mail's confirmation link.
       confirmed: false,
       subscriptionState: 'pending',
+      // Nothing was delivered, so nothing failed.
+      deadLetters: 0,
+      lastDeadLetterAt: null,
+      deadLettersDropped: 0,
     });
 
     // Rename

@@ -77,6 +77,9 @@ describe('list over many DynamoDB pages', () => {
       status: 0,
       confirmed: true,
       subscriptionState: 'confirmed',
+      deadLetters: 0,
+      lastDeadLetterAt: null,
+      deadLettersDropped: 0,
     });
   });
 });

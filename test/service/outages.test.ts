@@ -10,6 +10,7 @@ import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { GetSubscriptionAttributesCommand, ListSubscriptionsCommand, ListTopicsCommand, SNSClient } from '@aws-sdk/client-sns';
 import { type FaultMode, type FaultProxy, startFaultProxy } from '../support/fault-proxy';
 import { type Answer, call, newSubscription, startTestStack, TEST_CLIENTS, type TestStack, tokenFor } from '../support/local-stack-client';
+import { confirmAsEndpointOwner } from '../support/sns-confirmation';
 
 const API = '/v7/webhooks/public/api/subscriptions';
 const proxies: { dynamoDb?: FaultProxy; sns?: FaultProxy } = {};
@@ -94,14 +95,25 @@ async function create(name: string): Promise<string> {
   return answer.body.record.configId as string;
 }
 
+/** A subscription whose endpoint (another account's queue) its owner confirmed: test and replay are sent only to such. */
+async function createConfirmed(name: string): Promise<string> {
+  const endpoint = `arn:aws:sqs:us-east-1:111122223333:outage-${Math.random().toString(36).slice(2, 8)}`;
+  const answer = await call(test.stack, 'POST', API, { token, body: newSubscription({ name, protocol: 'sqs', endpoint }) });
+  expect(answer.status).toBe(200);
+  await confirmAsEndpointOwner(answer.body.record.subscriptionArn, test.stack.sns.endpoint);
+  return answer.body.record.configId as string;
+}
+
 type Dependency = 'dynamoDb' | 'sns';
 
 /**
  * The operations, each against a subscription of its own where it needs one. Update, activate
  * and rename only write the record; list asks SNS the state of each subscription not known to be
- * confirmed (these are pending), test publishes, confirm asks the (pending) endpoint to confirm again.
+ * confirmed (these are pending), confirm asks the (pending) endpoint to confirm again; test and
+ * replay ask SNS whether the endpoint of `confirmed` confirmed, then publish (replay: what is
+ * kept, here nothing); dead-letters reads the record and its dead letters.
  */
-function operations(target: string, doomed: string) {
+function operations(target: string, doomed: string, confirmed: string) {
   return [
     { name: 'create', needs: ['dynamoDb', 'sns'], send: () => call(test.stack, 'POST', API, { token, body: newSubscription({ name: 'during outage' }) }) },
     { name: 'update', needs: ['dynamoDb'], send: () => call(test.stack, 'PUT', API, { token, body: { config_id: target, events: ['antivirus.scan.failed'] } }) },
@@ -109,7 +121,13 @@ function operations(target: string, doomed: string) {
     { name: 'list', needs: ['dynamoDb', 'sns'], send: () => call(test.stack, 'GET', `${API}/list`, { token }) },
     { name: 'rename', needs: ['dynamoDb'], send: () => call(test.stack, 'PUT', `${API}/rename`, { token, body: { config_id: target, name: 'renamed in outage' } }) },
     { name: 'delete', needs: ['dynamoDb', 'sns'], send: () => call(test.stack, 'DELETE', `${API}/${doomed}`, { token }) },
-    { name: 'test', needs: ['dynamoDb', 'sns'], send: () => call(test.stack, 'POST', `${API}/test`, { token, body: { config_id: target } }) },
+    { name: 'test', needs: ['dynamoDb', 'sns'], send: () => call(test.stack, 'POST', `${API}/test`, { token, body: { config_id: confirmed } }) },
+    {
+      name: 'dead-letters',
+      needs: ['dynamoDb'],
+      send: () => call(test.stack, 'GET', `${API}/dead-letters?config_id=${target}`, { token }),
+    },
+    { name: 'replay', needs: ['dynamoDb', 'sns'], send: () => call(test.stack, 'POST', `${API}/replay`, { token, body: { config_id: confirmed } }) },
     { name: 'confirm', needs: ['dynamoDb', 'sns'], send: () => call(test.stack, 'POST', `${API}/confirm`, { token, body: { config_id: target } }) },
   ] as const satisfies readonly { name: string; needs: readonly Dependency[]; send: () => Promise<Answer> }[];
 }
@@ -118,7 +136,8 @@ describe('with DynamoDB slow on transactions only', () => {
   it('create and delete look their record up after the lost answer and succeed', async () => {
     const target = await create('target');
     const doomed = await create('doomed');
-    const ops = operations(target, doomed);
+    const confirmed = await createConfirmed('confirmed');
+    const ops = operations(target, doomed, confirmed);
 
     proxies.dynamoDb!.mode = 'slowTransactions';
     let answers: Answer[];
@@ -148,7 +167,8 @@ describe.each<[Dependency, FaultMode]>([
   it('operations that need it answer 5xx with the envelope; once it is back, state agrees and retries complete', async () => {
     const target = await create('target');
     const doomed = await create('doomed');
-    const ops = operations(target, doomed);
+    const confirmed = await createConfirmed('confirmed');
+    const ops = operations(target, doomed, confirmed);
     const before = await expectAgreement();
 
     proxies[dependency]!.mode = mode;
