@@ -2,25 +2,41 @@
  * The admin page of `npm start` in Chromium, used with the keyboard alone (every control is
  * found by its role and accessible name, and activated with Enter or Space): a refused sign-in, sign in, the
  * protocols, catalog and endpoint hints the service's document gives, create,
- * see it listed, rename, replace events, deactivate, send a test event, resend the confirmation
- * request of its pending endpoint (and see it confirmed once followed), a refused create whose
- * message is shown next to its field, delete, and sign in with a pasted token. What the page
- * shows is checked against what the API holds.
+ * see it listed (with a short id, its creation date and "n of 10"), rename, replace events,
+ * deactivate, no test event while its endpoint has not confirmed, resend the confirmation request
+ * of its pending endpoint (and see it confirmed once followed), send a test event, the API's
+ * refusal of one, a refused create whose message is shown next to its field (and no old success
+ * above it), two subscriptions of one name told apart, a full portal, failed deliveries listed and
+ * sent again, the page at 420 px, a read-only client, a token the API refuses, delete, and sign in
+ * with a pasted token. What the page shows is checked against what the API holds.
  *
  * `UPDATE_SCREENSHOTS=1` also saves docs/admin-page.png (the screenshot in docs/local.md).
  */
 import { fileURLToPath } from 'node:url';
+import { SNSClient, UnsubscribeCommand } from '@aws-sdk/client-sns';
 import type { Browser, Locator, Page } from 'playwright-core';
+import { LOCAL_CREDENTIALS } from '../../infra/local/local-stack';
 import { loadConfig } from '../../shared/config';
 import { createSubscriptionRequest } from '../../shared/contract/schemas';
 import { API_PREFIXES } from '../../shared/operations';
 import { chromiumPath, launchChromium, saveScreenshot, withFailureScreenshot } from '../support/browser';
 import { confirmAsEndpointOwner, confirmationRequestsTo } from '../support/sns-confirmation';
-import { call, requestToken, startTestStack, TEST_CLIENTS, type TestStack, tokenFor } from '../support/local-stack-client';
+import {
+  call,
+  forgeToken,
+  newSubscription,
+  requestToken,
+  startTestStack,
+  TEST_CLIENTS,
+  type TestStack,
+  tokenFor,
+} from '../support/local-stack-client';
 
 const DOCS_SCREENSHOT = fileURLToPath(new URL('../../docs/admin-page.png', import.meta.url));
 const PREFIX = API_PREFIXES[0];
 const admin = TEST_CLIENTS.alphaAdmin;
+const reader = TEST_CLIENTS.alphaReader;
+const MAX_SUBSCRIPTIONS = loadConfig(process.env).maxSubscriptionsPerPortal;
 
 // Runs only where Debian's chromium is installed, and says so in one line where it is not.
 const describeWithChromium = chromiumPath ? describe : xdescribe;
@@ -31,8 +47,15 @@ let browser: Browser;
 let page: Page;
 let token: string;
 
+interface Listed {
+  configId: string;
+  name: string;
+  status: number;
+  events: string[];
+}
+
 /** The portal's subscriptions as the API lists them. */
-async function listed(): Promise<{ name: string; status: number; events: string[] }[]> {
+async function listed(): Promise<Listed[]> {
   const answer = await call(local.stack, 'GET', `${PREFIX}/list`, { token });
   expect(answer.status).toBe(200);
   return answer.body.configs;
@@ -46,6 +69,64 @@ const focusedElement = () => page.evaluate<string>('document.activeElement.id ||
 /** Waits until the status line says `text` (the page announces each outcome there). */
 async function statusSays(text: string | RegExp): Promise<void> {
   await page.getByRole('status').filter({ hasText: text }).waitFor();
+}
+
+/** Waits until the page's error line says `text`. */
+async function alertSays(text: string | RegExp): Promise<void> {
+  await page.locator('#page-error').filter({ hasText: text }).waitFor();
+}
+
+/** How the page names a subscription's id and creation: its id's last 8 characters, and the UUIDv7's time. */
+function idAndCreation(configId: string): string {
+  const createdAt = new Date(Number.parseInt(configId.replaceAll('-', '').slice(0, 12), 16));
+  return `id …${configId.slice(-8)}, created ${createdAt.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+}
+
+/**
+ * Run in the page: what sticks out sideways. The page must not scroll sideways, and no element of a
+ * shown section may reach past that section's edges (a string: the suite's types know no DOM).
+ */
+const OVERFLOW_CHECK = `(() => {
+  const problems = [];
+  const root = document.documentElement;
+  if (root.scrollWidth > root.clientWidth) problems.push('the page scrolls sideways: ' + root.scrollWidth + ' > ' + root.clientWidth);
+  for (const section of document.querySelectorAll('section:not([hidden])')) {
+    const card = section.getBoundingClientRect();
+    for (const inside of section.querySelectorAll('*')) {
+      const box = inside.getBoundingClientRect();
+      if (box.width === 0 && box.height === 0) continue;
+      if (box.left < card.left - 0.5 || box.right > card.right + 0.5) {
+        problems.push(inside.tagName.toLowerCase() + ' "' + (inside.textContent || '').slice(0, 30) + '" spans ' +
+          Math.round(box.left) + '-' + Math.round(box.right) + ', outside #' + section.id + ' ' + Math.round(card.left) + '-' + Math.round(card.right));
+      }
+    }
+  }
+  return problems;
+})()`;
+
+/** The SNS subscription of an endpoint, from what the emulator sent it (list answers carry no ARN). */
+async function subscriptionArnOf(endpoint: string): Promise<string> {
+  const { deliveries } = (await (await fetch(`${local.stack.sns.endpoint}/_emulator/deliveries`)).json()) as {
+    deliveries: { subscriptionArn: string; endpoint: string }[];
+  };
+  return deliveries.find((delivery) => delivery.endpoint === endpoint)!.subscriptionArn;
+}
+
+/** Creates a subscription through the API, as another client of the portal would. */
+async function createdElsewhere(overrides: Record<string, unknown> = {}): Promise<string> {
+  const answer = await call(local.stack, 'POST', PREFIX, { token, body: newSubscription(overrides) });
+  expect(answer.status).toBe(200);
+  return answer.body.record.configId;
+}
+
+async function deletedElsewhere(configId: string): Promise<void> {
+  expect((await call(local.stack, 'DELETE', `${PREFIX}/${configId}`, { token })).status).toBe(200);
+}
+
+/** Refreshes the page's list and waits until it shows `count` subscriptions. */
+async function refreshList(count: number): Promise<void> {
+  await page.getByRole('button', { name: 'Refresh the list' }).press('Enter');
+  await page.locator('#subscription-count').filter({ hasText: `${count} of ${MAX_SUBSCRIPTIONS} subscriptions` }).waitFor();
 }
 
 describeWithChromium('the admin page, in Chromium with the keyboard', () => {
@@ -85,6 +166,8 @@ describeWithChromium('the admin page, in Chromium with the keyboard', () => {
     await statusSays('Signed in. 0 subscriptions.');
     expect(await page.getByRole('heading', { name: 'Subscriptions', exact: true }).isVisible()).toBe(true);
     expect(await page.locator('#signed-in-as').textContent()).toBe(`Signed in as ${admin.clientId} (portal ${admin.portalId})`);
+    expect(await page.locator('#subscription-count').textContent()).toBe(`0 of ${MAX_SUBSCRIPTIONS} subscriptions`);
+    expect(await page.locator('#read-only-note').isVisible()).toBe(false);
     expect(await page.getByRole('heading', { name: 'Sign in' }).isVisible()).toBe(false);
   });
 
@@ -105,7 +188,7 @@ describeWithChromium('the admin page, in Chromium with the keyboard', () => {
     }
   });
 
-  step('creates a subscription and lists it with its status and confirmation', async () => {
+  step('creates a subscription and lists it with a short id, its creation date, status, confirmation and failed deliveries', async () => {
     await page.getByLabel('Name', { exact: true }).fill('Hooks');
     await page.getByLabel('Protocol').selectOption('email');
     await page.getByLabel('Endpoint').fill('ops@example.com');
@@ -115,10 +198,13 @@ describeWithChromium('the admin page, in Chromium with the keyboard', () => {
 
     await statusSays('Subscription created. (Hooks)');
     const cells = await row('Hooks').getByRole('cell').allTextContents();
-    expect(cells.slice(0, 4)).toEqual(['emailops@example.com', 'asset_bank.media.createworkflow.job.create', 'Active', 'Pending confirmation']);
-    expect(await listed()).toEqual([
+    expect(cells.slice(0, 5)).toEqual(['emailops@example.com', 'asset_bank.media.createworkflow.job.create', 'Active', 'Pending confirmation', 'None']);
+    const subscriptions = await listed();
+    expect(subscriptions).toEqual([
       expect.objectContaining({ name: 'Hooks', status: 1, events: ['asset_bank.media.create', 'workflow.job.create'] }),
     ]);
+    expect(await row('Hooks').getByRole('rowheader').textContent()).toBe(`Hooks${idAndCreation(subscriptions[0]!.configId)}`);
+    expect(await page.locator('#subscription-count').textContent()).toBe(`1 of ${MAX_SUBSCRIPTIONS} subscriptions`);
   });
 
   step('renames it in a dialog', async () => {
@@ -155,18 +241,26 @@ describeWithChromium('the admin page, in Chromium with the keyboard', () => {
     expect((await listed())[0]!.status).toBe(0);
   });
 
-  step('sends it a test event', async () => {
-    await row('Media hooks').getByRole('button', { name: 'Send test: Media hooks' }).press('Enter');
+  step('says why no test event is sent while its endpoint has not confirmed, and sends none', async () => {
+    const testRequests: string[] = [];
+    const onRequest = (request: { url(): string }) => {
+      if (request.url().endsWith(`${PREFIX}/test`)) testRequests.push(request.url());
+    };
+    page.on('request', onRequest);
+    const sendTest = row('Media hooks').getByRole('button', { name: 'Send test: Media hooks' });
+    expect(await sendTest.getAttribute('aria-disabled')).toBe('true');
 
-    await statusSays(/^Test event sent\./);
-    expect(await statusText()).toMatch(/^Test event sent\. \(Media hooks, message [0-9a-f-]{36}\)$/);
+    await sendTest.press('Enter');
+
+    await alertSays('No test event sent: the endpoint of "Media hooks" has not confirmed its subscription yet, so it would not arrive.');
+    page.off('request', onRequest);
+    expect(testRequests).toEqual([]);
+    // One message area: the deactivation's success no longer stands above this.
+    expect(await statusText()).toBe('');
   });
 
   step('resends the confirmation request of its pending endpoint; once followed, shows it confirmed, without the button', async () => {
-    const { deliveries } = (await (await fetch(`${local.stack.sns.endpoint}/_emulator/deliveries`)).json()) as {
-      deliveries: { subscriptionArn: string; endpoint: string }[];
-    };
-    const subscriptionArn = deliveries.find((delivery) => delivery.endpoint === 'ops@example.com')!.subscriptionArn;
+    const subscriptionArn = await subscriptionArnOf('ops@example.com');
     expect(await confirmationRequestsTo(subscriptionArn, local.stack.sns.endpoint)).toHaveLength(1);
 
     await row('Media hooks').getByRole('button', { name: 'Resend confirmation: Media hooks' }).press('Enter');
@@ -179,6 +273,34 @@ describeWithChromium('the admin page, in Chromium with the keyboard', () => {
     await page.getByRole('button', { name: 'Refresh the list' }).press('Enter');
     await row('Media hooks').getByRole('cell', { name: 'Confirmed', exact: true }).waitFor();
     expect(await row('Media hooks').getByRole('button', { name: 'Resend confirmation: Media hooks' }).count()).toBe(0);
+  });
+
+  step('sends it a test event once its endpoint confirmed', async () => {
+    await row('Media hooks').getByRole('button', { name: 'Send test: Media hooks' }).press('Enter');
+
+    await statusSays(/^Test event sent\./);
+    expect(await statusText()).toMatch(/^Test event sent\. \(Media hooks, message [0-9a-f-]{36}\)$/);
+    expect(await page.locator('#page-error').isVisible()).toBe(false);
+  });
+
+  step('shows the API\'s refusal of a test event when the endpoint left since the list was read', async () => {
+    const [subscription] = await listed();
+    // The endpoint's owner unsubscribes (as its UnsubscribeURL does).
+    const sns = new SNSClient({ endpoint: local.stack.sns.endpoint, region: local.stack.region, credentials: LOCAL_CREDENTIALS });
+    await sns.send(new UnsubscribeCommand({ SubscriptionArn: await subscriptionArnOf('ops@example.com') }));
+    sns.destroy();
+    const refusal = await call(local.stack, 'POST', `${PREFIX}/test`, { token, body: { config_id: subscription!.configId } });
+    expect(refusal.status).toBe(400);
+
+    // The page still shows it confirmed: the API says why nothing is sent.
+    await row('Media hooks').getByRole('button', { name: 'Send test: Media hooks' }).press('Enter');
+
+    await alertSays(refusal.body.message);
+    expect(await statusText()).toBe('');
+    await page.getByRole('button', { name: 'Refresh the list' }).press('Enter');
+    await row('Media hooks').getByRole('cell', { name: 'Unsubscribed', exact: true }).waitFor();
+    expect(await row('Media hooks').getByRole('cell').nth(3).textContent()).toBe('Unsubscribed');
+    expect(await row('Media hooks').getByRole('button', { name: 'Send test: Media hooks' }).getAttribute('aria-disabled')).toBe('true');
   });
 
   step('shows the reason of a refused create next to the field it names', async () => {
@@ -204,14 +326,99 @@ describeWithChromium('the admin page, in Chromium with the keyboard', () => {
     // Read out with the field: the error is part of its description.
     expect(await endpoint.getAttribute('aria-describedby')).toContain('create-endpoint-error');
     expect((await listed()).map((subscription) => subscription.name)).toEqual(['Media hooks']);
+    // One message area: the refresh's success no longer stands above the refusal.
+    expect(await statusText()).toBe('');
+  });
 
-    if (process.env.UPDATE_SCREENSHOTS === '1') await saveScreenshot(page, DOCS_SCREENSHOT);
+  step('tells two subscriptions of the same name apart by short id and creation date', async () => {
+    const twinId = await createdElsewhere({ name: 'Media hooks' });
+    await refreshList(2);
+
+    const subscriptions = await listed();
+    expect(subscriptions.map((subscription) => subscription.name)).toEqual(['Media hooks', 'Media hooks']);
+    const headers = await page.getByRole('rowheader').allTextContents();
+    expect(headers).toEqual(subscriptions.map((subscription) => `Media hooks${idAndCreation(subscription.configId)}`));
+    expect(new Set(headers).size).toBe(2);
+    // Their buttons too are told apart.
+    const twinRename = page.getByRole('button', { name: `Rename: Media hooks (…${twinId.slice(-8)})`, exact: true });
+    expect(await twinRename.count()).toBe(1);
+
+    await deletedElsewhere(twinId);
+    await refreshList(1);
+  });
+
+  step('says how many subscriptions the portal has of its limit, and that a full portal takes no more', async () => {
+    const others: string[] = [];
+    for (let index = 1; index < MAX_SUBSCRIPTIONS; index++) others.push(await createdElsewhere({ name: `Filler ${index}` }));
+    await refreshList(MAX_SUBSCRIPTIONS);
+
+    const create = page.getByRole('button', { name: 'Create subscription' });
+    expect(await create.isDisabled()).toBe(true);
+    expect(await page.locator('#create-limit').textContent()).toBe(
+      `The portal has ${MAX_SUBSCRIPTIONS} of ${MAX_SUBSCRIPTIONS} subscriptions, as many as it may: delete one to create another.`,
+    );
+    // The API agrees: one more is refused.
+    expect((await call(local.stack, 'POST', PREFIX, { token, body: newSubscription() })).status).toBe(400);
+
+    for (const configId of others) await deletedElsewhere(configId);
+    await refreshList(1);
+    expect(await create.isDisabled()).toBe(false);
+    expect(await page.locator('#create-limit').isVisible()).toBe(false);
+  });
+
+  step('fits a 420 px wide screen: nothing wider than its section, no sideways scrolling', async () => {
+    await page.setViewportSize({ width: 420, height: 900 });
+    try {
+      const overflow = await page.evaluate<string[]>(OVERFLOW_CHECK);
+      expect(overflow).toEqual([]);
+      expect(await page.locator('#subscriptions').isVisible()).toBe(true);
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 900 });
+    }
+  });
+
+  step('shows a read-only client no create form and no write buttons, and says it is read-only', async () => {
+    await page.getByRole('button', { name: 'Sign out' }).press('Enter');
+    await page.getByLabel('Client id').fill(reader.clientId);
+    await page.getByLabel('Client secret').fill(reader.clientSecret);
+    await page.getByRole('button', { name: 'Sign in' }).press('Enter');
+
+    await statusSays('Signed in. 1 subscription.');
+    expect(await page.locator('#read-only-note').textContent()).toBe(
+      `Read-only: the token of ${reader.clientId} does not carry webhooks.config:write, so creating, changing, testing, deleting and ` +
+        'sending again are not offered. Sign in with a client that has it to do those.',
+    );
+    expect(await page.getByRole('heading', { name: 'New subscription' }).isVisible()).toBe(false);
+    expect(await row('Media hooks').getByRole('button').count()).toBe(0);
+    expect(await row('Media hooks').getByRole('cell').nth(0).textContent()).toBe('email' + 'ops@example.com');
+  });
+
+  step('says which scope a token lacks when the API still refuses it (403)', async () => {
+    await page.getByRole('button', { name: 'Sign out' }).press('Enter');
+    // A token that names no scopes: the page cannot tell, and the gateway refuses the list.
+    const scopeless = await forgeToken(local.stack, local.signingKey, admin, { scope: undefined });
+    expect((await call(local.stack, 'GET', `${PREFIX}/list`, { token: scopeless })).status).toBe(403);
+
+    await page.getByLabel('Or paste an access token').fill(scopeless);
+    await page.getByRole('button', { name: 'Use this token' }).press('Enter');
+
+    await page
+      .getByRole('alert')
+      .filter({ hasText: 'Not allowed: this needs the scope webhooks.config:read, which the token you signed in with does not carry.' })
+      .waitFor();
+    expect(await page.getByRole('alert').filter({ hasText: /^Forbidden$/ }).count()).toBe(0);
+    expect(await page.getByRole('heading', { name: 'Sign in' }).isVisible()).toBe(true);
+
+    await page.getByLabel('Or paste an access token').fill(token);
+    await page.getByRole('button', { name: 'Use this token' }).press('Enter');
+    await statusSays('Signed in. 1 subscription.');
   });
 
   step('deletes it after a confirmation', async () => {
     await row('Media hooks').getByRole('button', { name: 'Delete: Media hooks' }).press('Enter');
     const dialog = page.getByRole('dialog', { name: 'Delete subscription?' });
-    expect(await dialog.textContent()).toContain('"Media hooks" (email ops@example.com) and its SNS topic will be deleted');
+    const [subscription] = await listed();
+    expect(await dialog.textContent()).toContain(`"Media hooks" (email ops@example.com, id ${subscription!.configId}) and its SNS topic will be deleted`);
     await dialog.getByRole('button', { name: 'Delete' }).press('Enter');
 
     await statusSays('Subscription deleted. (Media hooks)');
