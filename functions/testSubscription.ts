@@ -8,20 +8,20 @@ import { publishToTopic } from '../shared/delivery/publish';
 import { config } from '../shared/environment';
 import { jsonInput } from '../shared/http/json-input';
 import { httpOperation } from '../shared/http/operation';
-import { SubscriptionNotFoundError } from '../shared/subscriptions/errors';
+import { deliverableSubscription } from '../shared/subscriptions/deliverable';
 import { SubscriptionRepository } from '../shared/subscriptions/repository';
 
 const repository = new SubscriptionRepository(documentClient, config.tableName);
 
 /**
- * Sends one webhooks.test message to the subscription, whatever its events and status. A refusal
+ * Sends one webhooks.test message to the subscription, whatever its events and status; refused
+ * (400) while its endpoint has not confirmed, since nothing would arrive. A refusal
  * of the Publish (its topic policy, a missing topic) is the service's fault, not the caller's.
  */
 export const handler = httpOperation('testSubscriptionRoute', {
   body: jsonInput(testSubscriptionRequest),
   run: async ({ portalId, body: { configId } }) => {
-    const subscription = await repository.find(portalId, configId);
-    if (!subscription) throw new SubscriptionNotFoundError(configId);
+    const subscription = await deliverableSubscription({ repository, sns: snsClient }, portalId, configId, { activated: false });
     const messageId = await publishToTopic(snsClient, subscription.topicArn, {
       event: TEST_EVENT_KIND,
       portalId,

@@ -52,6 +52,8 @@ export const OPERATIONS = [
   operation('deleteSubscriptionRoute', 'deleteSubscription', 'DELETE', '/{configId}', SCOPES.write),
   operation('testSubscriptionRoute', 'testSubscription', 'POST', '/test', SCOPES.write),
   operation('confirmSubscriptionRoute', 'confirmSubscription', 'POST', '/confirm', SCOPES.write),
+  operation('listDeadLettersRoute', 'listDeadLetters', 'GET', '/dead-letters', SCOPES.read),
+  operation('replayDeadLettersRoute', 'replayDeadLetters', 'POST', '/replay', SCOPES.write),
 ] as const;
 
 export type OperationId = (typeof OPERATIONS)[number]['id'];
@@ -73,6 +75,14 @@ export function handlerEntryOf(op: Operation): string {
  * and the local stack both take its entry from here.
  */
 export const DISPATCHER = { handler: 'dispatchPortalEvents', entry: 'functions/dispatchPortalEvents.ts' } as const;
+
+/**
+ * The consumer of the delivery dead-letter queue: keeps each message SNS gave up on in the
+ * partition of the portal that owns its subscription (shared/dead-letters/), where list,
+ * GET /dead-letters and POST /replay read it. On AWS an SQS event source; locally the SNS
+ * emulator's dead letters are handed to the same handler in SQS-shaped batches.
+ */
+export const DEAD_LETTER_RECORDER = { handler: 'recordDeadLetters', entry: 'functions/recordDeadLetters.ts' } as const;
 
 /**
  * The scheduled function that restores the agreement of table and SNS (docs/reconciliation.md);

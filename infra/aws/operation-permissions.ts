@@ -56,13 +56,24 @@ export const OPERATION_PERMISSIONS = {
     // DeleteTopic removes the topic's SNS subscription with it.
     topics: ['sns:DeleteTopic'],
   },
-  // GetItem: find the record in the caller's portal; Publish: the test message to its topic.
-  testSubscriptionRoute: { table: ['dynamodb:GetItem'], topics: ['sns:Publish'] },
+  // GetItem: find the record in the caller's portal; GetSubscriptionAttributes: whether its
+  // endpoint confirmed; Publish: the test message to its topic.
+  testSubscriptionRoute: { table: ['dynamodb:GetItem'], topics: ['sns:GetSubscriptionAttributes', 'sns:Publish'] },
   // GetItem: find the record (and look again when Subscribe failed); GetSubscriptionAttributes:
   // its state; Subscribe: the endpoint again; UpdateItem: the conditional write of a new ARN.
   confirmSubscriptionRoute: {
     table: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
     topics: ['sns:GetSubscriptionAttributes', 'sns:Subscribe'],
+  },
+  // GetItem: the record (it must exist in the caller's portal; its dropped count); Query: a page
+  // of dead letters (shared/dead-letters/store.ts).
+  listDeadLettersRoute: { table: ['dynamodb:GetItem', 'dynamodb:Query'], topics: [] },
+  // GetItem: the record, and its counts after; GetSubscriptionAttributes: whether the endpoint
+  // confirmed; Query: the dead letters chosen; Publish: each again; DeleteItem + UpdateItem: the
+  // transaction removing one and uncounting it.
+  replayDeadLettersRoute: {
+    table: ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:DeleteItem', 'dynamodb:UpdateItem'],
+    topics: ['sns:GetSubscriptionAttributes', 'sns:Publish'],
   },
 } as const satisfies Record<OperationId, OperationPermissions>;
 

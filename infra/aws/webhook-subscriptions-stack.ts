@@ -15,7 +15,7 @@ import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { handlerEntryOf, OPERATIONS, type OperationId } from '../../shared/operations';
 import {
-  IDEMPOTENCY_EXPIRY_ATTRIBUTE,
+  EXPIRY_ATTRIBUTE,
   IDEMPOTENCY_PARTITIONS_PATTERN,
   idempotencyPartitionOf,
   TABLE_KEYS,
@@ -76,7 +76,7 @@ export class WebhookSubscriptionsStack extends Stack {
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
       // Idempotency records carry their expiry here (epoch seconds); nothing else has it, so
       // nothing else expires. Expired records are ignored before TTL gets round to them.
-      timeToLiveAttribute: IDEMPOTENCY_EXPIRY_ATTRIBUTE,
+      timeToLiveAttribute: EXPIRY_ATTRIBUTE,
       // Customers' subscriptions outlive the stack: `cdk destroy` leaves the table in place.
       removalPolicy: RemovalPolicy.RETAIN,
     });

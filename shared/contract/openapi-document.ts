@@ -16,7 +16,9 @@ import {
   EXAMPLE_CONFIG_ID,
   eventKind,
   eventKindEntry,
+  listDeadLettersQuery,
   renameSubscriptionRequest,
+  replayDeadLettersRequest,
   schemaNameOf,
   subscriptionIdParameter,
   testSubscriptionRequest,
@@ -58,6 +60,8 @@ interface OperationDoc {
   readonly description: string;
   /** The schema of the body; none: any body is ignored. */
   readonly request?: { readonly $id: string };
+  /** The schema of the query parameters (all strings), documented one parameter each. */
+  readonly query?: { readonly properties: Record<string, Json>; readonly required: readonly string[] };
   readonly requestExample?: Json;
   /** Component name of the 200 body, and an example of it. */
   readonly success: string;
@@ -156,11 +160,52 @@ const OPERATION_DOCS: Record<OperationId, OperationDoc> = {
   },
   testSubscriptionRoute: {
     summary: 'Send a test event',
-    description: 'Publishes one `webhooks.test` message to the subscription, whatever its event list and status.',
+    description:
+      'Publishes one `webhooks.test` message to the subscription, whatever its event list and status. While its endpoint has not ' +
+      'confirmed (`subscriptionState` pending or unsubscribed) nothing would arrive: 400 `ENDPOINT_NOT_CONFIRMED`.',
     request: testSubscriptionRequest,
     requestExample: { config_id: EXAMPLE_CONFIG_ID },
     success: 'TestSubscriptionResponse',
     successExample: { success: true, message: 'Test event sent.', messageId: '5a3d2c1b-0f9e-4d8c-b7a6-958473625140' },
+    answersBadRequest: true,
+  },
+  listDeadLettersRoute: {
+    summary: 'List a subscription\'s dead letters',
+    description:
+      'The messages SNS could not deliver to the endpoint after its retries, newest first, a page at a time (`limit`, default 50, ' +
+      'at most 100; `cursor`: the previous page\'s `nextCursor`). Each is kept 14 days (to the end of the UTC day it failed on ' +
+      'plus 14 days), and at most 1,000 per subscription: the oldest give way, counted in `deadLettersDropped`.',
+    query: listDeadLettersQuery,
+    success: 'ListDeadLettersResponse',
+    successExample: {
+      success: true,
+      message: '1 dead letter on this page.',
+      deadLetters: [
+        {
+          eventId: '6a1e4c2b-3f5d-4e7a-9b8c-0d1e2f3a4b5c',
+          event: 'asset_bank.media.create',
+          occurredAt: '2026-11-24T08:15:00Z',
+          failedAt: '2026-11-24T08:41:12.345Z',
+          messageId: '5a3d2c1b-0f9e-4d8c-b7a6-958473625140',
+        },
+      ],
+      nextCursor: null,
+      deadLettersDropped: 0,
+    },
+    answersBadRequest: true,
+  },
+  replayDeadLettersRoute: {
+    summary: 'Send dead letters again',
+    description:
+      'Publishes the subscription\'s dead letters to its topic again with their original body (same `eventId`), oldest first, ' +
+      'at most 100 per request, and removes each once SNS accepted it: all kept ones, or those of the given `eventIds`. ' +
+      '`remaining` says how many are still kept. At least once: receivers deduplicate on (`configId`, `eventId`). One that fails ' +
+      'again comes back as a new dead letter. eventIds naming no kept dead letter: 200 with `replayed` 0. A deactivated ' +
+      'subscription (400 `SUBSCRIPTION_DEACTIVATED`) or one whose endpoint has not confirmed (400 `ENDPOINT_NOT_CONFIRMED`) is refused.',
+    request: replayDeadLettersRequest,
+    requestExample: { config_id: EXAMPLE_CONFIG_ID, eventIds: ['6a1e4c2b-3f5d-4e7a-9b8c-0d1e2f3a4b5c'] },
+    success: 'ReplayDeadLettersResponse',
+    successExample: { success: true, message: '1 dead letter sent again.', replayed: 1, remaining: 0 },
     answersBadRequest: true,
   },
   confirmSubscriptionRoute: {
@@ -227,7 +272,8 @@ function responsesOf(doc: OperationDoc): Json {
       400: {
         description:
           'A problem the caller can fix: malformed JSON, a missing or invalid field, an unknown or foreign `config_id`, the portal\'s ' +
-          'limit reached, an endpoint SNS refused or one in the service\'s own account, a subscription already confirmed.',
+          'limit reached, an endpoint SNS refused or one in the service\'s own account, a subscription already confirmed, a test or ' +
+          'replay for a deactivated subscription or an endpoint that has not confirmed, a bad `limit` or `cursor`.',
         content: jsonContent(ref('ErrorResponse'), {
           success: false,
           message: 'name must not be empty.',
@@ -296,6 +342,17 @@ function operationObject(operation: Operation, prefixIndex: number): Json {
       example: EXAMPLE_CONFIG_ID,
     });
   }
+  for (const [name, schema] of Object.entries(doc.query?.properties ?? {})) {
+    const { description, examples, ...rest } = schema as Json;
+    parameters.push({
+      name,
+      in: 'query',
+      required: doc.query!.required.includes(name),
+      description,
+      schema: documented(rest, false),
+      ...(examples?.[0] !== undefined && { example: examples[0] }),
+    });
+  }
   if (doc.idempotencyKey) {
     parameters.push({
       name: 'Idempotency-Key',
@@ -353,8 +410,8 @@ export function buildOpenApiDocument(options: OpenApiOptions): Json {
             clientCredentials: {
               tokenUrl: options.tokenUrl,
               scopes: {
-                [SCOPES.read]: 'List the portal\'s subscriptions.',
-                [SCOPES.write]: 'Create, change, test, confirm and delete the portal\'s subscriptions.',
+                [SCOPES.read]: 'List the portal\'s subscriptions and their dead letters.',
+                [SCOPES.write]: 'Create, change, test, confirm and delete the portal\'s subscriptions, and send their dead letters again.',
               },
             },
           },

@@ -11,9 +11,12 @@
 import { config } from '../environment';
 import type { Protocol, SubscriptionStatus } from '../subscriptions/model';
 import { type BodyCheck, type BodyOf, bodyReader } from './body-reader';
+import { DEFAULT_DEAD_LETTERS_PAGE } from './dead-letter-limits';
 import * as activateSchema from './generated/activate-subscription-request';
 import * as confirmSchema from './generated/confirm-subscription-request';
 import * as createSchema from './generated/create-subscription-request';
+import * as listDeadLettersSchema from './generated/list-dead-letters-query';
+import * as replaySchema from './generated/replay-dead-letters-request';
 import * as renameSchema from './generated/rename-subscription-request';
 import * as testSchema from './generated/test-subscription-request';
 import * as updateSchema from './generated/update-subscription-request';
@@ -106,6 +109,19 @@ export const testSubscriptionRequest = /* @__PURE__ */ bodyReader(testSchema, {
 export const confirmSubscriptionRequest = /* @__PURE__ */ bodyReader(confirmSchema, {
   checks: [aliasesAgree],
   output: (body: Addressing) => ({ configId: addressed(body) }),
+});
+
+export const listDeadLettersQuery = /* @__PURE__ */ bodyReader(listDeadLettersSchema, {
+  output: (query: { config_id: string; limit?: string; cursor?: string }) => ({
+    configId: query.config_id.toLowerCase(),
+    limit: query.limit === undefined ? DEFAULT_DEAD_LETTERS_PAGE : Number(query.limit),
+    cursor: query.cursor,
+  }),
+});
+
+export const replayDeadLettersRequest = /* @__PURE__ */ bodyReader(replaySchema, {
+  checks: [aliasesAgree],
+  output: (body: Addressing & { eventIds?: string[] }) => ({ configId: addressed(body), eventIds: body.eventIds }),
 });
 
 export type UpdateSubscriptionRequest = BodyOf<typeof updateSubscriptionRequest>;

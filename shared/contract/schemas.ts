@@ -20,6 +20,7 @@
  * failing keyword's path in the body's own schema.
  */
 import { UUID_PATTERN } from '../subscriptions/config-id';
+import { DEFAULT_DEAD_LETTERS_PAGE, MAX_DEAD_LETTERS_PAGE, MAX_REPLAY_EVENT_IDS } from './dead-letter-limits';
 import { PROTOCOLS } from '../subscriptions/model';
 
 export const SCHEMA_DIALECT = 'https://json-schema.org/draft/2020-12/schema';
@@ -265,6 +266,67 @@ export const confirmSubscriptionRequest = {
   allOf: addressing.allOf,
 } as const;
 
+
+/**
+ * The query of `GET /dead-letters`, validated like a body: every value is a string, as API
+ * Gateway hands query parameters over (a repeated one joined with commas).
+ */
+export const listDeadLettersQuery = {
+  $schema: SCHEMA_DIALECT,
+  $id: schemaId('ListDeadLettersQuery'),
+  type: 'object',
+  description: `Query parameters. ${UNKNOWN_FIELDS}`,
+  properties: {
+    config_id: { ...subscriptionId, description: 'The subscription whose dead letters are listed.' },
+    limit: {
+      type: 'string',
+      pattern: `^0*(?:[1-9][0-9]?|${MAX_DEAD_LETTERS_PAGE})$`,
+      description: `Dead letters per page: 1 to ${MAX_DEAD_LETTERS_PAGE}, default ${DEFAULT_DEAD_LETTERS_PAGE}.`,
+      examples: ['20'],
+      'x-error': `must be a whole number from 1 to ${MAX_DEAD_LETTERS_PAGE}.`,
+    },
+    cursor: {
+      type: 'string',
+      pattern: '^[A-Za-z0-9_-]{1,2048}$',
+      description: 'The `nextCursor` of the previous page, as it was answered; absent for the first page.',
+      'x-error': 'must be the nextCursor of an earlier answer, unchanged.',
+    },
+  },
+  required: ['config_id'],
+} as const;
+
+export const replayDeadLettersRequest = {
+  $schema: SCHEMA_DIALECT,
+  $id: schemaId('ReplayDeadLettersRequest'),
+  type: 'object',
+  description:
+    `${ADDRESSING_DESCRIPTION}Without \`eventIds\`, every dead letter kept for the subscription is sent again, oldest first, ` +
+    `at most ${MAX_REPLAY_EVENT_IDS} per request. ${UNKNOWN_FIELDS}`,
+  properties: {
+    ...addressing.properties,
+    eventIds: {
+      type: 'array',
+      minItems: 1,
+      maxItems: MAX_REPLAY_EVENT_IDS,
+      uniqueItems: true,
+      items: {
+        type: 'string',
+        minLength: 1,
+        maxLength: 256,
+        'x-error': 'must hold event ids: strings of 1 to 256 characters.',
+      },
+      description: `1 to ${MAX_REPLAY_EVENT_IDS} different event ids of dead letters kept for the subscription.`,
+      'x-error': {
+        type: 'must be an array of event ids.',
+        minItems: 'must list at least one event id (leave it out to send every dead letter again).',
+        maxItems: `must list at most ${MAX_REPLAY_EVENT_IDS} event ids.`,
+        uniqueItems: 'must not list an event id twice.',
+      },
+    },
+  },
+  allOf: addressing.allOf,
+} as const;
+
 /** Each request body's schema, by the name of the module its compiled validator is written to. */
 export const REQUEST_SCHEMAS = {
   'create-subscription-request': createSubscriptionRequest,
@@ -273,6 +335,8 @@ export const REQUEST_SCHEMAS = {
   'rename-subscription-request': renameSubscriptionRequest,
   'test-subscription-request': testSubscriptionRequest,
   'confirm-subscription-request': confirmSubscriptionRequest,
+  'list-dead-letters-query': listDeadLettersQuery,
+  'replay-dead-letters-request': replayDeadLettersRequest,
 } as const;
 
 // ---- answers ------------------------------------------------------------------------------
@@ -361,8 +425,27 @@ export const subscriptionListEntry = {
     status: ref(subscriptionStatusAnswer),
     confirmed: { type: 'boolean' },
     subscriptionState: ref(subscriptionState),
+    deadLetters: { type: 'integer', minimum: 0, description: 'How many dead letters are kept for it (GET /dead-letters lists them).' },
+    lastDeadLetterAt: {
+      type: ['string', 'null'],
+      format: 'date-time',
+      description: 'When its latest dead letter failed, while that is still kept; null otherwise.',
+    },
+    deadLettersDropped: { type: 'integer', minimum: 0, description: 'Dead letters removed to keep at most 1,000 (the oldest gave way).' },
   },
-  required: ['configId', 'name', 'endpoint', 'protocol', 'events', 'status', 'confirmed', 'subscriptionState'],
+  required: [
+    'configId',
+    'name',
+    'endpoint',
+    'protocol',
+    'events',
+    'status',
+    'confirmed',
+    'subscriptionState',
+    'deadLetters',
+    'lastDeadLetterAt',
+    'deadLettersDropped',
+  ],
   additionalProperties: false,
 } as const;
 
@@ -409,6 +492,38 @@ export const confirmSubscriptionResponse = success(
   'ConfirmSubscriptionResponse',
   'The endpoint was subscribed again: SNS sent it a new confirmation request (`pending`), or confirmed it itself (`confirmed`).',
   { subscriptionState: ref(subscriptionState) },
+);
+export const deadLetter = {
+  $schema: SCHEMA_DIALECT,
+  $id: schemaId('DeadLetter'),
+  type: 'object',
+  description: 'A message SNS could not deliver to the endpoint after its retries.',
+  properties: {
+    eventId: text,
+    event: text,
+    occurredAt: { type: 'string', description: 'When the event happened (the message\'s occurredAt).' },
+    failedAt: { type: 'string', format: 'date-time', description: 'When SNS gave up on the delivery.' },
+    messageId: { type: 'string', description: 'SNS\'s message id of the delivery that failed.' },
+  },
+  required: ['eventId', 'event', 'occurredAt', 'failedAt', 'messageId'],
+  additionalProperties: false,
+} as const;
+export const listDeadLettersResponse = success(
+  'ListDeadLettersResponse',
+  'One page of the subscription\'s dead letters, newest first.',
+  {
+    deadLetters: { type: 'array', items: ref(deadLetter) },
+    nextCursor: { type: ['string', 'null'], description: 'The `cursor` of the next page; null on the last page.' },
+    deadLettersDropped: { type: 'integer', minimum: 0, description: 'Dead letters removed to keep at most 1,000 (the oldest gave way).' },
+  },
+);
+export const replayDeadLettersResponse = success(
+  'ReplayDeadLettersResponse',
+  'The chosen dead letters were published to the subscription\'s topic again, and those SNS accepted removed.',
+  {
+    replayed: { type: 'integer', minimum: 0, description: 'Dead letters published again.' },
+    remaining: { type: 'integer', minimum: 0, description: 'Dead letters still kept for the subscription: another call sends the next ones.' },
+  },
 );
 export const confirmationResponse = success('SuccessResponse', 'The change was made.', {});
 
@@ -462,6 +577,9 @@ export const CONTRACT_SCHEMAS = [
   listSubscriptionsResponse,
   testSubscriptionResponse,
   confirmSubscriptionResponse,
+  deadLetter,
+  listDeadLettersResponse,
+  replayDeadLettersResponse,
   confirmationResponse,
   errorResponse,
   gatewayError,

@@ -9,7 +9,7 @@
  * message, so an event redriven from there is still published only to those it did not reach.
  */
 import { GetCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { IDEMPOTENCY_EXPIRY_ATTRIBUTE, TABLE_KEYS } from '../subscriptions/table';
+import { EXPIRY_ATTRIBUTE, TABLE_KEYS } from '../subscriptions/table';
 
 /** Partition of an event's delivery progress. */
 export const deliveryPartitionOf = (eventId: string) => `delivery#${eventId}`;
@@ -46,7 +46,7 @@ export class DeliveryProgress {
         TableName: this.tableName,
         Key: { [TABLE_KEYS.partitionKey]: deliveryPartitionOf(eventId), [TABLE_KEYS.sortKey]: SORT_KEY },
         UpdateExpression: 'ADD configIds :configIds SET #expiry = :expiry',
-        ExpressionAttributeNames: { '#expiry': IDEMPOTENCY_EXPIRY_ATTRIBUTE },
+        ExpressionAttributeNames: { '#expiry': EXPIRY_ATTRIBUTE },
         ExpressionAttributeValues: {
           ':configIds': new Set(configIds),
           ':expiry': Math.floor(Date.now() / 1000) + DELIVERY_PROGRESS_DAYS * 24 * 60 * 60,

@@ -7,7 +7,9 @@ import { InvalidRequestError } from '../contract/invalid-request';
 import {
   AlreadyConfirmedError,
   EndpointInServiceAccountError,
+  EndpointNotConfirmedError,
   EndpointRefusedError,
+  SubscriptionDeactivatedError,
   SubscriptionLimitReachedError,
   SubscriptionNotFoundError,
 } from '../subscriptions/errors';
@@ -37,6 +39,8 @@ export const DOMAIN_ERROR_ANSWERS: readonly Answer<Error>[] = [
   answer({ error: EndpointRefusedError, statusCode: 400, code: 'ENDPOINT_REFUSED' }),
   answer({ error: EndpointInServiceAccountError, statusCode: 400, code: 'ENDPOINT_IN_SERVICE_ACCOUNT' }),
   answer({ error: AlreadyConfirmedError, statusCode: 400, code: 'ALREADY_CONFIRMED' }),
+  answer({ error: SubscriptionDeactivatedError, statusCode: 400, code: 'SUBSCRIPTION_DEACTIVATED' }),
+  answer({ error: EndpointNotConfirmedError, statusCode: 400, code: 'ENDPOINT_NOT_CONFIRMED' }),
 ];
 
 /** The answer to a domain or contract error; undefined for any other error. */

@@ -9,7 +9,7 @@
  *   The same key with another body is refused with a 400.
  * - Stored: one item per key in the partition `idempotency#<operation id>` of the table (sort
  *   key: `<operation id>#<hash>`), never in a portal's partition, so lists never see it. It
- *   expires after 24 hours (IDEMPOTENCY_EXPIRY_ATTRIBUTE, the table's TTL attribute).
+ *   expires after 24 hours (EXPIRY_ATTRIBUTE, the table's TTL attribute).
  * - Only successes are remembered: the run is made idempotent inside the error envelope, so a
  *   refusal (a 400) or a failure (a 5xx) frees the key for a retry instead of being replayed.
  * - A repeat that arrives while the first request still runs is answered 409, retry shortly.
@@ -27,7 +27,7 @@ import type { Context } from 'aws-lambda';
 import { createHash } from 'node:crypto';
 import { logger } from '../logger';
 import type { OperationId } from '../operations';
-import { IDEMPOTENCY_EXPIRY_ATTRIBUTE, idempotencyPartitionOf, TABLE_KEYS } from '../subscriptions/table';
+import { EXPIRY_ATTRIBUTE, idempotencyPartitionOf, TABLE_KEYS } from '../subscriptions/table';
 import { BadRequestError, ConflictError } from './errors';
 import { idempotencyKey } from './middleware/idempotency-key';
 import type { IdempotentRequest, IdempotentRuns, OperationResult } from './operation';
@@ -40,7 +40,7 @@ const COMPLETED = 'COMPLETED';
 
 /** A record's attributes besides its key, as the expressions name them. */
 const NAMES = {
-  '#expiry': IDEMPOTENCY_EXPIRY_ATTRIBUTE,
+  '#expiry': EXPIRY_ATTRIBUTE,
   '#status': 'status',
   // Epoch milliseconds until which the request that took the key holds it.
   '#lease': 'in_progress_expiration',
@@ -51,7 +51,7 @@ const NAMES = {
 interface StoredRecord {
   status?: string;
   /** Epoch seconds. */
-  [IDEMPOTENCY_EXPIRY_ATTRIBUTE]?: number;
+  [EXPIRY_ATTRIBUTE]?: number;
   /** The first answer as JSON text; a record holding it as an object is answered as well. */
   data?: string | OperationResult;
   /** Hash of the body the key was first used with. */
@@ -84,7 +84,7 @@ export function idempotentRuns({ client, tableName, operationId }: IdempotentRun
           TableName: tableName,
           Item: {
             ...key,
-            [IDEMPOTENCY_EXPIRY_ATTRIBUTE]: Math.round(now / 1000) + IDEMPOTENCY_WINDOW_SECONDS,
+            [EXPIRY_ATTRIBUTE]: Math.round(now / 1000) + IDEMPOTENCY_WINDOW_SECONDS,
             status: IN_PROGRESS,
             in_progress_expiration: now + leaseMs,
             validation,
@@ -125,7 +125,7 @@ export function idempotentRuns({ client, tableName, operationId }: IdempotentRun
               'IDEMPOTENCY_KEY_REUSED',
             );
           }
-          const live = (existing[IDEMPOTENCY_EXPIRY_ATTRIBUTE] ?? 0) * 1000 >= Date.now();
+          const live = (existing[EXPIRY_ATTRIBUTE] ?? 0) * 1000 >= Date.now();
           if (existing.status === COMPLETED && live && existing.data !== undefined) return resultOf(existing.data);
           // Still running elsewhere: answer 409 now. (Expired meanwhile: take it again.)
           if (existing.status === IN_PROGRESS && live) break;

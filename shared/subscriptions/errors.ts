@@ -57,3 +57,29 @@ export class AlreadyConfirmedError extends Error {
     super(`The endpoint of subscription ${configId} has already confirmed it; there is nothing to confirm.`);
   }
 }
+
+/** Replay asked of a deactivated subscription: nothing would be delivered to it. */
+export class SubscriptionDeactivatedError extends Error {
+  override readonly name = 'SubscriptionDeactivatedError';
+  constructor(readonly configId: string) {
+    super(`Subscription ${configId} is deactivated, so nothing would be delivered; activate it (status 1) first.`);
+  }
+}
+
+/**
+ * A message asked for (a test event, a replay) while the endpoint has not confirmed the
+ * subscription: SNS would deliver nothing to it (SNS state `pending` or `unsubscribed`).
+ */
+export class EndpointNotConfirmedError extends Error {
+  override readonly name = 'EndpointNotConfirmedError';
+  constructor(
+    readonly configId: string,
+    readonly state: 'pending' | 'unsubscribed',
+  ) {
+    super(
+      state === 'pending'
+        ? `The endpoint of subscription ${configId} has not confirmed it yet, so nothing would arrive; confirm it (the SubscribeURL SNS sent) first.`
+        : `The endpoint of subscription ${configId} is no longer subscribed, so nothing would arrive; ask it to confirm again with POST /confirm first.`,
+    );
+  }
+}

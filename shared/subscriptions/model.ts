@@ -1,3 +1,4 @@
+import { deadLetterSummaryOf } from '../dead-letters/day-counts';
 import type { SubscriptionState } from './sns-subscription';
 
 /** A webhook subscription as the service stores it. */
@@ -33,8 +34,24 @@ export function recordView(subscription: Subscription, subscriptionState: Subscr
   return { configId, endpoint, events, name, portalId, protocol, subscriptionArn, topicArn, status, confirmed, subscriptionState };
 }
 
-/** One entry of the list answer. */
+/**
+ * One entry of the list answer. Its dead-letter counts come from counters on the record itself
+ * (dead-letters/day-counts.ts), read in the same Query.
+ */
 export function listEntryView(subscription: Subscription, subscriptionState: SubscriptionState) {
   const { configId, name, endpoint, protocol, events, status } = subscription;
-  return { configId, name, endpoint, protocol, events, status, confirmed: subscriptionState === 'confirmed', subscriptionState };
+  const { deadLetters, lastDeadLetterAt, deadLettersDropped } = deadLetterSummaryOf(subscription as unknown as Record<string, unknown>);
+  return {
+    configId,
+    name,
+    endpoint,
+    protocol,
+    events,
+    status,
+    confirmed: subscriptionState === 'confirmed',
+    subscriptionState,
+    deadLetters,
+    lastDeadLetterAt,
+    deadLettersDropped,
+  };
 }

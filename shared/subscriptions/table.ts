@@ -7,6 +7,7 @@
  * idempotent operation, named `idempotency#<operation id>`: portal ids cannot contain '#'
  * (portal-id.ts), so no portal's partition is ever one of them. So do the dispatcher's records
  * of which recipients an event reached, `delivery#<event id>` (shared/delivery/progress.ts).
+ * A portal's partition also holds the dead letters of its subscriptions (deadLetterKeyOf).
  */
 export const TABLE_KEYS = { partitionKey: 'portalId', sortKey: 'sk' } as const;
 
@@ -24,7 +25,18 @@ export const idempotencyPartitionOf = (operationId: string) => `idempotency#${op
 export const IDEMPOTENCY_PARTITIONS_PATTERN = idempotencyPartitionOf('*');
 
 /**
- * Attribute holding when an idempotency record expires, in epoch seconds: the table's TTL
- * attribute. Only idempotency and delivery records have it; subscriptions and counters never expire.
+ * Attribute holding when an item expires, in epoch seconds: the table's TTL attribute. Idempotency
+ * records, delivery records and dead letters have it; subscriptions and counters never expire.
+ * Its name is historical (it came with the idempotency records) and stays: changing a deployed
+ * table's TTL attribute means turning TTL off and on again, with expired items kept meanwhile.
  */
-export const IDEMPOTENCY_EXPIRY_ATTRIBUTE = 'idempotencyExpiresAt';
+export const EXPIRY_ATTRIBUTE = 'idempotencyExpiresAt';
+
+/**
+ * Dead letters of a subscription (shared/dead-letters/): in its portal's partition, sorted by
+ * when they failed, then by SNS's message id, so a dead letter received twice has one key.
+ */
+export const DEAD_LETTER_KEY_PREFIX = 'deadletter#';
+export const deadLetterPrefixOf = (configId: string) => `${DEAD_LETTER_KEY_PREFIX}${configId}#`;
+export const deadLetterKeyOf = (configId: string, failedAt: string, messageId: string) =>
+  `${deadLetterPrefixOf(configId)}${failedAt}#${messageId}`;

@@ -15,7 +15,7 @@ import { STACK_NAME } from '../../infra/aws/webhook-subscriptions-app';
 import type { WebhookSubscriptionsStack } from '../../infra/aws/webhook-subscriptions-stack';
 import { loadConfig } from '../../shared/config';
 import { API_PREFIXES, DISPATCHER, OPERATIONS, RECONCILER } from '../../shared/operations';
-import { IDEMPOTENCY_EXPIRY_ATTRIBUTE, TABLE_KEYS } from '../../shared/subscriptions/table';
+import { EXPIRY_ATTRIBUTE, TABLE_KEYS } from '../../shared/subscriptions/table';
 import { logicalIdOf, REQUIRED_CONTEXT, serviceApp } from '../support/cdk-app';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- CloudFormation JSON */
@@ -61,7 +61,7 @@ describe('the subscriptions table', () => {
 
   it("expires idempotency records by TTL, on the persistence layer's expiry attribute", () => {
     template.hasResourceProperties('AWS::DynamoDB::Table', {
-      TimeToLiveSpecification: { AttributeName: IDEMPOTENCY_EXPIRY_ATTRIBUTE, Enabled: true },
+      TimeToLiveSpecification: { AttributeName: EXPIRY_ATTRIBUTE, Enabled: true },
     });
   });
 });

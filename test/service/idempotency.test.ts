@@ -8,7 +8,7 @@ import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamoDbClient } from '../../shared/aws/dynamodb';
 import { snsClient } from '../../shared/aws/sns';
 import { IDEMPOTENCY_WINDOW_SECONDS } from '../../shared/http/idempotency';
-import { IDEMPOTENCY_EXPIRY_ATTRIBUTE, idempotencyPartitionOf, TABLE_KEYS } from '../../shared/subscriptions/table';
+import { EXPIRY_ATTRIBUTE, idempotencyPartitionOf, TABLE_KEYS } from '../../shared/subscriptions/table';
 import { type ApiAnswer, call, freshPortal, newSubscription } from '../support/api';
 import { inspectDb, portalItems, portalTopicArns, subscriptionItems } from '../support/aws-state';
 import { injectFault } from '../support/faults';
@@ -129,8 +129,8 @@ describe('a create with an Idempotency-Key', () => {
     const record = await idempotencyRecordOf(portalId, key);
     expect(record).toMatchObject({ [TABLE_KEYS.partitionKey]: PARTITION, status: 'COMPLETED' });
     expect(IDEMPOTENCY_WINDOW_SECONDS).toBeGreaterThanOrEqual(86_400);
-    expect(record![IDEMPOTENCY_EXPIRY_ATTRIBUTE]).toBeGreaterThanOrEqual(before + 86_400);
-    expect(record![IDEMPOTENCY_EXPIRY_ATTRIBUTE]).toBeLessThanOrEqual(Math.ceil(Date.now() / 1000) + 86_400);
+    expect(record![EXPIRY_ATTRIBUTE]).toBeGreaterThanOrEqual(before + 86_400);
+    expect(record![EXPIRY_ATTRIBUTE]).toBeLessThanOrEqual(Math.ceil(Date.now() / 1000) + 86_400);
     // The portal's partition holds its subscription and its counter, nothing else.
     expect((await portalItems(portalId)).map((item) => item.sk).sort()).toEqual(
       ['portal', `subscription#${answer.body.record.configId}`].sort(),

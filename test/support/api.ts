@@ -8,8 +8,10 @@ import { handler as activateSubscription } from '../../functions/activateSubscri
 import { handler as confirmSubscription } from '../../functions/confirmSubscription';
 import { handler as createSubscription } from '../../functions/createSubscription';
 import { handler as deleteSubscription } from '../../functions/deleteSubscription';
+import { handler as listDeadLetters } from '../../functions/listDeadLetters';
 import { handler as listSubscriptions } from '../../functions/listSubscriptions';
 import { handler as renameSubscription } from '../../functions/renameSubscription';
+import { handler as replayDeadLetters } from '../../functions/replayDeadLetters';
 import { handler as testSubscription } from '../../functions/testSubscription';
 import { handler as updateSubscription } from '../../functions/updateSubscription';
 import type { OperationId } from '../../shared/operations';
@@ -26,6 +28,8 @@ const handlers = {
   deleteSubscriptionRoute: deleteSubscription,
   testSubscriptionRoute: testSubscription,
   confirmSubscriptionRoute: confirmSubscription,
+  listDeadLettersRoute: listDeadLetters,
+  replayDeadLettersRoute: replayDeadLetters,
 } satisfies Record<OperationId, unknown>;
 
 export interface ApiAnswer {

@@ -9,6 +9,8 @@ export interface HttpEventOptions {
   body?: unknown;
   /** Value of the `{configId}` path parameter (delete). */
   configId?: string;
+  /** Query parameters (GET /dead-letters), as API Gateway passes them. */
+  query?: Record<string, string>;
   /** 0: the canonical prefix, 1: the legacy one. */
   prefix?: 0 | 1;
   headers?: Record<string, string>;
@@ -38,7 +40,7 @@ export function httpEvent(operationId: OperationId, options: HttpEventOptions = 
     version: '2.0',
     routeKey: `${op.method} ${route}`,
     rawPath,
-    rawQueryString: '',
+    rawQueryString: options.query ? new URLSearchParams(options.query).toString() : '',
     headers: {
       'content-type': 'application/json',
       host: 'api.example.test',
@@ -59,6 +61,7 @@ export function httpEvent(operationId: OperationId, options: HttpEventOptions = 
       timeEpoch: now.getTime(),
     },
     ...(options.configId === undefined ? {} : { pathParameters: { configId: options.configId } }),
+    ...(options.query === undefined ? {} : { queryStringParameters: options.query }),
     ...(body === undefined ? {} : { body }),
     isBase64Encoded: options.isBase64Encoded ?? false,
   };

@@ -4,7 +4,7 @@ import {
   ResourceInUseException,
   UpdateTimeToLiveCommand,
 } from '@aws-sdk/client-dynamodb';
-import { IDEMPOTENCY_EXPIRY_ATTRIBUTE, TABLE_KEYS } from '../../../shared/subscriptions/table';
+import { EXPIRY_ATTRIBUTE, TABLE_KEYS } from '../../../shared/subscriptions/table';
 
 /** Creates the subscriptions table in DynamoDB Local, with the key schema and TTL attribute the CDK stack gives it. */
 export async function ensureSubscriptionTable(client: DynamoDBClient, tableName: string): Promise<void> {
@@ -30,7 +30,7 @@ export async function ensureSubscriptionTable(client: DynamoDBClient, tableName:
   await client.send(
     new UpdateTimeToLiveCommand({
       TableName: tableName,
-      TimeToLiveSpecification: { AttributeName: IDEMPOTENCY_EXPIRY_ATTRIBUTE, Enabled: true },
+      TimeToLiveSpecification: { AttributeName: EXPIRY_ATTRIBUTE, Enabled: true },
     }),
   );
 }

@@ -1,0 +1,33 @@
+import { documentClient } from '../shared/aws/dynamodb';
+import { InvalidRequestError } from '../shared/contract/invalid-request';
+import { listDeadLettersQuery } from '../shared/contract/request-bodies';
+import { cursorOf, sortKeyOfCursor } from '../shared/dead-letters/cursor';
+import { deadLetterSummaryOf } from '../shared/dead-letters/day-counts';
+import { DeadLetterStore } from '../shared/dead-letters/store';
+import { config } from '../shared/environment';
+import { httpOperation } from '../shared/http/operation';
+import { queryInput } from '../shared/http/query-input';
+import { SubscriptionNotFoundError } from '../shared/subscriptions/errors';
+
+const store = new DeadLetterStore(documentClient, config.tableName);
+
+/** One page of a subscription's dead letters, newest first (docs/failed-deliveries.md). */
+export const handler = httpOperation('listDeadLettersRoute', {
+  body: queryInput(listDeadLettersQuery),
+  run: async ({ portalId, body: { configId, limit, cursor } }) => {
+    const afterKey = cursor === undefined ? undefined : sortKeyOfCursor(cursor, configId);
+    if (cursor !== undefined && afterKey === undefined) {
+      throw new InvalidRequestError([{ field: 'cursor', message: 'cursor must be the nextCursor of an earlier answer for this config_id, unchanged.' }]);
+    }
+    const record = await store.subscriptionRecord(portalId, configId);
+    if (!record) throw new SubscriptionNotFoundError(configId);
+    const page = await store.page(portalId, configId, limit, afterKey);
+    const count = page.deadLetters.length;
+    return {
+      message: `${count} dead letter${count === 1 ? '' : 's'} on this page${page.nextKey ? '; more on the next' : ''}.`,
+      deadLetters: page.deadLetters.map(({ eventId, event, occurredAt, failedAt, messageId }) => ({ eventId, event, occurredAt, failedAt, messageId })),
+      nextCursor: page.nextKey ? cursorOf(page.nextKey) : null,
+      deadLettersDropped: deadLetterSummaryOf(record).deadLettersDropped,
+    };
+  },
+});

@@ -1,0 +1,44 @@
+import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
+import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { documentClient } from '../shared/aws/dynamodb';
+import { readDeadLetter } from '../shared/dead-letters/dead-letter-message';
+import { DeadLetterBatch } from '../shared/dead-letters/recorder';
+import { DeadLetterStore } from '../shared/dead-letters/store';
+import { config } from '../shared/environment';
+import { logger, withInvocationLogging } from '../shared/logger';
+
+const store = new DeadLetterStore(documentClient, config.tableName);
+const processor = new BatchProcessor(EventType.SQS);
+
+/**
+ * Keeps one message of the delivery dead-letter queue for its subscription's portal. A message
+ * that can never be kept (malformed, or its subscription gone) is logged and dropped; one that
+ * failed to be written throws, so only it is retried (partial batch response).
+ */
+async function recordOne(batch: DeadLetterBatch, record: SQSRecord): Promise<void> {
+  const reading = readDeadLetter(record, config.topicPrefix);
+  if ('unusable' in reading) {
+    logger.error('dead letter dropped: not a notification of the service', { messageId: record.messageId, reason: reading.unusable });
+    return;
+  }
+  const { deadLetter: letter, reason } = reading;
+  const fields = { portalId: letter.portalId, configId: letter.configId, eventId: letter.eventId, snsMessageId: letter.messageId };
+  const outcome = await batch.record(letter);
+  if (outcome.kind === 'subscription gone') logger.warn('dead letter dropped: its subscription no longer exists', fields);
+  else if (outcome.kind === 'duplicate') logger.info('dead letter already kept', fields);
+  else {
+    logger.info('dead letter kept', { ...fields, failedAt: letter.failedAt, ...reason });
+    if (outcome.evicted) logger.warn('oldest dead letter dropped: the subscription keeps at most 1,000', { ...fields, droppedEventId: outcome.evicted.eventId });
+  }
+}
+
+/** Consumes the delivery dead-letter queue in batches, one record at a time, reporting failed records. */
+export const handler = withInvocationLogging('recordDeadLetters', (event: SQSEvent, context: Context): Promise<SQSBatchResponse> => {
+  // What the batch read of each subscription serves its other records: in order, not in parallel.
+  const batch = new DeadLetterBatch(store);
+  return processPartialResponse(event, (record: SQSRecord) => recordOne(batch, record), processor, {
+    context,
+    throwOnFullBatchFailure: false,
+    processInParallel: false,
+  });
+});

@@ -1,0 +1,4 @@
+/** The numbers of the dead-letter operations' contract, apart from schemas.ts so that handlers read them without the schemas. */
+export const MAX_REPLAY_EVENT_IDS = 100;
+export const MAX_DEAD_LETTERS_PAGE = 100;
+export const DEFAULT_DEAD_LETTERS_PAGE = 50;

@@ -1,0 +1,222 @@
+/**
+ * Dead letters in DynamoDB, in the partition of the portal whose subscription they belong to
+ * (sort key deadLetterKeyOf), with their counts on the subscription's record (day-counts.ts).
+ * Every write that adds or removes a dead letter changes its day counter in the same
+ * transaction, so the counts stay true; DynamoDB deletes expired items only eventually
+ * ("Using time to live (TTL) in DynamoDB", Developer Guide), so every read skips them itself.
+ */
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { deadLetterKeyOf, deadLetterPrefixOf, EXPIRY_ATTRIBUTE, subscriptionKeyOf } from '../subscriptions/table';
+import { dayCounterOf, DROPPED_ATTRIBUTE, expiryOf, LAST_DEAD_LETTER_ATTRIBUTE } from './day-counts';
+import type { DeadLetter } from './dead-letter-message';
+
+/** A dead letter as read back: its sort key, to remove it by. */
+export interface KeptDeadLetter extends DeadLetter {
+  sk: string;
+}
+
+/** What stored a dead letter, or why not. */
+export type StoreOutcome = 'stored' | 'duplicate' | 'subscription gone' | 'evicted one gone';
+
+/** The record's attributes the recorder reads: where its deliveries go, and its dead-letter counts. */
+export type SubscriptionRecordItem = Record<string, unknown> & { topicArn?: string };
+
+// A page of dead letters is at most 1 MB; 1,000 of them (the cap) of up to 256 KB each are many
+// pages, and expired ones not yet deleted add to them: the bound only stops a loop that never ends.
+const MAX_PAGES = 2_000;
+
+const nowSeconds = () => Math.floor(Date.now() / 1000);
+
+export class DeadLetterStore {
+  constructor(
+    private readonly db: DynamoDBDocumentClient,
+    private readonly tableName: string,
+  ) {}
+
+  /** The subscription's record, strongly consistent; undefined when there is none. */
+  async subscriptionRecord(portalId: string, configId: string): Promise<SubscriptionRecordItem | undefined> {
+    const { Item } = await this.db.send(
+      new GetCommand({ TableName: this.tableName, Key: { portalId, sk: subscriptionKeyOf(configId) }, ConsistentRead: true }),
+    );
+    return Item;
+  }
+
+  /**
+   * Stores a dead letter and counts it, in one transaction, only while the subscription's record
+   * exists in that portal with that topic, and only once (its key carries SNS's message id and
+   * when it failed). `evict`: the oldest kept one, deleted (and uncounted, and counted as dropped)
+   * in the same transaction. `staleCounters`: day counters of the record past their time, removed.
+   */
+  async store(letter: DeadLetter, options: { evict?: KeptDeadLetter; staleCounters?: readonly string[]; lastDeadLetterAt: string }): Promise<StoreOutcome> {
+    const { portalId, configId } = letter;
+    const names: Record<string, string> = { '#day': dayCounterOf(letter.failedAt), '#last': LAST_DEAD_LETTER_ATTRIBUTE };
+    const values: Record<string, unknown> = { ':one': 1, ':topicArn': letter.topicArn, ':last': options.lastDeadLetterAt };
+    const adds = ['#day :one'];
+    const evict = options.evict;
+    if (evict) {
+      names['#dropped'] = DROPPED_ATTRIBUTE;
+      adds.push('#dropped :one');
+      const evictedDay = dayCounterOf(evict.failedAt);
+      // The same day: one in, one out, the counter unchanged (one expression may not name it twice).
+      if (evictedDay === names['#day']) adds.shift();
+      else {
+        names['#evictedDay'] = evictedDay;
+        values[':minusOne'] = -1;
+        adds.push('#evictedDay :minusOne');
+      }
+    }
+    const stale = (options.staleCounters ?? []).filter((name) => !Object.values(names).includes(name));
+    stale.forEach((name, index) => (names[`#stale${index}`] = name));
+    const update =
+      `SET #last = :last ADD ${adds.join(', ')}` + (stale.length > 0 ? ` REMOVE ${stale.map((_, index) => `#stale${index}`).join(', ')}` : '');
+    const items = [
+      {
+        Put: {
+          TableName: this.tableName,
+          Item: {
+            portalId,
+            sk: deadLetterKeyOf(configId, letter.failedAt, letter.messageId),
+            configId,
+            eventId: letter.eventId,
+            event: letter.event,
+            occurredAt: letter.occurredAt,
+            failedAt: letter.failedAt,
+            messageId: letter.messageId,
+            message: letter.message,
+            [EXPIRY_ATTRIBUTE]: expiryOf(letter.failedAt),
+          },
+          ConditionExpression: 'attribute_not_exists(sk)',
+        },
+      },
+      {
+        Update: {
+          TableName: this.tableName,
+          Key: { portalId, sk: subscriptionKeyOf(configId) },
+          UpdateExpression: update,
+          ConditionExpression: 'attribute_exists(sk) AND topicArn = :topicArn',
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: values,
+        },
+      },
+      ...(evict ? [{ Delete: { TableName: this.tableName, Key: { portalId, sk: evict.sk }, ConditionExpression: 'attribute_exists(sk)' } }] : []),
+    ];
+    try {
+      await this.db.send(new TransactWriteCommand({ TransactItems: items }));
+      return 'stored';
+    } catch (error) {
+      if (!(error instanceof TransactionCanceledException)) throw error;
+      const [put, record, deleted] = (error.CancellationReasons ?? []).map((reason) => reason.Code);
+      if (put === 'ConditionalCheckFailed') return 'duplicate';
+      if (record === 'ConditionalCheckFailed') return 'subscription gone';
+      if (deleted === 'ConditionalCheckFailed') return 'evicted one gone';
+      throw error;
+    }
+  }
+
+  /** The `count` oldest dead letters kept for the subscription (not expired), oldest first. */
+  async oldest(portalId: string, configId: string, count: number): Promise<KeptDeadLetter[]> {
+    const found: KeptDeadLetter[] = [];
+    for await (const item of this.items(portalId, configId, { newestFirst: false, pageSize: Math.min(count, 100) })) {
+      found.push(item);
+      if (found.length >= count) break;
+    }
+    return found;
+  }
+
+  /**
+   * One page of the subscription's dead letters, newest first, after `afterKey` (a sort key of
+   * this subscription's, checked by the caller). `nextKey`: where the next page starts, if any.
+   */
+  async page(portalId: string, configId: string, limit: number, afterKey?: string): Promise<{ deadLetters: KeptDeadLetter[]; nextKey?: string }> {
+    const deadLetters: KeptDeadLetter[] = [];
+    // One more than asked tells whether a next page exists.
+    for await (const item of this.items(portalId, configId, { newestFirst: true, pageSize: limit + 1, afterKey })) {
+      if (deadLetters.length === limit) return { deadLetters, nextKey: deadLetters[limit - 1]!.sk };
+      deadLetters.push(item);
+    }
+    return { deadLetters };
+  }
+
+  /** Every dead letter kept for the subscription, oldest first, that `wanted` keeps, up to `max`. */
+  async select(portalId: string, configId: string, max: number, wanted: (letter: KeptDeadLetter) => boolean): Promise<KeptDeadLetter[]> {
+    const found: KeptDeadLetter[] = [];
+    for await (const item of this.items(portalId, configId, { newestFirst: false, pageSize: 100 })) {
+      if (!wanted(item)) continue;
+      found.push(item);
+      if (found.length >= max) break;
+    }
+    return found;
+  }
+
+  /** Removes a dead letter and uncounts it, in one transaction; false when it was already gone. */
+  async remove(letter: KeptDeadLetter): Promise<boolean> {
+    try {
+      await this.db.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            { Delete: { TableName: this.tableName, Key: { portalId: letter.portalId, sk: letter.sk }, ConditionExpression: 'attribute_exists(sk)' } },
+            {
+              Update: {
+                TableName: this.tableName,
+                Key: { portalId: letter.portalId, sk: subscriptionKeyOf(letter.configId) },
+                UpdateExpression: 'ADD #day :minusOne',
+                ConditionExpression: 'attribute_exists(sk)',
+                ExpressionAttributeNames: { '#day': dayCounterOf(letter.failedAt) },
+                ExpressionAttributeValues: { ':minusOne': -1 },
+              },
+            },
+          ],
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (error instanceof TransactionCanceledException) return false;
+      throw error;
+    }
+  }
+
+  /** The subscription's dead letters not expired, page by page, strongly consistent. */
+  private async *items(
+    portalId: string,
+    configId: string,
+    options: { newestFirst: boolean; pageSize: number; afterKey?: string },
+  ): AsyncGenerator<KeptDeadLetter> {
+    let startKey: Record<string, unknown> | undefined = options.afterKey ? { portalId, sk: options.afterKey } : undefined;
+    for (let page = 0; page < MAX_PAGES; page++) {
+      const result = await this.db.send(
+        new QueryCommand({
+          TableName: this.tableName,
+          KeyConditionExpression: 'portalId = :portalId AND begins_with(sk, :prefix)',
+          FilterExpression: '#expiry > :now',
+          ExpressionAttributeNames: { '#expiry': EXPIRY_ATTRIBUTE },
+          ExpressionAttributeValues: { ':portalId': portalId, ':prefix': deadLetterPrefixOf(configId), ':now': nowSeconds() },
+          ScanIndexForward: !options.newestFirst,
+          ConsistentRead: true,
+          Limit: options.pageSize,
+          ExclusiveStartKey: startKey,
+        }),
+      );
+      for (const item of result.Items ?? []) yield toKept(item, portalId);
+      startKey = result.LastEvaluatedKey;
+      if (!startKey) return;
+    }
+    throw new Error(`The dead letters of ${configId} did not end within ${MAX_PAGES} pages.`);
+  }
+}
+
+function toKept(item: Record<string, unknown>, portalId: string): KeptDeadLetter {
+  const text = (name: string) => String(item[name] ?? '');
+  return {
+    sk: text('sk'),
+    portalId,
+    configId: text('configId'),
+    topicArn: '',
+    eventId: text('eventId'),
+    event: text('event'),
+    occurredAt: text('occurredAt'),
+    failedAt: text('failedAt'),
+    messageId: text('messageId'),
+    message: text('message'),
+  };
+}
