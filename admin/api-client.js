@@ -61,11 +61,8 @@ async function send(url, init) {
   return answerOf(response);
 }
 
-/**
- * An operation of the document by its operationId: its path (canonical prefix) and the scope its
- * security requirement names. Undefined when the document has no such operation.
- */
-function findOperation(document, operationId) {
+/** An operation of the document by its operationId: its path (canonical prefix) and the scope its security requirement names. */
+function operationOf(document, operationId) {
   for (const [path, item] of Object.entries(document.paths ?? {})) {
     for (const operation of Object.values(item)) {
       if (operation?.operationId !== operationId) continue;
@@ -73,13 +70,7 @@ function findOperation(document, operationId) {
       return { path, scope: scopes[0] };
     }
   }
-  return undefined;
-}
-
-function operationOf(document, operationId) {
-  const found = findOperation(document, operationId);
-  if (!found) throw new Error(`The OpenAPI document has no operation ${operationId}.`);
-  return found;
+  throw new Error(`The OpenAPI document has no operation ${operationId}.`);
 }
 
 /**
@@ -116,8 +107,8 @@ export async function loadServiceDescription(documentUrl = '/openapi.json') {
       delete: operationOf(document, 'deleteSubscriptionRoute'),
       test: operationOf(document, 'testSubscriptionRoute'),
       confirm: operationOf(document, 'confirmSubscriptionRoute'),
-      deadLetters: findOperation(document, 'listDeadLettersRoute'),
-      replay: findOperation(document, 'replayDeadLettersRoute'),
+      deadLetters: operationOf(document, 'listDeadLettersRoute'),
+      replay: operationOf(document, 'replayDeadLettersRoute'),
     },
   };
 }
