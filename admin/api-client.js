@@ -182,9 +182,9 @@ export function apiClient(description, token) {
     sendTest: (configId) => at('test', 'POST', { config_id: configId }),
     resendConfirmation: (configId) => at('confirm', 'POST', { config_id: configId }),
     remove: (configId) => at('delete', 'DELETE', undefined, operations.delete.path.replace('{configId}', encodeURIComponent(configId))),
-    /** One page of a subscription's dead letters, newest first; `cursor` from the previous page. */
-    deadLetters: (configId, cursor) => {
-      const query = new URLSearchParams({ config_id: configId, ...(cursor ? { cursor } : {}) });
+    /** One page of at most `limit` of a subscription's dead letters, newest first; `cursor` from the previous page. */
+    deadLetters: (configId, limit, cursor) => {
+      const query = new URLSearchParams({ config_id: configId, limit: String(limit), ...(cursor ? { cursor } : {}) });
       return at('deadLetters', 'GET', undefined, `${operations.deadLetters.path}?${query}`);
     },
     /** Sends dead letters again: the named ones, or (no `eventIds`) the next 100 of them. */

@@ -6,6 +6,8 @@ import { ApiError, apiClient, claimsOf, loadServiceDescription, requestToken, sc
 
 const $ = (id) => document.getElementById(id);
 
+/** Failed deliveries shown at a time: a screenful; "Show older" asks for the next ones. */
+const DEAD_LETTERS_PER_PAGE = 10;
 /** Replay takes at most 100 per call and keeps at most 1,000 per subscription: 11 calls empty it. */
 const MAX_REPLAY_CALLS = 11;
 
@@ -297,7 +299,7 @@ async function openDeadLetters(subscription) {
 /** The first page of the open panel's dead letters, or (`more`) the next one after those shown. */
 async function loadDeadLetters({ more = false } = {}) {
   const panel = state.deadLetters;
-  const answer = await state.api.deadLetters(panel.configId, more ? panel.nextCursor : undefined);
+  const answer = await state.api.deadLetters(panel.configId, DEAD_LETTERS_PER_PAGE, more ? panel.nextCursor : undefined);
   panel.items = more ? [...panel.items, ...answer.deadLetters] : answer.deadLetters;
   panel.nextCursor = answer.nextCursor ?? null;
   panel.dropped = answer.deadLettersDropped ?? 0;

@@ -21,6 +21,10 @@ import { createSubscriptionRequest } from '../../shared/contract/schemas';
 import { API_PREFIXES } from '../../shared/operations';
 import { chromiumPath, launchChromium, saveScreenshot, withFailureScreenshot } from '../support/browser';
 import { confirmAsEndpointOwner, confirmationRequestsTo } from '../support/sns-confirmation';
+import { sqsRecord } from '../support/portal-events';
+import { lambdaContext } from '../support/lambda-context';
+import { waitFor } from '../support/wait-for';
+import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver';
 import {
   call,
   forgeToken,
@@ -46,6 +50,7 @@ let local: TestStack;
 let browser: Browser;
 let page: Page;
 let token: string;
+let receiver: WebhookReceiver;
 
 interface Listed {
   configId: string;
@@ -76,10 +81,12 @@ async function alertSays(text: string | RegExp): Promise<void> {
   await page.locator('#page-error').filter({ hasText: text }).waitFor();
 }
 
+/** A time as the page shows it. */
+const utc = (time: string | number) => `${new Date(time).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+
 /** How the page names a subscription's id and creation: its id's last 8 characters, and the UUIDv7's time. */
 function idAndCreation(configId: string): string {
-  const createdAt = new Date(Number.parseInt(configId.replaceAll('-', '').slice(0, 12), 16));
-  return `id …${configId.slice(-8)}, created ${createdAt.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+  return `id …${configId.slice(-8)}, created ${utc(Number.parseInt(configId.replaceAll('-', '').slice(0, 12), 16))}`;
 }
 
 /**
@@ -112,6 +119,55 @@ async function subscriptionArnOf(endpoint: string): Promise<string> {
   return deliveries.find((delivery) => delivery.endpoint === endpoint)!.subscriptionArn;
 }
 
+interface DeadLetterView {
+  eventId: string;
+  event: string;
+  occurredAt: string;
+  failedAt: string;
+}
+
+/** Every dead letter the API keeps for the subscription, newest first (paged through, bounded). */
+async function deadLettersOf(configId: string): Promise<DeadLetterView[]> {
+  const all: DeadLetterView[] = [];
+  let cursor: string | null = null;
+  for (let page = 0; page < 20; page++) {
+    const query: string = new URLSearchParams({ config_id: configId, limit: '100', ...(cursor ? { cursor } : {}) }).toString();
+    const answer = await call(local.stack, 'GET', `${PREFIX}/dead-letters?${query}`, { token });
+    expect(answer.status).toBe(200);
+    all.push(...answer.body.deadLetters);
+    cursor = answer.body.nextCursor;
+    if (!cursor) break;
+  }
+  return all;
+}
+
+/** The dead letters the SNS emulator made of the endpoint's deliveries, handed to the recorder as SQS would. */
+const recordedLetters = new Set<string>();
+async function recordDeadLettersOf(subscriptionArn: string): Promise<void> {
+  const { handler: recordDeadLetters } = await import('../../functions/recordDeadLetters');
+  const response = await fetch(`${local.stack.sns.endpoint}/_emulator/dead-letters`, { signal: AbortSignal.timeout(5_000) });
+  const { deadLetters } = (await response.json()) as { deadLetters: { subscriptionArn: string; messageId: string; at: string; body: string }[] };
+  const fresh = deadLetters.filter((letter) => letter.subscriptionArn === subscriptionArn && !recordedLetters.has(letter.messageId));
+  if (fresh.length === 0) return;
+  const Records = fresh.map((letter) => {
+    const record = sqsRecord(letter.body);
+    record.attributes.SentTimestamp = String(Date.parse(letter.at));
+    return record;
+  });
+  const result = await recordDeadLetters({ Records }, lambdaContext('recordDeadLetters'));
+  expect(result.batchItemFailures).toEqual([]);
+  for (const letter of fresh) recordedLetters.add(letter.messageId);
+}
+
+/** Waits until the API keeps `count` dead letters for the subscription. */
+async function deadLettersKept(configId: string, subscriptionArn: string, count: number): Promise<DeadLetterView[]> {
+  return waitFor(`${count} dead letters of ${configId}`, async () => {
+    await recordDeadLettersOf(subscriptionArn);
+    const kept = await deadLettersOf(configId);
+    return kept.length === count ? kept : undefined;
+  }, 20_000, 100);
+}
+
 /** Creates a subscription through the API, as another client of the portal would. */
 async function createdElsewhere(overrides: Record<string, unknown> = {}): Promise<string> {
   const answer = await call(local.stack, 'POST', PREFIX, { token, body: newSubscription(overrides) });
@@ -131,7 +187,9 @@ async function refreshList(count: number): Promise<void> {
 
 describeWithChromium('the admin page, in Chromium with the keyboard', () => {
   beforeAll(async () => {
-    local = await startTestStack();
+    // A receiver answering 500 is retried by the delivery policy: 5 ms apart here, not seconds.
+    local = await startTestStack({ snsDelivery: { deliveryBackoffMs: 5 } });
+    receiver = await startWebhookReceiver();
     token = await tokenFor(local.stack, admin);
     browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
@@ -139,6 +197,7 @@ describeWithChromium('the admin page, in Chromium with the keyboard', () => {
 
   afterAll(async () => {
     await browser?.close();
+    await receiver?.close();
     await local?.stop();
   });
 
@@ -366,6 +425,59 @@ describeWithChromium('the admin page, in Chromium with the keyboard', () => {
     expect(await page.locator('#create-limit').isVisible()).toBe(false);
   });
 
+  const FAILING_PATH = '/receiver';
+  const FAILED = 11;
+  let receiverId: string;
+  let kept: DeadLetterView[];
+
+  step('shows how many deliveries of a subscription failed, and when the last did', async () => {
+    receiverId = await createdElsewhere({ name: 'Receiver', protocol: 'http', endpoint: `${receiver.url}${FAILING_PATH}` });
+    await waitFor('the receiver to confirm', async () =>
+      (await call(local.stack, 'GET', `${PREFIX}/list`, { token })).body.configs.find(
+        (entry: { configId: string; confirmed: boolean }) => entry.configId === receiverId && entry.confirmed,
+      ),
+    );
+    receiver.failingPaths.add(FAILING_PATH);
+    for (let index = 0; index < FAILED; index++) {
+      expect((await call(local.stack, 'POST', `${PREFIX}/test`, { token, body: { config_id: receiverId } })).status).toBe(200);
+    }
+    kept = await deadLettersKept(receiverId, await subscriptionArnOf(`${receiver.url}${FAILING_PATH}`), FAILED);
+
+    await refreshList(2);
+
+    const entry = (await call(local.stack, 'GET', `${PREFIX}/list`, { token })).body.configs.find(
+      (candidate: { configId: string }) => candidate.configId === receiverId,
+    );
+    expect(entry).toMatchObject({ deadLetters: FAILED, deadLettersDropped: 0 });
+    const failedCell = row('Receiver').getByRole('cell').nth(4);
+    expect(await failedCell.textContent()).toBe(`${FAILED} failedlast ${utc(entry.lastDeadLetterAt)}Show them`);
+    expect(await row('Receiver').getByRole('cell').nth(2).textContent()).toBe('Active');
+  });
+
+  step('lists its failed deliveries newest first, a page at a time', async () => {
+    await row('Receiver').getByRole('button', { name: 'Show them: Receiver' }).press('Enter');
+
+    const panel = page.getByRole('region', { name: /^Failed deliveries of Receiver/ });
+    await panel.waitFor();
+    expect(await panel.getByRole('heading', { level: 2 }).textContent()).toBe(`Failed deliveries of Receiver (…${receiverId.slice(-8)})`);
+    expect(await page.locator('#dead-letters-summary').textContent()).toBe(`${FAILED} failed deliveries are kept.`);
+    const shownIds = () => panel.getByRole('rowheader').allTextContents();
+    expect(await shownIds()).toEqual(kept.slice(0, 10).map((letter) => letter.eventId));
+    expect((await panel.getByRole('row').nth(1).getByRole('cell').allTextContents()).slice(0, 3)).toEqual([
+      kept[0]!.event,
+      utc(kept[0]!.occurredAt),
+      utc(kept[0]!.failedAt),
+    ]);
+
+    await panel.getByRole('button', { name: 'Show older failed deliveries' }).press('Enter');
+
+    await panel.getByRole('rowheader').nth(FAILED - 1).waitFor();
+    expect(await shownIds()).toEqual(kept.map((letter) => letter.eventId));
+    expect(await panel.getByRole('button', { name: 'Show older failed deliveries' }).isVisible()).toBe(false);
+
+    if (process.env.UPDATE_SCREENSHOTS === '1') await saveScreenshot(page, DOCS_SCREENSHOT);
+  });
+
   step('fits a 420 px wide screen: nothing wider than its section, no sideways scrolling', async () => {
     await page.setViewportSize({ width: 420, height: 900 });
     try {
@@ -377,13 +489,53 @@ describeWithChromium('the admin page, in Chromium with the keyboard', () => {
     }
   });
 
+  step('sends one again: the recovered receiver gets it with its original eventId, and it leaves the list', async () => {
+    receiver.failingPaths.delete(FAILING_PATH);
+    const [newest] = kept;
+    const panel = page.locator('#dead-letters');
+
+    await panel.getByRole('button', { name: `Send again: ${newest!.event} ${newest!.eventId}` }).press('Enter');
+
+    await statusSays(`1 dead letter sent again. ${FAILED - 1} still kept. (Receiver)`);
+    const arrived = await waitFor('the message sent again', () =>
+      receiver.notificationsAt(FAILING_PATH).find((entry) => entry.message.eventId === newest!.eventId),
+    );
+    expect(arrived.message).toMatchObject({ eventId: newest!.eventId, configId: receiverId, event: newest!.event });
+    kept = kept.slice(1);
+    expect((await deadLettersOf(receiverId)).map((letter) => letter.eventId)).toEqual(kept.map((letter) => letter.eventId));
+    expect(await panel.getByRole('rowheader').allTextContents()).toEqual(kept.slice(0, 10).map((letter) => letter.eventId));
+    expect(await page.locator('#dead-letters-summary').textContent()).toBe(`${FAILED - 1} failed deliveries are kept.`);
+    expect(await row('Receiver').getByRole('cell').nth(4).textContent()).toMatch(new RegExp(`^${FAILED - 1} failed`));
+  });
+
+  step('says why sending again is off while the subscription is deactivated', async () => {
+    await row('Receiver').getByRole('button', { name: 'Deactivate: Receiver' }).press('Enter');
+    await statusSays('Subscription deactivated. (Receiver)');
+    const refusal = await call(local.stack, 'POST', `${PREFIX}/replay`, { token, body: { config_id: receiverId } });
+    expect(refusal.status).toBe(400);
+
+    const panel = page.locator('#dead-letters');
+    expect(await page.locator('#replay-blocked').textContent()).toBe(
+      'Sending again is off: "Receiver" is deactivated, so nothing would be delivered. Activate it first.',
+    );
+    expect(await panel.getByRole('button', { name: 'Send all again' }).isDisabled()).toBe(true);
+    const sendAgain = await panel.getByRole('button', { name: /^Send again: / }).all();
+    expect(sendAgain).toHaveLength(10);
+    for (const button of sendAgain) expect(await button.isDisabled()).toBe(true);
+
+    await row('Receiver').getByRole('button', { name: 'Activate: Receiver' }).press('Enter');
+    await statusSays('Subscription activated. (Receiver)');
+    expect(await page.locator('#replay-blocked').isVisible()).toBe(false);
+    expect(await panel.getByRole('button', { name: 'Send all again' }).isDisabled()).toBe(false);
+  });
+
   step('shows a read-only client no create form and no write buttons, and says it is read-only', async () => {
     await page.getByRole('button', { name: 'Sign out' }).press('Enter');
     await page.getByLabel('Client id').fill(reader.clientId);
     await page.getByLabel('Client secret').fill(reader.clientSecret);
     await page.getByRole('button', { name: 'Sign in' }).press('Enter');
 
-    await statusSays('Signed in. 1 subscription.');
+    await statusSays('Signed in. 2 subscriptions.');
     expect(await page.locator('#read-only-note').textContent()).toBe(
       `Read-only: the token of ${reader.clientId} does not carry webhooks.config:write, so creating, changing, testing, deleting and ` +
         'sending again are not offered. Sign in with a client that has it to do those.',
@@ -391,6 +543,14 @@ describeWithChromium('the admin page, in Chromium with the keyboard', () => {
     expect(await page.getByRole('heading', { name: 'New subscription' }).isVisible()).toBe(false);
     expect(await row('Media hooks').getByRole('button').count()).toBe(0);
     expect(await row('Media hooks').getByRole('cell').nth(0).textContent()).toBe('email' + 'ops@example.com');
+    // It may look at failed deliveries, not send them again.
+    expect(await row('Receiver').getByRole('button').allTextContents()).toEqual(['Show them']);
+    await row('Receiver').getByRole('button', { name: 'Show them: Receiver' }).press('Enter');
+    const panel = page.locator('#dead-letters');
+    await panel.getByRole('rowheader').first().waitFor();
+    expect(await panel.getByRole('rowheader').count()).toBe(10);
+    expect(await panel.getByRole('button').allTextContents()).toEqual(['Close']);
+    expect(await page.locator('#replay-blocked').isVisible()).toBe(false);
   });
 
   step('says which scope a token lacks when the API still refuses it (403)', async () => {
@@ -411,7 +571,28 @@ describeWithChromium('the admin page, in Chromium with the keyboard', () => {
 
     await page.getByLabel('Or paste an access token').fill(token);
     await page.getByRole('button', { name: 'Use this token' }).press('Enter');
-    await statusSays('Signed in. 1 subscription.');
+    await statusSays('Signed in. 2 subscriptions.');
+  });
+
+  step('sends all again, 100 a call until none is left', async () => {
+    await row('Receiver').getByRole('button', { name: 'Show them: Receiver' }).press('Enter');
+    const panel = page.locator('#dead-letters');
+    await panel.getByRole('rowheader').first().waitFor();
+
+    await panel.getByRole('button', { name: 'Send all again' }).press('Enter');
+
+    await statusSays(`${FAILED - 1} failed deliveries sent again. (Receiver)`);
+    const arrivedIds = () => new Set(receiver.notificationsAt(FAILING_PATH).map((entry) => entry.message.eventId));
+    await waitFor('every message sent again', () => (kept.every((letter) => arrivedIds().has(letter.eventId)) ? true : undefined));
+    expect(await deadLettersOf(receiverId)).toEqual([]);
+    expect(await page.locator('#dead-letters-summary').textContent()).toBe('No failed deliveries are kept.');
+    expect(await panel.getByRole('button', { name: 'Send all again' }).isDisabled()).toBe(true);
+    expect(await row('Receiver').getByRole('cell').nth(4).textContent()).toBe('None');
+
+    await panel.getByRole('button', { name: 'Close' }).press('Enter');
+    expect(await panel.isVisible()).toBe(false);
+    await deletedElsewhere(receiverId);
+    await refreshList(1);
   });
 
   step('deletes it after a confirmation', async () => {
