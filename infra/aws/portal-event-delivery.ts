@@ -3,7 +3,8 @@
  * those of source `portal.events` on an SQS queue (with a dead-letter queue of its own); the
  * dispatcher consumes it in batches and publishes each event to the topics of the matching
  * subscriptions. Messages SNS cannot deliver after its retries go to the delivery dead-letter
- * queue, named in every SNS subscription's redrive policy.
+ * queue, named in every SNS subscription's redrive policy; the recorder consumes it and keeps
+ * each dead letter for its subscription, where the tenant sees it and sends it again.
  */
 import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
@@ -16,7 +17,9 @@ import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { PORTAL_EVENT_SOURCE } from '../../shared/delivery/portal-event';
 import { DELIVERY_PARTITIONS_PATTERN } from '../../shared/delivery/progress';
-import { DISPATCHER } from '../../shared/operations';
+import { DEAD_LETTER_RECORDER, DISPATCHER } from '../../shared/operations';
+import { IDEMPOTENCY_PARTITIONS_PATTERN } from '../../shared/subscriptions/table';
+import { RECORDER_READS, RECORDER_WRITES } from './recorder-permissions';
 import { ServiceFunction } from './service-function';
 
 export interface PortalEventDeliveryProps {
@@ -31,6 +34,8 @@ export interface PortalEventDeliveryProps {
 
 /** Publishing a batch of 10 events takes 10 Queries and up to 100 Publish calls of some milliseconds each. */
 const DISPATCHER_TIMEOUT = Duration.seconds(30);
+/** A batch of 10 dead letters: one read per subscription, then one transaction each. */
+const RECORDER_TIMEOUT = Duration.seconds(30);
 /** Tries of an event before it is set aside in the events dead-letter queue. */
 export const EVENT_MAX_RECEIVE_COUNT = 5;
 /** Dead letters are kept as long as SQS allows, for an operator to look at and redrive. */
@@ -42,6 +47,8 @@ export class PortalEventDelivery extends Construct {
   readonly eventsDeadLetterQueue: Queue;
   readonly deliveryDeadLetterQueue: Queue;
   readonly dispatcher: ServiceFunction;
+  /** Keeps each message of the delivery dead-letter queue for its subscription (shared/dead-letters/). */
+  readonly recorder: ServiceFunction;
 
   constructor(scope: Construct, id: string, props: PortalEventDeliveryProps) {
     super(scope, id);
@@ -69,6 +76,8 @@ export class PortalEventDelivery extends Construct {
 
     this.deliveryDeadLetterQueue = new Queue(this, 'DeliveryDeadLetters', {
       ...queueDefaults,
+      // Six times the recorder's timeout, as for the events queue.
+      visibilityTimeout: Duration.seconds(RECORDER_TIMEOUT.toSeconds() * 6),
       retentionPeriod: DEAD_LETTER_RETENTION,
       removalPolicy: RemovalPolicy.RETAIN,
     });
@@ -105,6 +114,29 @@ export class PortalEventDelivery extends Construct {
     // Grants the function receive/delete/change-visibility on this queue only.
     this.dispatcher.function.addEventSource(
       new SqsEventSource(this.eventsQueue, { batchSize: 10, reportBatchItemFailures: true }),
+    );
+  
+    this.recorder = new ServiceFunction(this, DEAD_LETTER_RECORDER.handler, {
+      entry: DEAD_LETTER_RECORDER.entry,
+      name: DEAD_LETTER_RECORDER.handler,
+      description: 'Keeps each message SNS could not deliver for its subscription, in the portal that owns it.',
+      timeout: RECORDER_TIMEOUT,
+      environment: props.environment,
+      logRetention: props.logRetention,
+    });
+    // The portals' partitions only, never the idempotency or delivery records'.
+    const portalsOnly = { 'dynamodb:LeadingKeys': [IDEMPOTENCY_PARTITIONS_PATTERN, DELIVERY_PARTITIONS_PATTERN] };
+    this.recorder.allow(RECORDER_READS.actions, [props.table.tableArn], { 'ForAllValues:StringNotLike': portalsOnly });
+    for (const { actions, attributes } of RECORDER_WRITES) {
+      this.recorder.allow(actions, [props.table.tableArn], {
+        'ForAllValues:StringNotLike': portalsOnly,
+        'ForAllValues:StringLike': { 'dynamodb:Attributes': attributes },
+      });
+    }
+    // A batch's records of one subscription are written one after the other; two batches at a
+    // time (the least Lambda allows) keep concurrent writes to one record rare.
+    this.recorder.function.addEventSource(
+      new SqsEventSource(this.deliveryDeadLetterQueue, { batchSize: 10, reportBatchItemFailures: true, maxConcurrency: 2 }),
     );
   }
 }

@@ -122,7 +122,8 @@ const OPERATION_DOCS: Record<OperationId, OperationDoc> = {
     summary: 'List the portal\'s subscriptions',
     description:
       'Every subscription of the caller\'s portal, oldest first, with SNS\'s side of it (`subscriptionState`: confirmed, ' +
-      'pending or unsubscribed). Any body is ignored.',
+      'pending or unsubscribed) and its dead letters: how many are kept (`deadLetters`), when the latest failed ' +
+      '(`lastDeadLetterAt`), how many gave way to the cap of 1,000 (`deadLettersDropped`). Any body is ignored.',
     success: 'ListSubscriptionsResponse',
     successExample: {
       success: true,
@@ -137,6 +138,9 @@ const OPERATION_DOCS: Record<OperationId, OperationDoc> = {
           status: 1,
           confirmed: true,
           subscriptionState: 'confirmed',
+          deadLetters: 2,
+          lastDeadLetterAt: '2026-11-24T08:41:12.345Z',
+          deadLettersDropped: 0,
         },
       ],
     },

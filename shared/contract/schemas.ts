@@ -428,7 +428,6 @@ export const subscriptionListEntry = {
     deadLetters: { type: 'integer', minimum: 0, description: 'How many dead letters are kept for it (GET /dead-letters lists them).' },
     lastDeadLetterAt: {
       type: ['string', 'null'],
-      format: 'date-time',
       description: 'When its latest dead letter failed, while that is still kept; null otherwise.',
     },
     deadLettersDropped: { type: 'integer', minimum: 0, description: 'Dead letters removed to keep at most 1,000 (the oldest gave way).' },
@@ -502,7 +501,6 @@ export const deadLetter = {
     eventId: text,
     event: text,
     occurredAt: { type: 'string', description: 'When the event happened (the message\'s occurredAt).' },
-    failedAt: { type: 'string', format: 'date-time', description: 'When SNS gave up on the delivery.' },
     messageId: { type: 'string', description: 'SNS\'s message id of the delivery that failed.' },
   },
   required: ['eventId', 'event', 'occurredAt', 'failedAt', 'messageId'],

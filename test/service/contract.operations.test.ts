@@ -159,8 +159,25 @@ describe.each([0, 1] as const)('the operations under prefix %i', (prefix) => {
         status: 1,
         confirmed: false,
         subscriptionState: 'pending',
+        deadLetters: 0,
+        lastDeadLetterAt: null,
+        deadLettersDropped: 0,
       })),
       maxSubscriptions: Number(TEST_ENV.MAX_SUBSCRIPTIONS_PER_PORTAL),
+    });
+  });
+
+  it('test answers 400 saying why while the endpoint has not confirmed: nothing would arrive', async () => {
+    const portalId = freshPortal();
+    const { configId } = (await call('createSubscriptionRoute', { portalId, prefix, body: newSubscription() })).body.record;
+
+    const answer = await call('testSubscriptionRoute', { portalId, prefix, body: { config_id: configId } });
+
+    expect(answer.statusCode).toBe(400);
+    expect(answer.body).toEqual({
+      success: false,
+      code: 'ENDPOINT_NOT_CONFIRMED',
+      message: `The endpoint of subscription ${configId} has not confirmed it yet, so nothing would arrive; confirm it (the SubscribeURL SNS sent) first.`,
     });
   });
 

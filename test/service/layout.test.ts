@@ -1,5 +1,5 @@
 /**
- * The layout's rules, read from the project's own imports: the domain (subscriptions, delivery,
+ * The layout's rules, read from the project's own imports: the domain (subscriptions, delivery, dead letters,
  * reconciliation) knows nothing of HTTP, the CDK app nothing of the local stand-ins, and no
  * module imports itself through a circle. Every relative import counts: `import … from`,
  * `export … from`, `import type`, a bare `import '…'`, and `import('…')` with a literal.
@@ -186,8 +186,8 @@ describe("the project's imports", () => {
     ).toEqual(['./a', './b', './c', './d', './e', './f', './g']);
   });
 
-  it('keep the domain free of HTTP: shared/subscriptions, shared/delivery and shared/reconciliation import nothing from shared/http', () => {
-    expect(importsAcross(graph, ['shared/subscriptions', 'shared/delivery', 'shared/reconciliation'], 'shared/http')).toEqual([]);
+  it('keep the domain free of HTTP: shared/subscriptions, shared/delivery, shared/dead-letters and shared/reconciliation import nothing from shared/http', () => {
+    expect(importsAcross(graph, ['shared/subscriptions', 'shared/delivery', 'shared/dead-letters', 'shared/reconciliation'], 'shared/http')).toEqual([]);
   });
 
   it('keep the CDK app free of the local stand-ins: infra/aws imports nothing from infra/local', () => {

@@ -23,21 +23,27 @@ import { STACK_DOCUMENT_FILE } from '../../infra/aws/stack-openapi-document';
 import { config } from '../../shared/environment';
 import { OPERATIONS, type OperationId } from '../../shared/operations';
 import { documentedAnswersOf, expectDocumentedHttpAnswer } from '../support/openapi-responses';
+import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver';
+import { waitFor } from '../support/wait-for';
 import { call, forgeToken, newSubscription, startTestStack, TEST_CLIENTS, type TestStack, tokenFor } from '../support/local-stack-client';
 
 /** Each body's schema as written (shared/contract/schemas.ts), and the reader its function runs. */
-const REQUEST_BODIES: Partial<Record<OperationId, { schema: { $id: string; properties: object }; reader: BodyReader<unknown> }>> = {
+const REQUEST_BODIES: Partial<
+  Record<OperationId, { schema: { $id: string; properties: object }; reader: BodyReader<unknown>; optional?: readonly string[] }>
+> = {
   createSubscriptionRoute: { schema: schemas.createSubscriptionRequest, reader: bodies.createSubscriptionRequest },
   updateSubscriptionRoute: { schema: schemas.updateSubscriptionRequest, reader: bodies.updateSubscriptionRequest },
   activateSubscriptionRoute: { schema: schemas.activateSubscriptionRequest, reader: bodies.activateSubscriptionRequest },
   renameSubscriptionRoute: { schema: schemas.renameSubscriptionRequest, reader: bodies.renameSubscriptionRequest },
   testSubscriptionRoute: { schema: schemas.testSubscriptionRequest, reader: bodies.testSubscriptionRequest },
   confirmSubscriptionRoute: { schema: schemas.confirmSubscriptionRequest, reader: bodies.confirmSubscriptionRequest },
+  replayDeadLettersRoute: { schema: schemas.replayDeadLettersRequest, reader: bodies.replayDeadLettersRequest, optional: ['eventIds'] },
 };
 
 // The suites' document and checker. This suite reads the configuration at load (the readers'
 // catalog check), so its own local stack's handlers keep the test environment's settings.
 const { document: openApiDocument, undocumentedAnswer } = await documentedAnswersOf();
+const EXAMPLE_ID = schemas.EXAMPLE_CONFIG_ID;
 
 /** A schema of the contract as the document must hold it: the same, referring to the catalog for an event kind. */
 function asComponent({ $schema: _dialect, $id: _id, ...schema }: { $schema?: string; $id: string }): unknown {
@@ -110,6 +116,22 @@ describe('the OpenAPI document', () => {
     },
   );
 
+  it('documents the query of GET /dead-letters as the service reads it: config_id required, limit and cursor optional', () => {
+    const operation = OPERATIONS.find((candidate) => candidate.id === 'listDeadLettersRoute')!;
+    for (const path of operation.paths) {
+      const parameters = openApiDocument.paths[path].get.parameters as { name: string; in: string; required: boolean; schema: object }[];
+      expect(parameters.map(({ name, in: where, required }) => ({ name, where, required }))).toEqual([
+        { name: 'config_id', where: 'query', required: true },
+        { name: 'limit', where: 'query', required: false },
+        { name: 'cursor', where: 'query', required: false },
+      ]);
+      expect(bodies.listDeadLettersQuery.read({ config_id: EXAMPLE_ID, limit: '100' }).problems).toBeUndefined();
+      expect(bodies.listDeadLettersQuery.read({ config_id: EXAMPLE_ID, limit: '101' }).problems).toEqual([
+        { field: 'limit', message: 'limit must be a whole number from 1 to 100.' },
+      ]);
+    }
+  });
+
   it('describes the client-credentials token endpoint with both scopes', () => {
     expect(openApiDocument.components.securitySchemes[SECURITY_SCHEME]).toMatchObject({
       type: 'oauth2',
@@ -171,7 +193,7 @@ describe('the OpenAPI document', () => {
       },
       { requiredKeys: [] },
     );
-    for (const [id, { reader, schema }] of Object.entries(REQUEST_BODIES) as [OperationId, NonNullable<(typeof REQUEST_BODIES)[OperationId]>][]) {
+    for (const [id, { reader, schema, optional = [] }] of Object.entries(REQUEST_BODIES) as [OperationId, NonNullable<(typeof REQUEST_BODIES)[OperationId]>][]) {
       const documented = schemaOf(id);
       const described = asDescribed((body) => documented(body) === true, 'config_id' in schema.properties);
       let accepted = 0;
@@ -192,7 +214,8 @@ describe('the OpenAPI document', () => {
       const example = openApiDocument.paths[operation.paths[0]!][operation.method.toLowerCase()].requestBody.content['application/json'].example;
       for (const field of Object.keys(example)) {
         const { [field]: _removed, ...withoutIt } = example;
-        expect({ field, service: reader.read(withoutIt).problems !== undefined, document: documented(withoutIt) }).toEqual({ field, service: true, document: false });
+        const refused = !optional.includes(field);
+        expect({ field, service: reader.read(withoutIt).problems !== undefined, document: documented(withoutIt) }).toEqual({ field, service: refused, document: !refused });
       }
       for (const field of Object.keys(schema.properties)) {
         const wrongType = { ...example, [field]: { not: 'this' } };
@@ -301,11 +324,14 @@ describe('cdk synth', () => {
 
 describe('the local stack', () => {
   let local: TestStack;
+  let receiver: WebhookReceiver;
   beforeAll(async () => {
+    receiver = await startWebhookReceiver();
     local = await startTestStack();
   }, 60_000);
   afterAll(async () => {
     await local?.stop();
+    await receiver?.close();
   });
 
   it('serves the document at GET /openapi.json, with its own token endpoint and base URL', async () => {
@@ -356,7 +382,7 @@ describe('the local stack', () => {
     const request = async (method: string, path: string, options: Parameters<typeof call>[3], expected: number) => {
       const answer = await call(stack, method, path, options);
       expect(answer.status).toBe(expected);
-      const operation = OPERATIONS.find((candidate) => candidate.method === method && candidate.paths.some((p) => new RegExp(`^${p.replace('{configId}', '[^/]+')}$`).test(path)));
+      const operation = OPERATIONS.find((candidate) => candidate.method === method && candidate.paths.some((p) => new RegExp(`^${p.replace('{configId}', '[^/]+')}$`).test(path.split('?')[0]!)));
       seen.add(`${operation!.id} ${answer.status}`);
       return answer;
     };
@@ -364,12 +390,20 @@ describe('the local stack', () => {
     for (const base of [prefix, legacy]) {
       const created = await request('POST', base, { token: admin, body: newSubscription(), headers: { 'idempotency-key': `k-${base}` } }, 200);
       const config_id = created.body.record.configId as string;
+      // One whose endpoint confirms: a test event and a replay are answered 200 only then.
+      const endpoint = `${receiver.url}/statuses${base}`;
+      const confirmedOne = await call(stack, 'POST', base, { token: admin, body: newSubscription({ protocol: 'http', endpoint }) });
+      const confirmedId = confirmedOne.body.record.configId as string;
+      await waitFor('the endpoint to confirm', async () => {
+        const list = await call(stack, 'GET', `${base}/list`, { token: admin });
+        return list.body.configs.find((entry: { configId: string }) => entry.configId === confirmedId)?.confirmed || undefined;
+      });
       const bodies = {
         create: [base, newSubscription()],
         update: [base, { config_id, events: ['workflow.job.create'] }],
         activate: [`${base}/activate`, { config_id, status: 0 }],
         rename: [`${base}/rename`, { config_id, name: 'Renamed' }],
-        test: [`${base}/test`, { config_id }],
+        test: [`${base}/test`, { config_id: confirmedId }],
         // The https endpoint never confirms: it stays pending, so it can be asked again.
         confirm: [`${base}/confirm`, { config_id }],
       } as const;
@@ -383,6 +417,23 @@ describe('the local stack', () => {
         await request(method, path, { token: reader, body }, 403);
         await request(method, path, { token: admin, body: 'x'.repeat(10 * 1024 * 1024 + 1) }, 413);
       }
+      const deadLetters = `${base}/dead-letters?config_id=${config_id}`;
+      await request('GET', deadLetters, { token: admin }, 200);
+      await request('GET', `${deadLetters}&limit=0`, { token: admin }, 400);
+      await request('GET', deadLetters, {}, 401);
+      await request('GET', deadLetters, { token: noPortal }, 401);
+      await request('GET', deadLetters, { token: writer }, 403);
+      const tooLargeRead = await rawRequest('GET', `${stack.apiUrl}${deadLetters}`, admin, 'x'.repeat(10 * 1024 * 1024 + 1));
+      expect(tooLargeRead.status).toBe(413);
+      await expectDocumentedHttpAnswer('GET', `${base}/dead-letters`, tooLargeRead.status, tooLargeRead.body);
+      seen.add(`listDeadLettersRoute ${tooLargeRead.status}`);
+      const replay = [`${base}/replay`, { config_id: confirmedId }] as const;
+      await request('POST', replay[0], { token: admin, body: replay[1] }, 200);
+      await request('POST', replay[0], { token: admin, body: { config_id: confirmedId, eventIds: [] } }, 400);
+      await request('POST', replay[0], { body: replay[1] }, 401);
+      await request('POST', replay[0], { token: noPortal, body: replay[1] }, 401);
+      await request('POST', replay[0], { token: reader, body: replay[1] }, 403);
+      await request('POST', replay[0], { token: admin, body: 'x'.repeat(10 * 1024 * 1024 + 1) }, 413);
       await request('GET', `${base}/list`, { token: admin }, 200);
       await request('GET', `${base}/list`, {}, 401);
       await request('GET', `${base}/list`, { token: noPortal }, 401);
@@ -398,6 +449,7 @@ describe('the local stack', () => {
       await request('DELETE', `${base}/${config_id}`, { token: reader }, 403);
       await request('DELETE', `${base}/${config_id}`, { token: admin, body: 'x'.repeat(10 * 1024 * 1024 + 1) }, 413);
       await request('DELETE', `${base}/${config_id}`, { token: admin }, 200);
+      await request('DELETE', `${base}/${confirmedId}`, { token: admin }, 200);
     }
 
     // 409 needs a create still running (test/service/idempotency.test.ts), 500 and 503 a failing

@@ -318,7 +318,9 @@ describe('an endpoint whose subscription is gone while its topic exists', () => 
     const { Subscriptions } = await inspectSns.send(new ListSubscriptionsByTopicCommand({ TopicArn: before.topicArn }));
     expect(Subscriptions).toEqual([]);
     expect((await records())[0]).toMatchObject({ subscriptionArn: before.subscriptionArn });
-    expect((await call('testSubscriptionRoute', { portalId, body: { config_id: before.configId } })).statusCode).toBe(200);
+    // A test event is refused, saying why: nothing would arrive.
+    const test = await call('testSubscriptionRoute', { portalId, body: { config_id: before.configId } });
+    expect([test.statusCode, test.body.code]).toEqual([400, 'ENDPOINT_NOT_CONFIRMED']);
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(receiver.received.length).toBe(receivedBefore);
     expect(await stateOf()).toBe('unsubscribed');

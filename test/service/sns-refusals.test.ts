@@ -9,6 +9,7 @@ import { jest } from '@jest/globals';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { SetTopicAttributesCommand } from '@aws-sdk/client-sns';
 import { TEST_ENV } from '../support/test-env';
+import { confirmAsEndpointOwner } from '../support/sns-confirmation';
 
 process.env.POWERTOOLS_LOG_LEVEL = 'INFO';
 delete process.env.LOG_FORMAT;
@@ -180,7 +181,10 @@ describe('confirm', () => {
 describe('test', () => {
   it("answers a Publish the topic's policy refuses 500, logging SNS's AuthorizationError as the cause", async () => {
     const portalId = freshPortal();
-    const { configId, topicArn } = (await call('createSubscriptionRoute', { portalId, body: newSubscription() })).body.record;
+    // A queue of another account, confirmed by its owner: a test event is sent only to a confirmed endpoint.
+    const body = newSubscription({ protocol: 'sqs', endpoint: 'arn:aws:sqs:us-east-1:111122223333:refusals-test' });
+    const { configId, topicArn, subscriptionArn } = (await call('createSubscriptionRoute', { portalId, body })).body.record;
+    await confirmAsEndpointOwner(subscriptionArn);
     // A topic policy that admits no publisher at all: the service's own misconfiguration.
     const denyAll = { Version: '2012-10-17', Statement: [{ Effect: 'Deny', Principal: '*', Action: 'sns:Publish', Resource: topicArn }] };
     await inspectSns.send(new SetTopicAttributesCommand({ TopicArn: topicArn, AttributeName: 'Policy', AttributeValue: JSON.stringify(denyAll) }));
