@@ -145,6 +145,8 @@ export function scopesOf(claims) {
   return undefined;
 }
 
+const UNAUTHORIZED_MESSAGE = 'The service no longer accepts your sign-in (the token expired, or is not one of its issuer\'s): sign out and sign in again.';
+
 /** What a 403 means for the operation that met it, in a sentence the user can act on. */
 function forbiddenMessage(operation) {
   return operation.scope
@@ -167,7 +169,8 @@ export function apiClient(description, token) {
         body: body === undefined ? undefined : JSON.stringify(body),
       });
     } catch (error) {
-      // API Gateway's 403 says only "Forbidden": say which scope is missing.
+      // API Gateway's 401 and 403 say only "Unauthorized" and "Forbidden": say what to do.
+      if (error instanceof ApiError && error.status === 401) throw new ApiError(401, UNAUTHORIZED_MESSAGE);
       if (error instanceof ApiError && error.status === 403) throw new ApiError(403, forbiddenMessage(operation));
       throw error;
     }

@@ -553,7 +553,7 @@ describeWithChromium('the admin page, in Chromium with the keyboard', () => {
     expect(await page.locator('#replay-blocked').isVisible()).toBe(false);
   });
 
-  step('says which scope a token lacks when the API still refuses it (403)', async () => {
+  step('says which scope a token lacks when the API still refuses it (403), and to sign in again when it expired (401)', async () => {
     await page.getByRole('button', { name: 'Sign out' }).press('Enter');
     // A token that names no scopes: the page cannot tell, and the gateway refuses the list.
     const scopeless = await forgeToken(local.stack, local.signingKey, admin, { scope: undefined });
@@ -568,6 +568,14 @@ describeWithChromium('the admin page, in Chromium with the keyboard', () => {
       .waitFor();
     expect(await page.getByRole('alert').filter({ hasText: /^Forbidden$/ }).count()).toBe(0);
     expect(await page.getByRole('heading', { name: 'Sign in' }).isVisible()).toBe(true);
+
+    // An expired token: a sentence, not a bare "Unauthorized".
+    const now = Math.floor(Date.now() / 1000);
+    const expired = await forgeToken(local.stack, local.signingKey, admin, { iat: now - 7200, exp: now - 3600 });
+    expect((await call(local.stack, 'GET', `${PREFIX}/list`, { token: expired })).status).toBe(401);
+    await page.getByLabel('Or paste an access token').fill(expired);
+    await page.getByRole('button', { name: 'Use this token' }).press('Enter');
+    await page.getByRole('alert').filter({ hasText: 'The service no longer accepts your sign-in (the token expired' }).waitFor();
 
     await page.getByLabel('Or paste an access token').fill(token);
     await page.getByRole('button', { name: 'Use this token' }).press('Enter');
