@@ -27,7 +27,8 @@ async function recordOne(batch: DeadLetterBatch, record: SQSRecord): Promise<voi
   if (outcome.kind === 'subscription gone') logger.warn('dead letter dropped: its subscription no longer exists', fields);
   else if (outcome.kind === 'duplicate') logger.info('dead letter already kept', fields);
   else {
-    logger.info('dead letter kept', { ...fields, failedAt: letter.failedAt, ...reason });
+    // SNS's ErrorMessage is left out: nothing says it never quotes the endpoint (and its credentials).
+    logger.info('dead letter kept', { ...fields, failedAt: letter.failedAt, errorCode: reason.errorCode, requestId: reason.requestId });
     if (outcome.evicted) logger.warn('oldest dead letter dropped: the subscription keeps at most 1,000', { ...fields, droppedEventId: outcome.evicted.eventId });
   }
 }

@@ -15,7 +15,7 @@ import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import { DEFAULT_PORTAL_CLAIM } from '../../shared/config';
 import { DEFAULT_EVENT_BUS_NAME } from '../../shared/delivery/portal-event';
-import { API_PREFIXES, DISPATCHER } from '../../shared/operations';
+import { API_PREFIXES, DEAD_LETTER_RECORDER, DISPATCHER } from '../../shared/operations';
 import { ADMIN_PATH, adminSiteRoutes, OPENAPI_PATH } from './admin-site';
 import { type DynamoDbLocal, startDynamoDbLocal } from './dynamodb/dynamodb-local';
 import { type EventBus, startEventBus } from './events/event-bus';
@@ -27,9 +27,9 @@ import { LOCAL_ACCOUNT_ID, LOCAL_SERVICE_ACCESS_KEY_ID, LOCAL_SERVICE_ROLE_ARN, 
 import { createJwtAuthorizer } from './gateway/jwt-authorizer';
 import { DEFAULT_CLIENTS_FILE, loadOAuthClients, type OAuthClient } from './auth/clients';
 import { createOAuthServer, type TokenResponse } from './auth/token-endpoint';
-import { loadDispatcher, loadOperationHandlers } from './operation-handlers';
+import { loadDeadLetterRecorder, loadDispatcher, loadOperationHandlers } from './operation-handlers';
 import { generateSigningKey, keySetOf, loadOrCreateSigningKey, type SigningKey } from './auth/signing-key';
-import { type SnsEmulator, type SnsEmulatorOptions, startSnsEmulator } from './sns/emulator';
+import { type DeadLetter, deadLetterQueueMessageOf, type SnsEmulator, type SnsEmulatorOptions, startSnsEmulator } from './sns/emulator';
 import { ensureSubscriptionTable } from './dynamodb/subscription-table';
 
 export const DEFAULT_PORTS = { api: 3000, dynamoDb: 8000, sns: 9911, events: 9912 } as const;
@@ -41,6 +41,8 @@ export const DEFAULT_AUDIENCE = 'webhooks-api';
 const LOCAL_EVENT_RETRY_DELAY_MS = 1_000;
 /** The dispatcher's timeout, as on AWS (infra/aws/portal-event-delivery.ts). */
 const DISPATCHER_TIMEOUT_MS = 30_000;
+/** The dead-letter recorder's, likewise. */
+const RECORDER_TIMEOUT_MS = 30_000;
 /**
  * Credentials the handlers sign with locally; the emulators accept any, and the SNS emulator
  * takes the access key id for the principal (the topics' access policy lets only this one publish).
@@ -107,6 +109,11 @@ export interface LocalStack {
   readonly eventBusName: string;
   /** The dispatcher's queue: what waits, and what was given up on. */
   readonly eventQueue: EventQueue;
+  /**
+   * The delivery dead-letter queue: what SNS gave up on, as SQS batches for the dead-letter
+   * recorder, the same handler as on AWS.
+   */
+  readonly deadLetterQueue: EventQueue;
   /** Where state is kept; undefined in memory. */
   readonly dataDir: string | undefined;
   /** The OpenAPI document served at `GET /openapi.json`. */
@@ -151,12 +158,26 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   let gateway: Gateway | undefined;
   let events: EventBus | undefined;
   let eventQueue: EventQueue | undefined;
+  let deadLetterQueue: EventQueue | undefined;
+  // SNS may give up on a delivery (one resumed from the last stop) before the recorder is loaded.
+  const deadLettersBeforeRecorder: DeadLetter[] = [];
+  const toDeadLetterQueue = (letter: DeadLetter) => {
+    if (!deadLetterQueue) {
+      deadLettersBeforeRecorder.push(letter);
+      return;
+    }
+    const { body, attributes } = deadLetterQueueMessageOf(letter);
+    if (!deadLetterQueue.send(body, attributes)) log(`[dead letters] queue full or closed: ${letter.messageId} not recorded`);
+  };
   let stopping: Promise<void> | undefined;
   const stop = () => {
     stopping ??= (async () => {
       await Promise.all([gateway?.close(), events?.close()]);
       await eventQueue?.close();
-      await Promise.all([sns?.close(), dynamoDb?.stop()]);
+      // SNS first: its deliveries cut short are kept, and none is given up on into a closed queue.
+      await sns?.close();
+      await deadLetterQueue?.close();
+      await dynamoDb?.stop();
     })();
     return stopping;
   };
@@ -171,6 +192,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
         stateFile: dataDir && join(dataDir, 'sns.json'),
         signingDir: dataDir && join(dataDir, 'sns'),
         ...options.snsDelivery,
+        onDeadLetter: toDeadLetterQueue,
         log: (line) => log(`[sns] ${line}`),
       }),
     ]);
@@ -199,6 +221,18 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       stateFile: dataDir && join(dataDir, 'event-queue.json'),
       log: (line) => log(`[events] ${line}`),
     });
+    deadLetterQueue = new EventQueue({
+      queueArn: localDeliveryDeadLetterQueueArn(region),
+      region,
+      handler: await loadDeadLetterRecorder(),
+      context: () => lambdaContext(DEAD_LETTER_RECORDER.handler, region, RECORDER_TIMEOUT_MS, 256, randomUUID()),
+      visibilityDelayMs: options.eventRetryDelayMs ?? LOCAL_EVENT_RETRY_DELAY_MS,
+      stateFile: dataDir && join(dataDir, 'dead-letter-queue.json'),
+      what: 'dead letters',
+      senderId: 'AIDASNSDEADLETTERS',
+      log: (line) => log(`[dead letters] ${line}`),
+    });
+    for (const letter of deadLettersBeforeRecorder.splice(0)) toDeadLetterQueue(letter);
     events = await startEventBus({
       port: eventsPort,
       busName: eventBusName,
@@ -250,6 +284,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       events,
       eventBusName,
       eventQueue,
+      deadLetterQueue,
       dataDir,
       issueToken: (clientId, scopes) => {
         const client = clients.find((candidate) => candidate.clientId === clientId);

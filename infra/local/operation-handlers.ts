@@ -1,11 +1,11 @@
 /**
  * The Lambda handlers, imported from `functions/` (the operations' as the operations table names
- * them, and the dispatcher), once per process, the way one Lambda sandbox imports its handler
+ * them, the dispatcher and the dead-letter recorder), once per process, the way one Lambda sandbox imports its handler
  * once and reuses it.
  */
 import type { APIGatewayProxyEventV2WithJWTAuthorizer, Context } from 'aws-lambda';
 import { writeValidators } from '../../shared/contract/write-validators';
-import { DISPATCHER, handlerEntryOf, OPERATIONS } from '../../shared/operations';
+import { DEAD_LETTER_RECORDER, DISPATCHER, handlerEntryOf, OPERATIONS } from '../../shared/operations';
 import type { SqsHandler } from './events/event-queue';
 
 export type OperationHandler = (event: APIGatewayProxyEventV2WithJWTAuthorizer, context: Context) => Promise<unknown>;
@@ -49,6 +49,12 @@ export async function loadOperationHandlers(): Promise<OperationHandlers> {
 export async function loadDispatcher(): Promise<SqsHandler> {
   checkEnvironmentUnchanged();
   return importHandler<SqsHandler>(DISPATCHER.entry);
+}
+
+/** The dead-letter recorder's handler; the same rules as for the operations' apply. */
+export async function loadDeadLetterRecorder(): Promise<SqsHandler> {
+  checkEnvironmentUnchanged();
+  return importHandler<SqsHandler>(DEAD_LETTER_RECORDER.entry);
 }
 
 function checkEnvironmentUnchanged(): void {

@@ -501,6 +501,7 @@ export const deadLetter = {
     eventId: text,
     event: text,
     occurredAt: { type: 'string', description: 'When the event happened (the message\'s occurredAt).' },
+    failedAt: { type: 'string', description: 'When SNS gave up on the delivery (ISO 8601).' },
     messageId: { type: 'string', description: 'SNS\'s message id of the delivery that failed.' },
   },
   required: ['eventId', 'event', 'occurredAt', 'failedAt', 'messageId'],

@@ -59,14 +59,16 @@ export class DeadLetterStore {
       adds.push('#dropped :one');
       const evictedDay = dayCounterOf(evict.failedAt);
       // The same day: one in, one out, the counter unchanged (one expression may not name it twice).
-      if (evictedDay === names['#day']) adds.shift();
-      else {
+      if (evictedDay === names['#day']) {
+        adds.shift();
+        delete names['#day'];
+      } else {
         names['#evictedDay'] = evictedDay;
         values[':minusOne'] = -1;
         adds.push('#evictedDay :minusOne');
       }
     }
-    const stale = (options.staleCounters ?? []).filter((name) => !Object.values(names).includes(name));
+    const stale = (options.staleCounters ?? []).filter((name) => name !== dayCounterOf(letter.failedAt) && !Object.values(names).includes(name));
     stale.forEach((name, index) => (names[`#stale${index}`] = name));
     const update =
       `SET #last = :last ADD ${adds.join(', ')}` + (stale.length > 0 ? ` REMOVE ${stale.map((_, index) => `#stale${index}`).join(', ')}` : '');

@@ -1,7 +1,8 @@
 /**
  * Delivery on AWS, as the template declares it: the portal-events bus and its
  * rule, the dispatcher's queue with its dead-letter queue, the dispatcher consuming it with
- * partial batch responses and allowed only Query, its delivery records and Publish, and the
+ * partial batch responses and allowed only Query, its delivery records and Publish, the
+ * dead-letter recorder consuming the delivery dead-letter queue and allowed only its items, and the
  * delivery dead-letter queue that SNS (for the service's topics only) may send to. Synthesized
  * without bundling.
  */
@@ -158,6 +159,74 @@ describe('the delivery dead-letter queue', () => {
       expect.objectContaining({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
     );
     expect(resources[queueId]!.Properties).toMatchObject({ SqsManagedSseEnabled: true, MessageRetentionPeriod: 14 * 24 * 3600 });
+  });
+});
+
+describe('the dead-letter recorder', () => {
+  it('consumes the delivery dead-letter queue in batches of 10, two at a time, reporting failed records one by one', () => {
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      EventSourceArn: { 'Fn::GetAtt': [idOf(stack.delivery.deliveryDeadLetterQueue), 'Arn'] },
+      FunctionName: { Ref: idOf(stack.delivery.recorder.function) },
+      BatchSize: 10,
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+      ScalingConfig: { MaximumConcurrency: 2 },
+    });
+    // Six times its timeout, so a batch in progress is not handed out twice.
+    const recorderTimeout = resources[idOf(stack.delivery.recorder.function)]!.Properties.Timeout;
+    expect(resources[idOf(stack.delivery.deliveryDeadLetterQueue)]!.Properties.VisibilityTimeout).toBe(recorderTimeout * 6);
+    const mappings = Object.values(resources).filter(
+      (resource) => resource.Type === 'AWS::Lambda::EventSourceMapping' && resource.Properties.FunctionName.Ref === idOf(stack.delivery.recorder.function),
+    );
+    expect(mappings).toHaveLength(1);
+  });
+
+  it('may only read portals\' partitions, write there only dead letters and their counters, consume its queue and write its logs', () => {
+    const statements = statementsOfFunction(idOf(stack.delivery.recorder.function)) as any[];
+    const table = { 'Fn::GetAtt': [idOf(stack.table), 'Arn'] };
+    const portalsOnly = { 'dynamodb:LeadingKeys': ['idempotency#*', 'delivery#*'] };
+    const onTable = statements.filter((statement) => JSON.stringify(statement.Resource) === JSON.stringify(table));
+    expect(onTable).toEqual([
+      { Effect: 'Allow', Action: ['dynamodb:GetItem', 'dynamodb:Query'], Resource: table, Condition: { 'ForAllValues:StringNotLike': portalsOnly } },
+      {
+        Effect: 'Allow',
+        Action: ['dynamodb:DeleteItem', 'dynamodb:PutItem'],
+        Resource: table,
+        Condition: {
+          'ForAllValues:StringNotLike': portalsOnly,
+          'ForAllValues:StringLike': {
+            'dynamodb:Attributes': ['portalId', 'sk', 'configId', 'eventId', 'event', 'occurredAt', 'failedAt', 'messageId', 'message', 'idempotencyExpiresAt'],
+          },
+        },
+      },
+      {
+        Effect: 'Allow',
+        Action: 'dynamodb:UpdateItem',
+        Resource: table,
+        Condition: {
+          'ForAllValues:StringNotLike': portalsOnly,
+          'ForAllValues:StringLike': { 'dynamodb:Attributes': ['portalId', 'sk', 'topicArn', 'lastDeadLetterAt', 'deadLettersDropped', 'deadLetters@*'] },
+        },
+      },
+    ]);
+    const queue = { 'Fn::GetAtt': [idOf(stack.delivery.deliveryDeadLetterQueue), 'Arn'] };
+    const onQueue = statements.filter((statement) => JSON.stringify(statement.Resource) === JSON.stringify(queue));
+    expect(onQueue.flatMap((statement) => [statement.Action].flat()).sort()).toEqual([
+      'sqs:ChangeMessageVisibility',
+      'sqs:DeleteMessage',
+      'sqs:GetQueueAttributes',
+      'sqs:GetQueueUrl',
+      'sqs:ReceiveMessage',
+    ]);
+    const granted = statements.flatMap((statement) => [statement.Action].flat());
+    expect(granted.filter((action) => !action.startsWith('sqs:') && !action.startsWith('dynamodb:')).sort()).toEqual(['logs:CreateLogStream', 'logs:PutLogEvents']);
+    // No SNS at all, and no statement outside the table, its queue and its logs.
+    expect(statements.every((statement) => statement.Effect === 'Allow')).toBe(true);
+  });
+
+  it('runs the recorder bundle on Node.js 24 with the service configuration', () => {
+    const fn = resources[idOf(stack.delivery.recorder.function)]!.Properties;
+    expect(fn).toMatchObject({ Runtime: 'nodejs24.x', Architectures: ['arm64'], Timeout: 30 });
+    expect(fn.Environment.Variables).toMatchObject({ TABLE_NAME: { Ref: idOf(stack.table) }, TOPIC_PREFIX: expect.any(String) });
   });
 });
 

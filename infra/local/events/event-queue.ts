@@ -6,6 +6,9 @@
  * policy does. One batch runs at a time. With a state file, what is queued (and the dead
  * letters) outlives a stop, as an SQS queue's messages do: close() writes it, the next start
  * reads it and goes on.
+ *
+ * The same queue, with message attributes, stands in for the delivery dead-letter queue that
+ * feeds the dead-letter recorder (local-stack.ts): `what` names its messages in the log.
  */
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { createHash, randomUUID } from 'node:crypto';
@@ -28,6 +31,10 @@ export interface EventQueueOptions {
   visibilityDelayMs?: number;
   /** Where the queue is kept between starts; none: it lives in memory only. */
   stateFile?: string;
+  /** What its messages are, for the log: "events" (default), "dead letters". */
+  what?: string;
+  /** The SenderId attribute of its records: who sends to it on AWS. */
+  senderId?: string;
   log?: (line: string) => void;
 }
 
@@ -42,6 +49,8 @@ export interface DeadLetteredEvent {
 interface QueuedMessage {
   messageId: string;
   body: string;
+  /** SQS message attributes, all strings. */
+  attributes?: Record<string, string>;
   sentAt: number;
   receiveCount: number;
   visibleAt: number;
@@ -68,19 +77,21 @@ export class EventQueue {
   private readonly batchSize: number;
   private readonly maxReceiveCount: number;
   private readonly visibilityDelayMs: number;
+  private readonly what: string;
 
   constructor(private readonly options: EventQueueOptions) {
     this.batchSize = options.batchSize ?? 10;
     this.maxReceiveCount = options.maxReceiveCount ?? 5;
     this.visibilityDelayMs = options.visibilityDelayMs ?? 1_000;
+    this.what = options.what ?? 'events';
     this.load();
   }
 
-  /** Queues a message body; false when the queue is full or closed. */
-  send(body: string): boolean {
+  /** Queues a message body, with string message attributes if given; false when the queue is full or closed. */
+  send(body: string, attributes?: Record<string, string>): boolean {
     if (this.closed || this.messages.length >= MAX_QUEUED) return false;
     const now = Date.now();
-    this.messages.push({ messageId: randomUUID(), body, sentAt: now, receiveCount: 0, visibleAt: now });
+    this.messages.push({ messageId: randomUUID(), body, ...(attributes && { attributes }), sentAt: now, receiveCount: 0, visibleAt: now });
     this.schedule(0);
     return true;
   }
@@ -100,10 +111,10 @@ export class EventQueue {
     if (file) {
       this.save(file);
       if (this.messages.length > 0) {
-        this.options.log?.(`kept ${this.messages.length} queued events in ${file}; they are dispatched at the next start`);
+        this.options.log?.(`kept ${this.messages.length} queued ${this.what} in ${file}; they are handled at the next start`);
       }
     } else if (this.messages.length > 0) {
-      this.options.log?.(`discarded ${this.messages.length} queued events: no state file to keep them in`);
+      this.options.log?.(`discarded ${this.messages.length} queued ${this.what}: no state file to keep them in`);
     }
   }
 
@@ -120,7 +131,7 @@ export class EventQueue {
     this.deadLetters.push(...saved.deadLetters);
     this.deadLettersNotKept = Number(saved.deadLettersNotKept) || 0;
     if (this.messages.length > 0) {
-      this.options.log?.(`resuming ${this.messages.length} events still queued at the last stop`);
+      this.options.log?.(`resuming ${this.messages.length} ${this.what} still queued at the last stop`);
       this.schedule(0);
     }
   }
@@ -167,7 +178,7 @@ export class EventQueue {
       failed = new Set((response?.batchItemFailures ?? []).map((failure) => failure.itemIdentifier));
     } catch (error) {
       // A function error fails the whole batch, as on Lambda.
-      this.options.log?.(`dispatcher failed: ${(error as Error)?.stack ?? String(error)}`);
+      this.options.log?.(`the handler of ${this.what} failed: ${(error as Error)?.stack ?? String(error)}`);
       failed = new Set(batch.map((message) => message.messageId));
     }
     for (const message of batch) {
@@ -194,7 +205,7 @@ export class EventQueue {
       this.deadLetters.shift();
       this.deadLettersNotKept++;
     }
-    this.options.log?.(`event ${message.messageId} moved to the dead letters after ${message.receiveCount} tries`);
+    this.options.log?.(`${this.what}: ${message.messageId} moved to the dead letters after ${message.receiveCount} tries`);
   }
 
   private recordOf(message: QueuedMessage): SQSRecord {
@@ -205,10 +216,12 @@ export class EventQueue {
       attributes: {
         ApproximateReceiveCount: String(message.receiveCount),
         SentTimestamp: String(message.sentAt),
-        SenderId: 'AIDAEVENTBRIDGE',
+        SenderId: this.options.senderId ?? 'AIDAEVENTBRIDGE',
         ApproximateFirstReceiveTimestamp: String(message.sentAt),
       },
-      messageAttributes: {},
+      messageAttributes: Object.fromEntries(
+        Object.entries(message.attributes ?? {}).map(([name, value]) => [name, { dataType: 'String', stringValue: value, stringListValues: [], binaryListValues: [] }]),
+      ),
       md5OfBody: createHash('md5').update(message.body).digest('hex'),
       eventSource: 'aws:sqs',
       eventSourceARN: this.options.queueArn,

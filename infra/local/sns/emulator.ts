@@ -42,6 +42,7 @@ import {
 import { handleRequest } from './request-handler';
 import { loadOrCreateSigningIdentity } from './signing';
 import { DEFAULT_DEAD_LETTERS_PER_SUBSCRIPTION, SnsBackend } from './state';
+import type { DeadLetter } from './types';
 
 // ---------------------------------------------------------------------------------------------
 // Public API
@@ -74,6 +75,12 @@ export interface SnsEmulatorOptions {
   deliveryTimeoutMs?: number;
   /** For tests only: the limits per subscription (defaults: 10,000 pending, 50 in flight, 1,000 dead letters kept). */
   limits?: Partial<DeliveryLimits & { deadLettersPerSubscription: number }>;
+  /**
+   * Called with each new dead letter, as SNS would send it to the redrive policy's queue: the
+   * local stack hands it to the dead-letter recorder (deadLetterQueueMessageOf gives its SQS body
+   * and attributes). It is kept for GET /_emulator/dead-letters either way.
+   */
+  onDeadLetter?: (letter: DeadLetter) => void;
   log?: (line: string) => void;
 }
 
@@ -87,7 +94,8 @@ export interface SnsEmulator {
   close(): Promise<void>;
 }
 
-export type { RecordedDelivery } from './types';
+export type { DeadLetter, RecordedDelivery } from './types';
+export { deadLetterQueueMessageOf } from './messages';
 
 function checkedOption(name: string, value: number, max: number, min = 0): number {
   if (!Number.isInteger(value) || value < min || value > max) throw new RangeError(`${name} must be an integer from ${min} to ${max}`);
@@ -128,6 +136,7 @@ export async function startSnsEmulator(options: SnsEmulatorOptions = {}): Promis
       1_000_000,
       1,
     ),
+    onDeadLetter: options.onDeadLetter,
     log,
   });
   sns.load();

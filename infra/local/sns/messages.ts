@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { type SignedFields, signatureFields, type SigningIdentity } from './signing';
-import type { MessageType, OutgoingMessage, Publication, SubscriptionRecord, TopicRecord } from './types';
+import type { DeadLetter, MessageType, OutgoingMessage, Publication, SubscriptionRecord, TopicRecord } from './types';
 
 /** Where the emulator listens (the URLs subscribers get point back at it) and what it signs with. */
 export interface MessageOrigin {
@@ -108,4 +108,23 @@ export function notificationMessage(origin: MessageOrigin, subscription: Subscri
     ...(publication.attributes.length > 0 ? { MessageAttributes: attributes } : {}),
   };
   return { type: 'Notification', messageId, body: JSON.stringify(body, null, 2), headers };
+}
+
+/**
+ * The SQS message SNS puts in a subscription's dead-letter queue ("Amazon SNS dead-letter queues
+ * (DLQs)", https://docs.aws.amazon.com/sns/latest/dg/sns-dead-letter-queues.html): the message as
+ * it would have been delivered (for http/https without raw delivery, the JSON notification), and
+ * the message attributes RequestID, ErrorCode and ErrorMessage. SNS documents no list of their
+ * values; the HTTP status of the last attempt, or the endpoint's failure to answer, stands here.
+ */
+export function deadLetterQueueMessageOf(letter: DeadLetter): { body: string; attributes: Record<string, string> } {
+  const status = /^HTTP (\d{3})$/.exec(letter.reason)?.[1];
+  return {
+    body: letter.body,
+    attributes: {
+      RequestID: randomUUID(),
+      ErrorCode: status ?? 'EndpointUnavailable',
+      ErrorMessage: `Delivery failed after ${letter.attempts} attempt(s): ${letter.reason}`,
+    },
+  };
 }

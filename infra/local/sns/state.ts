@@ -55,6 +55,8 @@ interface Settings {
   delivery: DeliverySettings;
   /** Dead letters kept per subscription (the latest); older ones are counted in deadLetterOverflow. */
   deadLettersPerSubscription: number;
+  /** Called with each new dead letter, as SNS sends it to the queue its redrive policy names. */
+  onDeadLetter?: (letter: DeadLetter) => void;
   log: (line: string) => void;
 }
 
@@ -186,6 +188,11 @@ export class SnsBackend {
    */
   private deadLetter(letter: DeadLetter): void {
     this.keepDeadLetter(letter);
+    try {
+      this.settings.onDeadLetter?.(letter);
+    } catch (error) {
+      this.settings.log(`dead letter ${letter.messageId} not handed on: ${String(error)}`);
+    }
     this.settings.log(`dead-lettered ${letter.messageId} of ${letter.subscriptionArn} to ${letter.deadLetterTargetArn}: ${letter.reason}`);
     this.saveSoon();
   }

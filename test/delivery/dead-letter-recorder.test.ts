@@ -1,0 +1,221 @@
+/**
+ * The dead-letter recorder as Lambda's SQS event source calls it: batches of messages of the
+ * delivery dead-letter queue, shaped as SNS puts them there (the notification JSON; RequestID,
+ * ErrorCode, ErrorMessage attributes), against DynamoDB Local. A dead letter lands in its
+ * subscription's portal only, once however often SQS hands it out, never for a subscription that
+ * is gone or a portal that does not own the topic; a malformed one is dropped without holding up
+ * its batch; at most 1,000 are kept per subscription, the oldest giving way and counted; one past
+ * its 14 days is neither listed nor counted.
+ */
+import type { SQSEvent, SQSRecord } from 'aws-lambda';
+import { randomUUID } from 'node:crypto';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { handler as record } from '../../functions/recordDeadLetters';
+import { documentClient } from '../../shared/aws/dynamodb';
+import { MAX_KEPT_PER_SUBSCRIPTION } from '../../shared/dead-letters/day-counts';
+import { config } from '../../shared/environment';
+import { deadLetterPrefixOf } from '../../shared/subscriptions/table';
+import { call, freshPortal, newSubscription } from '../support/api';
+import { lambdaContext } from '../support/lambda-context';
+
+const CREATE = 'asset_bank.media.create';
+const DAY_MS = 86_400_000;
+
+interface Subscribed {
+  portalId: string;
+  configId: string;
+  topicArn: string;
+}
+
+async function subscribe(portalId = freshPortal()): Promise<Subscribed> {
+  const created = await call('createSubscriptionRoute', { portalId, body: newSubscription() });
+  expect(created.statusCode).toBe(200);
+  const { configId, topicArn } = created.body.record;
+  return { portalId, configId, topicArn };
+}
+
+/** What the service published to the subscription's topic (shared/delivery/message.ts). */
+function publishedBody(to: Subscribed, overrides: Record<string, unknown> = {}) {
+  return JSON.stringify({
+    event: CREATE,
+    portalId: to.portalId,
+    configId: to.configId,
+    occurredAt: '2026-11-24T08:15:00Z',
+    eventId: randomUUID(),
+    data: { mediaId: 'm-1' },
+    ...overrides,
+  });
+}
+
+/** A message of the delivery dead-letter queue for a notification of `to`'s topic, as SNS sends it there. */
+function deadLetterRecord(to: Subscribed, options: { message?: string; snsMessageId?: string; sentAt?: number; topicArn?: string } = {}): SQSRecord {
+  const notification = {
+    Type: 'Notification',
+    MessageId: options.snsMessageId ?? randomUUID(),
+    TopicArn: options.topicArn ?? to.topicArn,
+    Message: options.message ?? publishedBody(to),
+    Timestamp: new Date().toISOString(),
+    SignatureVersion: '1',
+    Signature: 'c2lnbmF0dXJl',
+    SigningCertURL: 'https://sns.us-east-1.amazonaws.com/SimpleNotificationService-0.pem',
+    UnsubscribeURL: 'https://sns.us-east-1.amazonaws.com/?Action=Unsubscribe',
+    MessageAttributes: { event: { Type: 'String', Value: CREATE } },
+  };
+  return rawRecord(JSON.stringify(notification), options.sentAt);
+}
+
+function rawRecord(body: string, sentAt = Date.now()): SQSRecord {
+  const attribute = (value: string) => ({ dataType: 'String', stringValue: value, stringListValues: [], binaryListValues: [] });
+  return {
+    messageId: randomUUID(),
+    receiptHandle: randomUUID(),
+    body,
+    attributes: { ApproximateReceiveCount: '1', SentTimestamp: String(sentAt), SenderId: 'AIDASNS', ApproximateFirstReceiveTimestamp: String(sentAt) },
+    messageAttributes: { RequestID: attribute(randomUUID()), ErrorCode: attribute('500'), ErrorMessage: attribute('HTTP 500') },
+    md5OfBody: '',
+    eventSource: 'aws:sqs',
+    eventSourceARN: 'arn:aws:sqs:us-east-1:000000000000:delivery-dead-letters',
+    awsRegion: 'us-east-1',
+  };
+}
+
+async function runBatch(records: SQSRecord[]) {
+  return (await record({ Records: records } satisfies SQSEvent, lambdaContext('recordDeadLetters')))!;
+}
+
+/** Every dead-letter item of the subscription in its portal's partition, expired or not. */
+async function storedItems(to: Subscribed) {
+  const items: Record<string, unknown>[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  for (let page = 0; page < 100; page++) {
+    const result = await documentClient.send(
+      new QueryCommand({
+        TableName: config.tableName,
+        KeyConditionExpression: 'portalId = :portalId AND begins_with(sk, :prefix)',
+        ExpressionAttributeValues: { ':portalId': to.portalId, ':prefix': deadLetterPrefixOf(to.configId) },
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    items.push(...(result.Items ?? []));
+    startKey = result.LastEvaluatedKey;
+    if (!startKey) break;
+  }
+  return items;
+}
+
+async function listEntry(to: Subscribed) {
+  const listed = await call('listSubscriptionsRoute', { portalId: to.portalId });
+  return listed.body.configs.find((entry: { configId: string }) => entry.configId === to.configId);
+}
+
+async function deadLettersListed(to: Subscribed, query: Record<string, string> = {}) {
+  return call('listDeadLettersRoute', { portalId: to.portalId, query: { config_id: to.configId, ...query } });
+}
+
+describe('the dead-letter recorder', () => {
+  it('keeps a dead letter in its subscription\'s portal with what it failed with, its message byte for byte, and counts it', async () => {
+    const subscription = await subscribe();
+    const message = publishedBody(subscription);
+    const sentAt = Date.now() - 1_234;
+    const snsMessageId = randomUUID();
+
+    const result = await runBatch([deadLetterRecord(subscription, { message, snsMessageId, sentAt })]);
+
+    expect(result).toEqual({ batchItemFailures: [] });
+    const [item] = await storedItems(subscription);
+    const failedAt = new Date(sentAt).toISOString();
+    expect(item).toMatchObject({
+      portalId: subscription.portalId,
+      configId: subscription.configId,
+      eventId: JSON.parse(message).eventId,
+      event: CREATE,
+      occurredAt: '2026-11-24T08:15:00Z',
+      failedAt,
+      messageId: snsMessageId,
+      message,
+    });
+    // Kept until the end of the UTC day it failed on plus 14 days.
+    expect(item!.idempotencyExpiresAt).toBe((Date.parse(`${failedAt.slice(0, 10)}T00:00:00Z`) + 15 * DAY_MS) / 1000);
+    expect(await listEntry(subscription)).toMatchObject({ deadLetters: 1, lastDeadLetterAt: failedAt, deadLettersDropped: 0 });
+    const listed = await deadLettersListed(subscription);
+    expect(listed.body.deadLetters).toEqual([{ eventId: JSON.parse(message).eventId, event: CREATE, occurredAt: '2026-11-24T08:15:00Z', failedAt, messageId: snsMessageId }]);
+  });
+
+  it('keeps a dead letter SQS hands out twice only once, and counts it once', async () => {
+    const subscription = await subscribe();
+    const twice = deadLetterRecord(subscription);
+
+    expect(await runBatch([twice])).toEqual({ batchItemFailures: [] });
+    expect(await runBatch([{ ...twice, receiptHandle: randomUUID(), attributes: { ...twice.attributes, ApproximateReceiveCount: '2' } }, twice])).toEqual({
+      batchItemFailures: [],
+    });
+
+    expect(await storedItems(subscription)).toHaveLength(1);
+    expect((await listEntry(subscription)).deadLetters).toBe(1);
+  });
+
+  it('drops and logs a malformed message without holding up the rest of its batch', async () => {
+    const subscription = await subscribe();
+    const malformed = [
+      rawRecord('not json'),
+      rawRecord(JSON.stringify({ Type: 'SubscriptionConfirmation', MessageId: randomUUID(), TopicArn: subscription.topicArn, Message: '{}' })),
+      deadLetterRecord(subscription, { message: 'not the service\'s message' }),
+      deadLetterRecord(subscription, { message: publishedBody(subscription, { eventId: undefined }) }),
+      deadLetterRecord(subscription, { topicArn: 'arn:aws:sns:us-east-1:000000000000:someone-elses-topic' }),
+    ];
+    const good = deadLetterRecord(subscription);
+
+    const result = await runBatch([...malformed, good]);
+
+    expect(result).toEqual({ batchItemFailures: [] });
+    const items = await storedItems(subscription);
+    expect(items.map((item) => item.messageId)).toEqual([JSON.parse(good.body).MessageId]);
+    expect((await listEntry(subscription)).deadLetters).toBe(1);
+  });
+
+  it('drops a dead letter whose subscription is gone, and one whose body names a portal that does not own the topic', async () => {
+    const gone = await subscribe();
+    expect((await call('deleteSubscriptionRoute', { portalId: gone.portalId, configId: gone.configId })).statusCode).toBe(200);
+    const owner = await subscribe();
+    const otherPortal = await subscribe();
+    // The topic of `owner`, with a body naming another portal and owner's config id.
+    const foreign = deadLetterRecord(owner, { message: publishedBody({ ...owner, portalId: otherPortal.portalId }) });
+
+    const result = await runBatch([deadLetterRecord(gone), foreign]);
+
+    expect(result).toEqual({ batchItemFailures: [] });
+    expect(await storedItems(gone)).toEqual([]);
+    expect(await storedItems({ ...owner, portalId: otherPortal.portalId })).toEqual([]);
+    expect(await storedItems(owner)).toEqual([]);
+    expect((await listEntry(otherPortal)).deadLetters).toBe(0);
+  });
+
+  it('neither lists nor counts a dead letter past its 14 days, though DynamoDB has not deleted it yet', async () => {
+    const subscription = await subscribe();
+    await runBatch([deadLetterRecord(subscription, { sentAt: Date.now() - 16 * DAY_MS }), deadLetterRecord(subscription)]);
+
+    expect(await storedItems(subscription)).toHaveLength(2);
+    expect((await listEntry(subscription)).deadLetters).toBe(1);
+    expect((await deadLettersListed(subscription)).body.deadLetters).toHaveLength(1);
+  });
+
+  it(`keeps at most ${MAX_KEPT_PER_SUBSCRIPTION}: the next one pushes out the oldest, which is counted as dropped`, async () => {
+    const subscription = await subscribe();
+    const start = Date.now() - 60 * 60_000;
+    const records = Array.from({ length: MAX_KEPT_PER_SUBSCRIPTION + 1 }, (_, index) => deadLetterRecord(subscription, { sentAt: start + index * 1_000 }));
+    const oldest = JSON.parse(records[0]!.body).MessageId;
+
+    for (let first = 0; first < records.length; first += 10) {
+      expect(await runBatch(records.slice(first, first + 10))).toEqual({ batchItemFailures: [] });
+    }
+
+    const items = await storedItems(subscription);
+    expect(items).toHaveLength(MAX_KEPT_PER_SUBSCRIPTION);
+    expect(items.map((item) => item.messageId)).not.toContain(oldest);
+    expect(await listEntry(subscription)).toMatchObject({ deadLetters: MAX_KEPT_PER_SUBSCRIPTION, deadLettersDropped: 1 });
+    expect((await deadLettersListed(subscription, { limit: '1' })).body).toMatchObject({
+      deadLetters: [{ messageId: JSON.parse(records.at(-1)!.body).MessageId }],
+      deadLettersDropped: 1,
+    });
+  }, 120_000);
+});
