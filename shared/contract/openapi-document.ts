@@ -123,7 +123,8 @@ const OPERATION_DOCS: Record<OperationId, OperationDoc> = {
     description:
       'Every subscription of the caller\'s portal, oldest first, with SNS\'s side of it (`subscriptionState`: confirmed, ' +
       'pending or unsubscribed) and its dead letters: how many are kept (`deadLetters`), when the latest failed ' +
-      '(`lastDeadLetterAt`), how many gave way to the cap of 1,000 (`deadLettersDropped`). Any body is ignored.',
+      '(`lastDeadLetterAt`), how many gave way to the cap of 1,000 (`deadLettersDropped`); and how many subscriptions the ' +
+      'portal may have (`maxSubscriptions`). Any body is ignored.',
     success: 'ListSubscriptionsResponse',
     successExample: {
       success: true,
@@ -143,6 +144,7 @@ const OPERATION_DOCS: Record<OperationId, OperationDoc> = {
           deadLettersDropped: 0,
         },
       ],
+      maxSubscriptions: 10,
     },
     answersBadRequest: false,
   },
