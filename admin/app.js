@@ -118,6 +118,12 @@ function utcTime(value) {
   return Number.isNaN(date.getTime()) ? String(value) : `${date.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 }
 
+/** A time the page shows, kept on one line, with its machine-readable value. */
+function timeElement(value) {
+  const date = new Date(value);
+  return element('time', { dateTime: Number.isNaN(date.getTime()) ? '' : date.toISOString(), textContent: utcTime(value) });
+}
+
 /** A configId is a UUIDv7: its first 48 bits are its creation time in milliseconds (RFC 9562, 5.7). */
 function createdAtOf(configId) {
   return Number.parseInt(configId.replaceAll('-', '').slice(0, 12), 16);
@@ -190,7 +196,7 @@ function failedDeliveriesCell(subscription) {
   const dropped = subscription.deadLettersDropped ?? 0;
   if (count === 0 && dropped === 0) return element('td', { textContent: 'None' });
   const parts = [element('span', { className: 'badge warn', textContent: `${count} failed` })];
-  if (subscription.lastDeadLetterAt) parts.push(element('div', { className: 'meta', textContent: `last ${utcTime(subscription.lastDeadLetterAt)}` }));
+  if (subscription.lastDeadLetterAt) parts.push(element('div', { className: 'meta' }, ['last ', timeElement(subscription.lastDeadLetterAt)]));
   if (dropped > 0) parts.push(element('div', { className: 'meta', textContent: `${dropped} older ones dropped` }));
   if (can('deadLetters')) parts.push(actionButton('Show them', subscription, 'dead-letters', openDeadLetters));
   return element('td', {}, parts);
@@ -233,10 +239,10 @@ function renderSubscriptions() {
     return element('tr', {}, [
       element('th', { scope: 'row', title: subscription.configId }, [
         element('span', { className: 'name', textContent: subscription.name }),
-        element('div', {
-          className: 'meta',
-          textContent: `id ${shortIdOf(subscription.configId)}, created ${utcTime(createdAtOf(subscription.configId))}`,
-        }),
+        element('div', { className: 'meta' }, [
+          `id ${shortIdOf(subscription.configId)}, created `,
+          timeElement(createdAtOf(subscription.configId)),
+        ]),
       ]),
       cell('Protocol and endpoint', {}, [
         element('div', { textContent: subscription.protocol }),
@@ -342,8 +348,8 @@ function renderDeadLetters() {
       return element('tr', {}, [
         element('th', { scope: 'row' }, [element('code', { textContent: deadLetter.eventId })]),
         cell('Event', { textContent: deadLetter.event }),
-        cell('Occurred', { textContent: utcTime(deadLetter.occurredAt) }),
-        cell('Failed', { textContent: utcTime(deadLetter.failedAt) }),
+        cell('Occurred', {}, [timeElement(deadLetter.occurredAt)]),
+        cell('Failed', {}, [timeElement(deadLetter.failedAt)]),
         cell('Actions', {}, actions),
       ]);
     }),
