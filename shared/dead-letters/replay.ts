@@ -24,7 +24,7 @@ export interface ReplayDeps {
 export interface ReplayOutcome {
   /** Published again (and removed, or left to be removed by the next replay). */
   replayed: number;
-  /** Kept for the subscription after this replay. */
+  /** Kept for the subscription after this replay: its count when it began, less those removed. */
   remaining: number;
   /** Chosen dead letters SNS did not accept, with its error: still kept. */
   failed: { letter: KeptDeadLetter; error: unknown }[];
@@ -43,30 +43,34 @@ export async function replayDeadLetters(
   subscription: { portalId: string; configId: string; topicArn: string },
   eventIds?: readonly string[],
 ): Promise<ReplayOutcome> {
+  // The record as read before (its day counters with it): how many were kept when the replay began.
+  const keptBefore = deadLetterSummaryOf(subscription as unknown as Record<string, unknown>).deadLetters;
   const { portalId, configId, topicArn } = subscription;
   const wanted = eventIds && new Set(eventIds);
   const chosen = await deps.store.select(portalId, configId, MAX_REPLAYED_PER_REQUEST, (letter) => !wanted || wanted.has(letter.eventId));
   const failed: ReplayOutcome['failed'] = [];
   const notRemoved: ReplayOutcome['notRemoved'] = [];
-  const results = await mapWithConcurrency(chosen, PUBLISHES_IN_FLIGHT, async (letter) => {
+  const results = await mapWithConcurrency(chosen, PUBLISHES_IN_FLIGHT, async (letter): Promise<'replayed' | 'removed' | 'failed'> => {
     try {
       await publishBody(deps.sns, topicArn, letter.message, letter.event);
     } catch (error) {
       failed.push({ letter, error });
-      return false;
+      return 'failed';
     }
     try {
+      // False when a concurrent replay removed it first: it is gone all the same.
       await deps.store.remove(letter);
+      return 'removed';
     } catch (error) {
       notRemoved.push({ letter, error });
+      return 'replayed';
     }
-    return true;
   });
-  const record = await deps.store.subscriptionRecord(portalId, configId);
   const found = new Set(chosen.map((letter) => letter.eventId));
+  const removed = results.filter((result) => result === 'removed').length;
   return {
-    replayed: results.filter(Boolean).length,
-    remaining: record ? deadLetterSummaryOf(record).deadLetters : 0,
+    replayed: results.filter((result) => result !== 'failed').length,
+    remaining: Math.max(0, keptBefore - removed),
     failed,
     notRemoved,
     notFound: eventIds ? eventIds.filter((eventId) => !found.has(eventId)) : [],

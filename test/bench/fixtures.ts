@@ -5,18 +5,23 @@
 import { BatchWriteCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { SQSEvent } from 'aws-lambda';
 import { randomUUID } from 'node:crypto';
+import { v7 as uuidv7 } from 'uuid';
 import { mapWithConcurrency } from '../../shared/aws/bounded-concurrency';
+import { dayCounterOf, expiryOf } from '../../shared/dead-letters/day-counts';
+import { deadLetterKeyOf, EXPIRY_ATTRIBUTE } from '../../shared/subscriptions/table';
 import { httpEvent } from '../support/http-events';
+import { confirmAsEndpointOwner } from '../support/sns-confirmation';
 import type { BenchPlan, FunctionName } from './plan';
 import { FUNCTION_ENV } from './services';
+import { RECORDED_PER_BATCH, REPLAYED_PER_INVOCATION } from './targets';
 
 const DISPATCHED_KIND = 'asset_bank.media.create';
 
 /** The create handler, run in this process, makes the real subscriptions the other operations act on. */
-async function createReal(portalId: string, count: number, events = [DISPATCHED_KIND]): Promise<{ configId: string }[]> {
+async function createReal(portalId: string, count: number, events = [DISPATCHED_KIND]): Promise<Created[]> {
   // Imported here: loading it loads the handlers, which read the environment the services set.
   const { call, newSubscription } = await import('../support/api');
-  const created: { configId: string }[] = [];
+  const created: Created[] = [];
   for (let index = 0; index < count; index++) {
     const answer = await call('createSubscriptionRoute', {
       portalId,
@@ -27,6 +32,85 @@ async function createReal(portalId: string, count: number, events = [DISPATCHED_
     created.push(answer.body.record);
   }
   return created;
+}
+
+interface Created {
+  configId: string;
+  topicArn: string;
+  subscriptionArn: string;
+}
+
+/** Writes items with BatchWrite, 25 at a time, until DynamoDB Local took them all. */
+async function batchWrite(documentClient: DynamoDBDocumentClient, items: Record<string, unknown>[], what: string): Promise<void> {
+  for (let start = 0; start < items.length; start += 25) {
+    let unprocessed: unknown = { [FUNCTION_ENV.TABLE_NAME]: items.slice(start, start + 25).map((Item) => ({ PutRequest: { Item } })) };
+    for (let attempt = 1; unprocessed && Object.keys(unprocessed).length > 0; attempt++) {
+      if (attempt > 10) throw new Error(`seeding ${what}: DynamoDB Local kept items unprocessed`);
+      const answer = await documentClient.send(new BatchWriteCommand({ RequestItems: unprocessed as never }));
+      unprocessed = answer.UnprocessedItems;
+    }
+  }
+}
+
+/** A delivery message as the service publishes it, for a dead letter of the subscription. */
+function publishedMessage(portalId: string, configId: string): string {
+  return JSON.stringify({ event: DISPATCHED_KIND, portalId, configId, occurredAt: new Date().toISOString(), eventId: randomUUID(), data: { assetId: 'asset-1' } });
+}
+
+/**
+ * A subscription record written directly in a portal of its own, pointing at `arns` (a real,
+ * confirmed subscription's, for replay), with `deadLetters` dead letters kept and counted as the
+ * recorder keeps them.
+ */
+async function seedDeadLetters(documentClient: DynamoDBDocumentClient, arns: Omit<Created, 'configId'> | undefined, deadLetters: number) {
+  const portalId = `bench-dead-${randomUUID().slice(0, 8)}`;
+  const configId = uuidv7();
+  const failedAt = new Date().toISOString();
+  const letters = Array.from({ length: deadLetters }, (_, index) => {
+    const at = new Date(Date.parse(failedAt) - index).toISOString();
+    const messageId = randomUUID();
+    const message = publishedMessage(portalId, configId);
+    const { eventId } = JSON.parse(message) as { eventId: string };
+    return { portalId, sk: deadLetterKeyOf(configId, at, messageId), configId, eventId, event: DISPATCHED_KIND, occurredAt: failedAt, failedAt: at, messageId, message, [EXPIRY_ATTRIBUTE]: expiryOf(at) };
+  });
+  const topicArn = arns?.topicArn ?? `arn:aws:sns:us-east-1:000000000000:${FUNCTION_ENV.TOPIC_PREFIX}-${configId}`;
+  const record = {
+    portalId,
+    sk: `subscription#${configId}`,
+    configId,
+    name: 'dead letters',
+    endpoint: 'arn:aws:sqs:us-east-1:111122223333:bench-dead',
+    protocol: 'sqs',
+    events: [DISPATCHED_KIND],
+    status: 1,
+    topicArn,
+    subscriptionArn: arns?.subscriptionArn ?? `${topicArn}:${randomUUID()}`,
+    createdAt: failedAt,
+    ...(deadLetters > 0 && { [dayCounterOf(failedAt)]: deadLetters, lastDeadLetterAt: failedAt }),
+  };
+  await batchWrite(documentClient, [record, ...letters], portalId);
+  return { portalId, configId, topicArn };
+}
+
+/** An SQS batch of the delivery dead-letter queue: `count` notifications of the subscription's topic, as SNS sends them there. */
+function deadLetterBatch({ portalId, configId, topicArn }: { portalId: string; configId: string; topicArn: string }, count: number): SQSEvent {
+  const attribute = (value: string) => ({ dataType: 'String', stringValue: value, stringListValues: [], binaryListValues: [] });
+  return {
+    Records: Array.from({ length: count }, () => {
+      const notification = { Type: 'Notification', MessageId: randomUUID(), TopicArn: topicArn, Message: publishedMessage(portalId, configId), Timestamp: new Date().toISOString() };
+      return {
+        messageId: randomUUID(),
+        receiptHandle: randomUUID(),
+        body: JSON.stringify(notification),
+        attributes: { ApproximateReceiveCount: '1', SentTimestamp: String(Date.now()), SenderId: 'AIDASNS', ApproximateFirstReceiveTimestamp: String(Date.now()) },
+        messageAttributes: { RequestID: attribute(randomUUID()), ErrorCode: attribute('500'), ErrorMessage: attribute('HTTP 500') },
+        md5OfBody: '',
+        eventSource: 'aws:sqs' as const,
+        eventSourceARN: FUNCTION_ENV.DELIVERY_DEAD_LETTER_QUEUE_ARN,
+        awsRegion: 'us-east-1',
+      };
+    }),
+  };
 }
 
 /** Records written directly (BatchWrite), their SNS subscriptions not existing: for list at scale. */
@@ -119,6 +203,10 @@ export function listEvent(portalId: string) {
 /** Portals and subscriptions the read and change operations act on, made once. */
 export interface Fixtures {
   changed: { portalId: string; configId: string };
+  /** A subscription whose endpoint (another account's queue) its owner confirmed: test and replay are sent only to such. */
+  confirmed: { portalId: string } & Created;
+  /** A subscription with dead letters kept, for GET /dead-letters. */
+  withDeadLetters: { portalId: string; configId: string };
   /** By size of list's scale. */
   listPortals: Map<number, string>;
   /** By size of the dispatcher's scale. */
@@ -142,11 +230,21 @@ export async function makeFixtures({ iterations, measures }: BenchPlan, document
     await createReal(portalId, size);
     dispatchPortals.set(size, portalId);
   }
-  return { changed: { portalId: changedPortal, configId: changed!.configId }, listPortals, dispatchPortals };
+  const confirmedPortal = 'bench-confirmed';
+  const [confirmed] = await createReal(confirmedPortal, 1);
+  await confirmAsEndpointOwner(confirmed!.subscriptionArn);
+  const withDeadLetters = await seedDeadLetters(documentClient, undefined, 30);
+  return {
+    changed: { portalId: changedPortal, configId: changed!.configId },
+    confirmed: { portalId: confirmedPortal, ...confirmed! },
+    withDeadLetters,
+    listPortals,
+    dispatchPortals,
+  };
 }
 
 /** `count` events for one function's own row, with whatever each needs made first (delete: its own subscriptions). */
-export async function eventsFor(name: FunctionName, count: number, fixtures: Fixtures, { iterations }: BenchPlan): Promise<unknown[]> {
+export async function eventsFor(name: FunctionName, count: number, fixtures: Fixtures, { iterations }: BenchPlan, documentClient?: DynamoDBDocumentClient): Promise<unknown[]> {
   const { portalId, configId } = fixtures.changed;
   const indexes = Array.from({ length: count }, (_, index) => index);
   switch (name) {
@@ -170,7 +268,21 @@ export async function eventsFor(name: FunctionName, count: number, fixtures: Fix
     case 'renameSubscription':
       return indexes.map((index) => httpEvent('renameSubscriptionRoute', { portalId, body: { config_id: configId, name: `renamed ${index % 2}` } }));
     case 'testSubscription':
-      return indexes.map(() => httpEvent('testSubscriptionRoute', { portalId, body: { config_id: configId } }));
+      return indexes.map(() => httpEvent('testSubscriptionRoute', { portalId: fixtures.confirmed.portalId, body: { config_id: fixtures.confirmed.configId } }));
+    case 'listDeadLetters': {
+      const { portalId: deadPortal, configId: deadConfig } = fixtures.withDeadLetters;
+      return indexes.map(() => httpEvent('listDeadLettersRoute', { portalId: deadPortal, query: { config_id: deadConfig, limit: '10' } }));
+    }
+    case 'replayDeadLetters': {
+      // A subscription each (its record pointing at the confirmed one's topic), with its own dead letters to send.
+      const seeded = await mapWithConcurrency(indexes, 4, () => seedDeadLetters(documentClient!, fixtures.confirmed, REPLAYED_PER_INVOCATION));
+      return seeded.map((subscription) => httpEvent('replayDeadLettersRoute', { portalId: subscription.portalId, body: { config_id: subscription.configId } }));
+    }
+    case 'recordDeadLetters': {
+      // A subscription each, so no batch meets the cap of another's.
+      const seeded = await mapWithConcurrency(indexes, 4, () => seedDeadLetters(documentClient!, undefined, 0));
+      return seeded.map((subscription) => deadLetterBatch(subscription, RECORDED_PER_BATCH));
+    }
     case 'confirmSubscription':
       // The subscription stays pending: each confirm asks its endpoint again.
       return indexes.map(() => httpEvent('confirmSubscriptionRoute', { portalId, body: { config_id: configId } }));

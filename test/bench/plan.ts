@@ -7,11 +7,11 @@
  */
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DISPATCHER, OPERATIONS, type OperationId } from '../../shared/operations';
+import { DEAD_LETTER_RECORDER, DISPATCHER, OPERATIONS, type OperationId } from '../../shared/operations';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
-export type FunctionName = (typeof OPERATIONS)[number]['handler'] | typeof DISPATCHER.handler;
+export type FunctionName = (typeof OPERATIONS)[number]['handler'] | typeof DISPATCHER.handler | typeof DEAD_LETTER_RECORDER.handler;
 export type Side = 'function' | 'floor';
 
 export interface BenchFunction {
@@ -24,6 +24,7 @@ export interface BenchFunction {
 export const ALL_FUNCTIONS: readonly BenchFunction[] = [
   ...OPERATIONS.map((op) => ({ name: op.handler as FunctionName, entry: `functions/${op.handler}.ts`, operationId: op.id })),
   { name: DISPATCHER.handler, entry: DISPATCHER.entry },
+  { name: DEAD_LETTER_RECORDER.handler, entry: DEAD_LETTER_RECORDER.entry },
 ];
 
 export interface Iterations {

@@ -11,7 +11,13 @@ import { log } from './progress';
 import type { Services } from './services';
 import { pairedFigures, warmPairs } from './statistics';
 import type { Row } from './table';
-import { MINIMUM_CALLS, TARGETS } from './targets';
+import { MINIMUM_CALLS, RECORDED_PER_BATCH, REPLAYED_PER_INVOCATION, TARGETS } from './targets';
+
+/** What an invocation of these rows does, since their calls grow with it. */
+const ROW_NOTES: Partial<Record<FunctionName, string>> = {
+  replayDeadLetters: `${REPLAYED_PER_INVOCATION} dead letters per invocation: 1 Query, then per message 1 Publish and 1 TransactWriteItems removing it`,
+  recordDeadLetters: `a batch of ${RECORDED_PER_BATCH} dead letters per invocation: 1 write (TransactWriteItems) each, 1 GetItem per subscription`,
+};
 
 /** The HTTP functions' timeout (infra/aws/webhook-subscriptions-stack.ts), and what the list scaling rows get instead. */
 const DEPLOYED_TIMEOUT_MS = 10_000;
@@ -79,8 +85,9 @@ async function functionRows({ plan, bundles, processes, services, fixtures }: Co
   const mainRuns = new Map<FunctionName, Run>();
   for (const { name } of plan.functions) {
     log(`${name}: ${iterations.warm} warm invocations each, in ${iterations.blocks} turns`);
-    const turns = await processes.invokeInTurns(name, { warm: iterations.warm, blocks: iterations.blocks, events: (count) => eventsFor(name, count, fixtures, plan) }, () => env);
-    const calls = await processes.countCalls(name, await eventsFor(name, iterations.counted, fixtures, plan), env, services.counters);
+    const events = (count: number) => eventsFor(name, count, fixtures, plan, services.documentClient);
+    const turns = await processes.invokeInTurns(name, { warm: iterations.warm, blocks: iterations.blocks, events }, () => env);
+    const calls = await processes.countCalls(name, await events(iterations.counted), env, services.counters);
     // Every fresh process times its import() the same way: the invocation runs' loads join the load-only ones.
     for (const side of ['function', 'floor'] as const) loads.set(loadKey(side, name), [...(loads.get(loadKey(side, name)) ?? []), ...turns[side].loadsMs]);
     const { function: fn, floor } = turns;
@@ -98,6 +105,7 @@ async function functionRows({ plan, bundles, processes, services, fixtures }: Co
         queryPages: name === 'listSubscriptions' ? await queryPagesOf(services.documentClient, fixtures.listPortals.get(iterations.listScale[0]!)!) : 0,
         matches: iterations.dispatchScale[0]!,
       }),
+      ...(ROW_NOTES[name] && { note: ROW_NOTES[name] }),
     });
   }
   return { rows, mainRuns };

@@ -32,8 +32,8 @@ describe('npm run bench -- --quick', () => {
     // Assess
     expect({ code, stderr: code === 0 ? '' : stderr.slice(-3000) }).toEqual({ code: 0, stderr: '' });
     const lines = stdout.trim().split('\n');
-    expect(lines.at(-1)).toMatch(/^bench: 15 rows, \d+ over target$/);
-    for (const name of ['createSubscription', 'updateSubscription', 'activateSubscription', 'listSubscriptions', 'renameSubscription', 'deleteSubscription', 'testSubscription', 'confirmSubscription', 'dispatchPortalEvents']) {
+    expect(lines.at(-1)).toMatch(/^bench: 18 rows, \d+ over target$/);
+    for (const name of ['createSubscription', 'updateSubscription', 'activateSubscription', 'listSubscriptions', 'renameSubscription', 'deleteSubscription', 'testSubscription', 'confirmSubscription', 'listDeadLetters', 'replayDeadLetters', 'dispatchPortalEvents', 'recordDeadLetters']) {
       expect(lines.some((line) => line.startsWith(`| ${name} |`))).toBe(true);
     }
   }, QUICK_RUN_TIMEOUT_MS + 10_000);

@@ -3,6 +3,10 @@
  * its operation can make, with the one extra call a function may make when it says why.
  */
 
+/** Dead letters each replay invocation of the bench sends again, and each recorder batch holds. */
+export const REPLAYED_PER_INVOCATION = 3;
+export const RECORDED_PER_BATCH = 10;
+
 export const TARGETS = {
   /** Bundle size and module load time, function / floor. */
   bundle: 1.15,
@@ -42,7 +46,20 @@ export const MINIMUM_CALLS: Record<string, (sizes: { records: number; queryPages
     extra: { action: 'GetItem', reason: "reads the record first: only the caller's portal's topic is deleted, and the record names it" },
   }),
   listSubscriptions: ({ records, queryPages }) => ({ required: { Query: queryPages, GetSubscriptionAttributes: records } }),
-  testSubscription: () => ({ required: { GetItem: 1, Publish: 1 } }),
+  // Its record, whether its endpoint confirmed (a test nobody would get is refused), the Publish.
+  testSubscription: () => ({ required: { GetItem: 1, GetSubscriptionAttributes: 1, Publish: 1 } }),
+  // The record (it must be the caller's; its dropped count), one Query page of dead letters.
+  listDeadLetters: () => ({ required: { GetItem: 1, Query: 1 } }),
+  // The record and SNS's state (deactivated or unconfirmed is refused), one Query of the kept
+  // dead letters, then per message its Publish and the transaction removing it and its count.
+  replayDeadLetters: () => ({
+    required: { GetItem: 1, GetSubscriptionAttributes: 1, Query: 1, Publish: REPLAYED_PER_INVOCATION, TransactWriteItems: REPLAYED_PER_INVOCATION },
+  }),
+  // One write per dead letter: the transaction of its Put and its record's counters.
+  recordDeadLetters: () => ({
+    required: { TransactWriteItems: RECORDED_PER_BATCH },
+    extra: { action: 'GetItem', reason: 'reads the record once per batch: it must exist in that portal with that topic, and the cap of 1,000' },
+  }),
   // A pending subscription (the bench's is): its record, its state, the Subscribe; no write, as its ARN stays.
   confirmSubscription: () => ({ required: { GetItem: 1, GetSubscriptionAttributes: 1, Subscribe: 1 } }),
   dispatchPortalEvents: ({ matches }) => ({ required: { Query: 1, Publish: matches } }),

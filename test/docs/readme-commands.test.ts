@@ -312,6 +312,9 @@ describe('the README and the docs pages', () => {
     for (const answer of ['Subscription renamed.', 'Subscription events updated.', 'Subscription deactivated.', 'Subscription activated.', 'Subscription deleted.']) {
       expect(run.stdout).toContain(`{"success":true,"message":"${answer}"`);
     }
+    // The endpoint never confirms: a test event and a replay are refused, saying why; no dead letters.
+    expect(run.stdout.match(/"code":"ENDPOINT_NOT_CONFIRMED"/g)).toHaveLength(2);
+    expect(run.stdout).toContain('"deadLetters":[],"nextCursor":null,"deadLettersDropped":0}');
     // The idempotent create: the second run answers the first answer byte for byte, and creates nothing.
     const [, first, second] = /== idempotent create, first run\n(.*)\n== idempotent create, second run\n(.*)\n/.exec(run.stdout) ?? [];
     expect(first).toMatch(/^\{"success":true,"message":"Subscription created\.","record":\{/);

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { LOCAL_SERVICE_ACCESS_KEY_ID } from '../../infra/aws/local-account';
 import { PROJECT_ROOT } from '../../infra/aws/service-function';
 import { STACK_NAME } from '../../infra/aws/webhook-subscriptions-app';
-import { DISPATCHER, OPERATIONS, RECONCILER } from '../../shared/operations';
+import { DEAD_LETTER_RECORDER, DISPATCHER, OPERATIONS, RECONCILER } from '../../shared/operations';
 import { freshPortal } from '../support/api';
 import { allTopicArns, subscriptionItems } from '../support/aws-state';
 import { REQUIRED_CONTEXT, serviceApp } from '../support/cdk-app';
@@ -89,8 +89,11 @@ async function createdSubscription() {
 }
 
 describe('the synthesized functions, invoked as sam local invoke does', () => {
-  it('has one function per operation, the dispatcher and the reconciler, each with its sample event in events/', () => {
-    expect([...functions.keys()].sort()).toEqual([...OPERATIONS.map((op) => op.handler), DISPATCHER.handler, RECONCILER.handler].sort());
+  it('has one function per operation, the dispatcher, the dead-letter recorder and the reconciler, each with its sample event in events/', () => {
+    expect([...functions.keys()].sort()).toEqual(
+      [...OPERATIONS.map((op) => op.handler), DISPATCHER.handler, DEAD_LETTER_RECORDER.handler, RECONCILER.handler].sort(),
+    );
+    expect(JSON.parse(readFileSync(join(PROJECT_ROOT, 'events', `${DEAD_LETTER_RECORDER.handler}.json`), 'utf8')).Records).toHaveLength(1);
     expect(JSON.parse(readFileSync(join(PROJECT_ROOT, 'events', `${RECONCILER.handler}.json`), 'utf8'))['detail-type']).toBe('Scheduled Event');
     expect(JSON.parse(readFileSync(join(PROJECT_ROOT, 'events', `${DISPATCHER.handler}.json`), 'utf8')).Records).toHaveLength(1);
     for (const op of OPERATIONS) {
@@ -182,13 +185,31 @@ describe('the synthesized functions, invoked as sam local invoke does', () => {
     expect(await allTopicArns()).not.toContain(topicArn);
   });
 
-  it('test answers 200 with the message id of the test event', async () => {
+  it('test answers 400 ENDPOINT_NOT_CONFIRMED for the sample endpoint, which never confirms', async () => {
     const { portalId, configId } = await createdSubscription();
 
     const answer = await samLocalInvoke('testSubscription', sampleEvent('testSubscription', { portalId, configId }));
 
-    expect(answer.statusCode).toBe(200);
-    expect(answer.body).toEqual({ success: true, message: 'Test event sent.', messageId: expect.any(String) });
+    expect(answer.statusCode).toBe(400);
+    expect(answer.body.code).toBe('ENDPOINT_NOT_CONFIRMED');
+  });
+
+  it('the recorder keeps the sample dead letter for its subscription, and dead-letters lists it; replay answers 400 for the unconfirmed endpoint', async () => {
+    const { portalId, configId, topicArn } = await createdSubscription();
+    const event = JSON.parse(readFileSync(join(PROJECT_ROOT, 'events', `${DEAD_LETTER_RECORDER.handler}.json`), 'utf8'));
+    const notification = JSON.parse(event.Records[0].body);
+    const message = JSON.parse(notification.Message);
+    event.Records[0].body = JSON.stringify({ ...notification, TopicArn: topicArn, Message: JSON.stringify({ ...message, portalId, configId }) });
+    event.Records[0].attributes.SentTimestamp = String(Date.now());
+
+    const invocation = await samLocalInvokeRaw(DEAD_LETTER_RECORDER.handler, event);
+    const listed = await samLocalInvoke('listDeadLetters', sampleEvent('listDeadLetters', { portalId, configId }));
+    const replayed = await samLocalInvoke('replayDeadLetters', sampleEvent('replayDeadLetters', { portalId, configId }));
+
+    expect(invocation.result).toEqual({ batchItemFailures: [] });
+    expect(listed.statusCode).toBe(200);
+    expect(listed.body.deadLetters).toEqual([expect.objectContaining({ eventId: message.eventId, messageId: notification.MessageId })]);
+    expect([replayed.statusCode, replayed.body.code]).toEqual([400, 'ENDPOINT_NOT_CONFIRMED']);
   });
 
   it("the dispatcher publishes the sample portal event to the portal's subscription that chose its kind", async () => {

@@ -92,7 +92,9 @@ it('leaves an endpoint that unsubscribed unsubscribed through npm run reconcile,
 
   expect(await reconcile()).toMatchObject({ recordsRepaired: 0, subscriptionsGone: 1, errors: 0 });
 
-  expect((await call(local.stack, 'POST', `${PREFIX}/test`, { token, body: { config_id: configId } })).status).toBe(200);
+  // A test event is refused, saying why: nothing would arrive.
+  const test = await call(local.stack, 'POST', `${PREFIX}/test`, { token, body: { config_id: configId } });
+  expect([test.status, test.body.code]).toEqual([400, 'ENDPOINT_NOT_CONFIRMED']);
   await new Promise((resolve) => setTimeout(resolve, 300));
   expect(receiver.received.filter((entry) => entry.path === '/leaving')).toHaveLength(before);
   expect(await stateOf(configId)).toBe('unsubscribed');

@@ -1,6 +1,6 @@
-/** Floor of test: GetItem (find the record), Publish. */
+/** Floor of test: GetItem (find the record), GetSubscriptionAttributes (only a confirmed endpoint gets it), Publish. */
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { PublishCommand } from '@aws-sdk/client-sns';
+import { GetSubscriptionAttributesCommand, PublishCommand } from '@aws-sdk/client-sns';
 import type { Context } from 'aws-lambda';
 import { randomUUID } from 'node:crypto';
 import { documentClient } from '../../../shared/aws/dynamodb';
@@ -13,6 +13,7 @@ export async function handler(event: FloorEvent, _context: Context) {
   const { Item } = await documentClient.send(
     new GetCommand({ TableName: TABLE_NAME, Key: { portalId, sk: `subscription#${configId}` }, ConsistentRead: true }),
   );
+  await snsClient.send(new GetSubscriptionAttributesCommand({ SubscriptionArn: Item!.subscriptionArn }));
   const message = { event: 'webhooks.test', portalId, configId, occurredAt: new Date().toISOString(), eventId: randomUUID(), data: { name: Item!.name } };
   const { MessageId } = await snsClient.send(
     new PublishCommand({
