@@ -1,5 +1,6 @@
-// The page's one door to the service: the OpenAPI document (where the routes, the token
-// endpoint, the catalog, the protocols and each one's endpoint form are), the token endpoint and the API. Every failure
+// The page's one door to the service: the OpenAPI document (where the routes and their scopes,
+// the token endpoint, the catalog, the protocols and each one's endpoint form are), the token
+// endpoint and the API. Every failure
 // becomes an ApiError carrying the service's own message and, where it names them, the fields.
 
 /** Fields of the forms a message can be about; `events.2` is about `events`. */
@@ -60,10 +61,14 @@ async function send(url, init) {
   return answerOf(response);
 }
 
-/** The path of an operation (by its operationId) in the document, canonical prefix. */
-function pathOf(document, operationId) {
+/** An operation of the document by its operationId: its path (canonical prefix) and the scope its security requirement names. */
+function operationOf(document, operationId) {
   for (const [path, item] of Object.entries(document.paths ?? {})) {
-    for (const operation of Object.values(item)) if (operation?.operationId === operationId) return path;
+    for (const operation of Object.values(item)) {
+      if (operation?.operationId !== operationId) continue;
+      const scopes = Object.values(operation.security?.[0] ?? {})[0] ?? [];
+      return { path, scope: scopes[0] };
+    }
   }
   throw new Error(`The OpenAPI document has no operation ${operationId}.`);
 }
@@ -92,15 +97,18 @@ export async function loadServiceDescription(documentUrl = '/openapi.json') {
     protocols: document.components?.schemas?.Protocol?.enum ?? [],
     /** By protocol: `{text, example}` for the endpoint field. */
     endpointHints: endpointHintsOf(document),
-    paths: {
-      create: pathOf(document, 'createSubscriptionRoute'),
-      update: pathOf(document, 'updateSubscriptionRoute'),
-      activate: pathOf(document, 'activateSubscriptionRoute'),
-      list: pathOf(document, 'listSubscriptionsRoute'),
-      rename: pathOf(document, 'renameSubscriptionRoute'),
-      delete: pathOf(document, 'deleteSubscriptionRoute'),
-      test: pathOf(document, 'testSubscriptionRoute'),
-      confirm: pathOf(document, 'confirmSubscriptionRoute'),
+    /** By the page's name for each: `{path, scope}`. */
+    operations: {
+      create: operationOf(document, 'createSubscriptionRoute'),
+      update: operationOf(document, 'updateSubscriptionRoute'),
+      activate: operationOf(document, 'activateSubscriptionRoute'),
+      list: operationOf(document, 'listSubscriptionsRoute'),
+      rename: operationOf(document, 'renameSubscriptionRoute'),
+      delete: operationOf(document, 'deleteSubscriptionRoute'),
+      test: operationOf(document, 'testSubscriptionRoute'),
+      confirm: operationOf(document, 'confirmSubscriptionRoute'),
+      deadLetters: operationOf(document, 'listDeadLettersRoute'),
+      replay: operationOf(document, 'replayDeadLettersRoute'),
     },
   };
 }
@@ -115,7 +123,7 @@ export async function requestToken(tokenUrl, clientId, clientSecret) {
   return answer.access_token;
 }
 
-/** The claims of a JWT, unverified: only to show who is signed in. */
+/** The claims of a JWT, unverified: only to show who is signed in and what the page offers. */
 export function claimsOf(token) {
   try {
     const payload = token.split('.')[1].replaceAll('-', '+').replaceAll('_', '/');
@@ -125,27 +133,64 @@ export function claimsOf(token) {
   }
 }
 
+/**
+ * The scopes a token's claims grant: its `scope` (space-separated, as OAuth 2.0 puts it) or an
+ * `scp` list. Undefined when it carries neither: then only the API can tell, and the page offers
+ * everything.
+ */
+export function scopesOf(claims) {
+  const granted = claims.scope ?? claims.scp;
+  if (typeof granted === 'string') return new Set(granted.split(' ').filter(Boolean));
+  if (Array.isArray(granted)) return new Set(granted.map(String));
+  return undefined;
+}
+
+const UNAUTHORIZED_MESSAGE = 'The service no longer accepts your sign-in (the token expired, or is not one of its issuer\'s): sign out and sign in again.';
+
+/** What a 403 means for the operation that met it, in a sentence the user can act on. */
+function forbiddenMessage(operation) {
+  return operation.scope
+    ? `Not allowed: this needs the scope ${operation.scope}, which the token you signed in with does not carry. Sign in with a client that has it.`
+    : 'Not allowed: the token you signed in with does not grant this. Sign in with a client that may.';
+}
+
 /** The API's operations with a token. */
 export function apiClient(description, token) {
-  const { paths } = description;
-  const call = (method, path, body) =>
-    send(path, {
-      method,
-      headers: {
-        authorization: `Bearer ${token}`,
-        accept: 'application/json',
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-      },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
+  const { operations } = description;
+  const call = async (operation, method, path, body) => {
+    try {
+      return await send(path, {
+        method,
+        headers: {
+          authorization: `Bearer ${token}`,
+          accept: 'application/json',
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+    } catch (error) {
+      // API Gateway's 401 and 403 say only "Unauthorized" and "Forbidden": say what to do.
+      if (error instanceof ApiError && error.status === 401) throw new ApiError(401, UNAUTHORIZED_MESSAGE);
+      if (error instanceof ApiError && error.status === 403) throw new ApiError(403, forbiddenMessage(operation));
+      throw error;
+    }
+  };
+  const at = (name, method, body, path = operations[name].path) => call(operations[name], method, path, body);
   return {
-    list: () => call('GET', paths.list),
-    create: (subscription) => call('POST', paths.create, subscription),
-    rename: (configId, name) => call('PUT', paths.rename, { config_id: configId, name }),
-    replaceEvents: (configId, events) => call('PUT', paths.update, { config_id: configId, events }),
-    setStatus: (configId, status) => call('PUT', paths.activate, { config_id: configId, status }),
-    sendTest: (configId) => call('POST', paths.test, { config_id: configId }),
-    resendConfirmation: (configId) => call('POST', paths.confirm, { config_id: configId }),
-    remove: (configId) => call('DELETE', paths.delete.replace('{configId}', encodeURIComponent(configId))),
+    list: () => at('list', 'GET'),
+    create: (subscription) => at('create', 'POST', subscription),
+    rename: (configId, name) => at('rename', 'PUT', { config_id: configId, name }),
+    replaceEvents: (configId, events) => at('update', 'PUT', { config_id: configId, events }),
+    setStatus: (configId, status) => at('activate', 'PUT', { config_id: configId, status }),
+    sendTest: (configId) => at('test', 'POST', { config_id: configId }),
+    resendConfirmation: (configId) => at('confirm', 'POST', { config_id: configId }),
+    remove: (configId) => at('delete', 'DELETE', undefined, operations.delete.path.replace('{configId}', encodeURIComponent(configId))),
+    /** One page of at most `limit` of a subscription's dead letters, newest first; `cursor` from the previous page. */
+    deadLetters: (configId, limit, cursor) => {
+      const query = new URLSearchParams({ config_id: configId, limit: String(limit), ...(cursor ? { cursor } : {}) });
+      return at('deadLetters', 'GET', undefined, `${operations.deadLetters.path}?${query}`);
+    },
+    /** Sends dead letters again: the named ones, or (no `eventIds`) the next 100 of them. */
+    replay: (configId, eventIds) => at('replay', 'POST', { config_id: configId, ...(eventIds ? { eventIds } : {}) }),
   };
 }

@@ -1,29 +1,47 @@
 // The admin page: sign in, then list, create, rename, replace events, activate/deactivate,
-// test and delete the portal's subscriptions. The service checks every value; its messages
-// are shown next to the field they name, or at the top of the form (or page) otherwise.
-import { ApiError, apiClient, claimsOf, loadServiceDescription, requestToken } from './api-client.js';
+// test and delete the portal's subscriptions, and see and send again their failed deliveries.
+// The service checks every value; its messages are shown next to the field they name, or at the
+// top of the form (or page) otherwise. What the token's scopes do not allow is not offered.
+import { ApiError, apiClient, claimsOf, loadServiceDescription, requestToken, scopesOf } from './api-client.js';
 
 const $ = (id) => document.getElementById(id);
 
+/** Failed deliveries shown at a time: a screenful; "Show older" asks for the next ones. */
+const DEAD_LETTERS_PER_PAGE = 10;
+/** Replay takes at most 100 per call and keeps at most 1,000 per subscription: 11 calls empty it. */
+const MAX_REPLAY_CALLS = 11;
+
 const state = {
-  /** From the OpenAPI document: token URL, paths, catalog, protocols, endpoint hints. */
+  /** From the OpenAPI document: token URL, operations (path and scope), catalog, protocols, endpoint hints. */
   description: undefined,
   api: undefined,
+  /** The scopes the token grants; undefined when it names none (then the API alone decides). */
+  scopes: undefined,
+  clientName: '',
   subscriptions: [],
+  /** How many subscriptions the portal may have, as list answers it. */
+  maxSubscriptions: undefined,
   /** The subscription a dialog is open for. */
   current: undefined,
+  /** The failed-deliveries panel, while open: `{configId, items, nextCursor, dropped}`. */
+  deadLetters: undefined,
 };
 
 // ---- messages --------------------------------------------------------------------------
 
+// One message area: each outcome replaces the one before, so an old success never sits above a
+// newer error (nor an old error above a newer success).
 function announce(text) {
   $('status').textContent = text;
+  $('page-error').textContent = '';
+  $('page-error').hidden = true;
 }
 
 function showPageError(text) {
   const element = $('page-error');
   element.textContent = text;
   element.hidden = !text;
+  if (text) $('status').textContent = '';
 }
 
 /** Clears the error texts and invalid marks of a form (its ids start with `prefix-`). */
@@ -41,6 +59,7 @@ function clearErrors(prefix) {
  */
 function showFormError(prefix, error) {
   clearErrors(prefix);
+  $('status').textContent = '';
   const messages = error instanceof ApiError ? error.fieldMessages : new Map();
   let first;
   for (const [field, message] of messages) {
@@ -84,6 +103,41 @@ function element(tag, properties = {}, children = []) {
   return node;
 }
 
+/** Whether the token allows an operation (by the page's name for it). */
+function can(operationName) {
+  const operation = state.description.operations[operationName];
+  if (!operation) return false;
+  return state.scopes === undefined || !operation.scope || state.scopes.has(operation.scope);
+}
+
+const plural = (count, one, many) => `${count} ${count === 1 ? one : many}`;
+
+/** A time as `2026-11-24 09:01 UTC`: the same for every reader, whatever their time zone. */
+function utcTime(value) {
+  const date = new Date(value);
+  return Number.isNaN(date.getTime()) ? String(value) : `${date.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+}
+
+/** A time the page shows, kept on one line, with its machine-readable value. */
+function timeElement(value) {
+  const date = new Date(value);
+  return element('time', { dateTime: Number.isNaN(date.getTime()) ? '' : date.toISOString(), textContent: utcTime(value) });
+}
+
+/** A configId is a UUIDv7: its first 48 bits are its creation time in milliseconds (RFC 9562, 5.7). */
+function createdAtOf(configId) {
+  return Number.parseInt(configId.replaceAll('-', '').slice(0, 12), 16);
+}
+
+/**
+ * Enough of a configId to tell two subscriptions apart: its last 8 characters, which are random.
+ * (Its first 8 are the top of the creation time, the same for every id made within about a minute.)
+ */
+const shortIdOf = (configId) => `…${configId.slice(-8)}`;
+
+/** How buttons and headings name a subscription: names need not be unique, ids are. */
+const labelOf = (subscription) => `${subscription.name} (${shortIdOf(subscription.configId)})`;
+
 /** One checkbox per event kind of the catalog. */
 function renderEventChoices(container, idPrefix) {
   container.replaceChildren(
@@ -111,7 +165,7 @@ function actionButton(label, subscription, action, handler, className = '') {
   const button = element('button', { type: 'button', textContent: label, className });
   button.dataset.configId = subscription.configId;
   button.dataset.action = action;
-  button.setAttribute('aria-label', `${label}: ${subscription.name}`);
+  button.setAttribute('aria-label', `${label}: ${labelOf(subscription)}`);
   button.addEventListener('click', () => handler(subscription, button));
   return button;
 }
@@ -123,43 +177,113 @@ const SUBSCRIPTION_STATES = {
   unsubscribed: 'Unsubscribed',
 };
 
+/** Why nothing sent to the subscription now would arrive; undefined when it would. */
+function whyNothingArrives(subscription) {
+  if (subscription.subscriptionState === 'pending') return `the endpoint of "${subscription.name}" has not confirmed its subscription yet`;
+  if (subscription.subscriptionState !== 'confirmed') return `the endpoint of "${subscription.name}" unsubscribed`;
+  return undefined;
+}
+
+/** Why "Send again" is off for the subscription; undefined when it is on. The API refuses the same. */
+function whyNoReplay(subscription) {
+  if (subscription.status !== 1) return `Sending again is off: "${subscription.name}" is deactivated, so nothing would be delivered. Activate it first.`;
+  const reason = whyNothingArrives(subscription);
+  return reason ? `Sending again is off: ${reason}, so nothing would arrive.` : undefined;
+}
+
+function failedDeliveriesCell(subscription) {
+  const count = subscription.deadLetters ?? 0;
+  const dropped = subscription.deadLettersDropped ?? 0;
+  if (count === 0 && dropped === 0) return element('td', { textContent: 'None' });
+  const parts = [element('span', { className: 'badge warn', textContent: `${count} failed` })];
+  if (subscription.lastDeadLetterAt) parts.push(element('div', { className: 'meta' }, ['last ', timeElement(subscription.lastDeadLetterAt)]));
+  if (dropped > 0) parts.push(element('div', { className: 'meta', textContent: `${dropped} older ones dropped` }));
+  if (can('deadLetters')) parts.push(actionButton('Show them', subscription, 'dead-letters', openDeadLetters));
+  return element('td', {}, parts);
+}
+
+function rowActions(subscription) {
+  const active = subscription.status === 1;
+  const buttons = [];
+  if (can('rename')) buttons.push(actionButton('Rename', subscription, 'rename', openRename));
+  if (can('update')) buttons.push(actionButton('Events', subscription, 'events', openEvents));
+  if (can('activate')) buttons.push(actionButton(active ? 'Deactivate' : 'Activate', subscription, 'status', toggleStatus));
+  if (can('test')) {
+    const test = actionButton('Send test', subscription, 'test', sendTest);
+    const reason = whyNothingArrives(subscription);
+    // Still focusable, so that activating it says why nothing is sent.
+    if (reason) {
+      test.setAttribute('aria-disabled', 'true');
+      test.title = `Not sent while ${reason}.`;
+    }
+    buttons.push(test);
+  }
+  // Only where the endpoint has not confirmed (or left): a confirmed one answers 400.
+  if (can('confirm') && subscription.subscriptionState !== 'confirmed') {
+    buttons.push(actionButton('Resend confirmation', subscription, 'confirm', resendConfirmation));
+  }
+  if (can('delete')) buttons.push(actionButton('Delete', subscription, 'delete', openDelete, 'danger'));
+  return buttons;
+}
+
 function renderSubscriptions() {
   const rows = state.subscriptions.map((subscription) => {
     const active = subscription.status === 1;
+    const cell = (label, properties, children) => {
+      const td = element('td', properties, children);
+      td.dataset.label = label;
+      return td;
+    };
+    const failed = failedDeliveriesCell(subscription);
+    failed.dataset.label = 'Failed deliveries';
     return element('tr', {}, [
-      element('th', { scope: 'row', textContent: subscription.name }),
-      element('td', {}, [
+      element('th', { scope: 'row', title: subscription.configId }, [
+        element('span', { className: 'name', textContent: subscription.name }),
+        element('div', { className: 'meta' }, [
+          `id ${shortIdOf(subscription.configId)}, created `,
+          timeElement(createdAtOf(subscription.configId)),
+        ]),
+      ]),
+      cell('Protocol and endpoint', {}, [
         element('div', { textContent: subscription.protocol }),
         element('div', { className: 'endpoint', textContent: subscription.endpoint }),
       ]),
-      element('td', {}, [element('ul', {}, subscription.events.map((kind) => element('li', { textContent: kind })))]),
-      element('td', {}, [element('span', { className: `badge ${active ? 'on' : 'off'}`, textContent: active ? 'Active' : 'Inactive' })]),
-      element('td', { textContent: SUBSCRIPTION_STATES[subscription.subscriptionState] ?? subscription.subscriptionState }),
-      element('td', {}, [
-        element('div', { className: 'actions' }, [
-          actionButton('Rename', subscription, 'rename', openRename),
-          actionButton('Events', subscription, 'events', openEvents),
-          actionButton(active ? 'Deactivate' : 'Activate', subscription, 'status', toggleStatus),
-          actionButton('Send test', subscription, 'test', sendTest),
-          // Only where the endpoint has not confirmed (or left): a confirmed one answers 400.
-          ...(subscription.subscriptionState === 'confirmed'
-            ? []
-            : [actionButton('Resend confirmation', subscription, 'confirm', resendConfirmation)]),
-          actionButton('Delete', subscription, 'delete', openDelete, 'danger'),
-        ]),
-      ]),
+      cell('Events', {}, [element('ul', {}, subscription.events.map((kind) => element('li', { textContent: kind })))]),
+      cell('Status', {}, [element('span', { className: `badge ${active ? 'on' : 'off'}`, textContent: active ? 'Active' : 'Inactive' })]),
+      cell('Confirmation', { textContent: SUBSCRIPTION_STATES[subscription.subscriptionState] ?? subscription.subscriptionState }),
+      failed,
+      cell('Actions', {}, [element('div', { className: 'actions' }, rowActions(subscription))]),
     ]);
   });
   $('subscription-rows').replaceChildren(...rows);
   $('no-subscriptions').hidden = rows.length > 0;
+  renderCount();
+}
+
+/** "n of 10 subscriptions", and the create form's state once the portal is full. */
+function renderCount() {
+  const count = state.subscriptions.length;
+  const max = state.maxSubscriptions;
+  $('subscription-count').textContent = max === undefined ? plural(count, 'subscription', 'subscriptions') : `${count} of ${max} subscriptions`;
+  const full = max !== undefined && count >= max;
+  $('create-limit').textContent = full ? `The portal has ${count} of ${max} subscriptions, as many as it may: delete one to create another.` : '';
+  $('create-limit').hidden = !full;
+  $('create-submit').disabled = full;
 }
 
 async function refresh() {
   const answer = await state.api.list();
   state.subscriptions = answer.configs;
+  state.maxSubscriptions = answer.maxSubscriptions;
   renderSubscriptions();
+  if (state.deadLetters) {
+    if (subscriptionOf(state.deadLetters.configId)) renderDeadLetters();
+    else closeDeadLetters({ focus: false });
+  }
   return answer;
 }
+
+const subscriptionOf = (configId) => state.subscriptions.find((subscription) => subscription.configId === configId);
 
 /** Puts focus back on a row's button after the rows were drawn anew. */
 function focusAction(configId, action) {
@@ -167,24 +291,148 @@ function focusAction(configId, action) {
   (button ?? $('subscriptions-heading')).focus();
 }
 
+// ---- failed deliveries -----------------------------------------------------------------
+
+async function openDeadLetters(subscription) {
+  await attempt(async () => {
+    state.deadLetters = { configId: subscription.configId, items: [], nextCursor: null, dropped: 0 };
+    await loadDeadLetters();
+    $('dead-letters').hidden = false;
+    $('dead-letters-heading').focus();
+  });
+}
+
+/** The first page of the open panel's dead letters, or (`more`) the next one after those shown. */
+async function loadDeadLetters({ more = false } = {}) {
+  const panel = state.deadLetters;
+  const answer = await state.api.deadLetters(panel.configId, DEAD_LETTERS_PER_PAGE, more ? panel.nextCursor : undefined);
+  panel.items = more ? [...panel.items, ...answer.deadLetters] : answer.deadLetters;
+  panel.nextCursor = answer.nextCursor ?? null;
+  panel.dropped = answer.deadLettersDropped ?? 0;
+  renderDeadLetters();
+}
+
+function renderDeadLetters() {
+  const panel = state.deadLetters;
+  const subscription = subscriptionOf(panel.configId);
+  const blocked = whyNoReplay(subscription);
+  const mayReplay = can('replay');
+  $('dead-letters-heading').textContent = `Failed deliveries of ${labelOf(subscription)}`;
+  const kept = subscription.deadLetters ?? panel.items.length;
+  $('dead-letters-summary').textContent =
+    kept === 0
+      ? 'No failed deliveries are kept.'
+      : `${plural(kept, 'failed delivery is', 'failed deliveries are')} kept${panel.dropped > 0 ? `; ${panel.dropped} older ones were dropped` : ''}.`;
+  $('replay-blocked').textContent = mayReplay && blocked ? blocked : '';
+  $('replay-blocked').hidden = !(mayReplay && blocked);
+  $('replay-all').hidden = !mayReplay;
+  $('replay-all').disabled = Boolean(blocked) || panel.items.length === 0;
+  $('dead-letter-table').hidden = panel.items.length === 0;
+  $('more-dead-letters').hidden = !panel.nextCursor;
+  $('dead-letter-rows').replaceChildren(
+    ...panel.items.map((deadLetter) => {
+      const cell = (label, properties, children) => {
+        const td = element('td', properties, children);
+        td.dataset.label = label;
+        return td;
+      };
+      const actions = [];
+      if (mayReplay) {
+        const button = element('button', { type: 'button', textContent: 'Send again', disabled: Boolean(blocked) });
+        button.dataset.eventId = deadLetter.eventId;
+        button.setAttribute('aria-label', `Send again: ${deadLetter.event} ${deadLetter.eventId}`);
+        button.setAttribute('aria-describedby', 'replay-blocked');
+        button.addEventListener('click', () => replayOne(subscription, deadLetter));
+        actions.push(button);
+      }
+      return element('tr', {}, [
+        element('th', { scope: 'row' }, [element('code', { textContent: deadLetter.eventId })]),
+        cell('Event', { textContent: deadLetter.event }),
+        cell('Occurred', {}, [timeElement(deadLetter.occurredAt)]),
+        cell('Failed', {}, [timeElement(deadLetter.failedAt)]),
+        cell('Actions', {}, actions),
+      ]);
+    }),
+  );
+}
+
+function closeDeadLetters({ focus = true } = {}) {
+  const configId = state.deadLetters?.configId;
+  state.deadLetters = undefined;
+  $('dead-letters').hidden = true;
+  $('dead-letter-rows').replaceChildren();
+  if (focus && configId) focusAction(configId, 'dead-letters');
+}
+
+async function replayOne(subscription, deadLetter) {
+  await attempt(async () => {
+    const answer = await state.api.replay(subscription.configId, [deadLetter.eventId]);
+    await refresh();
+    if (state.deadLetters) await loadDeadLetters();
+    announce(`${answer.message} (${subscription.name})`);
+    const next = $('dead-letter-rows').querySelector('button');
+    (next ?? $('dead-letters-heading')).focus();
+  });
+}
+
+/** Sends every kept dead letter again, 100 per call, until none remain (bounded). */
+async function replayAll() {
+  const subscription = subscriptionOf(state.deadLetters.configId);
+  await attempt(async () => {
+    let replayed = 0;
+    let remaining = 0;
+    for (let calls = 0; calls < MAX_REPLAY_CALLS; calls += 1) {
+      const answer = await state.api.replay(subscription.configId);
+      replayed += answer.replayed;
+      remaining = answer.remaining;
+      if (remaining === 0 || answer.replayed === 0) break;
+    }
+    await refresh();
+    if (state.deadLetters) await loadDeadLetters();
+    announce(
+      `${plural(replayed, 'failed delivery', 'failed deliveries')} sent again${remaining > 0 ? `; ${remaining} left: send all again once more` : ''}. (${subscription.name})`,
+    );
+    $('dead-letters-heading').focus();
+  });
+}
+
 // ---- actions ---------------------------------------------------------------------------
 
+/** Says what the token does not allow, once signed in: those controls are not shown. */
+function renderAccess() {
+  const denied = Object.entries(state.description.operations).filter(([name, operation]) => operation && !can(name));
+  const missing = [...new Set(denied.map(([, operation]) => operation.scope).filter(Boolean))];
+  const note = $('read-only-note');
+  note.hidden = missing.length === 0;
+  note.textContent =
+    missing.length === 0
+      ? ''
+      : `Read-only: the token of ${state.clientName} does not carry ${missing.join(' or ')}, so creating, changing, testing, ` +
+        'deleting and sending again are not offered. Sign in with a client that has it to do those.';
+}
+
 async function signIn(token) {
-  state.api = apiClient(state.description, token);
-  await refresh();
   const claims = claimsOf(token);
+  state.api = apiClient(state.description, token);
+  state.scopes = scopesOf(claims);
+  state.clientName = claims.client_id ?? claims.sub ?? 'this client';
+  await refresh();
   $('signed-in-as').textContent = `Signed in as ${claims.client_id ?? claims.sub ?? 'a token'}${claims.portal_id ? ` (portal ${claims.portal_id})` : ''}`;
+  renderAccess();
   $('session').hidden = false;
   $('sign-in').hidden = true;
   $('subscriptions').hidden = false;
-  $('create').hidden = false;
-  announce(`Signed in. ${state.subscriptions.length} subscription${state.subscriptions.length === 1 ? '' : 's'}.`);
+  $('create').hidden = !can('create');
+  announce(`Signed in. ${plural(state.subscriptions.length, 'subscription', 'subscriptions')}.`);
   $('subscriptions-heading').focus();
 }
 
 function signOut() {
   state.api = undefined;
+  state.scopes = undefined;
   state.subscriptions = [];
+  state.maxSubscriptions = undefined;
+  closeDeadLetters({ focus: false });
   renderSubscriptions();
   for (const id of ['session', 'subscriptions', 'create']) $(id).hidden = true;
   $('sign-in').hidden = false;
@@ -205,6 +453,12 @@ async function toggleStatus(subscription) {
 }
 
 async function sendTest(subscription) {
+  const reason = whyNothingArrives(subscription);
+  if (reason) {
+    showPageError(`No test event sent: ${reason}, so it would not arrive. Resend the confirmation request and have the endpoint's owner follow it.`);
+    return;
+  }
+  // The list may be older than the endpoint's state: the API's 400 then says why.
   await attempt(async () => {
     const answer = await state.api.sendTest(subscription.configId);
     announce(`${answer.message} (${subscription.name}, message ${answer.messageId})`);
@@ -240,7 +494,7 @@ function openEvents(subscription) {
 
 function openDelete(subscription) {
   $('delete-description').textContent =
-    `"${subscription.name}" (${subscription.protocol} ${subscription.endpoint}) and its SNS topic will be deleted; its endpoint will receive nothing more.`;
+    `"${subscription.name}" (${subscription.protocol} ${subscription.endpoint}, id ${subscription.configId}) and its SNS topic will be deleted; its endpoint will receive nothing more.`;
   openDialog('delete-dialog', subscription);
 }
 
@@ -328,6 +582,17 @@ async function start() {
     (await state.api.replaceEvents(subscription.configId, checkedEvents($('events-choices')))).message,
   );
   wireDialog('delete', async (subscription) => (await state.api.remove(subscription.configId)).message);
+  $('replay-all').addEventListener('click', () => replayAll());
+  $('close-dead-letters').addEventListener('click', () => closeDeadLetters());
+  $('more-dead-letters').addEventListener('click', () =>
+    attempt(async () => {
+      const shown = state.deadLetters.items.length;
+      await loadDeadLetters({ more: true });
+      // Focus on the first newly shown row's button, or the heading when it has none.
+      const rows = $('dead-letter-rows').querySelectorAll('tr');
+      (rows[shown]?.querySelector('button') ?? $('dead-letters-heading')).focus();
+    }),
+  );
   document.body.dataset.ready = 'true';
 }
 

@@ -17,6 +17,7 @@ export const handler = httpOperation('listSubscriptionsRoute', {
     return {
       message: `${subscriptions.length} subscription${subscriptions.length === 1 ? '' : 's'} found.`,
       configs: subscriptions.map((subscription, index) => listEntryView(subscription, states[index]!)),
+      maxSubscriptions: config.maxSubscriptionsPerPortal,
     };
   },
 });

@@ -125,7 +125,8 @@ const OPERATION_DOCS: Record<OperationId, OperationDoc> = {
       'pending or unsubscribed) as the service last learned it: SNS is asked only about subscriptions not known to be ' +
       'confirmed, and a confirmation that lapses shows within one run of the reconciler. Each entry also tells its dead ' +
       'letters: how many are kept (`deadLetters`), when the latest failed (`lastDeadLetterAt`), how many gave way to the ' +
-      'cap of 1,000 (`deadLettersDropped`). Any body is ignored.',
+      'cap of 1,000 (`deadLettersDropped`). The answer also says how many subscriptions the portal may have ' +
+      '(`maxSubscriptions`). Any body is ignored.',
     success: 'ListSubscriptionsResponse',
     successExample: {
       success: true,
@@ -145,6 +146,7 @@ const OPERATION_DOCS: Record<OperationId, OperationDoc> = {
           deadLettersDropped: 0,
         },
       ],
+      maxSubscriptions: 10,
     },
     answersBadRequest: false,
   },

@@ -476,6 +476,11 @@ export const updateSubscriptionResponse = success('UpdateSubscriptionResponse', 
 });
 export const listSubscriptionsResponse = success('ListSubscriptionsResponse', 'Every subscription of the caller\'s portal, oldest first.', {
   configs: { type: 'array', items: ref(subscriptionListEntry) },
+  maxSubscriptions: {
+    type: 'integer',
+    minimum: 1,
+    description: 'How many subscriptions the portal may have (MAX_SUBSCRIPTIONS_PER_PORTAL): create refuses one more.',
+  },
 });
 export const testSubscriptionResponse = success(
   'TestSubscriptionResponse',

@@ -2,25 +2,43 @@
  * The admin page of `npm start` in Chromium, used with the keyboard alone (every control is
  * found by its role and accessible name, and activated with Enter or Space): a refused sign-in, sign in, the
  * protocols, catalog and endpoint hints the service's document gives, create,
- * see it listed, rename, replace events, deactivate, be told why a test event is refused while unconfirmed, resend the confirmation
- * request of its pending endpoint (and see it confirmed once followed), a refused create whose
- * message is shown next to its field, delete, and sign in with a pasted token. What the page
- * shows is checked against what the API holds.
+ * see it listed (with a short id, its creation date and "n of 10"), rename, replace events,
+ * deactivate, no test event while its endpoint has not confirmed, resend the confirmation request
+ * of its pending endpoint (and see it confirmed once followed), send a test event, the API's
+ * refusal of one, a refused create whose message is shown next to its field (and no old success
+ * above it), two subscriptions of one name told apart, a full portal, failed deliveries listed and
+ * sent again, the page at 420 px, a read-only client, a token the API refuses, delete, and sign in
+ * with a pasted token. What the page shows is checked against what the API holds.
  *
  * `UPDATE_SCREENSHOTS=1` also saves docs/admin-page.png (the screenshot in docs/local.md).
  */
 import { fileURLToPath } from 'node:url';
+import { SNSClient, UnsubscribeCommand } from '@aws-sdk/client-sns';
 import type { Browser, Locator, Page } from 'playwright-core';
+import { LOCAL_CREDENTIALS } from '../../infra/local/local-stack';
 import { loadConfig } from '../../shared/config';
 import { createSubscriptionRequest } from '../../shared/contract/schemas';
 import { API_PREFIXES } from '../../shared/operations';
 import { chromiumPath, launchChromium, saveScreenshot, withFailureScreenshot } from '../support/browser';
 import { confirmAsEndpointOwner, confirmationRequestsTo } from '../support/sns-confirmation';
-import { call, requestToken, startTestStack, TEST_CLIENTS, type TestStack, tokenFor } from '../support/local-stack-client';
+import { waitFor } from '../support/wait-for';
+import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver';
+import {
+  call,
+  forgeToken,
+  newSubscription,
+  requestToken,
+  startTestStack,
+  TEST_CLIENTS,
+  type TestStack,
+  tokenFor,
+} from '../support/local-stack-client';
 
 const DOCS_SCREENSHOT = fileURLToPath(new URL('../../docs/admin-page.png', import.meta.url));
 const PREFIX = API_PREFIXES[0];
 const admin = TEST_CLIENTS.alphaAdmin;
+const reader = TEST_CLIENTS.alphaReader;
+const MAX_SUBSCRIPTIONS = loadConfig(process.env).maxSubscriptionsPerPortal;
 
 // Runs only where Debian's chromium is installed, and says so in one line where it is not.
 const describeWithChromium = chromiumPath ? describe : xdescribe;
@@ -30,9 +48,17 @@ let local: TestStack;
 let browser: Browser;
 let page: Page;
 let token: string;
+let receiver: WebhookReceiver;
+
+interface Listed {
+  configId: string;
+  name: string;
+  status: number;
+  events: string[];
+}
 
 /** The portal's subscriptions as the API lists them. */
-async function listed(): Promise<{ name: string; status: number; events: string[] }[]> {
+async function listed(): Promise<Listed[]> {
   const answer = await call(local.stack, 'GET', `${PREFIX}/list`, { token });
   expect(answer.status).toBe(200);
   return answer.body.configs;
@@ -48,9 +74,109 @@ async function statusSays(text: string | RegExp): Promise<void> {
   await page.getByRole('status').filter({ hasText: text }).waitFor();
 }
 
+/** Waits until the page's error line says `text`. */
+async function alertSays(text: string | RegExp): Promise<void> {
+  await page.locator('#page-error').filter({ hasText: text }).waitFor();
+}
+
+/** A time as the page shows it. */
+const utc = (time: string | number) => `${new Date(time).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+
+/** How the page names a subscription's id and creation: its id's last 8 characters, and the UUIDv7's time. */
+function idAndCreation(configId: string): string {
+  return `id …${configId.slice(-8)}, created ${utc(Number.parseInt(configId.replaceAll('-', '').slice(0, 12), 16))}`;
+}
+
+/**
+ * Run in the page: what sticks out sideways. The page must not scroll sideways, and no element of a
+ * shown section may reach past that section's edges (a string: the suite's types know no DOM).
+ */
+const OVERFLOW_CHECK = `(() => {
+  const problems = [];
+  const root = document.documentElement;
+  if (root.scrollWidth > root.clientWidth) problems.push('the page scrolls sideways: ' + root.scrollWidth + ' > ' + root.clientWidth);
+  for (const section of document.querySelectorAll('section:not([hidden])')) {
+    const card = section.getBoundingClientRect();
+    for (const inside of section.querySelectorAll('*')) {
+      const box = inside.getBoundingClientRect();
+      if (box.width === 0 && box.height === 0) continue;
+      if (box.left < card.left - 0.5 || box.right > card.right + 0.5) {
+        problems.push(inside.tagName.toLowerCase() + ' "' + (inside.textContent || '').slice(0, 30) + '" spans ' +
+          Math.round(box.left) + '-' + Math.round(box.right) + ', outside #' + section.id + ' ' + Math.round(card.left) + '-' + Math.round(card.right));
+      }
+    }
+  }
+  return problems;
+})()`;
+
+/** The SNS subscription of an endpoint, from what the emulator sent it (list answers carry no ARN). */
+async function subscriptionArnOf(endpoint: string): Promise<string> {
+  const { deliveries } = (await (await fetch(`${local.stack.sns.endpoint}/_emulator/deliveries`)).json()) as {
+    deliveries: { subscriptionArn: string; endpoint: string }[];
+  };
+  return deliveries.find((delivery) => delivery.endpoint === endpoint)!.subscriptionArn;
+}
+
+interface DeadLetterView {
+  eventId: string;
+  event: string;
+  occurredAt: string;
+  failedAt: string;
+}
+
+/** Every dead letter the API keeps for the subscription, newest first (paged through, bounded). */
+async function deadLettersOf(configId: string): Promise<DeadLetterView[]> {
+  const all: DeadLetterView[] = [];
+  let cursor: string | null = null;
+  for (let page = 0; page < 20; page++) {
+    const query: string = new URLSearchParams({ config_id: configId, limit: '100', ...(cursor ? { cursor } : {}) }).toString();
+    const answer = await call(local.stack, 'GET', `${PREFIX}/dead-letters?${query}`, { token });
+    expect(answer.status).toBe(200);
+    all.push(...answer.body.deadLetters);
+    cursor = answer.body.nextCursor;
+    if (!cursor) break;
+  }
+  return all;
+}
+
+/**
+ * Waits until the API keeps `count` dead letters for the subscription: the SNS emulator gives up
+ * on a delivery, its delivery dead-letter queue hands it to the recorder, as on AWS.
+ */
+async function deadLettersKept(configId: string, count: number): Promise<DeadLetterView[]> {
+  return waitFor(
+    `${count} dead letters of ${configId}`,
+    async () => {
+      const kept = await deadLettersOf(configId);
+      return kept.length === count ? kept : undefined;
+    },
+    20_000,
+    100,
+  );
+}
+
+/** Creates a subscription through the API, as another client of the portal would. */
+async function createdElsewhere(overrides: Record<string, unknown> = {}): Promise<string> {
+  const answer = await call(local.stack, 'POST', PREFIX, { token, body: newSubscription(overrides) });
+  expect(answer.status).toBe(200);
+  return answer.body.record.configId;
+}
+
+async function deletedElsewhere(configId: string): Promise<void> {
+  expect((await call(local.stack, 'DELETE', `${PREFIX}/${configId}`, { token })).status).toBe(200);
+}
+
+/** Refreshes the page's list and waits until it shows `count` subscriptions. */
+async function refreshList(count: number): Promise<void> {
+  await page.getByRole('button', { name: 'Refresh the list' }).press('Enter');
+  await page.locator('#subscription-count').filter({ hasText: `${count} of ${MAX_SUBSCRIPTIONS} subscriptions` }).waitFor();
+}
+
 describeWithChromium('the admin page, in Chromium with the keyboard', () => {
   beforeAll(async () => {
-    local = await startTestStack();
+    // A receiver answering 500 is retried by the delivery policy: 5 ms apart here, not seconds.
+    local = await startTestStack({ snsDelivery: { deliveryBackoffMs: 5 } });
+    receiver = await startWebhookReceiver();
     token = await tokenFor(local.stack, admin);
     browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
@@ -58,6 +184,7 @@ describeWithChromium('the admin page, in Chromium with the keyboard', () => {
 
   afterAll(async () => {
     await browser?.close();
+    await receiver?.close();
     await local?.stop();
   });
 
@@ -85,6 +212,8 @@ describeWithChromium('the admin page, in Chromium with the keyboard', () => {
     await statusSays('Signed in. 0 subscriptions.');
     expect(await page.getByRole('heading', { name: 'Subscriptions', exact: true }).isVisible()).toBe(true);
     expect(await page.locator('#signed-in-as').textContent()).toBe(`Signed in as ${admin.clientId} (portal ${admin.portalId})`);
+    expect(await page.locator('#subscription-count').textContent()).toBe(`0 of ${MAX_SUBSCRIPTIONS} subscriptions`);
+    expect(await page.locator('#read-only-note').isVisible()).toBe(false);
     expect(await page.getByRole('heading', { name: 'Sign in' }).isVisible()).toBe(false);
   });
 
@@ -105,7 +234,7 @@ describeWithChromium('the admin page, in Chromium with the keyboard', () => {
     }
   });
 
-  step('creates a subscription and lists it with its status and confirmation', async () => {
+  step('creates a subscription and lists it with a short id, its creation date, status, confirmation and failed deliveries', async () => {
     await page.getByLabel('Name', { exact: true }).fill('Hooks');
     await page.getByLabel('Protocol').selectOption('email');
     await page.getByLabel('Endpoint').fill('ops@example.com');
@@ -115,10 +244,13 @@ describeWithChromium('the admin page, in Chromium with the keyboard', () => {
 
     await statusSays('Subscription created. (Hooks)');
     const cells = await row('Hooks').getByRole('cell').allTextContents();
-    expect(cells.slice(0, 4)).toEqual(['emailops@example.com', 'asset_bank.media.createworkflow.job.create', 'Active', 'Pending confirmation']);
-    expect(await listed()).toEqual([
+    expect(cells.slice(0, 5)).toEqual(['emailops@example.com', 'asset_bank.media.createworkflow.job.create', 'Active', 'Pending confirmation', 'None']);
+    const subscriptions = await listed();
+    expect(subscriptions).toEqual([
       expect.objectContaining({ name: 'Hooks', status: 1, events: ['asset_bank.media.create', 'workflow.job.create'] }),
     ]);
+    expect(await row('Hooks').getByRole('rowheader').textContent()).toBe(`Hooks${idAndCreation(subscriptions[0]!.configId)}`);
+    expect(await page.locator('#subscription-count').textContent()).toBe(`1 of ${MAX_SUBSCRIPTIONS} subscriptions`);
   });
 
   step('renames it in a dialog', async () => {
@@ -155,18 +287,26 @@ describeWithChromium('the admin page, in Chromium with the keyboard', () => {
     expect((await listed())[0]!.status).toBe(0);
   });
 
-  step('is refused a test event while its endpoint has not confirmed, and says why', async () => {
-    await row('Media hooks').getByRole('button', { name: 'Send test: Media hooks' }).press('Enter');
+  step('says why no test event is sent while its endpoint has not confirmed, and sends none', async () => {
+    const testRequests: string[] = [];
+    const onRequest = (request: { url(): string }) => {
+      if (request.url().endsWith(`${PREFIX}/test`)) testRequests.push(request.url());
+    };
+    page.on('request', onRequest);
+    const sendTest = row('Media hooks').getByRole('button', { name: 'Send test: Media hooks' });
+    expect(await sendTest.getAttribute('aria-disabled')).toBe('true');
 
-    // Nothing would arrive: the service answers 400 ENDPOINT_NOT_CONFIRMED, and the page shows its message.
-    await page.locator('#page-error').filter({ hasText: /has not confirmed it yet, so nothing would arrive/ }).waitFor();
+    await sendTest.press('Enter');
+
+    await alertSays('No test event sent: the endpoint of "Media hooks" has not confirmed its subscription yet, so it would not arrive.');
+    page.off('request', onRequest);
+    expect(testRequests).toEqual([]);
+    // One message area: the deactivation's success no longer stands above this.
+    expect(await statusText()).toBe('');
   });
 
   step('resends the confirmation request of its pending endpoint; once followed, shows it confirmed, without the button', async () => {
-    const { deliveries } = (await (await fetch(`${local.stack.sns.endpoint}/_emulator/deliveries`)).json()) as {
-      deliveries: { subscriptionArn: string; endpoint: string }[];
-    };
-    const subscriptionArn = deliveries.find((delivery) => delivery.endpoint === 'ops@example.com')!.subscriptionArn;
+    const subscriptionArn = await subscriptionArnOf('ops@example.com');
     expect(await confirmationRequestsTo(subscriptionArn, local.stack.sns.endpoint)).toHaveLength(1);
 
     await row('Media hooks').getByRole('button', { name: 'Resend confirmation: Media hooks' }).press('Enter');
@@ -179,6 +319,34 @@ describeWithChromium('the admin page, in Chromium with the keyboard', () => {
     await page.getByRole('button', { name: 'Refresh the list' }).press('Enter');
     await row('Media hooks').getByRole('cell', { name: 'Confirmed', exact: true }).waitFor();
     expect(await row('Media hooks').getByRole('button', { name: 'Resend confirmation: Media hooks' }).count()).toBe(0);
+  });
+
+  step('sends it a test event once its endpoint confirmed', async () => {
+    await row('Media hooks').getByRole('button', { name: 'Send test: Media hooks' }).press('Enter');
+
+    await statusSays(/^Test event sent\./);
+    expect(await statusText()).toMatch(/^Test event sent\. \(Media hooks, message [0-9a-f-]{36}\)$/);
+    expect(await page.locator('#page-error').isVisible()).toBe(false);
+  });
+
+  step('shows the API\'s refusal of a test event when the endpoint left since the list was read', async () => {
+    const [subscription] = await listed();
+    // The endpoint's owner unsubscribes (as its UnsubscribeURL does).
+    const sns = new SNSClient({ endpoint: local.stack.sns.endpoint, region: local.stack.region, credentials: LOCAL_CREDENTIALS });
+    await sns.send(new UnsubscribeCommand({ SubscriptionArn: await subscriptionArnOf('ops@example.com') }));
+    sns.destroy();
+    const refusal = await call(local.stack, 'POST', `${PREFIX}/test`, { token, body: { config_id: subscription!.configId } });
+    expect(refusal.status).toBe(400);
+
+    // The page still shows it confirmed: the API says why nothing is sent.
+    await row('Media hooks').getByRole('button', { name: 'Send test: Media hooks' }).press('Enter');
+
+    await alertSays(refusal.body.message);
+    expect(await statusText()).toBe('');
+    await page.getByRole('button', { name: 'Refresh the list' }).press('Enter');
+    await row('Media hooks').getByRole('cell', { name: 'Unsubscribed', exact: true }).waitFor();
+    expect(await row('Media hooks').getByRole('cell').nth(3).textContent()).toBe('Unsubscribed');
+    expect(await row('Media hooks').getByRole('button', { name: 'Send test: Media hooks' }).getAttribute('aria-disabled')).toBe('true');
   });
 
   step('shows the reason of a refused create next to the field it names', async () => {
@@ -204,14 +372,229 @@ describeWithChromium('the admin page, in Chromium with the keyboard', () => {
     // Read out with the field: the error is part of its description.
     expect(await endpoint.getAttribute('aria-describedby')).toContain('create-endpoint-error');
     expect((await listed()).map((subscription) => subscription.name)).toEqual(['Media hooks']);
+    // One message area: the refresh's success no longer stands above the refusal.
+    expect(await statusText()).toBe('');
+  });
+
+  step('tells two subscriptions of the same name apart by short id and creation date', async () => {
+    const twinId = await createdElsewhere({ name: 'Media hooks' });
+    await refreshList(2);
+
+    const subscriptions = await listed();
+    expect(subscriptions.map((subscription) => subscription.name)).toEqual(['Media hooks', 'Media hooks']);
+    const headers = await page.getByRole('rowheader').allTextContents();
+    expect(headers).toEqual(subscriptions.map((subscription) => `Media hooks${idAndCreation(subscription.configId)}`));
+    expect(new Set(headers).size).toBe(2);
+    // Their buttons too are told apart.
+    const twinRename = page.getByRole('button', { name: `Rename: Media hooks (…${twinId.slice(-8)})`, exact: true });
+    expect(await twinRename.count()).toBe(1);
+
+    await deletedElsewhere(twinId);
+    await refreshList(1);
+  });
+
+  step('says how many subscriptions the portal has of its limit, and that a full portal takes no more', async () => {
+    const others: string[] = [];
+    for (let index = 1; index < MAX_SUBSCRIPTIONS; index++) others.push(await createdElsewhere({ name: `Filler ${index}` }));
+    await refreshList(MAX_SUBSCRIPTIONS);
+
+    const create = page.getByRole('button', { name: 'Create subscription' });
+    expect(await create.isDisabled()).toBe(true);
+    expect(await page.locator('#create-limit').textContent()).toBe(
+      `The portal has ${MAX_SUBSCRIPTIONS} of ${MAX_SUBSCRIPTIONS} subscriptions, as many as it may: delete one to create another.`,
+    );
+    // The API agrees: one more is refused.
+    expect((await call(local.stack, 'POST', PREFIX, { token, body: newSubscription() })).status).toBe(400);
+
+    for (const configId of others) await deletedElsewhere(configId);
+    await refreshList(1);
+    expect(await create.isDisabled()).toBe(false);
+    expect(await page.locator('#create-limit').isVisible()).toBe(false);
+  });
+
+  const FAILING_PATH = '/receiver';
+  const FAILED = 11;
+  let receiverId: string;
+  let kept: DeadLetterView[];
+
+  step('shows how many deliveries of a subscription failed, and when the last did', async () => {
+    receiverId = await createdElsewhere({ name: 'Receiver', protocol: 'http', endpoint: `${receiver.url}${FAILING_PATH}` });
+    await waitFor('the receiver to confirm', async () =>
+      (await call(local.stack, 'GET', `${PREFIX}/list`, { token })).body.configs.find(
+        (entry: { configId: string; confirmed: boolean }) => entry.configId === receiverId && entry.confirmed,
+      ),
+    );
+    receiver.failingPaths.add(FAILING_PATH);
+    for (let index = 0; index < FAILED; index++) {
+      expect((await call(local.stack, 'POST', `${PREFIX}/test`, { token, body: { config_id: receiverId } })).status).toBe(200);
+    }
+    kept = await deadLettersKept(receiverId, FAILED);
+
+    await refreshList(2);
+
+    const entry = (await call(local.stack, 'GET', `${PREFIX}/list`, { token })).body.configs.find(
+      (candidate: { configId: string }) => candidate.configId === receiverId,
+    );
+    expect(entry).toMatchObject({ deadLetters: FAILED, deadLettersDropped: 0 });
+    const failedCell = row('Receiver').getByRole('cell').nth(4);
+    expect(await failedCell.textContent()).toBe(`${FAILED} failedlast ${utc(entry.lastDeadLetterAt)}Show them`);
+    expect(await row('Receiver').getByRole('cell').nth(2).textContent()).toBe('Active');
+  });
+
+  step('lists its failed deliveries newest first, a page at a time', async () => {
+    await row('Receiver').getByRole('button', { name: 'Show them: Receiver' }).press('Enter');
+
+    const panel = page.getByRole('region', { name: /^Failed deliveries of Receiver/ });
+    await panel.waitFor();
+    expect(await panel.getByRole('heading', { level: 2 }).textContent()).toBe(`Failed deliveries of Receiver (…${receiverId.slice(-8)})`);
+    expect(await page.locator('#dead-letters-summary').textContent()).toBe(`${FAILED} failed deliveries are kept.`);
+    const shownIds = () => panel.getByRole('rowheader').allTextContents();
+    expect(await shownIds()).toEqual(kept.slice(0, 10).map((letter) => letter.eventId));
+    expect((await panel.getByRole('row').nth(1).getByRole('cell').allTextContents()).slice(0, 3)).toEqual([
+      kept[0]!.event,
+      utc(kept[0]!.occurredAt),
+      utc(kept[0]!.failedAt),
+    ]);
+
+    await panel.getByRole('button', { name: 'Show older failed deliveries' }).press('Enter');
+
+    await panel.getByRole('rowheader').nth(FAILED - 1).waitFor();
+    expect(await shownIds()).toEqual(kept.map((letter) => letter.eventId));
+    expect(await panel.getByRole('button', { name: 'Show older failed deliveries' }).isVisible()).toBe(false);
 
     if (process.env.UPDATE_SCREENSHOTS === '1') await saveScreenshot(page, DOCS_SCREENSHOT);
+  });
+
+  step('fits a 420 px wide screen: nothing wider than its section, no sideways scrolling', async () => {
+    await page.setViewportSize({ width: 420, height: 900 });
+    try {
+      const overflow = await page.evaluate<string[]>(OVERFLOW_CHECK);
+      expect(overflow).toEqual([]);
+      expect(await page.locator('#subscriptions').isVisible()).toBe(true);
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 900 });
+    }
+  });
+
+  step('sends one again: the recovered receiver gets it with its original eventId, and it leaves the list', async () => {
+    receiver.failingPaths.delete(FAILING_PATH);
+    const [newest] = kept;
+    const panel = page.locator('#dead-letters');
+
+    await panel.getByRole('button', { name: `Send again: ${newest!.event} ${newest!.eventId}` }).press('Enter');
+
+    await statusSays(`1 dead letter sent again. ${FAILED - 1} still kept. (Receiver)`);
+    const arrived = await waitFor('the message sent again', () =>
+      receiver.notificationsAt(FAILING_PATH).find((entry) => entry.message.eventId === newest!.eventId),
+    );
+    expect(arrived.message).toMatchObject({ eventId: newest!.eventId, configId: receiverId, event: newest!.event });
+    kept = kept.slice(1);
+    expect((await deadLettersOf(receiverId)).map((letter) => letter.eventId)).toEqual(kept.map((letter) => letter.eventId));
+    expect(await panel.getByRole('rowheader').allTextContents()).toEqual(kept.slice(0, 10).map((letter) => letter.eventId));
+    expect(await page.locator('#dead-letters-summary').textContent()).toBe(`${FAILED - 1} failed deliveries are kept.`);
+    expect(await row('Receiver').getByRole('cell').nth(4).textContent()).toMatch(new RegExp(`^${FAILED - 1} failed`));
+  });
+
+  step('says why sending again is off while the subscription is deactivated', async () => {
+    await row('Receiver').getByRole('button', { name: 'Deactivate: Receiver' }).press('Enter');
+    await statusSays('Subscription deactivated. (Receiver)');
+    const refusal = await call(local.stack, 'POST', `${PREFIX}/replay`, { token, body: { config_id: receiverId } });
+    expect(refusal.status).toBe(400);
+
+    const panel = page.locator('#dead-letters');
+    expect(await page.locator('#replay-blocked').textContent()).toBe(
+      'Sending again is off: "Receiver" is deactivated, so nothing would be delivered. Activate it first.',
+    );
+    expect(await panel.getByRole('button', { name: 'Send all again' }).isDisabled()).toBe(true);
+    const sendAgain = await panel.getByRole('button', { name: /^Send again: / }).all();
+    expect(sendAgain).toHaveLength(10);
+    for (const button of sendAgain) expect(await button.isDisabled()).toBe(true);
+
+    await row('Receiver').getByRole('button', { name: 'Activate: Receiver' }).press('Enter');
+    await statusSays('Subscription activated. (Receiver)');
+    expect(await page.locator('#replay-blocked').isVisible()).toBe(false);
+    expect(await panel.getByRole('button', { name: 'Send all again' }).isDisabled()).toBe(false);
+  });
+
+  step('shows a read-only client no create form and no write buttons, and says it is read-only', async () => {
+    await page.getByRole('button', { name: 'Sign out' }).press('Enter');
+    await page.getByLabel('Client id').fill(reader.clientId);
+    await page.getByLabel('Client secret').fill(reader.clientSecret);
+    await page.getByRole('button', { name: 'Sign in' }).press('Enter');
+
+    await statusSays('Signed in. 2 subscriptions.');
+    expect(await page.locator('#read-only-note').textContent()).toBe(
+      `Read-only: the token of ${reader.clientId} does not carry webhooks.config:write, so creating, changing, testing, deleting and ` +
+        'sending again are not offered. Sign in with a client that has it to do those.',
+    );
+    expect(await page.getByRole('heading', { name: 'New subscription' }).isVisible()).toBe(false);
+    expect(await row('Media hooks').getByRole('button').count()).toBe(0);
+    expect(await row('Media hooks').getByRole('cell').nth(0).textContent()).toBe('email' + 'ops@example.com');
+    // It may look at failed deliveries, not send them again.
+    expect(await row('Receiver').getByRole('button').allTextContents()).toEqual(['Show them']);
+    await row('Receiver').getByRole('button', { name: 'Show them: Receiver' }).press('Enter');
+    const panel = page.locator('#dead-letters');
+    await panel.getByRole('rowheader').first().waitFor();
+    expect(await panel.getByRole('rowheader').count()).toBe(10);
+    expect(await panel.getByRole('button').allTextContents()).toEqual(['Close']);
+    expect(await page.locator('#replay-blocked').isVisible()).toBe(false);
+  });
+
+  step('says which scope a token lacks when the API still refuses it (403), and to sign in again when it expired (401)', async () => {
+    await page.getByRole('button', { name: 'Sign out' }).press('Enter');
+    // A token that names no scopes: the page cannot tell, and the gateway refuses the list.
+    const scopeless = await forgeToken(local.stack, local.signingKey, admin, { scope: undefined });
+    expect((await call(local.stack, 'GET', `${PREFIX}/list`, { token: scopeless })).status).toBe(403);
+
+    await page.getByLabel('Or paste an access token').fill(scopeless);
+    await page.getByRole('button', { name: 'Use this token' }).press('Enter');
+
+    await page
+      .getByRole('alert')
+      .filter({ hasText: 'Not allowed: this needs the scope webhooks.config:read, which the token you signed in with does not carry.' })
+      .waitFor();
+    expect(await page.getByRole('alert').filter({ hasText: /^Forbidden$/ }).count()).toBe(0);
+    expect(await page.getByRole('heading', { name: 'Sign in' }).isVisible()).toBe(true);
+
+    // An expired token: a sentence, not a bare "Unauthorized".
+    const now = Math.floor(Date.now() / 1000);
+    const expired = await forgeToken(local.stack, local.signingKey, admin, { iat: now - 7200, exp: now - 3600 });
+    expect((await call(local.stack, 'GET', `${PREFIX}/list`, { token: expired })).status).toBe(401);
+    await page.getByLabel('Or paste an access token').fill(expired);
+    await page.getByRole('button', { name: 'Use this token' }).press('Enter');
+    await page.getByRole('alert').filter({ hasText: 'The service no longer accepts your sign-in (the token expired' }).waitFor();
+
+    await page.getByLabel('Or paste an access token').fill(token);
+    await page.getByRole('button', { name: 'Use this token' }).press('Enter');
+    await statusSays('Signed in. 2 subscriptions.');
+  });
+
+  step('sends all again, 100 a call until none is left', async () => {
+    await row('Receiver').getByRole('button', { name: 'Show them: Receiver' }).press('Enter');
+    const panel = page.locator('#dead-letters');
+    await panel.getByRole('rowheader').first().waitFor();
+
+    await panel.getByRole('button', { name: 'Send all again' }).press('Enter');
+
+    await statusSays(`${FAILED - 1} failed deliveries sent again. (Receiver)`);
+    const arrivedIds = () => new Set(receiver.notificationsAt(FAILING_PATH).map((entry) => entry.message.eventId));
+    await waitFor('every message sent again', () => (kept.every((letter) => arrivedIds().has(letter.eventId)) ? true : undefined));
+    expect(await deadLettersOf(receiverId)).toEqual([]);
+    expect(await page.locator('#dead-letters-summary').textContent()).toBe('No failed deliveries are kept.');
+    expect(await panel.getByRole('button', { name: 'Send all again' }).isDisabled()).toBe(true);
+    expect(await row('Receiver').getByRole('cell').nth(4).textContent()).toBe('None');
+
+    await panel.getByRole('button', { name: 'Close' }).press('Enter');
+    expect(await panel.isVisible()).toBe(false);
+    await deletedElsewhere(receiverId);
+    await refreshList(1);
   });
 
   step('deletes it after a confirmation', async () => {
     await row('Media hooks').getByRole('button', { name: 'Delete: Media hooks' }).press('Enter');
     const dialog = page.getByRole('dialog', { name: 'Delete subscription?' });
-    expect(await dialog.textContent()).toContain('"Media hooks" (email ops@example.com) and its SNS topic will be deleted');
+    const [subscription] = await listed();
+    expect(await dialog.textContent()).toContain(`"Media hooks" (email ops@example.com, id ${subscription!.configId}) and its SNS topic will be deleted`);
     await dialog.getByRole('button', { name: 'Delete' }).press('Enter');
 
     await statusSays('Subscription deleted. (Media hooks)');

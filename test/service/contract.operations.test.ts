@@ -135,7 +135,7 @@ describe.each([0, 1] as const)('the operations under prefix %i', (prefix) => {
     expect(stored).toMatchObject({ name: 'Archive feed', events: created.record.events, endpoint: created.record.endpoint });
   });
 
-  it('list answers every subscription of the portal, oldest first, ignoring any body', async () => {
+  it('list answers every subscription of the portal, oldest first, and the per-portal limit, ignoring any body', async () => {
     const portalId = freshPortal();
     const names = ['first', 'second', 'third'];
     const created = [];
@@ -162,6 +162,7 @@ describe.each([0, 1] as const)('the operations under prefix %i', (prefix) => {
         lastDeadLetterAt: null,
         deadLettersDropped: 0,
       })),
+      maxSubscriptions: Number(TEST_ENV.MAX_SUBSCRIPTIONS_PER_PORTAL),
     });
   });
 
@@ -266,7 +267,12 @@ describe.each([0, 1] as const)('the operations under prefix %i', (prefix) => {
     const answer = await call('listSubscriptionsRoute', { portalId: freshPortal(), prefix });
 
     expect(answer.statusCode).toBe(200);
-    expect(answer.body).toEqual({ success: true, message: '0 subscriptions found.', configs: [] });
+    expect(answer.body).toEqual({
+      success: true,
+      message: '0 subscriptions found.',
+      configs: [],
+      maxSubscriptions: Number(TEST_ENV.MAX_SUBSCRIPTIONS_PER_PORTAL),
+    });
   });
 
   it('delete removes the record, its topic and its SNS subscription, ignoring any body', async () => {
