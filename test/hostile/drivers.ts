@@ -306,7 +306,7 @@ export function listDriver(base: DriverBase): OperationDriver {
     ids: () => idsOf(portal),
     checkStart: checkStartOf(base),
     accepted: async (request, answer, before) => {
-      expectKeys(request, answer, answer.json, ['success', 'message', 'configs'], 'the answer');
+      expectKeys(request, answer, answer.json, ['success', 'message', 'configs', 'maxSubscriptions'], 'the answer');
       const expected = Object.entries(before.items)
         .filter(([key]) => key.startsWith(`${portal.portalId} subscription#`))
         .sort(([a], [b]) => (a < b ? -1 : 1))
@@ -329,6 +329,8 @@ export function listDriver(base: DriverBase): OperationDriver {
           };
         });
       if (!same(canonical(answer.json.configs), canonical(expected))) failAccepted(request, answer, `configs must be ${JSON.stringify(expected)}`);
+      // The local stack's default limit (MAX_SUBSCRIPTIONS_PER_PORTAL unset).
+      if (answer.json.maxSubscriptions !== 10) failAccepted(request, answer, 'maxSubscriptions must be 10');
       return before;
     },
   };

@@ -27,6 +27,7 @@ import {
   call,
   forgeToken,
   newSubscription,
+  reconcileLocally,
   requestToken,
   startTestStack,
   TEST_CLIENTS,
@@ -343,6 +344,8 @@ describeWithChromium('the admin page, in Chromium with the keyboard', () => {
 
     await alertSays(refusal.body.message);
     expect(await statusText()).toBe('');
+    // The list shows the state as last learned: a lapse shows after the reconciler's next run.
+    expect(await reconcileLocally(local.stack)).toMatchObject({ subscriptionStatesUpdated: 1, errors: 0 });
     await page.getByRole('button', { name: 'Refresh the list' }).press('Enter');
     await row('Media hooks').getByRole('cell', { name: 'Unsubscribed', exact: true }).waitFor();
     expect(await row('Media hooks').getByRole('cell').nth(3).textContent()).toBe('Unsubscribed');

@@ -7,12 +7,9 @@
  * publish to a subscription's topic.
  */
 import { PublishCommand, SNSClient } from '@aws-sdk/client-sns';
-import { execFile } from 'node:child_process';
-import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { LOCAL_CREDENTIALS } from '../../infra/local/local-stack';
 import { API_PREFIXES } from '../../shared/operations';
-import { call, newSubscription, startTestStack, TEST_CLIENTS, type TestStack, tokenFor } from '../support/local-stack-client';
+import { call, newSubscription, reconcileLocally, startTestStack, TEST_CLIENTS, type TestStack, tokenFor } from '../support/local-stack-client';
 import { waitFor } from '../support/wait-for';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver';
 
@@ -38,21 +35,7 @@ async function stateOf(configId: string): Promise<string> {
   return listed.body.configs.find((config: { configId: string }) => config.configId === configId).subscriptionState;
 }
 
-/** `npm run reconcile` against this stack; answers its summary. */
-async function reconcile(): Promise<Record<string, unknown>> {
-  const { stdout } = await promisify(execFile)(join(process.cwd(), 'node_modules/.bin/tsx'), ['infra/local/reconcile.ts'], {
-    cwd: process.cwd(),
-    env: {
-      PATH: `${join(process.cwd(), 'node_modules/.bin')}:${process.env.PATH}`,
-      AWS_ENDPOINT_URL_DYNAMODB: local.stack.dynamoDb.endpoint,
-      AWS_ENDPOINT_URL_SNS: local.stack.sns.endpoint,
-      TABLE_NAME: local.stack.tableName,
-      TOPIC_PREFIX: process.env.TOPIC_PREFIX,
-    },
-    timeout: 60_000,
-  });
-  return JSON.parse(stdout.trim().split('\n').at(-1)!);
-}
+const reconcile = () => reconcileLocally(local.stack);
 
 it('asks a pending endpoint again on POST /confirm, lists it confirmed once it follows, and refuses to ask a confirmed one', async () => {
   receiver.unconfirmedPaths.add('/late');

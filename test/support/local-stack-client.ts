@@ -3,9 +3,11 @@
  * signing key the suite holds (so it can forge tokens the gateway must refuse), and an HTTP
  * client that talks to it as curl would.
  */
+import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { type JWTPayload, SignJWT } from 'jose';
 import { type LocalStack, type LocalStackOptions, startLocalStack } from '../../infra/local/local-stack';
 import type { OAuthClient } from '../../infra/local/auth/clients';
@@ -179,4 +181,20 @@ export function newSubscription(overrides: Record<string, unknown> = {}) {
     events: ['asset_bank.media.create', 'asset_bank.media.updated'],
     ...overrides,
   };
+}
+
+/** `npm run reconcile` against this stack (what an operator runs locally); answers its summary. */
+export async function reconcileLocally(stack: TestStack['stack']): Promise<Record<string, unknown>> {
+  const { stdout } = await promisify(execFile)(join(process.cwd(), 'node_modules/.bin/tsx'), ['infra/local/reconcile.ts'], {
+    cwd: process.cwd(),
+    env: {
+      PATH: `${join(process.cwd(), 'node_modules/.bin')}:${process.env.PATH}`,
+      AWS_ENDPOINT_URL_DYNAMODB: stack.dynamoDb.endpoint,
+      AWS_ENDPOINT_URL_SNS: stack.sns.endpoint,
+      TABLE_NAME: stack.tableName,
+      TOPIC_PREFIX: process.env.TOPIC_PREFIX,
+    },
+    timeout: 60_000,
+  });
+  return JSON.parse(stdout.trim().split('\n').at(-1)!);
 }
