@@ -1,3 +1,5 @@
+import { RefusalError } from '../refusal-error';
+
 /** One problem of a request: the field it concerns, and a sentence that names the field and says what to send. */
 export interface FieldProblem {
   field: string;
@@ -9,8 +11,9 @@ export interface FieldProblem {
  * one by one for programs, `message` names them all in one sentence for people.
  * shared/http/domain-errors.ts answers it as a 400 INVALID_REQUEST with the list as `errors`.
  */
-export class InvalidRequestError extends Error {
+export class InvalidRequestError extends RefusalError {
   override readonly name = 'InvalidRequestError';
+  readonly code = 'INVALID_REQUEST';
   constructor(readonly problems: readonly FieldProblem[]) {
     super(sentenceNaming(problems));
   }

@@ -1,7 +1,7 @@
 /**
  * Refusals of the HTTP layer itself (the body's encoding, headers, the token's claims,
  * idempotency), with their status and code. Their message is shown to the caller as is, so it
- * must say what to fix and name no internals. The domain's errors get their status and code
+ * must say what to fix and name no internals. The domain's refusals get their status and code
  * from domain-errors.ts; any other error is the service's fault and is answered with a generic
  * 5xx (middleware/error-envelope.ts).
  */

@@ -1,20 +1,23 @@
 /**
  * Why a subscription operation cannot be done as asked. The message is written for the caller
  * (it says what to fix and names no internals), so whoever answers the caller may show it as
- * is; shared/http/domain-errors.ts gives each error its status and code.
+ * is. Each is a RefusalError naming its code; the API answers them 400 (shared/http/domain-errors.ts).
  */
+import { RefusalError } from '../refusal-error';
 
 /** Unknown and foreign ids get the same error: never reveal that another portal's id exists. */
-export class SubscriptionNotFoundError extends Error {
+export class SubscriptionNotFoundError extends RefusalError {
   override readonly name = 'SubscriptionNotFoundError';
+  readonly code = 'SUBSCRIPTION_NOT_FOUND';
   constructor(readonly configId: string) {
     super(`No subscription with config_id ${configId} exists for this portal.`);
   }
 }
 
 /** The portal has as many subscriptions as it may (MAX_SUBSCRIPTIONS_PER_PORTAL). */
-export class SubscriptionLimitReachedError extends Error {
+export class SubscriptionLimitReachedError extends RefusalError {
   override readonly name = 'SubscriptionLimitReachedError';
+  readonly code = 'SUBSCRIPTION_LIMIT_REACHED';
   constructor(readonly limit: number) {
     super(`This portal already has the maximum of ${limit} subscriptions; delete one before creating another.`);
   }
@@ -24,8 +27,9 @@ export class SubscriptionLimitReachedError extends Error {
  * SNS would not subscribe the endpoint because of the endpoint itself (an InvalidParameter that
  * names it): the caller must send another one. SNS refusals of the service's own making are not this.
  */
-export class EndpointRefusedError extends Error {
+export class EndpointRefusedError extends RefusalError {
   override readonly name = 'EndpointRefusedError';
+  readonly code = 'ENDPOINT_REFUSED';
   constructor(
     readonly protocol: string,
     options?: ErrorOptions,
@@ -40,8 +44,9 @@ export class EndpointRefusedError extends Error {
  * (SNS API reference, Subscribe), so any portal could have the service deliver into any queue or
  * function of its account.
  */
-export class EndpointInServiceAccountError extends Error {
+export class EndpointInServiceAccountError extends RefusalError {
   override readonly name = 'EndpointInServiceAccountError';
+  readonly code = 'ENDPOINT_IN_SERVICE_ACCOUNT';
   constructor(readonly protocol: string) {
     super(
       `The ${protocol} endpoint is in the service's own AWS account, which does not accept subscriptions of its ` +
@@ -51,16 +56,18 @@ export class EndpointInServiceAccountError extends Error {
 }
 
 /** A confirmation was asked for a subscription whose endpoint has already confirmed it. */
-export class AlreadyConfirmedError extends Error {
+export class AlreadyConfirmedError extends RefusalError {
   override readonly name = 'AlreadyConfirmedError';
+  readonly code = 'ALREADY_CONFIRMED';
   constructor(readonly configId: string) {
     super(`The endpoint of subscription ${configId} has already confirmed it; there is nothing to confirm.`);
   }
 }
 
 /** Replay asked of a deactivated subscription: nothing would be delivered to it. */
-export class SubscriptionDeactivatedError extends Error {
+export class SubscriptionDeactivatedError extends RefusalError {
   override readonly name = 'SubscriptionDeactivatedError';
+  readonly code = 'SUBSCRIPTION_DEACTIVATED';
   constructor(readonly configId: string) {
     super(`Subscription ${configId} is deactivated, so nothing would be delivered; activate it (status 1) first.`);
   }
@@ -70,8 +77,9 @@ export class SubscriptionDeactivatedError extends Error {
  * A message asked for (a test event, a replay) while the endpoint has not confirmed the
  * subscription: SNS would deliver nothing to it (SNS state `pending` or `unsubscribed`).
  */
-export class EndpointNotConfirmedError extends Error {
+export class EndpointNotConfirmedError extends RefusalError {
   override readonly name = 'EndpointNotConfirmedError';
+  readonly code = 'ENDPOINT_NOT_CONFIRMED';
   constructor(
     readonly configId: string,
     readonly state: 'pending' | 'unsubscribed',

@@ -15,7 +15,7 @@ export const RETRY_AFTER_SECONDS = 2;
 
 /**
  * Turns any error into the API's error envelope. Only refusals show their message: HttpErrors,
- * and the domain's errors with the status and code domain-errors.ts gives them. Every other
+ * and the domain's refusals with the status and code domain-errors.ts gives them. Every other
  * error is the service's fault and gets a generic message, so that no SDK text, ARN or stack
  * trace reaches the caller. The full error goes to the log instead.
  */
