@@ -7,51 +7,18 @@
  * paging returns every dead letter exactly once. The SNS emulator's dead letters reach the
  * recorder through the local delivery dead-letter queue, as on AWS.
  */
-import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
-import { LOCAL_CREDENTIALS } from '../../infra/local/local-stack';
+import { PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import type { OAuthClient } from '../../infra/local/auth/clients';
 import { API_PREFIXES } from '../../shared/operations';
 import { HTTP_DELIVERY_POLICY } from '../../shared/subscriptions/delivery-policy';
-import { call, startTestStack, TEST_CLIENTS, type TestStack, tokenFor } from '../support/local-stack-client';
+import { call, TEST_CLIENTS, tokenFor } from '../support/local-stack-client';
+import { useDeliveryStack } from '../support/delivery-stack';
 import { waitFor } from '../support/wait-for';
-import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver';
 
 const API = API_PREFIXES[0];
 const CREATE = 'asset_bank.media.create';
 
-let local: TestStack;
-let receiver: WebhookReceiver;
-let events: EventBridgeClient;
-const tokens = new Map<string, string>();
-
-beforeAll(async () => {
-  receiver = await startWebhookReceiver();
-  // SNS's retries with compressed time: a delivery policy's 12 retries take well under a second.
-  local = await startTestStack({ eventsPort: 0, eventRetryDelayMs: 50, snsDelivery: { deliveryBackoffMs: 5 } });
-  const { stack } = local;
-  events = new EventBridgeClient({ endpoint: stack.events.endpoint, region: stack.region, credentials: LOCAL_CREDENTIALS });
-}, 90_000);
-
-// Each portal may hold 10 subscriptions: every test starts from empty portals.
-afterEach(async () => {
-  for (const client of [TEST_CLIENTS.alphaAdmin, TEST_CLIENTS.betaAdmin]) {
-    const listed = await call(local.stack, 'GET', `${API}/list`, { token: await token(client) });
-    for (const { configId } of listed.body.configs as { configId: string }[]) {
-      expect((await call(local.stack, 'DELETE', `${API}/${configId}`, { token: await token(client) })).status).toBe(200);
-    }
-  }
-});
-
-afterAll(async () => {
-  events?.destroy();
-  await local?.stop();
-  await receiver?.close();
-});
-
-async function token(client: OAuthClient): Promise<string> {
-  if (!tokens.has(client.clientId)) tokens.set(client.clientId, await tokenFor(local.stack, client));
-  return tokens.get(client.clientId)!;
-}
+const delivery = useDeliveryStack();
 
 interface Created {
   configId: string;
@@ -61,10 +28,10 @@ interface Created {
 /** An http subscription to the receiver at its own path, confirmed unless asked otherwise. */
 async function subscribe(client: OAuthClient, label: string, { confirm = true } = {}): Promise<Created> {
   const path = `/dead/${label}-${Math.random().toString(36).slice(2, 8)}`;
-  if (!confirm) receiver.unconfirmedPaths.add(path);
-  const created = await call(local.stack, 'POST', API, {
-    token: await token(client),
-    body: { name: label, protocol: 'http', endpoint: receiver.url + path, events: [CREATE] },
+  if (!confirm) delivery.receiver.unconfirmedPaths.add(path);
+  const created = await call(delivery.stack, 'POST', API, {
+    token: await delivery.token(client),
+    body: { name: label, protocol: 'http', endpoint: delivery.receiver.url + path, events: [CREATE] },
   });
   expect(created.status).toBe(200);
   const { configId } = created.body.record;
@@ -73,25 +40,25 @@ async function subscribe(client: OAuthClient, label: string, { confirm = true } 
 }
 
 async function listEntry(client: OAuthClient, configId: string) {
-  const listed = await call(local.stack, 'GET', `${API}/list`, { token: await token(client) });
+  const listed = await call(delivery.stack, 'GET', `${API}/list`, { token: await delivery.token(client) });
   expect(listed.status).toBe(200);
   return listed.body.configs.find((entry: { configId: string }) => entry.configId === configId);
 }
 
 async function deadLetters(client: OAuthClient, configId: string, query = '') {
-  return call(local.stack, 'GET', `${API}/dead-letters?config_id=${configId}${query}`, { token: await token(client) });
+  return call(delivery.stack, 'GET', `${API}/dead-letters?config_id=${configId}${query}`, { token: await delivery.token(client) });
 }
 
 async function replay(client: OAuthClient, body: Record<string, unknown>) {
-  return call(local.stack, 'POST', `${API}/replay`, { token: await token(client), body });
+  return call(delivery.stack, 'POST', `${API}/replay`, { token: await delivery.token(client), body });
 }
 
 /** Puts portal events of `kind` for the portal on the bus; answers their EventBridge ids. */
 async function putPortalEvents(portalId: string, count = 1): Promise<string[]> {
-  const answer = await events.send(
+  const answer = await delivery.events.send(
     new PutEventsCommand({
       Entries: Array.from({ length: count }, (_, index) => ({
-        EventBusName: local.stack.eventBusName,
+        EventBusName: delivery.stack.eventBusName,
         Source: 'portal.events',
         DetailType: CREATE,
         Detail: JSON.stringify({ portalId, mediaId: `m-${index}` }),
@@ -120,13 +87,13 @@ describe('a receiver that answers 500', () => {
     const failing = await subscribe(TEST_CLIENTS.alphaAdmin, 'failing');
     const healthy = await subscribe(TEST_CLIENTS.alphaAdmin, 'healthy');
     const beta = await subscribe(TEST_CLIENTS.betaAdmin, 'beta');
-    receiver.failingPaths.add(failing.path);
+    delivery.receiver.failingPaths.add(failing.path);
 
     const [eventId] = await putPortalEvents(TEST_CLIENTS.alphaAdmin.portalId);
     const [letter] = await deadLettersOf(TEST_CLIENTS.alphaAdmin, failing.configId, 1);
 
     // The first attempt and every retry of the delivery policy reached the receiver.
-    const attempts = receiver.notificationsAt(failing.path);
+    const attempts = delivery.receiver.notificationsAt(failing.path);
     expect(attempts).toHaveLength(1 + HTTP_DELIVERY_POLICY.healthyRetryPolicy.numRetries);
     expect(letter).toEqual({
       eventId,
@@ -145,18 +112,18 @@ describe('a receiver that answers 500', () => {
     expect(await listEntry(TEST_CLIENTS.betaAdmin, beta.configId)).toMatchObject({ deadLetters: 0, lastDeadLetterAt: null });
 
     // A read-only token may look, not send again.
-    const reader = await tokenFor(local.stack, TEST_CLIENTS.alphaReader);
-    expect((await call(local.stack, 'GET', `${API}/dead-letters?config_id=${failing.configId}`, { token: reader })).status).toBe(200);
-    expect((await call(local.stack, 'POST', `${API}/replay`, { token: reader, body: { config_id: failing.configId } })).status).toBe(403);
+    const reader = await tokenFor(delivery.stack, TEST_CLIENTS.alphaReader);
+    expect((await call(delivery.stack, 'GET', `${API}/dead-letters?config_id=${failing.configId}`, { token: reader })).status).toBe(200);
+    expect((await call(delivery.stack, 'POST', `${API}/replay`, { token: reader, body: { config_id: failing.configId } })).status).toBe(403);
     expect((await deadLetters(TEST_CLIENTS.alphaAdmin, failing.configId)).body.deadLetters).toHaveLength(1);
 
-    receiver.failingPaths.delete(failing.path);
-    const before = receiver.notificationsAt(failing.path).length;
+    delivery.receiver.failingPaths.delete(failing.path);
+    const before = delivery.receiver.notificationsAt(failing.path).length;
     const replayed = await replay(TEST_CLIENTS.alphaAdmin, { config_id: failing.configId });
 
     expect(replayed.status).toBe(200);
     expect(replayed.body).toEqual({ success: true, message: '1 dead letter sent again.', replayed: 1, remaining: 0 });
-    const [again] = await waitFor('the replayed message', () => receiver.notificationsAt(failing.path).slice(before)[0] && receiver.notificationsAt(failing.path).slice(before));
+    const [again] = await waitFor('the replayed message', () => delivery.receiver.notificationsAt(failing.path).slice(before)[0] && delivery.receiver.notificationsAt(failing.path).slice(before));
     expect(again!.message).toEqual(attempts[0]!.message);
     expect(again!.message.eventId).toBe(eventId);
     expect(again!.envelope.MessageAttributes).toEqual(attempts[0]!.envelope.MessageAttributes);
@@ -169,10 +136,10 @@ describe('a receiver that answers 500', () => {
 
   it('sends again only the dead letters named by eventIds, and says so when they name none kept', async () => {
     const failing = await subscribe(TEST_CLIENTS.alphaAdmin, 'named');
-    receiver.failingPaths.add(failing.path);
+    delivery.receiver.failingPaths.add(failing.path);
     const [first, second] = await putPortalEvents(TEST_CLIENTS.alphaAdmin.portalId, 2);
     await deadLettersOf(TEST_CLIENTS.alphaAdmin, failing.configId, 2);
-    receiver.failingPaths.delete(failing.path);
+    delivery.receiver.failingPaths.delete(failing.path);
 
     const none = await replay(TEST_CLIENTS.alphaAdmin, { config_id: failing.configId, eventIds: ['no-such-event'] });
     expect(none.status).toBe(200);
@@ -192,8 +159,8 @@ describe('a receiver that answers 500', () => {
 describe('replay', () => {
   it('is refused, saying why, while the subscription is deactivated or its endpoint has not confirmed', async () => {
     const deactivated = await subscribe(TEST_CLIENTS.alphaAdmin, 'deactivated');
-    const activate = await call(local.stack, 'PUT', `${API}/activate`, {
-      token: await token(TEST_CLIENTS.alphaAdmin),
+    const activate = await call(delivery.stack, 'PUT', `${API}/activate`, {
+      token: await delivery.token(TEST_CLIENTS.alphaAdmin),
       body: { config_id: deactivated.configId, status: 0 },
     });
     expect(activate.status).toBe(200);
@@ -201,8 +168,8 @@ describe('replay', () => {
 
     const whileDeactivated = await replay(TEST_CLIENTS.alphaAdmin, { config_id: deactivated.configId });
     const whilePending = await replay(TEST_CLIENTS.alphaAdmin, { config_id: unconfirmed.configId });
-    const testWhilePending = await call(local.stack, 'POST', `${API}/test`, {
-      token: await token(TEST_CLIENTS.alphaAdmin),
+    const testWhilePending = await call(delivery.stack, 'POST', `${API}/test`, {
+      token: await delivery.token(TEST_CLIENTS.alphaAdmin),
       body: { config_id: unconfirmed.configId },
     });
 
@@ -213,7 +180,7 @@ describe('replay', () => {
     expect([whilePending.status, whilePending.body.code]).toEqual([400, 'ENDPOINT_NOT_CONFIRMED']);
     expect(whilePending.body.message).toMatch(/has not confirmed it yet, so nothing would arrive/);
     expect([testWhilePending.status, testWhilePending.body.code]).toEqual([400, 'ENDPOINT_NOT_CONFIRMED']);
-    expect(receiver.notificationsAt(unconfirmed.path)).toEqual([]);
+    expect(delivery.receiver.notificationsAt(unconfirmed.path)).toEqual([]);
   });
 });
 
@@ -221,8 +188,8 @@ describe('GET /dead-letters', () => {
   it('pages through every dead letter exactly once, newest first, and refuses a bad limit or a cursor of another subscription', async () => {
     const failing = await subscribe(TEST_CLIENTS.alphaAdmin, 'paged');
     const other = await subscribe(TEST_CLIENTS.alphaAdmin, 'other');
-    receiver.failingPaths.add(failing.path);
-    receiver.failingPaths.add(other.path);
+    delivery.receiver.failingPaths.add(failing.path);
+    delivery.receiver.failingPaths.add(other.path);
     const eventIds = await putPortalEvents(TEST_CLIENTS.alphaAdmin.portalId, 7);
     await deadLettersOf(TEST_CLIENTS.alphaAdmin, failing.configId, 7);
     await deadLettersOf(TEST_CLIENTS.alphaAdmin, other.configId, 7);
@@ -251,7 +218,7 @@ describe('GET /dead-letters', () => {
       const refused = await deadLetters(TEST_CLIENTS.alphaAdmin, failing.configId, `&limit=${limit}`);
       expect([refused.status, refused.body.message]).toEqual([400, 'limit must be a whole number from 1 to 100.']);
     }
-    const missing = await call(local.stack, 'GET', `${API}/dead-letters`, { token: await token(TEST_CLIENTS.alphaAdmin) });
+    const missing = await call(delivery.stack, 'GET', `${API}/dead-letters`, { token: await delivery.token(TEST_CLIENTS.alphaAdmin) });
     expect([missing.status, missing.body.message]).toEqual([400, 'config_id is required.']);
   }, 60_000);
 });

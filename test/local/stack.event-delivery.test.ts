@@ -6,18 +6,17 @@
  * the test event, confirmation state, retries, dead letters and size limits behave as
  * docs/delivery.md says.
  */
-import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
+import { PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import { PublishBatchCommand, PublishCommand, SNSClient } from '@aws-sdk/client-sns';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { localDeliveryDeadLetterQueueArn } from '../../infra/aws/local-account';
-import { LOCAL_CREDENTIALS } from '../../infra/local/local-stack';
 import type { OAuthClient } from '../../infra/local/auth/clients';
 import { HTTP_DELIVERY_POLICY } from '../../shared/subscriptions/delivery-policy';
 import { API_PREFIXES } from '../../shared/operations';
-import { call, startTestStack, TEST_CLIENTS, type TestStack, tokenFor } from '../support/local-stack-client';
+import { call, TEST_CLIENTS } from '../support/local-stack-client';
+import { useDeliveryStack } from '../support/delivery-stack';
 import { waitFor } from '../support/wait-for';
-import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver';
 import { awsCliEnvironment } from '../support/aws-cli-env';
 
 const API = API_PREFIXES[0];
@@ -25,40 +24,7 @@ const CREATE = 'asset_bank.media.create';
 const UPDATED = 'asset_bank.media.updated';
 const DELETED = 'asset_bank.media.deleted';
 
-let local: TestStack;
-let receiver: WebhookReceiver;
-let events: EventBridgeClient;
-const tokens = new Map<string, string>();
-
-beforeAll(async () => {
-  receiver = await startWebhookReceiver();
-  // SNS's retries with compressed time: a delivery policy's 12 retries take well under a second.
-  local = await startTestStack({ eventsPort: 0, eventRetryDelayMs: 50, snsDelivery: { deliveryBackoffMs: 5 } });
-  const { stack } = local;
-  events = new EventBridgeClient({ endpoint: stack.events.endpoint, region: stack.region, credentials: LOCAL_CREDENTIALS });
-}, 90_000);
-
-// Each portal may hold 10 subscriptions: every test starts from empty portals.
-afterEach(async () => {
-  for (const client of [TEST_CLIENTS.alphaAdmin, TEST_CLIENTS.betaAdmin]) {
-    const listed = await call(local.stack, 'GET', `${API}/list`, { token: await token(client) });
-    for (const { configId } of listed.body.configs as { configId: string }[]) {
-      const deleted = await call(local.stack, 'DELETE', `${API}/${configId}`, { token: await token(client) });
-      expect(deleted.status).toBe(200);
-    }
-  }
-});
-
-afterAll(async () => {
-  events?.destroy();
-  await local?.stop();
-  await receiver?.close();
-});
-
-async function token(client: OAuthClient): Promise<string> {
-  if (!tokens.has(client.clientId)) tokens.set(client.clientId, await tokenFor(local.stack, client));
-  return tokens.get(client.clientId)!;
-}
+const delivery = useDeliveryStack();
 
 interface Created {
   configId: string;
@@ -70,10 +36,10 @@ interface Created {
 /** Creates an http subscription to the receiver at `/hooks/<label>` and waits until it is confirmed. */
 async function subscribe(client: OAuthClient, label: string, kinds: string[], { confirm = true } = {}): Promise<Created> {
   const path = `/hooks/${label}-${Math.random().toString(36).slice(2, 8)}`;
-  if (!confirm) receiver.unconfirmedPaths.add(path);
-  const created = await call(local.stack, 'POST', API, {
-    token: await token(client),
-    body: { name: label, protocol: 'http', endpoint: receiver.url + path, events: kinds },
+  if (!confirm) delivery.receiver.unconfirmedPaths.add(path);
+  const created = await call(delivery.stack, 'POST', API, {
+    token: await delivery.token(client),
+    body: { name: label, protocol: 'http', endpoint: delivery.receiver.url + path, events: kinds },
   });
   expect(created.status).toBe(200);
   const record = { ...created.body.record, path } as Created;
@@ -82,16 +48,16 @@ async function subscribe(client: OAuthClient, label: string, kinds: string[], { 
 }
 
 async function isListedConfirmed(client: OAuthClient, configId: string): Promise<boolean> {
-  const listed = await call(local.stack, 'GET', `${API}/list`, { token: await token(client) });
+  const listed = await call(delivery.stack, 'GET', `${API}/list`, { token: await delivery.token(client) });
   return listed.body.configs.find((entry: { configId: string }) => entry.configId === configId)?.confirmed === true;
 }
 
 /** Puts portal events on the bus as a platform service would; answers their EventBridge ids. */
 async function putPortalEvents(...entries: { kind: string; portalId: string; data?: Record<string, unknown> }[]): Promise<string[]> {
-  const answer = await events.send(
+  const answer = await delivery.events.send(
     new PutEventsCommand({
       Entries: entries.map(({ kind, portalId, data = {} }) => ({
-        EventBusName: local.stack.eventBusName,
+        EventBusName: delivery.stack.eventBusName,
         Source: 'portal.events',
         DetailType: kind,
         Detail: JSON.stringify({ portalId, ...data }),
@@ -104,12 +70,12 @@ async function putPortalEvents(...entries: { kind: string; portalId: string; dat
 
 /** Waits until the dispatcher has worked through everything queued (so every Publish was made). */
 async function dispatched(): Promise<void> {
-  await waitFor('the event queue to drain', () => (local.stack.eventQueue.depth === 0 ? true : undefined));
+  await waitFor('the event queue to drain', () => (delivery.stack.eventQueue.depth === 0 ? true : undefined));
 }
 
 /** What the SNS emulator handed to subscribers (recorded at Publish time, before any HTTP POST). */
 async function recordedDeliveries(): Promise<{ subscriptionArn: string; type: string; body: string }[]> {
-  const response = await fetch(`${local.stack.sns.endpoint}/_emulator/deliveries`, { signal: AbortSignal.timeout(5_000) });
+  const response = await fetch(`${delivery.stack.sns.endpoint}/_emulator/deliveries`, { signal: AbortSignal.timeout(5_000) });
   return ((await response.json()) as { deliveries: { subscriptionArn: string; type: string; body: string }[] }).deliveries;
 }
 
@@ -128,12 +94,12 @@ async function recipientsOf(eventId: string, subscriptions: Created[]): Promise<
 
 async function arrivedAt(subscription: Created, eventId: string) {
   return waitFor(`event ${eventId} at ${subscription.path}`, () =>
-    receiver.notificationsAt(subscription.path).find((entry) => entry.message?.eventId === eventId),
+    delivery.receiver.notificationsAt(subscription.path).find((entry) => entry.message?.eventId === eventId),
   );
 }
 
 async function setStatus(client: OAuthClient, configId: string, status: 0 | 1) {
-  const answer = await call(local.stack, 'PUT', `${API}/activate`, { token: await token(client), body: { config_id: configId, status } });
+  const answer = await call(delivery.stack, 'PUT', `${API}/activate`, { token: await delivery.token(client), body: { config_id: configId, status } });
   expect(answer.status).toBe(200);
 }
 
@@ -189,14 +155,14 @@ describe('portal events put on the bus', () => {
     await setStatus(alphaAdmin, subscription.configId, 1);
     const [whileOn] = await putPortalEvents({ kind: CREATE, portalId: 'portal-alpha' });
     await arrivedAt(subscription, whileOn!);
-    expect(receiver.notificationsAt(subscription.path).map((entry) => entry.message.eventId)).toEqual([whileOn]);
+    expect(delivery.receiver.notificationsAt(subscription.path).map((entry) => entry.message.eventId)).toEqual([whileOn]);
   });
 
   it('follow an event list replaced by update', async () => {
     const { alphaAdmin } = TEST_CLIENTS;
     const subscription = await subscribe(alphaAdmin, 'update', [CREATE]);
-    const replaced = await call(local.stack, 'PUT', API, {
-      token: await token(alphaAdmin),
+    const replaced = await call(delivery.stack, 'PUT', API, {
+      token: await delivery.token(alphaAdmin),
       body: { config_id: subscription.configId, events: [DELETED] },
     });
     expect(replaced.status).toBe(200);
@@ -205,7 +171,7 @@ describe('portal events put on the bus', () => {
     await arrivedAt(subscription, deleted!);
     await dispatched();
     expect(await recipientsOf(create!, [subscription])).toEqual([]);
-    expect(receiver.notificationsAt(subscription.path).map((entry) => entry.message.eventId)).toEqual([deleted]);
+    expect(delivery.receiver.notificationsAt(subscription.path).map((entry) => entry.message.eventId)).toEqual([deleted]);
   });
 
   it('can be put with the AWS CLI, as the README shows', async () => {
@@ -213,13 +179,13 @@ describe('portal events put on the bus', () => {
     const subscription = await subscribe(alphaAdmin, 'cli', [DELETED]);
     const entries = JSON.stringify([
       {
-        EventBusName: local.stack.eventBusName,
+        EventBusName: delivery.stack.eventBusName,
         Source: 'portal.events',
         DetailType: DELETED,
         Detail: JSON.stringify({ portalId: 'portal-alpha', mediaId: 'm-cli' }),
       },
     ]);
-    const output = await awsCli('events', 'put-events', '--entries', entries, '--endpoint-url', local.stack.events.endpoint);
+    const output = await awsCli('events', 'put-events', '--entries', entries, '--endpoint-url', delivery.stack.events.endpoint);
     expect(output.FailedEntryCount).toBe(0);
     const arrival = await arrivedAt(subscription, output.Entries[0].EventId);
     expect(arrival.message.data).toEqual({ mediaId: 'm-cli' });
@@ -272,15 +238,15 @@ describe('an event too large', () => {
     const limit = 256 * 1024;
     // EventBridge counts Source, DetailType and Detail (docs/delivery.md, "Event size").
     const padFor = (entryBytes: number) => 'x'.repeat(entryBytes - Buffer.byteLength(`portal.events${CREATE}{"portalId":"portal-alpha","pad":""}`));
-    const entry = (pad: string) => ({ EventBusName: local.stack.eventBusName, Source: 'portal.events', DetailType: CREATE, Detail: JSON.stringify({ portalId: 'portal-alpha', pad }) });
-    await expect(events.send(new PutEventsCommand({ Entries: [entry(padFor(limit + 1))] }))).rejects.toMatchObject({
+    const entry = (pad: string) => ({ EventBusName: delivery.stack.eventBusName, Source: 'portal.events', DetailType: CREATE, Detail: JSON.stringify({ portalId: 'portal-alpha', pad }) });
+    await expect(delivery.events.send(new PutEventsCommand({ Entries: [entry(padFor(limit + 1))] }))).rejects.toMatchObject({
       name: 'ValidationException',
       message: 'Total size of the entries in the request is over the limit.',
     });
 
     const [eventId] = await putPortalEvents({ kind: CREATE, portalId: 'portal-alpha', data: { pad: padFor(limit) } });
     await dispatched();
-    expect(local.stack.eventQueue.deadLetters.filter((letter) => JSON.parse(letter.body).id === eventId)).toEqual([]);
+    expect(delivery.stack.eventQueue.deadLetters.filter((letter) => JSON.parse(letter.body).id === eventId)).toEqual([]);
     expect(await recipientsOf(eventId!, [subscription])).toEqual([]);
   });
 });
@@ -290,8 +256,8 @@ describe("a subscription's topic", () => {
     const { alphaAdmin } = TEST_CLIENTS;
     const subscription = await subscribe(alphaAdmin, 'direct', [CREATE]);
     const intruder = new SNSClient({
-      endpoint: local.stack.sns.endpoint,
-      region: local.stack.region,
+      endpoint: delivery.stack.sns.endpoint,
+      region: delivery.stack.region,
       credentials: { accessKeyId: 'someone-else', secretAccessKey: 'x' },
     });
     try {
@@ -315,7 +281,7 @@ describe("a subscription's topic", () => {
     }
     // What the service itself sends still arrives, and only that.
     const [eventId] = await putPortalEvents({ kind: CREATE, portalId: alphaAdmin.portalId });
-    await waitFor('the dispatched event', () => receiver.notificationsAt(subscription.path).find((entry) => entry.message.eventId === eventId));
+    await waitFor('the dispatched event', () => delivery.receiver.notificationsAt(subscription.path).find((entry) => entry.message.eventId === eventId));
     const deliveries = await recordedDeliveries();
     const notifications = deliveries.filter((delivery) => delivery.subscriptionArn === subscription.subscriptionArn && delivery.type === 'Notification');
     expect(notifications.map((delivery) => JSON.parse(JSON.parse(delivery.body).Message).eventId)).toEqual([eventId]);
@@ -328,14 +294,14 @@ describe('POST /test', () => {
     const subscription = await subscribe(alphaAdmin, 'test-event', [DELETED]);
     await setStatus(alphaAdmin, subscription.configId, 0);
     for (const prefix of API_PREFIXES) {
-      const answer = await call(local.stack, 'POST', `${prefix}/test`, {
-        token: await token(alphaAdmin),
+      const answer = await call(delivery.stack, 'POST', `${prefix}/test`, {
+        token: await delivery.token(alphaAdmin),
         body: { config_id: subscription.configId },
       });
       expect(answer.status).toBe(200);
       expect(answer.body).toEqual({ success: true, message: 'Test event sent.', messageId: expect.any(String) });
       const arrival = await waitFor('the test event', () =>
-        receiver.notificationsAt(subscription.path).find((entry) => entry.envelope.MessageId === answer.body.messageId),
+        delivery.receiver.notificationsAt(subscription.path).find((entry) => entry.envelope.MessageId === answer.body.messageId),
       );
       expect(arrival.message).toMatchObject({ event: 'webhooks.test', portalId: 'portal-alpha', configId: subscription.configId });
     }
@@ -343,13 +309,13 @@ describe('POST /test', () => {
 
   it("answers another portal's subscription with the same 400 as an unknown one", async () => {
     const subscription = await subscribe(TEST_CLIENTS.alphaAdmin, 'foreign', [CREATE]);
-    const foreign = await call(local.stack, 'POST', `${API}/test`, {
-      token: await token(TEST_CLIENTS.betaAdmin),
+    const foreign = await call(delivery.stack, 'POST', `${API}/test`, {
+      token: await delivery.token(TEST_CLIENTS.betaAdmin),
       body: { config_id: subscription.configId },
     });
     expect(foreign.status).toBe(400);
     expect(foreign.body.code).toBe('SUBSCRIPTION_NOT_FOUND');
-    expect(receiver.notificationsAt(subscription.path)).toEqual([]);
+    expect(delivery.receiver.notificationsAt(subscription.path)).toEqual([]);
   });
 });
 
@@ -357,11 +323,11 @@ describe('confirmation, retries and dead letters', () => {
   it('lists and creates a subscription unconfirmed until its endpoint visits SubscribeURL', async () => {
     const { alphaAdmin } = TEST_CLIENTS;
     const subscription = await subscribe(alphaAdmin, 'pending', [CREATE], { confirm: false });
-    const created = await call(local.stack, 'GET', `${API}/list`, { token: await token(alphaAdmin) });
+    const created = await call(delivery.stack, 'GET', `${API}/list`, { token: await delivery.token(alphaAdmin) });
     expect(created.body.configs.find((entry: { configId: string }) => entry.configId === subscription.configId).confirmed).toBe(false);
 
     const confirmation = await waitFor('the SubscriptionConfirmation', () =>
-      receiver.received.find((entry) => entry.path === subscription.path && entry.envelope.Type === 'SubscriptionConfirmation'),
+      delivery.receiver.received.find((entry) => entry.path === subscription.path && entry.envelope.Type === 'SubscriptionConfirmation'),
     );
     expect(await isListedConfirmed(alphaAdmin, subscription.configId)).toBe(false);
     const visit = await fetch(confirmation.envelope.SubscribeURL, { signal: AbortSignal.timeout(5_000) });
@@ -372,18 +338,18 @@ describe('confirmation, retries and dead letters', () => {
   it('retries a receiver that answers 500 as the delivery policy says, then keeps the message as a dead letter', async () => {
     const { alphaAdmin } = TEST_CLIENTS;
     const subscription = await subscribe(alphaAdmin, 'failing', [CREATE]);
-    receiver.failingPaths.add(subscription.path);
+    delivery.receiver.failingPaths.add(subscription.path);
     const [eventId] = await putPortalEvents({ kind: CREATE, portalId: 'portal-alpha', data: { mediaId: 'm-dead' } });
 
     const deadLetter = await waitFor('the dead letter', async () => {
-      const response = await fetch(`${local.stack.sns.endpoint}/_emulator/dead-letters`, { signal: AbortSignal.timeout(5_000) });
+      const response = await fetch(`${delivery.stack.sns.endpoint}/_emulator/dead-letters`, { signal: AbortSignal.timeout(5_000) });
       const { deadLetters } = (await response.json()) as { deadLetters: { subscriptionArn: string; body: string }[] };
       return deadLetters.find((letter: { subscriptionArn: string }) => letter.subscriptionArn === subscription.subscriptionArn);
     });
     const attempts = HTTP_DELIVERY_POLICY.healthyRetryPolicy.numRetries + 1;
-    expect(receiver.notificationsAt(subscription.path).filter((entry) => entry.message.eventId === eventId)).toHaveLength(attempts);
+    expect(delivery.receiver.notificationsAt(subscription.path).filter((entry) => entry.message.eventId === eventId)).toHaveLength(attempts);
     expect(deadLetter).toMatchObject({
-      deadLetterTargetArn: localDeliveryDeadLetterQueueArn(local.stack.region),
+      deadLetterTargetArn: localDeliveryDeadLetterQueueArn(delivery.stack.region),
       topicArn: subscription.topicArn,
       attempts,
       reason: 'HTTP 500',
@@ -394,16 +360,16 @@ describe('confirmation, retries and dead letters', () => {
   it('tries a receiver that answers 404 once, never again, and keeps the message as a dead letter', async () => {
     const { alphaAdmin } = TEST_CLIENTS;
     const subscription = await subscribe(alphaAdmin, 'refusing', [CREATE]);
-    receiver.statusOf.set(subscription.path, 404);
+    delivery.receiver.statusOf.set(subscription.path, 404);
     const [eventId] = await putPortalEvents({ kind: CREATE, portalId: 'portal-alpha', data: { mediaId: 'm-refused' } });
 
     const deadLetter = await waitFor('the dead letter', async () => {
-      const response = await fetch(`${local.stack.sns.endpoint}/_emulator/dead-letters`, { signal: AbortSignal.timeout(5_000) });
+      const response = await fetch(`${delivery.stack.sns.endpoint}/_emulator/dead-letters`, { signal: AbortSignal.timeout(5_000) });
       const { deadLetters } = (await response.json()) as { deadLetters: { subscriptionArn: string; body: string }[] };
       return deadLetters.find((letter) => letter.subscriptionArn === subscription.subscriptionArn);
     });
     expect(deadLetter).toMatchObject({
-      deadLetterTargetArn: localDeliveryDeadLetterQueueArn(local.stack.region),
+      deadLetterTargetArn: localDeliveryDeadLetterQueueArn(delivery.stack.region),
       topicArn: subscription.topicArn,
       attempts: 1,
       reason: 'HTTP 404',
@@ -411,7 +377,7 @@ describe('confirmation, retries and dead letters', () => {
     expect(JSON.parse(JSON.parse(deadLetter.body).Message)).toMatchObject({ eventId, data: { mediaId: 'm-refused' } });
     // Well past the delivery policy's retries at this stack's compressed backoff (5 ms doubling to 40 ms): none came.
     await new Promise((resolve) => setTimeout(resolve, 1_000));
-    expect(receiver.notificationsAt(subscription.path).filter((entry) => entry.message.eventId === eventId)).toHaveLength(1);
+    expect(delivery.receiver.notificationsAt(subscription.path).filter((entry) => entry.message.eventId === eventId)).toHaveLength(1);
   });
 });
 
