@@ -3,7 +3,7 @@
  * id and another portal's id get the very same answer.
  */
 import { randomUUID } from 'node:crypto';
-import { v7 as uuidv7 } from 'uuid';
+import { newConfigId } from '../../shared/subscriptions/config-id';
 import { call, freshPortal, newSubscription } from '../support/api';
 import { allTopicArns, subscriptionItems } from '../support/aws-state';
 import type { OperationId } from '../../shared/operations';
@@ -57,7 +57,7 @@ describe('two portals', () => {
   });
 
   it.each(ADDRESSING)('%s answers the same 400 for a foreign id as for an unknown one, and changes nothing', async (operationId) => {
-    const unknownId = uuidv7();
+    const unknownId = newConfigId();
 
     const foreign = await call(operationId, { portalId: alice, ...requestFor(operationId, bobRecord.configId) });
     const unknown = await call(operationId, { portalId: alice, ...requestFor(operationId, unknownId) });

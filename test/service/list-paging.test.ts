@@ -4,7 +4,7 @@
  */
 import { BatchWriteCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { randomUUID } from 'node:crypto';
-import { v7 as uuidv7 } from 'uuid';
+import { newConfigId } from '../../shared/subscriptions/config-id';
 import { inspectDb } from '../support/aws-state';
 import { TEST_ENV } from '../support/test-env';
 
@@ -25,7 +25,7 @@ describe('list over many DynamoDB pages', () => {
     // shaped as the service writes them (the topic ARNs are placeholders: their endpoints are
     // stored as confirmed, which list trusts without asking SNS).
     const seeded = Array.from({ length: SEEDED }, (_, i) => {
-      const configId = uuidv7();
+      const configId = newConfigId();
       return {
         portalId,
         sk: `subscription#${configId}`,

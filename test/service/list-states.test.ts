@@ -10,7 +10,7 @@
 import { BatchWriteCommand, DeleteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { UnsubscribeCommand } from '@aws-sdk/client-sns';
 import { randomUUID } from 'node:crypto';
-import { v7 as uuidv7 } from 'uuid';
+import { newConfigId } from '../../shared/subscriptions/config-id';
 import { snsClient } from '../../shared/aws/sns';
 import { call, freshPortal, newSubscription } from '../support/api';
 import { awsCallsDuring } from '../support/aws-calls';
@@ -150,7 +150,7 @@ describe('records written before the state was stored', () => {
     const portalId = freshPortal('unstated');
     // Shaped as records were written before: no state, their SNS subscriptions long gone.
     const seeded = Array.from({ length: 150 }, (_, index) => {
-      const configId = uuidv7();
+      const configId = newConfigId();
       const topicArn = `arn:aws:sns:us-east-1:000000000000:${TEST_ENV.TOPIC_PREFIX}-${configId}`;
       return {
         portalId,

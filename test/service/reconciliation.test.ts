@@ -27,7 +27,7 @@ import {
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { v7 as uuidv7 } from 'uuid';
+import { newConfigId } from '../../shared/subscriptions/config-id';
 import { LOCAL_SERVICE_ROLE_ARN } from '../../infra/aws/local-account';
 import { ensureSubscriptionTable } from '../../infra/local/dynamodb/subscription-table';
 import { injectFault, lostAnswer } from '../support/faults';
@@ -137,9 +137,15 @@ async function createOne(portalId: string, overrides: Record<string, unknown> = 
   return answer.body.record as { configId: string; topicArn: string; subscriptionArn: string };
 }
 
+/** A UUIDv7 of `ms` (its first 48 bits), which newConfigId never makes: its ids never go back in time. */
+function configIdOf(ms: number): string {
+  const time = ms.toString(16).padStart(12, '0');
+  return `${time.slice(0, 8)}-${time.slice(8, 12)}${newConfigId().slice(13)}`;
+}
+
 /** A topic of the prefix made by hand, named for a config id of `minutesAgo`. */
 async function handMadeTopic(minutesAgo: number): Promise<string> {
-  const name = `${TOPIC_PREFIX}-${uuidv7({ msecs: Date.now() - minutesAgo * MINUTE })}`;
+  const name = `${TOPIC_PREFIX}-${configIdOf(Date.now() - minutesAgo * MINUTE)}`;
   return (await inspectSns.send(new CreateTopicCommand({ Name: name }))).TopicArn!;
 }
 
