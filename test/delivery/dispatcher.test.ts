@@ -30,7 +30,7 @@ import { MAX_PUBLISH_BYTES, publishInputFor, publishSizeOf } from '../../shared/
 import { inspectSns } from '../support/aws-state';
 import { logger } from '../../shared/logger';
 import { call, freshPortal, newSubscription } from '../support/api';
-import { awsCallsDuring } from '../support/aws-calls';
+import { awsCallsDuring, commandsDuring } from '../support/aws-calls';
 import { injectFault, serviceFault } from '../support/faults';
 import { lambdaContext } from '../support/lambda-context';
 import { sqsRecord } from '../support/portal-events';
@@ -132,24 +132,12 @@ function failEntryOf(topicArn: string, eventId: string, times = 1): () => void {
 
 /** Each PublishBatch made while `run` runs: its topic and the event ids of its entries, in order. */
 async function publishBatchesDuring(run: () => Promise<unknown>): Promise<{ topicArn: string; eventIds: string[] }[]> {
-  const batches: { topicArn: string; eventIds: string[] }[] = [];
-  const name = `record-batches-${randomUUID()}`;
-  snsClient.middlewareStack.add(
-    (next, context) => async (args) => {
-      if (context.commandName === 'PublishBatchCommand') {
-        const input = args.input as PublishBatchCommandInput;
-        batches.push({ topicArn: input.TopicArn!, eventIds: (input.PublishBatchRequestEntries ?? []).map((entry) => JSON.parse(entry.Message!).eventId) });
-      }
-      return next(args);
-    },
-    { step: 'initialize', name },
-  );
-  try {
-    await run();
-  } finally {
-    snsClient.middlewareStack.remove(name);
-  }
-  return batches;
+  return (await commandsDuring(run))
+    .filter(({ commandName }) => commandName === 'PublishBatchCommand')
+    .map(({ input }) => {
+      const { TopicArn, PublishBatchRequestEntries } = input as unknown as PublishBatchCommandInput;
+      return { topicArn: TopicArn!, eventIds: (PublishBatchRequestEntries ?? []).map((entry) => JSON.parse(entry.Message!).eventId) };
+    });
 }
 
 /** The topic's access policy set to deny every Publish (and so every PublishBatch); returns the function that restores it. */
