@@ -6,13 +6,13 @@
  */
 import { dayCountersOf, deadLetterSummaryOf, MAX_KEPT_PER_SUBSCRIPTION } from './day-counts';
 import type { DeadLetter } from './dead-letter-message';
-import type { DeadLetterStore, KeptDeadLetter } from './store';
+import type { DeadLetterStore, DeadLetterEntry } from './store';
 
 /** What the recorder does with the store. */
 export type RecorderStore = Pick<DeadLetterStore, 'subscriptionRecord' | 'oldest' | 'store'>;
 
 export type RecordOutcome =
-  | { kind: 'stored'; evicted?: KeptDeadLetter }
+  | { kind: 'stored'; evicted?: DeadLetterEntry }
   | { kind: 'duplicate' }
   /** No record of that subscription in that portal, or one with another topic: nothing is kept. */
   | { kind: 'subscription gone' };
@@ -25,7 +25,7 @@ interface SubscriptionState {
   lastDeadLetterAt: string | null;
   staleCounters: string[];
   /** The oldest kept ones, read when the cap is reached, to give way in that order. */
-  oldest?: KeptDeadLetter[];
+  oldest?: DeadLetterEntry[];
 }
 
 const MAX_ATTEMPTS = 3;
@@ -40,7 +40,7 @@ export class DeadLetterBatch {
     for (let attempt = 1; ; attempt++) {
       const state = await this.stateOf(letter);
       if (!state.exists || state.topicArn !== letter.topicArn) return { kind: 'subscription gone' };
-      let evict: KeptDeadLetter | undefined;
+      let evict: DeadLetterEntry | undefined;
       if (state.kept >= MAX_KEPT_PER_SUBSCRIPTION) {
         if (!state.oldest?.length) state.oldest = await this.store.oldest(letter.portalId, letter.configId, state.kept - MAX_KEPT_PER_SUBSCRIPTION + 10);
         evict = state.oldest.shift();

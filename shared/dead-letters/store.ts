@@ -15,6 +15,8 @@ import type { DeadLetter } from './dead-letter-message';
 
 /** A dead letter as read back (its topic is its subscription's), with its sort key to remove it by. */
 export type KeptDeadLetter = Omit<DeadLetter, 'topicArn'> & { sk: string };
+/** A kept dead letter without its message: what pages and eviction read (a message may be 256 KB). */
+export type DeadLetterEntry = Omit<KeptDeadLetter, 'message'>;
 
 /** What stored a dead letter, or why not. */
 export type StoreOutcome = 'stored' | 'duplicate' | 'subscription gone' | 'evicted one gone';
@@ -42,7 +44,7 @@ export async function subscriptionRecord(table: RecordTable, portalId: string, c
  * when it failed). `evict`: the oldest kept one, deleted (and uncounted, and counted as dropped)
  * in the same transaction. `staleCounters`: day counters of the record past their time, removed.
  */
-export async function store(table: RecordTable, letter: DeadLetter, options: { evict?: KeptDeadLetter; staleCounters?: readonly string[]; lastDeadLetterAt: string }): Promise<StoreOutcome> {
+export async function store(table: RecordTable, letter: DeadLetter, options: { evict?: DeadLetterEntry; staleCounters?: readonly string[]; lastDeadLetterAt: string }): Promise<StoreOutcome> {
   const { portalId, configId } = letter;
   const names: Record<string, string> = { '#day': dayCounterOf(letter.failedAt), '#last': LAST_DEAD_LETTER_ATTRIBUTE };
   const values: Record<string, unknown> = { ':one': 1, ':topicArn': letter.topicArn, ':last': options.lastDeadLetterAt };
@@ -111,9 +113,9 @@ export async function store(table: RecordTable, letter: DeadLetter, options: { e
 }
 
 /** The `count` oldest dead letters kept for the subscription (not expired), oldest first. */
-export async function oldest(table: RecordTable, portalId: string, configId: string, count: number): Promise<KeptDeadLetter[]> {
-  const found: KeptDeadLetter[] = [];
-  for await (const item of items(table, portalId, configId, { newestFirst: false, pageSize: Math.min(count, 100) })) {
+export async function oldest(table: RecordTable, portalId: string, configId: string, count: number): Promise<DeadLetterEntry[]> {
+  const found: DeadLetterEntry[] = [];
+  for await (const item of entries(table, portalId, configId, { newestFirst: false, pageSize: Math.min(count, 100) })) {
     found.push(item);
     if (found.length >= count) break;
   }
@@ -124,10 +126,10 @@ export async function oldest(table: RecordTable, portalId: string, configId: str
  * One page of the subscription's dead letters, newest first, after `afterKey` (a sort key of
  * this subscription's, checked by the caller). `nextKey`: where the next page starts, if any.
  */
-export async function page(table: RecordTable, portalId: string, configId: string, limit: number, afterKey?: string): Promise<{ deadLetters: KeptDeadLetter[]; nextKey?: string }> {
-  const deadLetters: KeptDeadLetter[] = [];
+export async function page(table: RecordTable, portalId: string, configId: string, limit: number, afterKey?: string): Promise<{ deadLetters: DeadLetterEntry[]; nextKey?: string }> {
+  const deadLetters: DeadLetterEntry[] = [];
   // One more than asked tells whether a next page exists.
-  for await (const item of items(table, portalId, configId, { newestFirst: true, pageSize: limit + 1, afterKey })) {
+  for await (const item of entries(table, portalId, configId, { newestFirst: true, pageSize: limit + 1, afterKey })) {
     if (deadLetters.length === limit) return { deadLetters, nextKey: deadLetters[limit - 1]!.sk };
     deadLetters.push(item);
   }
@@ -137,9 +139,9 @@ export async function page(table: RecordTable, portalId: string, configId: strin
 /** Every dead letter kept for the subscription, oldest first, that `wanted` keeps, up to `max`. */
 export async function select(table: RecordTable, portalId: string, configId: string, max: number, wanted: (letter: KeptDeadLetter) => boolean): Promise<KeptDeadLetter[]> {
   const found: KeptDeadLetter[] = [];
-  for await (const item of items(table, portalId, configId, { newestFirst: false, pageSize: 100 })) {
-    if (!wanted(item)) continue;
-    found.push(item);
+  for await (const item of items(table, portalId, configId, { newestFirst: false, pageSize: 100, withMessage: true })) {
+    if (!wanted(item as KeptDeadLetter)) continue;
+    found.push(item as KeptDeadLetter);
     if (found.length >= max) break;
   }
   return found;
@@ -175,21 +177,31 @@ export async function remove(table: RecordTable, letter: KeptDeadLetter): Promis
   }
 }
 
-/** The subscription's dead letters not expired, page by page, strongly consistent. */
+/** The attributes of a DeadLetterEntry: a page or an eviction reads these, never the message. */
+const ENTRY_ATTRIBUTES = ['sk', 'configId', 'eventId', 'event', 'occurredAt', 'failedAt', 'messageId'] as const;
+
+/** The subscription's dead letters not expired, without their messages, page by page. */
+function entries(table: RecordTable, portalId: string, configId: string, options: { newestFirst: boolean; pageSize: number; afterKey?: string }) {
+  return items(table, portalId, configId, { ...options, withMessage: false }) as AsyncGenerator<DeadLetterEntry>;
+}
+
+/** The subscription's dead letters not expired, page by page, strongly consistent; with their messages only when asked. */
 async function* items(
   table: RecordTable,
   portalId: string,
   configId: string,
-  options: { newestFirst: boolean; pageSize: number; afterKey?: string },
-): AsyncGenerator<KeptDeadLetter> {
+  options: { newestFirst: boolean; pageSize: number; afterKey?: string; withMessage: boolean },
+): AsyncGenerator<DeadLetterEntry | KeptDeadLetter> {
   let startKey: Record<string, unknown> | undefined = options.afterKey ? { portalId, sk: options.afterKey } : undefined;
+  const projected = options.withMessage ? {} : Object.fromEntries(ENTRY_ATTRIBUTES.map((name) => [`#${name}`, name]));
   for (let pages = 0; pages < MAX_PAGES; pages++) {
     const result = await table.db.send(
       new QueryCommand({
         TableName: table.tableName,
         KeyConditionExpression: 'portalId = :portalId AND begins_with(sk, :prefix)',
         FilterExpression: '#expiry > :now',
-        ExpressionAttributeNames: { '#expiry': EXPIRY_ATTRIBUTE },
+        ...(!options.withMessage && { ProjectionExpression: Object.keys(projected).join(', ') }),
+        ExpressionAttributeNames: { '#expiry': EXPIRY_ATTRIBUTE, ...projected },
         ExpressionAttributeValues: { ':portalId': portalId, ':prefix': deadLetterPrefixOf(configId), ':now': nowSeconds() },
         ScanIndexForward: !options.newestFirst,
         ConsistentRead: true,
@@ -197,7 +209,7 @@ async function* items(
         ExclusiveStartKey: startKey,
       }),
     );
-    for (const item of result.Items ?? []) yield toKept(item, portalId);
+    for (const item of result.Items ?? []) yield options.withMessage ? toKept(item, portalId) : toEntry(item, portalId);
     startKey = result.LastEvaluatedKey;
     if (!startKey) return;
   }
@@ -213,7 +225,7 @@ export type DeadLetterStore = Bound<RecordTable, typeof DEAD_LETTER_OPERATIONS>;
 export const deadLetterStoreOf = <Operations extends { [Name in keyof Operations]: Operation<RecordTable> }>(table: RecordTable, operations: Operations) =>
   bindOperations(table, operations);
 
-function toKept(item: Record<string, unknown>, portalId: string): KeptDeadLetter {
+function toEntry(item: Record<string, unknown>, portalId: string): DeadLetterEntry {
   const text = (name: string) => String(item[name] ?? '');
   return {
     sk: text('sk'),
@@ -224,6 +236,9 @@ function toKept(item: Record<string, unknown>, portalId: string): KeptDeadLetter
     occurredAt: text('occurredAt'),
     failedAt: text('failedAt'),
     messageId: text('messageId'),
-    message: text('message'),
   };
+}
+
+function toKept(item: Record<string, unknown>, portalId: string): KeptDeadLetter {
+  return { ...toEntry(item, portalId), message: String(item.message ?? '') };
 }
