@@ -151,7 +151,10 @@ describe('the dead-letter recorder', () => {
   it(`keeps at most ${MAX_KEPT_PER_SUBSCRIPTION}: the next one pushes out the oldest, which is counted as dropped`, async () => {
     const subscription = await subscribe();
     const start = Date.now() - 60 * 60_000;
-    const records = Array.from({ length: MAX_KEPT_PER_SUBSCRIPTION + 1 }, (_, index) => deadLetterRecord(subscription, { sentAt: start + index * 1_000 }));
+    // The oldest failed two days before the others: pushing it out uncounts another day's counter.
+    const records = Array.from({ length: MAX_KEPT_PER_SUBSCRIPTION + 1 }, (_, index) =>
+      deadLetterRecord(subscription, { sentAt: index === 0 ? start - 2 * DAY_MS : start + index * 1_000 }),
+    );
     const oldest = JSON.parse(records[0]!.body).MessageId;
 
     for (let first = 0; first < records.length; first += 10) {
