@@ -140,7 +140,7 @@ export async function reconcileTopics(deps: ReconcileDeps): Promise<ReconcileSum
     const item = { portalId: record.portalId, configId: record.configId, from: record.subscriptionState ?? 'unknown', to: state };
     try {
       // Conditional: a record deleted, given a new subscription or a newer state since is left alone.
-      if (dryRun || (await repository.storeSubscriptionState(record, { subscriptionState: state, observedAt: listedAt }, listedAt))) {
+      if (dryRun || (await repository.storeSubscriptionState(record, { subscriptionState: state, observedAt: listedAt }))) {
         updatedStates++;
         logger.info(dryRun ? 'subscription state would be updated' : 'subscription state updated', item);
       }

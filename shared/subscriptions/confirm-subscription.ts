@@ -34,9 +34,11 @@ export async function confirmSubscription(
   const subscription = await repository.find(portalId, configId);
   if (!subscription) throw new SubscriptionNotFoundError(configId);
   // SNS, not the stored state: a confirmation that lapsed since the reconciler's last run must be asked again.
+  // The state is as of before the look-up: a reconciler's write made during it is not undone.
+  const askedAt = new Date().toISOString();
   const state = await subscriptionStateOf(sns, subscription.subscriptionArn);
   if (state === 'confirmed') {
-    if (subscription.subscriptionState !== 'confirmed') await repository.storeSubscriptionState(subscription, observed('confirmed'));
+    if (subscription.subscriptionState !== 'confirmed') await repository.storeSubscriptionState(subscription, { subscriptionState: 'confirmed', observedAt: askedAt });
     throw new AlreadyConfirmedError(configId);
   }
   const serviceAccount = accountOf(subscription.topicArn);

@@ -200,14 +200,14 @@ export async function replaceDeliveryArns(
 /**
  * Stores the state of the record's SNS subscription, and nothing else, only while the record
  * still names `subscriptionArn` (so a deleted record is never written again, and a new
- * subscription made meanwhile keeps its own state) and, with `unlessNewerThan`, only over a
- * state observed before that time. False when the record did not qualify.
+ * subscription made meanwhile keeps its own state) and only over a state observed before
+ * `observedAt` (a slower writer never undoes what a later look had learned). False when the
+ * record did not qualify.
  */
 export async function storeSubscriptionState(
   table: RecordTable,
   { portalId, configId, subscriptionArn }: Pick<Subscription, 'portalId' | 'configId' | 'subscriptionArn'>,
   { subscriptionState, observedAt }: ObservedState,
-  unlessNewerThan?: string,
 ): Promise<boolean> {
   try {
     await table.db.send(
@@ -215,15 +215,8 @@ export async function storeSubscriptionState(
         TableName: table.tableName,
         Key: { portalId, sk: subscriptionKeyOf(configId) },
         UpdateExpression: 'SET subscriptionState = :state, subscriptionStateAt = :observedAt',
-        ConditionExpression:
-          'subscriptionArn = :subscriptionArn' +
-          (unlessNewerThan ? ' AND (attribute_not_exists(subscriptionStateAt) OR subscriptionStateAt < :since)' : ''),
-        ExpressionAttributeValues: {
-          ':state': subscriptionState,
-          ':observedAt': observedAt,
-          ':subscriptionArn': subscriptionArn,
-          ...(unlessNewerThan && { ':since': unlessNewerThan }),
-        },
+        ConditionExpression: 'subscriptionArn = :subscriptionArn AND (attribute_not_exists(subscriptionStateAt) OR subscriptionStateAt < :observedAt)',
+        ExpressionAttributeValues: { ':state': subscriptionState, ':observedAt': observedAt, ':subscriptionArn': subscriptionArn },
       }),
     );
     return true;

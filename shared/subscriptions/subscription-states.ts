@@ -51,7 +51,7 @@ export async function subscriptionStatesOf(
       writeBacks++;
       try {
         // Not over a state observed after this look-up (by the reconciler, say): it is newer.
-        await repository.storeSubscriptionState(subscription, { subscriptionState, observedAt }, observedAt);
+        await repository.storeSubscriptionState(subscription, { subscriptionState, observedAt });
       } catch (error) {
         // The answer is right without it: the next list or reconciler run stores it.
         logger.warn('could not store a subscription state', { configId: subscription.configId, error: error as Error });
