@@ -228,6 +228,9 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       context: () => lambdaContext(DEAD_LETTER_RECORDER.handler, region, RECORDER_TIMEOUT_MS, 256, randomUUID()),
       visibilityDelayMs: options.eventRetryDelayMs ?? LOCAL_EVENT_RETRY_DELAY_MS,
       stateFile: dataDir && join(dataDir, 'dead-letter-queue.json'),
+      // As on AWS, where the delivery dead-letter queue has no redrive of its own: a dead letter the
+      // recorder fails on stays, tried again, until it is kept (the operator's age alarm watches it).
+      maxReceiveCount: Number.POSITIVE_INFINITY,
       what: 'dead letters',
       senderId: 'AIDASNSDEADLETTERS',
       log: (line) => log(`[dead letters] ${line}`),

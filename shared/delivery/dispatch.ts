@@ -100,7 +100,13 @@ export async function dispatchPortalEvents(deps: DispatchDeps, batch: readonly Q
   batch.forEach(({ event }, position) => positionsByPortal.set(event.portalId, [...(positionsByPortal.get(event.portalId) ?? []), position]));
   await Promise.all(
     [...positionsByPortal].map(async ([portalId, positions]) => {
-      for (const [position, outcome] of await dispatchForPortal(deps, portalId, positions, batch)) outcomes[position] = outcome;
+      try {
+        for (const [position, outcome] of await dispatchForPortal(deps, portalId, positions, batch)) outcomes[position] = outcome;
+      } catch (error) {
+        // Whatever went wrong is this portal's: only its events are retried, not the whole batch
+        // (the other portals' events, delivered, have no progress record to spare their recipients).
+        for (const position of positions) outcomes[position] = { unread: error };
+      }
     }),
   );
   return outcomes;
