@@ -173,7 +173,10 @@ async function dispatchForPortal(
     plans.map(async (plan) => {
       const { event, recipients, earlier, delivered, gone, failed } = plan;
       let progressNotSaved: unknown;
-      if (failed.length > 0 && delivered.length > 0) {
+      // Also when only earlier tries reached some: the write renews the record's expiry, which a
+      // redrive from the events dead-letter queue needs (a redriven message is new to SQS, its 14
+      // days start again: SQS Developer Guide, "Configure a dead-letter queue redrive").
+      if (failed.length > 0 && (delivered.length > 0 || earlier.size > 0)) {
         try {
           await progress.add(event.eventId, delivered);
         } catch (error) {

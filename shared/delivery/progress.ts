@@ -5,8 +5,10 @@
  * One item per event in the subscriptions table, in a partition of its own,
  * `delivery#<EventBridge event id>` (never a portal's: portal ids cannot contain '#'), written
  * only when some recipients got the event and others did not. It expires with the table's TTL
- * attribute after DELIVERY_PROGRESS_DAYS, longer than the events dead-letter queue keeps a
- * message, so an event redriven from there is still published only to those it did not reach.
+ * attribute DELIVERY_PROGRESS_DAYS after the last try that failed someone, longer than the
+ * events dead-letter queue keeps a message; each such try renews it, because a redrive starts
+ * the message's retention again (SQS Developer Guide, "Configure a dead-letter queue redrive"),
+ * so an event redriven any number of times is still published only to those it did not reach.
  */
 import { GetCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { EXPIRY_ATTRIBUTE, TABLE_KEYS } from '../subscriptions/table';
@@ -39,18 +41,19 @@ export class DeliveryProgress {
     return configIds instanceof Set ? new Set([...configIds].map(String)) : new Set();
   }
 
-  /** Adds recipients that got the event (a set union: concurrent tries never erase each other). */
+  /**
+   * Adds recipients that got the event (a set union: concurrent tries never erase each other) and
+   * renews the record's expiry; with none to add (DynamoDB refuses an empty set) it only renews.
+   */
   async add(eventId: string, configIds: readonly string[]): Promise<void> {
+    const expiry = Math.floor(Date.now() / 1000) + DELIVERY_PROGRESS_DAYS * 24 * 60 * 60;
     await this.db.send(
       new UpdateCommand({
         TableName: this.tableName,
         Key: { [TABLE_KEYS.partitionKey]: deliveryPartitionOf(eventId), [TABLE_KEYS.sortKey]: SORT_KEY },
-        UpdateExpression: 'ADD configIds :configIds SET #expiry = :expiry',
+        UpdateExpression: configIds.length > 0 ? 'ADD configIds :configIds SET #expiry = :expiry' : 'SET #expiry = :expiry',
         ExpressionAttributeNames: { '#expiry': EXPIRY_ATTRIBUTE },
-        ExpressionAttributeValues: {
-          ':configIds': new Set(configIds),
-          ':expiry': Math.floor(Date.now() / 1000) + DELIVERY_PROGRESS_DAYS * 24 * 60 * 60,
-        },
+        ExpressionAttributeValues: { ':expiry': expiry, ...(configIds.length > 0 && { ':configIds': new Set(configIds) }) },
       }),
     );
   }
