@@ -9,6 +9,7 @@
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { EVENT_MAX_RECEIVE_COUNT } from '../../infra/aws/portal-event-delivery';
 import type { WebhookSubscriptionsStack } from '../../infra/aws/webhook-subscriptions-stack';
+import { FIRST_TRY_WINDOW_MS } from '../../shared/delivery/dispatch';
 import { DEFAULT_EVENT_BUS_NAME } from '../../shared/delivery/portal-event';
 import { logicalIdOf, serviceApp } from '../support/cdk-app';
 
@@ -70,6 +71,9 @@ describe('portal events in', () => {
     // Six times the dispatcher's timeout, so a batch in progress is not handed out twice.
     const dispatcherTimeout = resources[idOf(stack.delivery.dispatcher.function)]!.Properties.Timeout;
     expect(queue.VisibilityTimeout).toBe(dispatcherTimeout * 6);
+    // A message redriven from the dead-letter queue is new to SQS (receive count 1): the dispatcher
+    // tells it from a first try by its event's age, so its tries must outlast that window.
+    expect((EVENT_MAX_RECEIVE_COUNT - 1) * queue.VisibilityTimeout * 1000).toBeGreaterThan(FIRST_TRY_WINDOW_MS);
   });
 });
 
