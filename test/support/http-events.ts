@@ -50,7 +50,7 @@ export function httpEvent(operationId: OperationId, options: HttpEventOptions = 
     requestContext: {
       accountId: '123456789012',
       apiId: 'testapi',
-      authorizer: { principalId: '', integrationLatency: 0, jwt: { claims, scopes: [op.scope] } },
+      authorizer: { jwt: { claims, scopes: [op.scope] } },
       domainName: 'api.example.test',
       domainPrefix: 'api',
       http: { method: op.method, path: rawPath, protocol: 'HTTP/1.1', sourceIp: '127.0.0.1', userAgent: 'jest' },

@@ -73,6 +73,17 @@ function entrySize(entry: PutEventsEntry): number {
   return (entry.Time === undefined ? 0 : 14) + bytes(entry.Source) + bytes(entry.DetailType) + bytes(entry.Detail) + resources;
 }
 
+/** An entry as EventBridge writes it into the refusal of too many entries (recorded). */
+function describedEntry(entry: unknown): string {
+  const fields = (entry ?? {}) as PutEventsEntry & { TraceHeader?: unknown };
+  const text = (value: unknown) => (value === undefined || value === null ? 'null' : Array.isArray(value) ? `[${value.join(', ')}]` : String(value));
+  return (
+    `PutEventsRequestEntry(time=${text(fields.Time)}, source=${text(fields.Source)}, resources=${text(fields.Resources)}, ` +
+    `detailType=${text(fields.DetailType)}, detail=${text(fields.Detail)}, eventBusName=${text(fields.EventBusName)}, ` +
+    `traceHeader=${text(fields.TraceHeader)}, kmsKeyIdentifier=null, internalMetadata=null)`
+  );
+}
+
 export async function startEventBus(options: EventBusOptions): Promise<EventBus> {
   const host = options.host ?? '127.0.0.1';
   const busArn = `arn:aws:events:${options.region}:${options.accountId}:event-bus/${options.busName}`;
@@ -92,6 +103,11 @@ export async function startEventBus(options: EventBusOptions): Promise<EventBus>
     try {
       detail = JSON.parse(entry.Detail);
     } catch {
+      detail = undefined;
+    }
+    // Detail must be a JSON object: an array or a JSON string (a double-encoded Detail) is
+    // refused as malformed, as EventBridge refuses it (recorded), never delivered.
+    if (typeof detail !== 'object' || detail === null || Array.isArray(detail)) {
       return { ErrorCode: 'MalformedDetail', ErrorMessage: 'Detail is malformed.' };
     }
     const time = entry.Time === undefined ? new Date() : new Date(typeof entry.Time === 'number' ? entry.Time * 1000 : String(entry.Time));
@@ -132,10 +148,16 @@ export async function startEventBus(options: EventBusOptions): Promise<EventBus>
       throw new ClientError('SerializationException', 'Start of structure or map found where not expected.');
     }
     const entries = request?.Entries;
-    if (!Array.isArray(entries) || entries.length < 1 || entries.length > MAX_ENTRIES) {
+    if (!Array.isArray(entries) || entries.length < 1) {
       throw new ClientError(
         'ValidationException',
-        `1 validation error detected: Value at 'entries' failed to satisfy constraint: Member must have length between 1 and ${MAX_ENTRIES}`,
+        `1 validation error detected: Value '[]' at 'entries' failed to satisfy constraint: Member must have length greater than or equal to 1`,
+      );
+    }
+    if (entries.length > MAX_ENTRIES) {
+      throw new ClientError(
+        'ValidationException',
+        `1 validation error detected: Value '[${entries.map(describedEntry).join(', ')}]' at 'entries' failed to satisfy constraint: Member must have length less than or equal to ${MAX_ENTRIES}`,
       );
     }
     const total = entries.reduce((sum: number, entry) => sum + entrySize((entry ?? {}) as PutEventsEntry), 0);

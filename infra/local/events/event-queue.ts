@@ -222,10 +222,34 @@ export class EventQueue {
       messageAttributes: Object.fromEntries(
         Object.entries(message.attributes ?? {}).map(([name, value]) => [name, { dataType: 'String', stringValue: value, stringListValues: [], binaryListValues: [] }]),
       ),
+      // null without attributes, as Lambda hands SQS records over (recorded); typed as optional string.
+      md5OfMessageAttributes: (message.attributes && Object.keys(message.attributes).length > 0 ? md5OfMessageAttributes(message.attributes) : null) as string | undefined,
       md5OfBody: createHash('md5').update(message.body).digest('hex'),
       eventSource: 'aws:sqs',
       eventSourceARN: this.options.queueArn,
       awsRegion: this.options.region,
     };
   }
+}
+
+/**
+ * SQS's MD5 of string message attributes ("Calculating the MD5 message digest for message
+ * attributes", Amazon SQS Developer Guide): by name, each name, data type and value with a 4-byte
+ * big-endian length before it, and transport type 1 (string) before the value.
+ */
+export function md5OfMessageAttributes(attributes: Record<string, string>): string {
+  const hash = createHash('md5');
+  const field = (text: string) => {
+    const bytes = Buffer.from(text, 'utf8');
+    const length = Buffer.alloc(4);
+    length.writeUInt32BE(bytes.length);
+    hash.update(length).update(bytes);
+  };
+  for (const name of Object.keys(attributes).sort()) {
+    field(name);
+    field('String');
+    hash.update(Buffer.from([1]));
+    field(attributes[name]!);
+  }
+  return hash.digest('hex');
 }

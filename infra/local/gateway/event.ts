@@ -53,7 +53,8 @@ export function httpApiEvent(input: EventInput): APIGatewayProxyEventV2WithJWTAu
     requestContext: {
       accountId: LOCAL_ACCOUNT_ID,
       apiId: LOCAL_API_ID,
-      authorizer: { principalId: '', integrationLatency: 0, jwt: { claims, scopes } },
+      // A JWT authorizer's context holds `jwt` only (AWS's sample event, apigw-v2-request-jwt-authorizer.json).
+      authorizer: { jwt: { claims, scopes } },
       domainName: host,
       domainPrefix: host.split('.')[0]!,
       http: {

@@ -3,7 +3,7 @@
  * Notification and UnsubscribeConfirmation bodies, signed as SNS signs them (signing.ts), their
  * `x-amz-sns-*` headers, and the SubscribeURL and UnsubscribeURL that point back at the emulator.
  */
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { type SignedFields, signatureFields, type SigningIdentity } from './signing';
 import type { DeadLetter, MessageType, OutgoingMessage, Publication, SubscriptionRecord, TopicRecord } from './types';
 
@@ -13,13 +13,18 @@ export interface MessageOrigin {
   signing: SigningIdentity;
 }
 
-export function subscribeUrl(endpoint: string, subscription: SubscriptionRecord): string {
-  const { topicArn, token } = subscription;
-  return `${endpoint}/?${new URLSearchParams({ Action: 'ConfirmSubscription', TopicArn: topicArn, Token: token })}`;
+/**
+ * SNS writes the ARN into the query as it is, not percent-encoded (recorded:
+ * `/?Action=ConfirmSubscription&TopicArn=arn:aws:sns:...&Token=...`). An ARN's characters and a
+ * hex token need no encoding in a query, so the URL means the same either way; receivers that
+ * compare it as text see what SNS sends.
+ */
+export function subscribeUrl(endpoint: string, subscription: Pick<SubscriptionRecord, 'topicArn' | 'token'>): string {
+  return `${endpoint}/?Action=ConfirmSubscription&TopicArn=${subscription.topicArn}&Token=${subscription.token}`;
 }
 
 function unsubscribeUrl(endpoint: string, subscriptionArn: string): string {
-  return `${endpoint}/?${new URLSearchParams({ Action: 'Unsubscribe', SubscriptionArn: subscriptionArn })}`;
+  return `${endpoint}/?Action=Unsubscribe&SubscriptionArn=${subscriptionArn}`;
 }
 
 /** The fields followed by their signature, with the hash the topic's SignatureVersion names (1, SNS's default, or 2). */
@@ -31,6 +36,8 @@ function snsHeaders(type: MessageType, messageId: string, topicArn: string): Rec
   return {
     'content-type': 'text/plain; charset=UTF-8',
     'user-agent': 'Amazon Simple Notification Service Agent',
+    // SNS offers compressed answers (recorded: `Accept-Encoding: gzip,deflate` on every delivery).
+    'accept-encoding': 'gzip,deflate',
     'x-amz-sns-message-type': type,
     'x-amz-sns-message-id': messageId,
     'x-amz-sns-topic-arn': topicArn,
@@ -61,15 +68,17 @@ export function confirmationMessage(origin: MessageOrigin, topic: TopicRecord, s
 /** What a confirmed http/https endpoint gets once unsubscribed; its SubscribeURL is how SNS offers to undo that. */
 export function unsubscribeConfirmationMessage(origin: MessageOrigin, topic: TopicRecord, subscription: SubscriptionRecord): OutgoingMessage {
   const messageId = randomUUID();
+  // A new token, not the subscription's confirmation token (recorded: the two differ).
+  const token = randomBytes(64).toString('hex');
   const fields = {
     Type: 'UnsubscribeConfirmation' as const,
     MessageId: messageId,
-    Token: subscription.token,
+    Token: token,
     TopicArn: topic.arn,
     Message:
       `You have chosen to deactivate subscription ${subscription.arn}.\n` +
       'To cancel this operation and restore the subscription, visit the SubscribeURL included in this message.',
-    SubscribeURL: subscribeUrl(origin.endpoint, subscription),
+    SubscribeURL: subscribeUrl(origin.endpoint, { topicArn: topic.arn, token }),
     Timestamp: new Date().toISOString(),
   };
   return {

@@ -6,7 +6,7 @@
  */
 import { readStateFile, writeStateFile } from '../state-file';
 import { DeliveryQueue, type DeliverySettings, type PendingDelivery } from './delivery';
-import { invalidParameter, type SnsError, subscriptionNotFound, topicNotFound } from './errors';
+import { invalidParameter, malformedArn, type SnsError, subscriptionNotFound, topicNotFound } from './errors';
 import { confirmationMessage, type MessageOrigin, subscribeUrl, unsubscribeConfirmationMessage } from './messages';
 import type { SigningIdentity } from './signing';
 import type { DeadLetter, OutgoingMessage, RecordedDelivery, SubscriptionRecord, TopicRecord } from './types';
@@ -105,16 +105,17 @@ export class SnsBackend {
   }
 
   /** The topic, after checking the ARN's shape (InvalidParameter) and existence (NotFound by default). */
-  topic(arn: string, missing: () => SnsError = topicNotFound): TopicRecord {
-    if (!TOPIC_ARN.test(arn)) throw invalidParameter('TopicArn');
+  topic(arn: string, missing: () => SnsError = topicNotFound, parameter = 'TopicArn'): TopicRecord {
+    const malformed = malformedArn(parameter, arn);
+    if (malformed) throw malformed;
+    if (!TOPIC_ARN.test(arn)) throw invalidParameter(parameter);
     const topic = this.topics.get(arn);
     if (!topic) throw missing();
     return topic;
   }
 
   subscription(arn: string): SubscriptionRecord {
-    if (!SUBSCRIPTION_ARN.test(arn)) throw invalidParameter('SubscriptionArn');
-    const subscription = this.subscriptions.get(arn);
+    const subscription = this.subscriptions.get(checkedSubscriptionArn(arn));
     if (!subscription) throw subscriptionNotFound();
     return subscription;
   }
@@ -150,7 +151,8 @@ export class SnsBackend {
       return;
     }
     const policy = deliveryPolicyOf(subscription);
-    const contentType = policy?.requestPolicy?.headerContentType;
+    // Notifications only: confirmations are text/plain whatever the policies say (recorded).
+    const contentType = message.type === 'Notification' ? notificationContentType(policy, this.topics.get(subscription.topicArn)) : undefined;
     this.deliveries.enqueue({
       subscriptionArn: subscription.arn,
       url: subscription.endpoint,
@@ -317,8 +319,8 @@ export class SnsBackend {
 }
 
 interface DeliveryPolicy {
-  healthyRetryPolicy?: { numRetries?: unknown };
-  requestPolicy?: { headerContentType?: unknown };
+  healthyRetryPolicy?: { numRetries?: unknown } | null;
+  requestPolicy?: { headerContentType?: unknown } | null;
 }
 
 /** The subscription's DeliveryPolicy (checked to be JSON when it was set), or undefined. */
@@ -328,6 +330,21 @@ function deliveryPolicyOf(subscription: SubscriptionRecord): DeliveryPolicy | un
   try {
     const policy: unknown = JSON.parse(text);
     return typeof policy === 'object' && policy !== null ? (policy as DeliveryPolicy) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The content type a notification is sent with: the subscription's delivery policy's, else its
+ * topic's (`http.defaultRequestPolicy.headerContentType`), else SNS's text/plain.
+ */
+function notificationContentType(policy: DeliveryPolicy | undefined, topic: TopicRecord | undefined): unknown {
+  const own = policy?.requestPolicy?.headerContentType;
+  if (typeof own === 'string') return own;
+  try {
+    const topicPolicy = JSON.parse(topic?.attributes.DeliveryPolicy || 'null') as { http?: { defaultRequestPolicy?: { headerContentType?: unknown } } } | null;
+    return topicPolicy?.http?.defaultRequestPolicy?.headerContentType;
   } catch {
     return undefined;
   }
@@ -349,6 +366,18 @@ function deadLetterTargetOf(subscription: SubscriptionRecord): string | undefine
   } catch {
     return undefined;
   }
+}
+
+/**
+ * The ARN, once its shape is a subscription's: fewer than 6 elements is a malformed ARN, a topic's
+ * ARN (no subscription id) is "Invalid parameter: SubscriptionId", as SNS answers them.
+ */
+export function checkedSubscriptionArn(arn: string): string {
+  const malformed = malformedArn('SubscriptionArn', arn);
+  if (malformed) throw malformed;
+  if (TOPIC_ARN.test(arn)) throw invalidParameter('SubscriptionId');
+  if (!SUBSCRIPTION_ARN.test(arn)) throw invalidParameter('SubscriptionArn');
+  return arn;
 }
 
 /** A subscription's ARN is its topic's ARN and one more segment. */

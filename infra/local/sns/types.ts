@@ -30,6 +30,8 @@ export interface SubscriptionRecord {
   /** The confirmation token; kept so a SubscribeURL still works after a restart. */
   token: string;
   seq: number;
+  /** Who subscribed (GetSubscriptionAttributes' SubscriptionPrincipal); absent in older state files. */
+  principal?: string;
 }
 
 export type MessageType = 'SubscriptionConfirmation' | 'Notification' | 'UnsubscribeConfirmation';

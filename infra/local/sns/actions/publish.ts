@@ -4,7 +4,7 @@
  * policy lets it through.
  */
 import { randomUUID } from 'node:crypto';
-import { invalidParameter, SnsError } from '../errors';
+import { invalidParameter, parameterValueInvalid, SnsError, validationError } from '../errors';
 import { isPlainObject, passesFilter } from '../filter-policy';
 import { notificationMessage } from '../messages';
 import { el, QueryParams } from '../query-protocol';
@@ -21,25 +21,61 @@ import type { Handler, RequestFacts } from './handler';
 const MAX_MESSAGE_BYTES = 256 * 1024;
 const MAX_MESSAGE_ATTRIBUTES = 10;
 
-function messageAttributesFrom(params: QueryParams): MessageAttribute[] {
+/**
+ * Message attributes checked as SNS checks them, with its codes and texts (recorded:
+ * test_empty_or_wrong_message_attributes of localstack/localstack). `at` is where the model's
+ * check names a missing data type: `messageAttributes` for Publish,
+ * `publishBatchRequestEntries.N.member.messageAttributes` for entry N of a PublishBatch.
+ */
+function messageAttributesFrom(params: QueryParams, at: string): MessageAttribute[] {
   const entries = params.indexed('MessageAttributes.entry');
   if (entries.length > MAX_MESSAGE_ATTRIBUTES) {
     throw invalidParameter(`MessageAttributes Reason: at most ${MAX_MESSAGE_ATTRIBUTES} attributes`);
   }
   return entries.map((entry) => {
     const name = entry.Name ?? '';
-    const dataType = entry['Value.DataType'] ?? '';
-    if (!/^[A-Za-z0-9_.-]{1,256}$/.test(name)) throw invalidParameter(`MessageAttributes Reason: invalid name ${name}`);
-    if (!/^(?:String|Number|Binary)(?:\..+)?$/.test(dataType)) {
-      throw invalidParameter(`The message attribute '${name}' has an invalid message attribute type`);
+    const dataType = entry['Value.DataType'];
+    if (dataType === undefined) {
+      throw validationError(
+        `1 validation error detected: Value null at '${at}.${name}.member.dataType' failed to satisfy constraint: Member must not be null`,
+      );
+    }
+    checkAttributeName(name);
+    const kind = /^(String|Number|Binary)(?:\..+)?$/.exec(dataType)?.[1];
+    if (!kind) {
+      throw parameterValueInvalid(
+        `The message attribute '${name}' has an invalid message attribute type, the set of supported type prefixes is Binary, Number, and String.`,
+      );
     }
     const stringValue = entry['Value.StringValue'];
     const binaryValue = entry['Value.BinaryValue'];
-    if (stringValue === undefined && binaryValue === undefined) {
-      throw invalidParameter(`The message attribute '${name}' must contain non-empty message attribute value`);
+    const field = kind === 'Binary' ? 'Binary' : 'String';
+    const value = field === 'Binary' ? binaryValue : stringValue;
+    const other = field === 'Binary' ? stringValue : binaryValue;
+    if (value === undefined && other !== undefined) {
+      throw parameterValueInvalid(`The message attribute '${name}' with type '${kind}' must use field '${field}'.`);
     }
-    return { name, dataType, stringValue, binaryValue };
+    if (value === undefined || value === '') {
+      throw parameterValueInvalid(`The message attribute '${name}' must contain non-empty message attribute value for message attribute type '${kind}'.`);
+    }
+    return { name, dataType, stringValue: field === 'String' ? value : undefined, binaryValue: field === 'Binary' ? value : undefined };
   });
+}
+
+/** A message attribute's name as SNS allows it: up to 256 bytes of letters, digits, `-`, `_` and single inner dots. */
+function checkAttributeName(name: string): void {
+  if (Buffer.byteLength(name) > 256) throw parameterValueInvalid('Length of message attribute name must be less than 256 bytes.');
+  const invalid = /[^A-Za-z0-9_.-]/u.exec(name)?.[0];
+  if (invalid !== undefined) {
+    const code = invalid.codePointAt(0)!.toString(16).toUpperCase();
+    throw parameterValueInvalid(
+      `Invalid non-alphanumeric character '#x${code}' was found in the message attribute name. Can only include alphanumeric characters, hyphens, underscores, or dots.`,
+    );
+  }
+  if (name.startsWith('.')) throw parameterValueInvalid("Invalid message attribute name starting with character '.' was found.");
+  if (name.endsWith('.')) throw parameterValueInvalid("Invalid message attribute name ending with character '.' was found.");
+  if (name.includes('..')) throw parameterValueInvalid("Message attribute name can not have successive '.' character.");
+  if (name === '') throw parameterValueInvalid('The message attribute name must not be empty.');
 }
 
 function attributeBytes({ name, dataType, stringValue, binaryValue }: MessageAttribute): number {
@@ -79,10 +115,10 @@ interface CheckedMessage {
 }
 
 /** One message's parameters: Publish's own, or one entry's of a PublishBatch (named as Publish's). */
-function checkedMessage(params: QueryParams): CheckedMessage {
+function checkedMessage(params: QueryParams, attributesAt = 'messageAttributes'): CheckedMessage {
   const message = params.get('Message') ?? '';
   if (message === '') throw invalidParameter('Empty message');
-  const attributes = messageAttributesFrom(params);
+  const attributes = messageAttributesFrom(params, attributesAt);
   const size = Buffer.byteLength(message) + attributes.reduce((sum, attribute) => sum + attributeBytes(attribute), 0);
   if (size > MAX_MESSAGE_BYTES) throw invalidParameter('Message too long');
   const subject = params.get('Subject');
@@ -123,7 +159,7 @@ function checkFifo(topic: TopicRecord, message: CheckedMessage): void {
   if (topic.attributes.FifoTopic !== 'true') return;
   if (!message.messageGroupId) throw invalidParameter('The MessageGroupId parameter is required for FIFO topics');
   if (!message.messageDeduplicationId && topic.attributes.ContentBasedDeduplication !== 'true') {
-    throw invalidParameter('MessageDeduplicationId Reason: required unless the topic has ContentBasedDeduplication');
+    throw invalidParameter('The topic should either have ContentBasedDeduplication enabled or MessageDeduplicationId provided explicitly');
   }
 }
 
@@ -142,8 +178,9 @@ function deliverToSubscribers(sns: SnsBackend, topic: TopicRecord, message: Chec
 
 export const publish: Handler = (sns, params, request) => {
   // TargetArn is for platform endpoints in SNS; here only topics exist to publish to.
-  const topicArn = params.get('TopicArn') || params.get('TargetArn');
-  if (!topicArn) throw invalidParameter('TopicArn or TargetArn Reason: no value for required parameter');
+  // An empty TopicArn is a malformed ARN to SNS (recorded), not a missing one.
+  const topicArn = params.get('TopicArn') ?? params.get('TargetArn');
+  if (topicArn === undefined) throw invalidParameter('TopicArn or TargetArn Reason: no value for required parameter');
   const message = checkedMessage(params);
   const topic = publishableTopic(sns, topicArn, request);
   checkFifo(topic, message);
@@ -155,7 +192,8 @@ export const publish: Handler = (sns, params, request) => {
 /** At most 10 entries per PublishBatch (SNS API Reference, "PublishBatch"). */
 const MAX_BATCH_ENTRIES = 10;
 /** An entry's Id: up to 80 characters, alphanumeric, hyphens and underscores (SNS API Reference, "PublishBatchRequestEntry"). */
-const BATCH_ENTRY_ID = /^[A-Za-z0-9_-]{1,80}$/;
+const BATCH_ENTRY_CHARACTERS = /^[A-Za-z0-9_-]+$/;
+const MAX_BATCH_ENTRY_ID = 80;
 const ENTRIES = 'PublishBatchRequestEntries.member';
 
 /**
@@ -179,12 +217,19 @@ export const publishBatch: Handler = (sns, params, request) => {
   if (new Set(ids).size !== ids.length) {
     throw new SnsError('BatchEntryIdsNotDistinct', 'Two or more batch entries in the request have the same Id.');
   }
-  const malformedId = ids.find((id) => !BATCH_ENTRY_ID.test(id));
-  if (malformedId !== undefined) {
-    throw new SnsError('InvalidBatchEntryId', `The Id of a batch entry in a batch request doesn't abide by the specification: ${malformedId}`);
+  for (const id of ids) {
+    if (!BATCH_ENTRY_CHARACTERS.test(id)) {
+      throw new SnsError('InvalidBatchEntryId', `The Id of a batch entry in the batch request contains an impermissible character: ${id}`);
+    }
+    if (id.length > MAX_BATCH_ENTRY_ID) throw new SnsError('InvalidBatchEntryId', `The Id of a batch entry in the batch request is too long: ${id}`);
   }
   // Each entry's fields are named as Publish's parameters, under its own prefix.
-  const messages = entries.map((entry) => checkedMessage(new QueryParams(new Map(Object.entries(entry)))));
+  const messages = entries.map((entry, position) =>
+    checkedMessage(
+      new QueryParams(new Map(Object.entries(entry))),
+      `publishBatchRequestEntries.${position + 1}.member.messageAttributes`,
+    ),
+  );
   if (messages.reduce((sum, message) => sum + message.size, 0) > MAX_MESSAGE_BYTES) {
     throw new SnsError('BatchRequestTooLong', 'The length of all the messages put together is more than the limit.');
   }

@@ -3,9 +3,11 @@
  * SetSubscriptionAttributes, ListSubscriptions, ListSubscriptionsByTopic.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { invalidParameter } from '../errors';
+import { localPrincipalArn } from '../../../aws/local-account';
+import { SnsError, invalidParameter } from '../errors';
 import { parseFilterPolicy } from '../filter-policy';
 import { attributesXml, el, type QueryParams } from '../query-protocol';
+import { checkedSubscriptionArn, TOPIC_ARN } from '../state';
 import type { SubscriptionRecord } from '../types';
 import { type Handler, page } from './handler';
 
@@ -44,58 +46,125 @@ const RAW_DELIVERY_PROTOCOLS = new Set(['http', 'https', 'sqs', 'firehose']);
 function subscriptionAttributesFrom(params: QueryParams, protocol: string): Record<string, string> {
   const attributes: Record<string, string> = {};
   for (const [name, value] of params.stringMap('Attributes')) {
+    if (!SUBSCRIPTION_ATTRIBUTES.has(name)) throw invalidParameter(`Attributes Reason: Unknown attribute ${name}`);
     attributes[name] = checkedSubscriptionAttribute(name, value, protocol);
   }
   return attributes;
 }
 
+/** JSON of a policy attribute; SNS names the attribute and the parser's complaint. */
+function parsedPolicy(name: string, value: string): unknown {
+  try {
+    return JSON.parse(value);
+  } catch (error) {
+    throw invalidParameter(`${name}: failed to parse JSON. ${(error as Error).message}`);
+  }
+}
+
+/** An ARN as SNS checks a redrive policy's target: six elements, the first `arn`. */
+const ANY_ARN = /^arn:[^:]+:[^:]+:[^:]*:[^:]*:.+$/;
+
+/**
+ * A subscription's DeliveryPolicy as SNS stores it: every policy named, the absent ones null,
+ * and `guaranteed` false unless given (recorded: GetSubscriptionAttributes of an http
+ * subscription, tests/aws/services/sns/test_sns.snapshot.json of localstack/localstack).
+ */
+function normalizedDeliveryPolicy(policy: Record<string, unknown>): Record<string, unknown> {
+  return {
+    healthyRetryPolicy: policy.healthyRetryPolicy ?? null,
+    sicklyRetryPolicy: policy.sicklyRetryPolicy ?? null,
+    throttlePolicy: policy.throttlePolicy ?? null,
+    requestPolicy: policy.requestPolicy ?? null,
+    guaranteed: policy.guaranteed ?? false,
+  };
+}
+
+/** SNS's retry policy for http/https where a delivery policy leaves a field out. */
+export const DEFAULT_HEALTHY_RETRY_POLICY = {
+  minDelayTarget: 20,
+  maxDelayTarget: 20,
+  numRetries: 3,
+  numMaxDelayRetries: 0,
+  numNoDelayRetries: 0,
+  numMinDelayRetries: 0,
+  backoffFunction: 'linear',
+} as const;
+
+/** GetSubscriptionAttributes' EffectiveDeliveryPolicy of an http/https subscription: its own, the defaults filled in. */
+function effectiveDeliveryPolicy(stored: string | undefined): string {
+  const policy = normalizedDeliveryPolicy(stored ? (JSON.parse(stored) as Record<string, unknown>) : {});
+  const healthy = (policy.healthyRetryPolicy ?? {}) as Record<string, unknown>;
+  return JSON.stringify({ ...policy, healthyRetryPolicy: { ...DEFAULT_HEALTHY_RETRY_POLICY, ...healthy } });
+}
+
 /** The value to store for a subscription attribute, or InvalidParameter. */
 function checkedSubscriptionAttribute(name: string, value: string, protocol: string): string {
-  if (!SUBSCRIPTION_ATTRIBUTES.has(name)) throw invalidParameter(`AttributeName Reason: Unknown attribute ${name}`);
+  if (!SUBSCRIPTION_ATTRIBUTES.has(name)) throw invalidParameter('AttributeName');
   switch (name) {
     case 'RawMessageDelivery': {
       const normalized = value.toLowerCase();
-      if (normalized !== 'true' && normalized !== 'false') throw invalidParameter('RawMessageDelivery: must be true or false');
+      if (normalized !== 'true' && normalized !== 'false') {
+        throw invalidParameter(`RawMessageDelivery: Invalid value [${value}]. Must be true or false.`);
+      }
       if (normalized === 'true' && !RAW_DELIVERY_PROTOCOLS.has(protocol)) {
         throw invalidParameter(`Delivery protocol [${protocol}] does not support raw message delivery.`);
       }
       return normalized;
     }
     case 'FilterPolicy':
-      if (value !== '') parseFilterPolicy(value);
+      if (value !== '') {
+        parsedPolicy(name, value);
+        parseFilterPolicy(value);
+      }
       return value;
     case 'FilterPolicyScope':
       if (value !== 'MessageAttributes' && value !== 'MessageBody') throw invalidParameter('FilterPolicyScope');
       return value;
-    case 'DeliveryPolicy':
-    case 'RedrivePolicy':
+    case 'RedrivePolicy': {
+      if (value === '') return value;
+      // A target that is not an ARN fails every Subscribe on AWS: refused here too, never stored.
+      const target = (parsedPolicy(name, value) as { deadLetterTargetArn?: unknown } | null)?.deadLetterTargetArn;
+      if (typeof target !== 'string' || !ANY_ARN.test(target)) throw invalidParameter('RedrivePolicy: deadLetterTargetArn is an invalid arn');
+      return value;
+    }
+    case 'DeliveryPolicy': {
+      if (value === '') return value;
+      const policy = parsedPolicy(name, value);
+      const isObject = typeof policy === 'object' && policy !== null && !Array.isArray(policy);
+      return isObject && HTTP_PROTOCOLS.has(protocol) ? JSON.stringify(normalizedDeliveryPolicy(policy as Record<string, unknown>)) : value;
+    }
     case 'ReplayPolicy':
-      if (value !== '') {
-        try {
-          JSON.parse(value);
-        } catch {
-          throw invalidParameter(`${name}: failed to parse JSON`);
-        }
-      }
+      if (value !== '') parsedPolicy(name, value);
       return value;
     default:
       return value;
   }
 }
 
-/** Equal once defaults are filled in: RawMessageDelivery=false is what an absent one means. */
+const HTTP_PROTOCOLS = new Set(['http', 'https']);
+
+/**
+ * Equal once defaults are filled in: RawMessageDelivery=false is what an absent one means, and
+ * FilterPolicyScope=MessageAttributes (which counts only with a filter policy).
+ */
 function sameAttributes(a: Record<string, string>, b: Record<string, string>): boolean {
-  const left: Record<string, string> = { RawMessageDelivery: 'false', ...a };
-  const right: Record<string, string> = { RawMessageDelivery: 'false', ...b };
+  const withDefaults = (attributes: Record<string, string>) => {
+    const filled: Record<string, string> = { RawMessageDelivery: 'false', ...attributes };
+    if (filled.FilterPolicy) filled.FilterPolicyScope ??= 'MessageAttributes';
+    else delete filled.FilterPolicyScope;
+    return filled;
+  };
+  const left = withDefaults(a);
+  const right = withDefaults(b);
   const keys = new Set([...Object.keys(left), ...Object.keys(right)]);
   return [...keys].every((key) => (left[key] ?? '') === (right[key] ?? ''));
 }
 
-function newToken(): string {
+export function newToken(): string {
   return randomBytes(64).toString('hex');
 }
 
-export const subscribe: Handler = (sns, params) => {
+export const subscribe: Handler = (sns, params, request) => {
   const topic = sns.topic(params.require('TopicArn'));
   const protocol = params.require('Protocol').toLowerCase();
   const rule = Object.hasOwn(ENDPOINT_RULES, protocol) ? ENDPOINT_RULES[protocol] : undefined;
@@ -138,16 +207,24 @@ export const subscribe: Handler = (sns, params) => {
     confirmationWasAuthenticated: !needsConfirmation,
     token: newToken(),
     seq: sns.takeSeq(),
+    principal: localPrincipalArn(request.accessKeyId ?? '', sns.settings.accountId),
   };
   sns.subscriptions.set(subscription.arn, subscription);
   if (needsConfirmation) sns.sendConfirmation(subscription);
   return answer(subscription);
 };
 
+/**
+ * SNS confirms by the token: the TopicArn must be a topic ARN of this Region, but the token alone
+ * finds the subscription (recorded: a SubscribeURL naming a topic that does not exist, in the right
+ * Region, confirms). A token that is not SNS's shape (hex) is "Invalid token".
+ */
 export const confirmSubscription: Handler = (sns, params, request) => {
-  const topic = sns.topic(params.require('TopicArn'));
+  const topicArn = params.require('TopicArn');
+  if (!TOPIC_ARN.test(topicArn) || topicArn.split(':')[3] !== sns.settings.region) throw invalidParameter('Topic');
   const token = params.require('Token');
-  const subscription = sns.subscriptionsOf(topic.arn).find((s) => s.token === token);
+  if (!/^[0-9a-f]+$/i.test(token)) throw new SnsError('InvalidParameter', 'Invalid token');
+  const subscription = [...sns.subscriptions.values()].find((s) => s.token === token);
   if (!subscription) throw invalidParameter('Token');
   if (subscription.pendingConfirmation) {
     subscription.pendingConfirmation = false;
@@ -157,8 +234,11 @@ export const confirmSubscription: Handler = (sns, params, request) => {
   return [el('SubscriptionArn', subscription.arn)];
 };
 
+/** Idempotent, as in SNS: a subscription already gone (or never there) is unsubscribed. */
 export const unsubscribe: Handler = (sns, params) => {
-  const subscription = sns.subscription(params.require('SubscriptionArn'));
+  const arn = checkedSubscriptionArn(params.require('SubscriptionArn'));
+  const subscription = sns.subscriptions.get(arn);
+  if (!subscription) return undefined;
   sns.subscriptions.delete(subscription.arn);
   sns.sendUnsubscribeConfirmation(subscription);
   return undefined;
@@ -167,9 +247,14 @@ export const unsubscribe: Handler = (sns, params) => {
 export const getSubscriptionAttributes: Handler = (sns, params) => {
   const subscription = sns.subscription(params.require('SubscriptionArn'));
   const { attributes } = subscription;
+  const { FilterPolicy, FilterPolicyScope, ...others } = attributes;
+  const http = HTTP_PROTOCOLS.has(subscription.protocol);
   return [
     attributesXml({
-      ...attributes,
+      ...others,
+      // An empty (removed) filter policy hides its scope too.
+      ...(FilterPolicy ? { FilterPolicy, FilterPolicyScope: FilterPolicyScope ?? 'MessageAttributes' } : {}),
+      ...(http ? { EffectiveDeliveryPolicy: effectiveDeliveryPolicy(attributes.DeliveryPolicy) } : {}),
       SubscriptionArn: subscription.arn,
       TopicArn: subscription.topicArn,
       Owner: subscription.owner,
@@ -178,7 +263,7 @@ export const getSubscriptionAttributes: Handler = (sns, params) => {
       PendingConfirmation: String(subscription.pendingConfirmation),
       ConfirmationWasAuthenticated: String(subscription.confirmationWasAuthenticated),
       RawMessageDelivery: attributes.RawMessageDelivery ?? 'false',
-      ...(attributes.FilterPolicy ? { FilterPolicyScope: attributes.FilterPolicyScope ?? 'MessageAttributes' } : {}),
+      SubscriptionPrincipal: subscription.principal ?? localPrincipalArn('', sns.settings.accountId),
     }),
   ];
 };

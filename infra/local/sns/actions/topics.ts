@@ -4,6 +4,7 @@ import { attributesXml, el, type QueryParams } from '../query-protocol';
 import { TOPIC_ARN, TOPIC_NAME } from '../state';
 import { policyStatements } from '../topic-policy';
 import { type Handler, page } from './handler';
+import { DEFAULT_HEALTHY_RETRY_POLICY } from './subscriptions';
 import { mergeTags, sameTags, validateTags } from './tags';
 
 const TOPIC_ATTRIBUTES = new Set([
@@ -32,23 +33,23 @@ function checkedTopicAttribute(name: string, value: string): string {
   return value;
 }
 
+/**
+ * A FIFO topic is named `.fifo` and created with FifoTopic=true; either without the other is
+ * "Invalid parameter: Topic Name", as SNS answers (recorded).
+ */
 function topicAttributesFrom(params: QueryParams, name: string): Record<string, string> {
   const attributes: Record<string, string> = {};
   for (const [key, value] of params.stringMap('Attributes')) attributes[key] = checkedTopicAttribute(key, value);
-  const fifoName = name.endsWith('.fifo');
-  const fifoAttribute = attributes.FifoTopic?.toLowerCase();
-  if (fifoAttribute === 'true' && !fifoName) {
-    throw invalidParameter('Topic Name Reason: FIFO topic names must end with .fifo');
-  }
-  if (fifoAttribute === 'false' && fifoName) {
-    throw invalidParameter('Topic Name Reason: only FIFO topic names may end with .fifo');
-  }
-  if (fifoName) attributes.FifoTopic = 'true';
+  const fifo = attributes.FifoTopic?.toLowerCase() === 'true';
+  if (fifo !== name.endsWith('.fifo')) throw invalidParameter('Topic Name');
+  // FifoTopic=false is what a standard topic is: not an attribute of its own.
+  if (fifo) attributes.FifoTopic = 'true';
+  else delete attributes.FifoTopic;
   return attributes;
 }
 
 export const createTopic: Handler = (sns, params) => {
-  const name = params.require('Name');
+  const name = params.get('Name') ?? '';
   if (!TOPIC_NAME.test(name)) throw invalidParameter('Topic Name');
   const attributes = topicAttributesFrom(params, name);
   const requested = params.tags();
@@ -57,8 +58,10 @@ export const createTopic: Handler = (sns, params) => {
   const arn = sns.topicArnFor(name);
   const existing = sns.topics.get(arn);
   if (existing) {
-    // Idempotent, as in SNS, as long as the request does not contradict the existing topic.
-    if (tags.length > 0 && !sameTags(existing.tags, tags)) {
+    // Idempotent, as in SNS, as long as the request does not contradict the existing topic: tags
+    // it already has (all or some) and attributes it already has with the same values.
+    const held = new Map(existing.tags.map((tag) => [tag.Key, tag.Value]));
+    if (tags.some((tag) => held.get(tag.Key) !== tag.Value)) {
       throw invalidParameter('Tags Reason: Topic already exists with different tags');
     }
     if (Object.entries(attributes).some(([key, value]) => (existing.attributes[key] ?? '') !== value)) {
@@ -69,6 +72,51 @@ export const createTopic: Handler = (sns, params) => {
   }
   return [el('TopicArn', arn)];
 };
+
+/** The policy SNS gives a topic created without one: its own account may do everything with it. */
+function defaultTopicPolicy(topicArn: string, accountId: string): string {
+  return JSON.stringify({
+    Version: '2008-10-17',
+    Id: '__default_policy_ID',
+    Statement: [
+      {
+        Sid: '__default_statement_ID',
+        Effect: 'Allow',
+        Principal: { AWS: '*' },
+        Action: [
+          'SNS:GetTopicAttributes',
+          'SNS:SetTopicAttributes',
+          'SNS:AddPermission',
+          'SNS:RemovePermission',
+          'SNS:DeleteTopic',
+          'SNS:Subscribe',
+          'SNS:ListSubscriptionsByTopic',
+          'SNS:Publish',
+        ],
+        Resource: topicArn,
+        Condition: { StringEquals: { 'AWS:SourceOwner': accountId } },
+      },
+    ],
+  });
+}
+
+/** The topic's http delivery policy with SNS's defaults filled in (GetTopicAttributes' EffectiveDeliveryPolicy). */
+function effectiveTopicDeliveryPolicy(stored: string | undefined): string {
+  let http: Record<string, unknown> = {};
+  try {
+    const policy = JSON.parse(stored || '{}') as { http?: Record<string, unknown> } | null;
+    if (policy?.http && typeof policy.http === 'object') http = policy.http;
+  } catch {
+    // Checked to be JSON when set; an older state file's text counts as no policy.
+  }
+  return JSON.stringify({
+    http: {
+      defaultHealthyRetryPolicy: { ...DEFAULT_HEALTHY_RETRY_POLICY, ...(http.defaultHealthyRetryPolicy as object | undefined) },
+      disableSubscriptionOverrides: http.disableSubscriptionOverrides ?? false,
+      defaultRequestPolicy: { headerContentType: 'text/plain; charset=UTF-8', ...(http.defaultRequestPolicy as object | undefined) },
+    },
+  });
+}
 
 export const deleteTopic: Handler = (sns, params) => {
   const arn = params.require('TopicArn');
@@ -86,7 +134,10 @@ export const getTopicAttributes: Handler = (sns, params) => {
   return [
     attributesXml({
       DisplayName: '',
+      Policy: defaultTopicPolicy(topic.arn, sns.settings.accountId),
+      ...(topic.attributes.FifoTopic === 'true' ? { ContentBasedDeduplication: 'false' } : {}),
       ...topic.attributes,
+      EffectiveDeliveryPolicy: effectiveTopicDeliveryPolicy(topic.attributes.DeliveryPolicy),
       TopicArn: topic.arn,
       Owner: sns.settings.accountId,
       SubscriptionsConfirmed: String(subscriptions.length - pending),
