@@ -90,11 +90,26 @@ export const DEFAULT_HEALTHY_RETRY_POLICY = {
   backoffFunction: 'linear',
 } as const;
 
-/** GetSubscriptionAttributes' EffectiveDeliveryPolicy of an http/https subscription: its own, the defaults filled in. */
-function effectiveDeliveryPolicy(stored: string | undefined): string {
+/**
+ * GetSubscriptionAttributes' EffectiveDeliveryPolicy of an http/https subscription: its own
+ * policies, else its topic's defaults (recorded: a topic's `defaultRequestPolicy`), SNS's
+ * retry defaults filled in.
+ */
+function effectiveDeliveryPolicy(stored: string | undefined, topicPolicy: string | undefined): string {
   const policy = normalizedDeliveryPolicy(stored ? (JSON.parse(stored) as Record<string, unknown>) : {});
-  const healthy = (policy.healthyRetryPolicy ?? {}) as Record<string, unknown>;
-  return JSON.stringify({ ...policy, healthyRetryPolicy: { ...DEFAULT_HEALTHY_RETRY_POLICY, ...healthy } });
+  let topicHttp: Record<string, unknown> = {};
+  try {
+    const parsed = JSON.parse(topicPolicy || '{}') as { http?: Record<string, unknown> } | null;
+    if (parsed?.http && typeof parsed.http === 'object') topicHttp = parsed.http;
+  } catch {
+    // Checked to be JSON when set.
+  }
+  const healthy = (policy.healthyRetryPolicy ?? topicHttp.defaultHealthyRetryPolicy ?? {}) as Record<string, unknown>;
+  return JSON.stringify({
+    ...policy,
+    healthyRetryPolicy: { ...DEFAULT_HEALTHY_RETRY_POLICY, ...healthy },
+    requestPolicy: policy.requestPolicy ?? topicHttp.defaultRequestPolicy ?? null,
+  });
 }
 
 /** The value to store for a subscription attribute, or InvalidParameter. */
@@ -144,20 +159,13 @@ function checkedSubscriptionAttribute(name: string, value: string, protocol: str
 const HTTP_PROTOCOLS = new Set(['http', 'https']);
 
 /**
- * Equal once defaults are filled in: RawMessageDelivery=false is what an absent one means, and
- * FilterPolicyScope=MessageAttributes (which counts only with a filter policy).
+ * Whether a Subscribe again asks for what the subscription has: each attribute it names equals
+ * the subscription's, defaults filled in (RawMessageDelivery=false, FilterPolicyScope=
+ * MessageAttributes); attributes it leaves out are no difference (recorded).
  */
-function sameAttributes(a: Record<string, string>, b: Record<string, string>): boolean {
-  const withDefaults = (attributes: Record<string, string>) => {
-    const filled: Record<string, string> = { RawMessageDelivery: 'false', ...attributes };
-    if (filled.FilterPolicy) filled.FilterPolicyScope ??= 'MessageAttributes';
-    else delete filled.FilterPolicyScope;
-    return filled;
-  };
-  const left = withDefaults(a);
-  const right = withDefaults(b);
-  const keys = new Set([...Object.keys(left), ...Object.keys(right)]);
-  return [...keys].every((key) => (left[key] ?? '') === (right[key] ?? ''));
+function sameAttributes(existing: Record<string, string>, requested: Record<string, string>): boolean {
+  const defaults: Record<string, string> = { RawMessageDelivery: 'false', FilterPolicyScope: 'MessageAttributes' };
+  return Object.entries(requested).every(([key, value]) => (existing[key] ?? defaults[key] ?? '') === value);
 }
 
 export function newToken(): string {
@@ -254,7 +262,7 @@ export const getSubscriptionAttributes: Handler = (sns, params) => {
       ...others,
       // An empty (removed) filter policy hides its scope too.
       ...(FilterPolicy ? { FilterPolicy, FilterPolicyScope: FilterPolicyScope ?? 'MessageAttributes' } : {}),
-      ...(http ? { EffectiveDeliveryPolicy: effectiveDeliveryPolicy(attributes.DeliveryPolicy) } : {}),
+      ...(http ? { EffectiveDeliveryPolicy: effectiveDeliveryPolicy(attributes.DeliveryPolicy, sns.topics.get(subscription.topicArn)?.attributes.DeliveryPolicy) } : {}),
       SubscriptionArn: subscription.arn,
       TopicArn: subscription.topicArn,
       Owner: subscription.owner,

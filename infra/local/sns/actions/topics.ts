@@ -30,6 +30,7 @@ function checkedTopicAttribute(name: string, value: string): string {
   }
   // Checked when set, as SNS does; Publish enforces it.
   if (name === 'Policy' && value !== '') policyStatements(value);
+  if (name === 'DeliveryPolicy' && value !== '') return normalizedTopicDeliveryPolicy(value);
   return value;
 }
 
@@ -37,6 +38,19 @@ function checkedTopicAttribute(name: string, value: string): string {
  * A FIFO topic is named `.fifo` and created with FifoTopic=true; either without the other is
  * "Invalid parameter: Topic Name", as SNS answers (recorded).
  */
+/** A topic's DeliveryPolicy as SNS stores it: its http part says disableSubscriptionOverrides, false unless given (recorded). */
+function normalizedTopicDeliveryPolicy(value: string): string {
+  let policy: unknown;
+  try {
+    policy = JSON.parse(value);
+  } catch (error) {
+    throw invalidParameter(`DeliveryPolicy: failed to parse JSON. ${(error as Error).message}`);
+  }
+  const http = (policy as { http?: unknown } | null)?.http;
+  if (typeof http !== 'object' || http === null || Array.isArray(http)) return value;
+  return JSON.stringify({ ...(policy as object), http: { disableSubscriptionOverrides: false, ...http } });
+}
+
 function topicAttributesFrom(params: QueryParams, name: string): Record<string, string> {
   const attributes: Record<string, string> = {};
   for (const [key, value] of params.stringMap('Attributes')) attributes[key] = checkedTopicAttribute(key, value);
