@@ -440,3 +440,29 @@ it('An http subscription of a topic with a delivery policy content type', async 
   actual['http-message-headers'] = titleCaseHeaders(notification.headers);
   expectConforms(scenario, actual, [PENDING_COUNT]);
 });
+
+it('Subscribe an http endpoint, with and without ReturnSubscriptionArn', async () => {
+  const TopicArn = await newTopic();
+  // An endpoint that never confirms: a closed port (the recorded test used one it never answered).
+  const subscribe = (ReturnSubscriptionArn: boolean) =>
+    answer(sns.send(new SubscribeCommand({ TopicArn, Protocol: 'http', Endpoint: 'http://127.0.0.1:9/never-confirms', ReturnSubscriptionArn })));
+  expectConforms(recorded.get('Subscribe an http endpoint, with and without ReturnSubscriptionArn'), {
+    subscription: await subscribe(false),
+    'subscription-with-arn': await subscribe(true),
+  });
+});
+
+it('An http subscription with a dead-letter queue (documented)', async () => {
+  const { subscriptionArn } = await httpSubscription(false);
+  const set = await answer(
+    sns.send(
+      new SetSubscriptionAttributesCommand({
+        SubscriptionArn: subscriptionArn,
+        AttributeName: 'RedrivePolicy',
+        AttributeValue: JSON.stringify({ deadLetterTargetArn: queueArn('MyDeadLetterQueue') }),
+      }),
+    ),
+  );
+  const { Attributes } = await sns.send(new GetSubscriptionAttributesCommand({ SubscriptionArn: subscriptionArn }));
+  expectConforms(recorded.get('An http subscription with a dead-letter queue'), { 'set-redrive-policy': set, 'redrive-policy': Attributes?.RedrivePolicy });
+});
