@@ -21,7 +21,7 @@ export function validateTags(tags: Tag[]): void {
     if (Key.length < 1 || Key.length > 128) throw invalidParameter('Tags Reason: tag keys must be 1-128 characters');
     if (Value.length > 256) throw invalidParameter('Tags Reason: tag values must be at most 256 characters');
     if (Key.toLowerCase().startsWith('aws:')) throw invalidParameter('Tags Reason: the aws: prefix is reserved');
-    if (keys.has(Key)) throw invalidParameter(`Tags Reason: duplicate tag key ${Key}`);
+    if (keys.has(Key)) throw invalidParameter('Duplicated keys are not allowed.');
     keys.add(Key);
   }
 }
@@ -45,7 +45,7 @@ function tagsXml(tags: Tag[]): string {
 }
 
 export const tagResource: Handler = (sns, params) => {
-  const topic = sns.topic(params.require('ResourceArn'), resourceNotFound);
+  const topic = sns.topic(params.require('ResourceArn'), resourceNotFound, 'ResourceArn');
   const tags = params.tags();
   validateTags(tags);
   topic.tags = mergeTags(topic.tags, tags);
@@ -53,13 +53,13 @@ export const tagResource: Handler = (sns, params) => {
 };
 
 export const untagResource: Handler = (sns, params) => {
-  const topic = sns.topic(params.require('ResourceArn'), resourceNotFound);
+  const topic = sns.topic(params.require('ResourceArn'), resourceNotFound, 'ResourceArn');
   const removed = new Set(params.members('TagKeys'));
   topic.tags = topic.tags.filter((tag) => !removed.has(tag.Key));
   return [];
 };
 
 export const listTagsForResource: Handler = (sns, params) => {
-  const topic = sns.topic(params.require('ResourceArn'), resourceNotFound);
+  const topic = sns.topic(params.require('ResourceArn'), resourceNotFound, 'ResourceArn');
   return [tagsXml(topic.tags)];
 };
