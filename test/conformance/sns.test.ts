@@ -26,7 +26,7 @@ import {
 import type { Server } from 'node:http';
 import { type SnsEmulator, startSnsEmulator } from '../../infra/local/sns/emulator';
 import { waitFor } from '../support/wait-for';
-import { answer, expectConforms, type Received, recordings, startReceiver, tally, titleCaseHeaders, xmlAnswer } from './support';
+import { answer, expectConforms, type Received, recordings, type Scenario, startReceiver, tally, titleCaseHeaders, xmlAnswer } from './support';
 
 const recorded = recordings('sns.json');
 let emulator: SnsEmulator;
@@ -56,6 +56,15 @@ const sqsSubscription = async (topicArn: string) =>
   (await sns.send(new SubscribeCommand({ TopicArn: topicArn, Protocol: 'sqs', Endpoint: queueArn(`queue-${topicCount}`), ReturnSubscriptionArn: true })))
     .SubscriptionArn!;
 const bytes = (text: string) => new TextEncoder().encode(text);
+
+/**
+ * The recording with its caller, an IAM user, as the local principal that calls here: the role
+ * its access key id names (docs/local.md, "How local differs from AWS").
+ */
+function asLocalCaller(scenario: Scenario): Scenario {
+  const text = JSON.stringify(scenario).replace(/arn:<partition>:iam::111111111111:user\/<resource:\d+>/g, 'arn:<partition>:iam::111111111111:role/<caller>');
+  return JSON.parse(text) as Scenario;
+}
 
 it('SetSubscriptionAttributes validates names and values', async () => {
   const SubscriptionArn = await sqsSubscription(await newTopic());
@@ -130,10 +139,7 @@ it('Subscribe again: same, default and different attributes', async () => {
   const subscribe = (Attributes?: Record<string, string>) =>
     answer(sns.send(new SubscribeCommand({ TopicArn, Protocol: 'sqs', Endpoint, ReturnSubscriptionArn: true, Attributes })));
   const first = await subscribe({ RawMessageDelivery: 'True' });
-  const scenario = structuredClone(recorded.get('Subscribe again: same, default and different attributes')!);
-  // The recording's principal was an IAM user; locally the caller is the role of its access key id.
-  const attributes = (scenario.values['get-sub-attrs'] as { Attributes: Record<string, string> }).Attributes;
-  attributes.SubscriptionPrincipal = 'arn:<partition>:iam::111111111111:role/<caller>';
+  const scenario = asLocalCaller(recorded.get('Subscribe again: same, default and different attributes')!);
   expectConforms(scenario, {
     subscribe: first,
     'get-sub-attrs': await answer(sns.send(new GetSubscriptionAttributesCommand({ SubscriptionArn: first.SubscriptionArn as string }))),
@@ -404,9 +410,7 @@ it('An http subscription with a delivery policy content type', async () => {
       AttributeValue: JSON.stringify({ requestPolicy: { headerContentType: 'text/csv' } }),
     }),
   );
-  const scenario = structuredClone(recorded.get('An http subscription with a delivery policy content type')!);
-  const attributes = (scenario.values['sub-attrs'] as { Attributes: Record<string, string> }).Attributes;
-  attributes.SubscriptionPrincipal = 'arn:<partition>:iam::111111111111:role/<caller>';
+  const scenario = asLocalCaller(recorded.get('An http subscription with a delivery policy content type')!);
   const actual: Record<string, unknown> = {
     'topic-attrs': await answer(sns.send(new GetTopicAttributesCommand({ TopicArn: topicArn }))),
     'sub-attrs': await answer(sns.send(new GetSubscriptionAttributesCommand({ SubscriptionArn: subscriptionArn }))),
@@ -429,9 +433,7 @@ it('An http subscription of a topic with a delivery policy content type', async 
       AttributeValue: JSON.stringify({ http: { defaultRequestPolicy: { headerContentType: 'application/json' } } }),
     }),
   );
-  const scenario = structuredClone(recorded.get('An http subscription of a topic with a delivery policy content type')!);
-  const attributes = (scenario.values['sub-attrs'] as { Attributes: Record<string, string> }).Attributes;
-  attributes.SubscriptionPrincipal = 'arn:<partition>:iam::111111111111:role/<caller>';
+  const scenario = asLocalCaller(recorded.get('An http subscription of a topic with a delivery policy content type')!);
   const actual: Record<string, unknown> = {
     'topic-attrs': await answer(sns.send(new GetTopicAttributesCommand({ TopicArn: topicArn }))),
     'sub-attrs': await answer(sns.send(new GetSubscriptionAttributesCommand({ SubscriptionArn: subscriptionArn }))),
@@ -513,4 +515,18 @@ it('A topic made again has no tags of the deleted one', async () => {
     'list-created-tags': created,
     'list-empty-tags': await answer(sns.send(new ListTagsForResourceCommand({ ResourceArn: TopicArn }))),
   });
+});
+
+it('FilterPolicyScope shows only with a filter policy', async () => {
+  const SubscriptionArn = await sqsSubscription(await newTopic());
+  const attributes = () => answer(sns.send(new GetSubscriptionAttributesCommand({ SubscriptionArn })));
+  const set = (AttributeName: string, AttributeValue: string) =>
+    answer(sns.send(new SetSubscriptionAttributesCommand({ SubscriptionArn, AttributeName, AttributeValue })));
+  const actual: Record<string, unknown> = { 'sub-attrs-default': await attributes() };
+  await set('FilterPolicyScope', 'MessageBody');
+  actual['sub-attrs-filter-scope-body'] = await attributes();
+  actual['sub-attrs-filter-scope-error'] = await set('FilterPolicyScope', 'RandomValue');
+  await set('FilterPolicy', JSON.stringify({ attr: ['match-this'] }));
+  actual['sub-attrs-after-setting-policy'] = await attributes();
+  expectConforms(asLocalCaller(recorded.get('FilterPolicyScope shows only with a filter policy')!), actual);
 });

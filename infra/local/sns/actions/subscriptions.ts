@@ -133,7 +133,9 @@ function checkedSubscriptionAttribute(name: string, value: string, protocol: str
       }
       return value;
     case 'FilterPolicyScope':
-      if (value !== 'MessageAttributes' && value !== 'MessageBody') throw invalidParameter('FilterPolicyScope');
+      if (value !== 'MessageAttributes' && value !== 'MessageBody') {
+        throw invalidParameter(`FilterPolicyScope: Invalid value [${value}]. Please use either MessageBody or MessageAttributes`);
+      }
       return value;
     case 'RedrivePolicy': {
       if (value === '') return value;
