@@ -66,7 +66,7 @@ const ENDPOINTS = {
 } as const;
 
 const SERVICE_REFUSALS = [
-  ['Subscribe', refusal('InvalidParameterException', 'Invalid parameter: Attributes Reason: RedrivePolicy: deadLetterTargetArn: invalid ARN')],
+  ['Subscribe', refusal('InvalidParameterException', 'Invalid parameter: RedrivePolicy: deadLetterTargetArn is an invalid arn')],
   ['Subscribe', refusal('InvalidParameterException', 'Invalid parameter: DeliveryPolicy: healthyRetryPolicy: numRetries must be at most 100')],
   ['Subscribe', refusal('InvalidParameterException', 'Invalid parameter: Attributes Reason: Subscription already exists with different attributes')],
   ['Subscribe', refusal('AuthorizationErrorException', 'User: arn:aws:sts::123456789012:assumed-role/x is not authorized to perform: SNS:Subscribe', 403)],
