@@ -1,5 +1,5 @@
 /** CreateTopic, DeleteTopic, ListTopics, GetTopicAttributes, SetTopicAttributes. */
-import { invalidParameter } from '../errors';
+import { invalidParameter, malformedArn } from '../errors';
 import { attributesXml, el, type QueryParams } from '../query-protocol';
 import { TOPIC_ARN, TOPIC_NAME } from '../state';
 import { policyStatements } from '../topic-policy';
@@ -134,6 +134,8 @@ function effectiveTopicDeliveryPolicy(stored: string | undefined): string {
 
 export const deleteTopic: Handler = (sns, params) => {
   const arn = params.require('TopicArn');
+  const malformed = malformedArn('TopicArn', arn);
+  if (malformed) throw malformed;
   if (!TOPIC_ARN.test(arn)) throw invalidParameter('TopicArn');
   // Deleting a topic that does not exist succeeds in SNS too.
   for (const subscription of sns.subscriptionsOf(arn)) sns.subscriptions.delete(subscription.arn);
