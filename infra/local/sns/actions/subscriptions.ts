@@ -96,14 +96,18 @@ export const DEFAULT_HEALTHY_RETRY_POLICY = {
  * retry defaults filled in.
  */
 function effectiveDeliveryPolicy(stored: string | undefined, topicPolicy: string | undefined): string {
-  const policy = normalizedDeliveryPolicy(stored ? (JSON.parse(stored) as Record<string, unknown>) : {});
-  let topicHttp: Record<string, unknown> = {};
-  try {
-    const parsed = JSON.parse(topicPolicy || '{}') as { http?: Record<string, unknown> } | null;
-    if (parsed?.http && typeof parsed.http === 'object') topicHttp = parsed.http;
-  } catch {
-    // Checked to be JSON when set.
-  }
+  // Both were checked to be JSON when set; an older state file's other shapes count as none.
+  const objectOf = (text: string | undefined): Record<string, unknown> => {
+    try {
+      const value: unknown = JSON.parse(text || '{}');
+      return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+    } catch {
+      return {};
+    }
+  };
+  const policy = normalizedDeliveryPolicy(objectOf(stored));
+  const http = objectOf(topicPolicy).http;
+  const topicHttp = typeof http === 'object' && http !== null ? (http as Record<string, unknown>) : {};
   const healthy = (policy.healthyRetryPolicy ?? topicHttp.defaultHealthyRetryPolicy ?? {}) as Record<string, unknown>;
   return JSON.stringify({
     ...policy,
