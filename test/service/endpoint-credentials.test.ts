@@ -182,7 +182,7 @@ describe('an endpoint with a password', () => {
     expect(await endpointsListedOn(record.topicArn)).toEqual([]);
   });
 
-  it('is recognised by the reconciler as pending, also in a record that holds it in full (written before masking)', async () => {
+  it('is recognised by the reconciler as pending, and listed masked, also from a record that holds it in full (written before masking)', async () => {
     const portalId = freshPortal('credentials-reconcile');
     const masked = (await created(portalId, 'masked')).body.record;
     const legacy = (await created(portalId, 'legacy')).body.record;
@@ -198,8 +198,8 @@ describe('an endpoint with a password', () => {
     const summary = await reconcile();
 
     expect(summary.errors).toBe(0);
-    for (const { configId } of [masked, legacy]) {
-      expect(await listed(portalId, configId)).toMatchObject({ subscriptionState: 'pending', confirmed: false });
+    for (const [{ configId }, path] of [[masked, 'masked'], [legacy, 'legacy']] as const) {
+      expect(await listed(portalId, configId)).toMatchObject({ endpoint: maskedEndpoint(path), subscriptionState: 'pending', confirmed: false });
     }
   });
 
