@@ -14,6 +14,7 @@ const deps = {
   sns: snsClient,
   deadLetterQueueArn: config.deliveryDeadLetterQueueArn,
   allowedEndpointAccounts: config.allowedEndpointAccounts,
+  allowLoopbackEndpoints: config.allowLoopbackEndpoints,
 };
 
 /** Subscribes a pending or unsubscribed endpoint again: SNS sends it a new confirmation request. */

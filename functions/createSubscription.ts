@@ -1,11 +1,12 @@
 import { documentClient } from '../shared/aws/dynamodb';
 import { snsClient } from '../shared/aws/sns';
 import { topicPublishersOf } from '../shared/config';
-import { createSubscriptionRequest } from '../shared/contract/request-bodies';
+import { type CreateSubscriptionRequest, createSubscriptionRequest } from '../shared/contract/request-bodies';
 import { config } from '../shared/environment';
 import { idempotentRuns } from '../shared/http/idempotency';
 import { jsonInput } from '../shared/http/json-input';
 import { httpOperation } from '../shared/http/operation';
+import { maskCredentials } from '../shared/masked-credentials';
 import { createSubscription } from '../shared/subscriptions/create-subscription';
 import { recordView } from '../shared/subscriptions/model';
 import { countFor, insert, isStored, repositoryOf } from '../shared/subscriptions/repository';
@@ -17,12 +18,19 @@ const deps = {
   maxSubscriptionsPerPortal: config.maxSubscriptionsPerPortal,
   deadLetterQueueArn: config.deliveryDeadLetterQueueArn,
   allowedEndpointAccounts: config.allowedEndpointAccounts,
+  allowLoopbackEndpoints: config.allowLoopbackEndpoints,
 };
 
 /** Creates a subscription; with an Idempotency-Key header, at most one per portal and key. */
 export const handler = httpOperation('createSubscriptionRoute', {
   body: jsonInput(createSubscriptionRequest),
-  idempotency: idempotentRuns({ client: documentClient, tableName: config.tableName, operationId: 'createSubscriptionRoute' }),
+  idempotency: idempotentRuns({
+    client: documentClient,
+    tableName: config.tableName,
+    operationId: 'createSubscriptionRoute',
+    // No hash of the endpoint's password in the table: the same key with another password is the same create.
+    comparedAs: (body) => ({ ...(body as CreateSubscriptionRequest), endpoint: maskCredentials((body as CreateSubscriptionRequest).endpoint) }),
+  }),
   run: async ({ portalId, body, context }) => {
     const { subscription, subscriptionState } = await createSubscription(deps, portalId, body, context.invokedFunctionArn);
     return { message: 'Subscription created.', record: recordView(subscription, subscriptionState) };

@@ -5,12 +5,12 @@ import { config } from '../shared/environment';
 import { logger, withInvocationLogging } from '../shared/logger';
 import { type ReconcileSummary, reconcileTopics } from '../shared/reconciliation/reconcile';
 import { find, replaceDeliveryArns, repositoryOf, scanAllSubscriptions, storeSubscriptionState } from '../shared/subscriptions/repository';
-import { close, reopen, topicsOf } from '../shared/subscriptions/topics';
+import { close, recreateTopic, reopen, topicsOf } from '../shared/subscriptions/topics';
 
 const deps = {
   sns: snsClient,
   repository: repositoryOf({ db: documentClient, tableName: config.tableName }, { scanAllSubscriptions, find, replaceDeliveryArns, storeSubscriptionState }),
-  topics: topicsOf({ sns: snsClient, topicPrefix: config.topicPrefix, publisherArns: topicPublishersOf(config) }, { close, reopen }),
+  topics: topicsOf({ sns: snsClient, topicPrefix: config.topicPrefix, publisherArns: topicPublishersOf(config) }, { close, reopen, recreateTopic }),
   topicPrefix: config.topicPrefix,
   deadLetterQueueArn: config.deliveryDeadLetterQueueArn,
   graceMs: config.reconcileGraceMinutes * 60_000,

@@ -47,6 +47,12 @@ export interface ServiceConfig {
    * (SNS confirms those without their owner's consent); none by default.
    */
   readonly allowedEndpointAccounts: readonly string[];
+  /**
+   * Whether http/https endpoints on a loopback host (127.0.0.0/8, ::1, localhost) are accepted:
+   * for receivers on the machine of `npm start`, which turns it on. Off by default: on AWS no
+   * loopback endpoint can be a receiver (shared/subscriptions/endpoint-url.ts).
+   */
+  readonly allowLoopbackEndpoints: boolean;
 }
 
 export class ConfigurationError extends Error {
@@ -148,6 +154,11 @@ export function loadConfig(env: NodeJS.ProcessEnv): ServiceConfig {
   const allowedEndpointAccounts = splitList(read('ALLOWED_ENDPOINT_ACCOUNTS') ?? '');
   check('ALLOWED_ENDPOINT_ACCOUNTS', settingProblems.allowedEndpointAccounts(allowedEndpointAccounts));
 
+  const loopbackText = read('ALLOW_LOOPBACK_ENDPOINTS')?.toLowerCase() ?? 'false';
+  if (loopbackText !== 'true' && loopbackText !== 'false') {
+    problems.push(`ALLOW_LOOPBACK_ENDPOINTS must be true or false (got "${read('ALLOW_LOOPBACK_ENDPOINTS')}").`);
+  }
+
   if (problems.length > 0) {
     throw new ConfigurationError(`Invalid configuration: ${problems.join(' ')}`);
   }
@@ -161,6 +172,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): ServiceConfig {
     reconcileGraceMinutes: Number(graceText),
     topicPublisherArns,
     allowedEndpointAccounts,
+    allowLoopbackEndpoints: loopbackText === 'true',
   };
 }
 

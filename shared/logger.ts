@@ -8,7 +8,9 @@
  * Logging never throws: it is called from the error envelope, where a throw would turn a handled
  * error into an unhandled one. Every value goes through `loggable` first, which bounds what it
  * writes (cycles, depth, entries, string and line length) and turns whatever it cannot read
- * into a marker; a last-resort catch writes a minimal line instead.
+ * into a marker; a last-resort catch writes a minimal line instead. No line shows a URL's
+ * password: whatever a caller logs (an SDK error quoting an endpoint, say), every
+ * `scheme://user:password@` is written `user:****@` (masked-credentials.ts).
  *
  * Our own rather than Powertools' Logger, which throws on a looping cause, a throwing getter or
  * Proxy, and adds about 17 KB and several ms of module load to a bundle, close to the 1.15x of its
@@ -16,6 +18,7 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Context } from 'aws-lambda';
+import { maskCredentials } from './masked-credentials';
 
 const LEVELS = { TRACE: 6, DEBUG: 8, INFO: 12, WARN: 16, ERROR: 20, CRITICAL: 24, SILENT: 28 } as const;
 type LevelName = keyof typeof LEVELS;
@@ -381,8 +384,8 @@ export class Logger {
     const pretty = process.env.LOG_FORMAT?.trim().toLowerCase() === 'pretty';
     try {
       const entry = this.entry(levelName, message, extra, now);
-      let line = pretty ? readableLine(entry, now) : JSON.stringify(entry);
-      if (line.length > LOG_LIMITS.lineChars) line = pretty ? `${line.slice(0, LOG_LIMITS.lineChars)}…` : this.shortLine(entry, line.length);
+      let line = maskCredentials(pretty ? readableLine(entry, now) : JSON.stringify(entry));
+      if (line.length > LOG_LIMITS.lineChars) line = pretty ? `${line.slice(0, LOG_LIMITS.lineChars)}…` : maskCredentials(this.shortLine(entry, line.length));
       process.stdout.write(`${line}\n`);
     } catch (thrown) {
       this.writeFallback(levelName, message, now, pretty, thrown);
@@ -431,7 +434,7 @@ export class Logger {
   /** The last resort: a line that says what could not be logged, built from nothing that can throw. */
   private writeFallback(levelName: LevelName, message: unknown, now: Date, pretty: boolean, thrown: unknown): void {
     try {
-      const text = typeof message === 'string' ? message.slice(0, LOG_LIMITS.stringChars) : '[unreadable message]';
+      const text = typeof message === 'string' ? maskCredentials(message.slice(0, LOG_LIMITS.stringChars)) : '[unreadable message]';
       const invocation = invocations.getStore();
       const line = pretty
         ? `${now.toTimeString().slice(0, 8)} ${levelName.padEnd(5)} ${text} (entry not logged: ${thrownText(thrown)})`

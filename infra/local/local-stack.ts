@@ -305,7 +305,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
 /**
  * Points the handlers' SDK clients at the local services, with dummy credentials and no
  * profile, so nothing here can reach an AWS account whatever the developer's shell holds.
- * TABLE_NAME and the handlers' other settings keep the values the environment gives them.
+ * TABLE_NAME, ALLOW_LOOPBACK_ENDPOINTS (on unless set) and the handlers' other settings keep the
+ * values the environment gives them.
  * Returns the table name.
  */
 function useLocalServices(region: string, endpoints: { dynamoDb: string; sns: string }): string {
@@ -322,6 +323,9 @@ function useLocalServices(region: string, endpoints: { dynamoDb: string; sns: st
     DELIVERY_DEAD_LETTER_QUEUE_ARN: localDeliveryDeadLetterQueueArn(region),
     // The principal the SNS emulator takes LOCAL_CREDENTIALS for: the topics' one publisher.
     TOPIC_PUBLISHER_ARNS: LOCAL_SERVICE_ROLE_ARN,
+    // Receivers on this machine (the reference receiver, a developer's own) are loopback hosts,
+    // which the functions refuse by default (as on AWS, where none can be a receiver).
+    ALLOW_LOOPBACK_ENDPOINTS: process.env.ALLOW_LOOPBACK_ENDPOINTS?.trim() || 'true',
     // What Lambda sets for an environment started on demand; the logger reports cold starts only then.
     AWS_LAMBDA_INITIALIZATION_TYPE: 'on-demand',
   });

@@ -82,7 +82,11 @@ const OPERATION_DOCS: Record<OperationId, OperationDoc> = {
       'address (email, email-json), an SQS queue ARN (sqs) or a Lambda function ARN (lambda). `protocol` is ' +
       'case-insensitive. At most MAX_SUBSCRIPTIONS_PER_PORTAL subscriptions per portal. A queue or function of the ' +
       'service\'s own AWS account is refused (400 `ENDPOINT_IN_SERVICE_ACCOUNT`) unless the deployment allows it; ' +
-      'one of another account stays `pending` until its owner confirms the subscription.',
+      'one of another account stays `pending` until its owner confirms the subscription. An http/https endpoint whose ' +
+      'host cannot be public (a loopback, private, link-local or reserved IP literal, or `localhost`) is refused (400 ' +
+      '`ENDPOINT_NOT_PUBLIC`), and so is a user name or password in a plain http:// URL (400 ' +
+      '`ENDPOINT_CREDENTIALS_OVER_HTTP`). A basic-auth password (`https://user:password@host/...`) is passed to SNS and ' +
+      'never shown again: every answer shows the endpoint as `https://user:****@host/...`.',
     request: createSubscriptionRequest,
     requestExample: {
       name: 'Media updates',
@@ -221,7 +225,9 @@ const OPERATION_DOCS: Record<OperationId, OperationDoc> = {
     description:
       'Subscribes the endpoint of a `pending` or `unsubscribed` subscription again: SNS sends it a new confirmation ' +
       'request (an e-mail, or a SubscriptionConfirmation POST), and it receives events once it confirms. A ' +
-      '`confirmed` subscription is answered 400 `ALREADY_CONFIRMED`. `configId` is accepted as an alias of `config_id`.',
+      '`confirmed` subscription is answered 400 `ALREADY_CONFIRMED`. An endpoint whose password SNS no longer holds ' +
+      '(its SNS subscription is gone) is answered 400 `ENDPOINT_CREDENTIALS_GONE`: create the subscription again. ' +
+      '`configId` is accepted as an alias of `config_id`.',
     request: confirmSubscriptionRequest,
     requestExample: { config_id: EXAMPLE_CONFIG_ID },
     success: 'ConfirmSubscriptionResponse',
@@ -280,7 +286,7 @@ function responsesOf(doc: OperationDoc): Json {
       400: {
         description:
           'A problem the caller can fix: malformed JSON, a missing or invalid field, an unknown or foreign `config_id`, the portal\'s ' +
-          'limit reached, an endpoint SNS refused or one in the service\'s own account, a subscription already confirmed, a test or ' +
+          'limit reached, an endpoint SNS refused, one in the service\'s own account or one that cannot be public, a subscription already confirmed, a test or ' +
           'replay for a deactivated subscription or an endpoint that has not confirmed, a bad `limit` or `cursor`.',
         content: jsonContent(ref('ErrorResponse'), {
           success: false,

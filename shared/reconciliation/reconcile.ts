@@ -10,7 +10,10 @@
  *   may still be writing their record, and are left alone;
  * - a record whose topic is gone gets it again (the loss was the service's, and the endpoint's
  *   subscription went with the topic): the topic and the subscription of the record's endpoint
- *   with create's attributes, and the record is pointed at them by a conditional write;
+ *   with create's attributes, and the record is pointed at them by a conditional write. An
+ *   endpoint whose password was kept only by the lost subscription cannot be subscribed again:
+ *   its topic is made again alone, and the record marked `unsubscribed` (its owner creates the
+ *   subscription anew: docs/security.md, "Endpoint credentials");
  * - a record whose topic exists but whose SNS subscription is gone is left so, and counted: the
  *   endpoint unsubscribed, or never confirmed and SNS deleted it (the Subscribe API reference:
  *   a confirmation token is valid for three days). Subscribing it again would
@@ -29,6 +32,7 @@
 import type { SNSClient } from '@aws-sdk/client-sns';
 import { mapWithConcurrency } from '../aws/bounded-concurrency';
 import { logger } from '../logger';
+import { hasMaskedPassword, maskCredentials } from '../masked-credentials';
 import { snsSubscriptionAttributesFor } from '../subscriptions/delivery-policy';
 import { accountOf, confirmedAtCreation } from '../subscriptions/endpoint-account';
 import { SubscriptionNotFoundError } from '../subscriptions/errors';
@@ -42,7 +46,7 @@ import { type ListedSubscription, listAllSubscriptions, listAllTopicArns, PENDIN
 export interface ReconcileDeps {
   sns: SNSClient;
   repository: Pick<SubscriptionRepository, 'scanAllSubscriptions' | 'find' | 'replaceDeliveryArns' | 'storeSubscriptionState'>;
-  topics: Pick<SubscriptionTopics, 'close' | 'reopen'>;
+  topics: Pick<SubscriptionTopics, 'close' | 'reopen' | 'recreateTopic'>;
   topicPrefix: string;
   /** Named in the redrive policy of every recreated SNS subscription, as create does. */
   deadLetterQueueArn: string | undefined;
@@ -199,8 +203,21 @@ async function repair(deps: ReconcileDeps, scanned: Subscription): Promise<boole
     throw new Error(`the record's topic is not named ${deps.topicPrefix}-${current.configId}`);
   }
 
-  const reopened = await deps.topics.reopen(current, snsSubscriptionAttributesFor(current, deps.deadLetterQueueArn), expectedTopicArn);
-  const subscriptionState: SubscriptionState = confirmedAtCreation(current, accountOf(expectedTopicArn)) ? 'confirmed' : 'pending';
+  let reopened: { topicArn: string; subscriptionArn: string };
+  let subscriptionState: SubscriptionState;
+  if (hasMaskedPassword(current.endpoint)) {
+    // The password went with the lost subscription: subscribing the masked endpoint would send
+    // `****` to the receiver. The record keeps its gone subscription's ARN, and says so.
+    reopened = { topicArn: await deps.topics.recreateTopic(current, expectedTopicArn), subscriptionArn: current.subscriptionArn };
+    subscriptionState = 'unsubscribed';
+    logger.warn('topic recreated without its SNS subscription: the endpoint\'s password was kept only by the subscription lost with it', {
+      portalId: current.portalId,
+      configId: current.configId,
+    });
+  } else {
+    reopened = await deps.topics.reopen(current, snsSubscriptionAttributesFor(current, deps.deadLetterQueueArn), expectedTopicArn);
+    subscriptionState = confirmedAtCreation(current, accountOf(expectedTopicArn)) ? 'confirmed' : 'pending';
+  }
   try {
     await deps.repository.replaceDeliveryArns(current.portalId, current.configId, current, {
       ...reopened,
@@ -231,13 +248,15 @@ function groupByTopic(subscriptions: ListedSubscription[]): Map<string, ListedSu
  * subscription by its ARN and an unconfirmed one (never confirmed, or an e-mail subscription SNS
  * deactivated) as `PendingConfirmation` (sns-inventory.ts), so a pending subscription of the
  * record's protocol and endpoint on its topic is the record's; one not listed at all is gone.
+ * Endpoints are compared with their passwords masked: SNS lists an endpoint so (`user:****@`), and
+ * the record stores it so.
  */
 function listedStateOf(record: Subscription, onTopic: ListedSubscription[] | undefined): SubscriptionState {
   const listed = onTopic ?? [];
   if (listed.some(({ subscriptionArn }) => subscriptionArn === record.subscriptionArn)) return 'confirmed';
   const pending = listed.some(
     ({ subscriptionArn, protocol, endpoint }) =>
-      subscriptionArn === PENDING_CONFIRMATION && protocol === record.protocol && endpoint === record.endpoint,
+      subscriptionArn === PENDING_CONFIRMATION && protocol === record.protocol && maskCredentials(endpoint) === maskCredentials(record.endpoint),
   );
   return pending ? 'pending' : 'unsubscribed';
 }

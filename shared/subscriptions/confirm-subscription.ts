@@ -1,9 +1,12 @@
 import type { SNSClient } from '@aws-sdk/client-sns';
+import { hasMaskedPassword, maskCredentials } from '../masked-credentials';
 import { snsSubscriptionAttributesFor } from './delivery-policy';
 import { accountOf, checkEndpointAccount, confirmedAtCreation } from './endpoint-account';
-import { AlreadyConfirmedError, SubscriptionNotFoundError } from './errors';
+import { checkEndpointUrl } from './endpoint-url';
+import { AlreadyConfirmedError, EndpointCredentialsGoneError, SubscriptionNotFoundError } from './errors';
+import type { Subscription } from './model';
 import type { ObservedState, SubscriptionRepository } from './repository';
-import { type SubscriptionState, subscriptionStateOf } from './sns-subscription';
+import { type SnsSubscription, type SubscriptionState, snsSubscriptionOf } from './sns-subscription';
 import type { SubscriptionTopics } from './topics';
 
 export interface ConfirmSubscriptionDeps {
@@ -14,6 +17,8 @@ export interface ConfirmSubscriptionDeps {
   deadLetterQueueArn: string | undefined;
   /** Accounts whose own sqs and lambda endpoints are accepted (ALLOWED_ENDPOINT_ACCOUNTS). */
   allowedEndpointAccounts: readonly string[];
+  /** Loopback http/https hosts accepted (ALLOW_LOOPBACK_ENDPOINTS; endpoint-url.ts). */
+  allowLoopbackEndpoints: boolean;
 }
 
 /**
@@ -23,11 +28,13 @@ export interface ConfirmSubscriptionDeps {
  * sends the endpoint a new confirmation request; a pending subscription is asked again as it
  * is, one SNS no longer has is made anew with create's attributes, and its ARN stored, only if
  * the record still names the old one. Refused for a confirmed subscription, and for an endpoint
- * of the service's own account, as create refuses it. Answers the state SNS gave, and stores it
- * on the record when it differs from the stored one.
+ * create would refuse now (endpoint-account.ts, endpoint-url.ts). An endpoint's password is read
+ * back from SNS, the only place that keeps it; once SNS lost the subscription it is gone, and so
+ * refused (EndpointCredentialsGoneError). Answers the state SNS gave, and stores it on the record
+ * when it differs from the stored one.
  */
 export async function confirmSubscription(
-  { repository, topics, sns, deadLetterQueueArn, allowedEndpointAccounts }: ConfirmSubscriptionDeps,
+  { repository, topics, sns, deadLetterQueueArn, allowedEndpointAccounts, allowLoopbackEndpoints }: ConfirmSubscriptionDeps,
   portalId: string,
   configId: string,
 ): Promise<SubscriptionState> {
@@ -36,18 +43,21 @@ export async function confirmSubscription(
   // SNS, not the stored state: a confirmation that lapsed since the reconciler's last run must be asked again.
   // The state is as of before the look-up: a reconciler's write made during it is not undone.
   const askedAt = new Date().toISOString();
-  const state = await subscriptionStateOf(sns, subscription.subscriptionArn);
+  const held = await snsSubscriptionOf(sns, subscription.subscriptionArn);
+  const { state } = held;
   if (state === 'confirmed') {
     if (subscription.subscriptionState !== 'confirmed') await repository.storeSubscriptionState(subscription, { subscriptionState: 'confirmed', observedAt: askedAt });
     throw new AlreadyConfirmedError(configId);
   }
   const serviceAccount = accountOf(subscription.topicArn);
   checkEndpointAccount(subscription, serviceAccount, allowedEndpointAccounts);
+  checkEndpointUrl(subscription, { allowLoopbackEndpoints });
+  const endpoint = endpointToSubscribe(subscription, held);
 
   const attributes = state === 'unsubscribed' ? snsSubscriptionAttributesFor(subscription, deadLetterQueueArn) : undefined;
   let subscriptionArn: string;
   try {
-    subscriptionArn = await topics.subscribeAgain(subscription.topicArn, subscription, attributes);
+    subscriptionArn = await topics.subscribeAgain(subscription.topicArn, { protocol: subscription.protocol, endpoint }, attributes);
   } catch (error) {
     // A delete that ran meanwhile took the topic: the caller's subscription is gone, not broken.
     if ((await repository.isStored(portalId, configId)) === false) throw new SubscriptionNotFoundError(configId);
@@ -67,6 +77,18 @@ export async function confirmSubscription(
     await repository.storeSubscriptionState(subscription, observed(subscriptionState));
   }
   return subscriptionState;
+}
+
+/**
+ * The endpoint as SNS must be given it: the record's, unless the record holds it with its password
+ * masked; then the one SNS holds for the record's subscription, password included, provided it is
+ * the same endpoint once masked. A record written before passwords were masked holds it in full.
+ */
+function endpointToSubscribe(subscription: Pick<Subscription, 'configId' | 'endpoint'>, held: SnsSubscription): string {
+  const stored = subscription.endpoint;
+  if (!hasMaskedPassword(stored)) return stored;
+  if (held.endpoint !== undefined && maskCredentials(held.endpoint) === stored) return held.endpoint;
+  throw new EndpointCredentialsGoneError(subscription.configId);
 }
 
 function observed(subscriptionState: SubscriptionState): ObservedState {

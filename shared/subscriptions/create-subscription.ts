@@ -1,8 +1,10 @@
 import { mayHaveBeenApplied } from '../aws/failures';
 import { logger } from '../logger';
+import { maskCredentials } from '../masked-credentials';
 import { newConfigId } from './config-id';
 import { snsSubscriptionAttributesFor } from './delivery-policy';
 import { accountOf, checkEndpointAccount, confirmedAtCreation } from './endpoint-account';
+import { checkEndpointUrl } from './endpoint-url';
 import { SubscriptionLimitReachedError } from './errors';
 import { ACTIVATED, type Protocol, type Subscription } from './model';
 import type { SubscriptionRepository } from './repository';
@@ -17,6 +19,8 @@ export interface CreateSubscriptionDeps {
   deadLetterQueueArn: string | undefined;
   /** Accounts whose own sqs and lambda endpoints are accepted (ALLOWED_ENDPOINT_ACCOUNTS). */
   allowedEndpointAccounts: readonly string[];
+  /** Loopback http/https hosts accepted (ALLOW_LOOPBACK_ENDPOINTS; endpoint-url.ts). */
+  allowLoopbackEndpoints: boolean;
 }
 
 /** What the caller chooses of a new subscription, checked and normalized (shared/contract/request-bodies.ts). */
@@ -35,8 +39,13 @@ export interface CreatedSubscription {
 }
 
 /**
- * Refuses an sqs or lambda endpoint of the service's own account (endpoint-account.ts) before
- * anything is made. Creates the SNS topic and subscription first, then the record. The record write checks the
+ * Refuses an sqs or lambda endpoint of the service's own account (endpoint-account.ts), and an
+ * http/https endpoint that cannot be public or sends credentials over plain http (endpoint-url.ts),
+ * before anything is made. SNS gets the endpoint as sent; the record keeps it with its password
+ * masked (docs/security.md, "Endpoint credentials"), so no answer, listing or stored answer built
+ * from it can show the password.
+ *
+ * Creates the SNS topic and subscription first, then the record. The record write checks the
  * per-portal limit atomically; if it fails the topic is deleted before the error is answered,
  * so no topic outlives a failed create and no record lacks its topic.
  *
@@ -46,7 +55,7 @@ export interface CreatedSubscription {
  * fact written, while a kept topic is tagged with its portal and config ids for an operator.
  */
 export async function createSubscription(
-  { repository, topics, maxSubscriptionsPerPortal, deadLetterQueueArn, allowedEndpointAccounts }: CreateSubscriptionDeps,
+  { repository, topics, maxSubscriptionsPerPortal, deadLetterQueueArn, allowedEndpointAccounts, allowLoopbackEndpoints }: CreateSubscriptionDeps,
   portalId: string,
   request: NewSubscription,
   invokedFunctionArn: string,
@@ -54,6 +63,7 @@ export async function createSubscription(
   // The topics are made in the function's own account.
   const serviceAccount = accountOf(invokedFunctionArn);
   checkEndpointAccount(request, serviceAccount, allowedEndpointAccounts);
+  checkEndpointUrl(request, { allowLoopbackEndpoints });
   // Cheap early refusal; the transaction below is what actually enforces the limit.
   if ((await repository.countFor(portalId)) >= maxSubscriptionsPerPortal) {
     throw new SubscriptionLimitReachedError(maxSubscriptionsPerPortal);
@@ -70,7 +80,8 @@ export async function createSubscription(
     portalId,
     configId,
     name: request.name,
-    endpoint: request.endpoint,
+    // The password lives only in SNS; POST /confirm reads it back from there.
+    endpoint: maskCredentials(request.endpoint),
     protocol: request.protocol,
     events: request.events,
     status: ACTIVATED,

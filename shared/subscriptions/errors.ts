@@ -91,3 +91,46 @@ export class EndpointNotConfirmedError extends RefusalError {
     );
   }
 }
+
+/**
+ * An http/https endpoint whose host can never be a public receiver: an IP literal that is
+ * loopback, private, link-local (instance metadata among them), unspecified or otherwise reserved,
+ * or `localhost`. SNS cannot deliver to private addresses, and the service must not be a way to
+ * reach its own network (endpoint-url.ts).
+ */
+export class EndpointNotPublicError extends RefusalError {
+  override readonly name = 'EndpointNotPublicError';
+  readonly code = 'ENDPOINT_NOT_PUBLIC';
+  constructor(
+    readonly host: string,
+    readonly kind: string,
+  ) {
+    super(`The endpoint's host ${host} is ${kind}, which cannot receive webhooks; use a public host name or address.`);
+  }
+}
+
+/** Basic-auth credentials in a plain http:// endpoint: the password would cross the network in clear. */
+export class CredentialsOverHttpError extends RefusalError {
+  override readonly name = 'CredentialsOverHttpError';
+  readonly code = 'ENDPOINT_CREDENTIALS_OVER_HTTP';
+  constructor() {
+    super('The endpoint carries a user name or password over plain http, which would send them in clear; use an https:// endpoint.');
+  }
+}
+
+/**
+ * A confirmation asked for an endpoint whose password SNS no longer holds: the service keeps a
+ * password only in the endpoint's SNS subscription (docs/security.md, "Endpoint credentials"),
+ * and that subscription is gone (the endpoint unsubscribed, never confirmed in time, or its topic
+ * was lost).
+ */
+export class EndpointCredentialsGoneError extends RefusalError {
+  override readonly name = 'EndpointCredentialsGoneError';
+  readonly code = 'ENDPOINT_CREDENTIALS_GONE';
+  constructor(readonly configId: string) {
+    super(
+      `The endpoint of subscription ${configId} carries a password, which the service keeps only in its SNS subscription, ` +
+        'and that subscription is gone; delete the subscription and create it again with the password.',
+    );
+  }
+}

@@ -1,4 +1,5 @@
 import { deadLetterSummaryOf } from '../dead-letters/day-counts';
+import { maskCredentials } from '../masked-credentials';
 import type { SubscriptionState } from './sns-subscription';
 
 /** A webhook subscription as the service stores it. */
@@ -39,7 +40,8 @@ export const ACTIVATED: SubscriptionStatus = 1;
 export function recordView(subscription: Subscription, subscriptionState: SubscriptionState) {
   const { configId, endpoint, events, name, portalId, protocol, subscriptionArn, topicArn, status } = subscription;
   const confirmed = subscriptionState === 'confirmed';
-  return { configId, endpoint, events, name, portalId, protocol, subscriptionArn, topicArn, status, confirmed, subscriptionState };
+  // Stored masked; masked again for a record written before passwords were (docs/security.md).
+  return { configId, endpoint: maskCredentials(endpoint), events, name, portalId, protocol, subscriptionArn, topicArn, status, confirmed, subscriptionState };
 }
 
 /**
@@ -52,7 +54,7 @@ export function listEntryView(subscription: Subscription, subscriptionState: Sub
   return {
     configId,
     name,
-    endpoint,
+    endpoint: maskCredentials(endpoint),
     protocol,
     events,
     status,

@@ -17,14 +17,31 @@ export type SubscriptionState = 'confirmed' | 'pending' | 'unsubscribed';
 /** SNS's stand-in for the ARN of a pending subscription, when Subscribe was not asked for the real one. */
 const PENDING_ARN = 'pending confirmation';
 
-/** The state of the subscription, from SNS (GetSubscriptionAttributes; NotFound when it is gone). */
-export async function subscriptionStateOf(sns: SNSClient, subscriptionArn: string): Promise<SubscriptionState> {
-  if (subscriptionArn.toLowerCase() === PENDING_ARN) return 'pending';
+/** What SNS holds of one subscription. */
+export interface SnsSubscription {
+  state: SubscriptionState;
+  /**
+   * The endpoint in full, password included: GetSubscriptionAttributes is the one place SNS
+   * shows it ("HTTPS URLs are only retrievable from the Amazon SNS GetSubscriptionAttributes API
+   * action", SNS Developer Guide, "Fanout Amazon SNS notifications to HTTPS endpoints"). Absent
+   * when SNS no longer has the subscription.
+   */
+  endpoint?: string;
+}
+
+/** The subscription as SNS holds it (GetSubscriptionAttributes; NotFound when it is gone). */
+export async function snsSubscriptionOf(sns: SNSClient, subscriptionArn: string): Promise<SnsSubscription> {
+  if (subscriptionArn.toLowerCase() === PENDING_ARN) return { state: 'pending' };
   try {
     const { Attributes } = await sns.send(new GetSubscriptionAttributesCommand({ SubscriptionArn: subscriptionArn }));
-    return Attributes?.PendingConfirmation === 'false' ? 'confirmed' : 'pending';
+    return { state: Attributes?.PendingConfirmation === 'false' ? 'confirmed' : 'pending', endpoint: Attributes?.Endpoint };
   } catch (error) {
-    if ((error as Error).name === 'NotFoundException') return 'unsubscribed';
+    if ((error as Error).name === 'NotFoundException') return { state: 'unsubscribed' };
     throw error;
   }
+}
+
+/** The state of the subscription, from SNS. */
+export async function subscriptionStateOf(sns: SNSClient, subscriptionArn: string): Promise<SubscriptionState> {
+  return (await snsSubscriptionOf(sns, subscriptionArn)).state;
 }

@@ -102,6 +102,19 @@ export async function reopen(
 }
 
 /**
+ * Makes a record's lost topic again without subscribing anything, for the reconciler, when the
+ * endpoint cannot be subscribed again: its password was kept only by the subscription that went
+ * with the topic (docs/security.md, "Endpoint credentials"). Idempotent in SNS.
+ */
+export async function recreateTopic(
+  settings: TopicSettings,
+  { portalId, configId }: { portalId: string; configId: string },
+  topicArn: string,
+): Promise<string> {
+  return createTopic(settings, portalId, configId, topicArn);
+}
+
+/**
  * Subscribes the endpoint to its existing topic again, for `POST /confirm`; SNS sends the
  * endpoint a new confirmation request. `attributes` only for a subscription SNS no longer has:
  * a pending one is answered as it is (with the attributes it was made with), and giving others
@@ -170,7 +183,7 @@ async function createTopic(settings: TopicSettings, portalId: string, configId: 
   }
 }
 
-const TOPIC_OPERATIONS = { topicNameFor, topicArnFor, open, reopen, subscribeAgain, close, deleteTopicAfterFailure };
+const TOPIC_OPERATIONS = { topicNameFor, topicArnFor, open, reopen, recreateTopic, subscribeAgain, close, deleteTopicAfterFailure };
 
 /**
  * The SNS side of subscriptions: one topic per subscription and one SNS subscription of its

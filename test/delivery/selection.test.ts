@@ -111,6 +111,7 @@ describe('create', () => {
       maxSubscriptionsPerPortal: 10,
       deadLetterQueueArn: TEST_ENV.DELIVERY_DEAD_LETTER_QUEUE_ARN,
       allowedEndpointAccounts: [SERVICE_ACCOUNT],
+      allowLoopbackEndpoints: false,
     };
     const request = { name: 'own queue', protocol: 'sqs' as const, endpoint: `arn:aws:sqs:us-east-1:${SERVICE_ACCOUNT}:allowed`, events: [CREATE] };
 

@@ -122,7 +122,7 @@ describe('the synthesized functions, invoked as sam local invoke does', () => {
         portalId,
         name: 'Media updates',
         protocol: 'https',
-        endpoint: 'https://127.0.0.1:9/hooks/assets',
+        endpoint: 'https://hooks.example.com/assets',
         events: ['asset_bank.media.create', 'asset_bank.media.updated'],
         status: 1,
         // TOPIC_PREFIX as the template sets it.

@@ -21,6 +21,7 @@ describe('loadConfig', () => {
       reconcileGraceMinutes: 15,
       topicPublisherArns: [],
       allowedEndpointAccounts: [],
+      allowLoopbackEndpoints: false,
     });
   });
 
@@ -35,6 +36,7 @@ describe('loadConfig', () => {
         RECONCILE_GRACE_MINUTES: '30',
         TOPIC_PUBLISHER_ARNS: 'arn:aws:iam::123456789012:role/Dispatcher-1A, arn:aws:iam::123456789012:role/service/Test-2B',
         ALLOWED_ENDPOINT_ACCOUNTS: '123456789012',
+        ALLOW_LOOPBACK_ENDPOINTS: 'TRUE',
       }),
     ).toEqual({
       tableName: 't',
@@ -45,6 +47,7 @@ describe('loadConfig', () => {
       reconcileGraceMinutes: 30,
       topicPublisherArns: ['arn:aws:iam::123456789012:role/Dispatcher-1A', 'arn:aws:iam::123456789012:role/service/Test-2B'],
       allowedEndpointAccounts: ['123456789012'],
+      allowLoopbackEndpoints: true,
     });
   });
 
@@ -69,6 +72,7 @@ describe('loadConfig', () => {
     [{ TABLE_NAME: 't', TOPIC_PUBLISHER_ARNS: 'arn:aws:sts::123456789012:assumed-role/x/y' }, /TOPIC_PUBLISHER_ARNS must be a comma-separated list of IAM role or user ARNs/],
     [{ TABLE_NAME: 't', TOPIC_PUBLISHER_ARNS: 'role/x' }, /TOPIC_PUBLISHER_ARNS must be/],
     [{ TABLE_NAME: 't', ALLOWED_ENDPOINT_ACCOUNTS: '123' }, /ALLOWED_ENDPOINT_ACCOUNTS must be a comma-separated list of 12-digit AWS account ids \(invalid: 123\)/],
+    [{ TABLE_NAME: 't', ALLOW_LOOPBACK_ENDPOINTS: 'yes' }, /ALLOW_LOOPBACK_ENDPOINTS must be true or false \(got "yes"\)/],
   ])('refuses %j', (env, message) => {
     expect(() => loadConfig(env)).toThrow(message);
   });

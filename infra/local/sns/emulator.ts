@@ -26,6 +26,7 @@
  *   messages.ts         the confirmation and notification bodies and headers
  *   signing.ts          the signing key and certificate, and the signature on each message
  *   delivery.ts         the HTTP/S POST queue: timeout, retries, a lane per subscription
+ *   masking.ts          endpoints' passwords masked in listings and log lines
  *   types.ts            the records and messages the modules above share
  */
 import { createServer } from 'node:http';
@@ -39,6 +40,7 @@ import {
   MAX_DELIVERY_RETRIES,
   SNS_DELIVERY_TIMEOUT_MS,
 } from './delivery';
+import { maskPasswords } from './masking';
 import { handleRequest } from './request-handler';
 import { loadOrCreateSigningIdentity } from './signing';
 import { DEFAULT_DEAD_LETTERS_PER_SUBSCRIPTION, SnsBackend } from './state';
@@ -103,7 +105,9 @@ function checkedOption(name: string, value: number, max: number, min = 0): numbe
 }
 
 export async function startSnsEmulator(options: SnsEmulatorOptions = {}): Promise<SnsEmulator> {
-  const log = options.log ?? (() => {});
+  const sink = options.log ?? (() => {});
+  // Every line the emulator writes names endpoints with their passwords masked, as SNS's listings do.
+  const log = (line: string) => sink(maskPasswords(line));
   const limits = options.limits ?? {};
   const signing = await loadOrCreateSigningIdentity(options.signingDir);
   const sns = new SnsBackend({

@@ -14,6 +14,10 @@ import type { SnsBackend } from './state';
 const MAX_REQUEST_BYTES = 4 * 1024 * 1024;
 const DELIVERIES_PATH = '/_emulator/deliveries';
 const DEAD_LETTERS_PATH = '/_emulator/dead-letters';
+/**
+ * Every message SNS sends an endpoint carries this header (messages.ts), and no API call does.
+ */
+const MESSAGE_TYPE_HEADER = 'x-amz-sns-message-type';
 /** Certificate URLs as SNS names them; only the emulator's own is found. */
 const CERTIFICATE_PATH = /^\/SimpleNotificationService-[^/]*\.pem$/;
 
@@ -62,6 +66,12 @@ export async function handleRequest(sns: SnsBackend, request: IncomingMessage, r
       if (url.pathname === certificatePath) send(response, 200, 'application/x-pem-file', certificatePem, requestId);
       else send(response, 404, 'text/plain', 'No such certificate.\n', requestId);
       return;
+    }
+    // A delivery that reached the emulator itself (an endpoint on its own port, `?Action=...` in
+    // the URL or a form hidden in the message) is a message, never an action: executing it would
+    // let a tenant's endpoint, or an event's data, unsubscribe or confirm subscriptions.
+    if (request.headers[MESSAGE_TYPE_HEADER] !== undefined) {
+      throw new SnsError('InvalidAction', 'The SNS emulator takes no deliveries: a message SNS sends is never an API call.');
     }
     const params = requestParams(url, body);
     const action = params.get('Action');

@@ -6,6 +6,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { localPrincipalArn } from '../../../aws/local-account';
 import { SnsError, invalidParameter } from '../errors';
 import { parseFilterPolicy } from '../filter-policy';
+import { maskPasswords } from '../masking';
 import { attributesXml, el, type QueryParams } from '../query-protocol';
 import { checkedSubscriptionArn, TOPIC_ARN } from '../state';
 import type { SubscriptionRecord } from '../types';
@@ -300,7 +301,8 @@ function subscriptionsXml(subscriptions: SubscriptionRecord[], nextToken: string
       el('SubscriptionArn', subscription.pendingConfirmation ? 'PendingConfirmation' : subscription.arn),
       el('Owner', subscription.owner),
       el('Protocol', subscription.protocol),
-      el('Endpoint', subscription.endpoint),
+      // A password never in a listing: GetSubscriptionAttributes alone shows it (masking.ts).
+      el('Endpoint', maskPasswords(subscription.endpoint)),
       el('TopicArn', subscription.topicArn),
     ]);
   return [el('Subscriptions', subscriptions.map(member)), ...(nextToken ? [el('NextToken', nextToken)] : [])];
