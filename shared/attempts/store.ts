@@ -65,8 +65,10 @@ export async function recordAttempts(
     failed: typeof record[LAST_FAILED_ATTRIBUTE] === 'string' ? record[LAST_FAILED_ATTRIBUTE] : null,
   };
   // One key per attempt, even if a batch repeats one (CloudWatch Logs delivers at least once).
-  const unique = [...new Map(attempts.map((attempt) => [attemptKeyOf(configId, attempt.at, attempt.messageId), attempt])).values()];
-  const outcome = { kind: 'stored' as const, stored: 0, duplicates: attempts.length - unique.length, evicted: 0 };
+  const distinct = [...new Map(attempts.map((attempt) => [attemptKeyOf(configId, attempt.at, attempt.messageId), attempt])).values()];
+  // A batch beyond the cap by itself keeps its newest: the older ones would give way at once.
+  const unique = distinct.sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0)).slice(-settings.maxPerSubscription);
+  const outcome = { kind: 'stored' as const, stored: 0, duplicates: attempts.length - distinct.length, evicted: distinct.length - unique.length };
   const overflow = kept + unique.length - settings.maxPerSubscription;
   const evictable = overflow > 0 ? await oldestAttempts(table, portalId, configId, overflow) : [];
 
