@@ -330,6 +330,7 @@ describe('what each function may do', () => {
       'topics webhooks-*: sns:GetSubscriptionAttributes sns:Publish',
     ],
     listDeadLetters: ['own log group: logs:CreateLogStream logs:PutLogEvents', 'table: dynamodb:GetItem dynamodb:Query'],
+    listAttempts: ['own log group: logs:CreateLogStream logs:PutLogEvents', 'table: dynamodb:GetItem dynamodb:Query'],
     replayDeadLetters: [
       'own log group: logs:CreateLogStream logs:PutLogEvents',
       'table: dynamodb:DeleteItem dynamodb:GetItem dynamodb:Query dynamodb:UpdateItem',
@@ -428,7 +429,7 @@ describe('the HTTP API', () => {
     const routeKeys = ofType('AWS::ApiGatewayV2::Route').map(([, route]) => route.Properties.RouteKey);
 
     expect(routeKeys.sort()).toEqual(OPERATIONS.flatMap((op) => op.paths.map((path) => `${op.method} ${path}`)).sort());
-    expect(routeKeys).toHaveLength(20);
+    expect(routeKeys).toHaveLength(22);
     expect(routeKeys).toEqual(expect.arrayContaining(API_PREFIXES.map((prefix) => `POST ${prefix}/confirm`)));
   });
 
@@ -564,7 +565,7 @@ describe('the bundles', () => {
       expect(code.includes('DynamoDBServiceException')).toBe(true);
       expect(code.includes('IDEMPOTENCY_IN_PROGRESS')).toBe(op.id === 'createSubscriptionRoute');
       // The JSON body parser only where the operation takes a body (list and delete ignore it).
-      const takesBody = !['listSubscriptionsRoute', 'deleteSubscriptionRoute', 'listDeadLettersRoute'].includes(op.id);
+      const takesBody = !['listSubscriptionsRoute', 'deleteSubscriptionRoute', 'listDeadLettersRoute', 'listAttemptsRoute'].includes(op.id);
       expect(code.includes('request body is not valid JSON')).toBe(takesBody);
       // Only its own body's compiled validator and checks: the event list's rules and catalog
       // check only where the body has events, the protocol's, the name's, the status's and the
