@@ -49,5 +49,5 @@ export async function handler(event: { awslogs: { data: string } }) {
       ],
     }),
   );
-  return { stored: records.length };
+  return { stored: records.length, dropped: 0 };
 }
