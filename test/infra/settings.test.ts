@@ -120,11 +120,11 @@ describe('synth with every key set', () => {
         [statement.Action].flat().some((action) => action.startsWith('sns:')),
       ).map((statement: { Resource: unknown }) => JSON.stringify(statement.Resource)),
     );
-    // Every function that calls SNS (the operations that do, the dispatcher and the reconciler),
-    // and SNS's own right to send to the delivery dead-letter queue; besides the reconciler's
-    // account-wide listings, which IAM can only grant on "*".
+    // Every function that calls SNS (the operations that do, the dispatcher, the attempts consumer
+    // and the reconciler), and SNS's own right to send to the delivery dead-letter queue; besides
+    // the reconciler's account-wide listings, which IAM can only grant on "*".
     const onTopics = resources.filter((resource) => resource !== '"*"');
-    const callingSns = OPERATIONS.filter((op) => OPERATION_PERMISSIONS[op.id].topics.length > 0).length + 2;
+    const callingSns = OPERATIONS.filter((op) => OPERATION_PERMISSIONS[op.id].topics.length > 0).length + 3;
     expect(onTopics).toHaveLength(callingSns);
     expect(resources.filter((resource) => resource === '"*"')).toHaveLength(1);
     for (const resource of onTopics) expect(resource).toContain('":acme_webhooks-*"');
