@@ -109,6 +109,7 @@ export async function loadServiceDescription(documentUrl = '/openapi.json') {
       confirm: operationOf(document, 'confirmSubscriptionRoute'),
       deadLetters: operationOf(document, 'listDeadLettersRoute'),
       replay: operationOf(document, 'replayDeadLettersRoute'),
+      attempts: operationOf(document, 'listAttemptsRoute'),
     },
   };
 }
@@ -189,6 +190,11 @@ export function apiClient(description, token) {
     deadLetters: (configId, limit, cursor) => {
       const query = new URLSearchParams({ config_id: configId, limit: String(limit), ...(cursor ? { cursor } : {}) });
       return at('deadLetters', 'GET', undefined, `${operations.deadLetters.path}?${query}`);
+    },
+    /** One page of a subscription's delivery attempts, newest first. */
+    attempts: (configId, limit, cursor) => {
+      const query = new URLSearchParams({ config_id: configId, limit: String(limit), ...(cursor ? { cursor } : {}) });
+      return at('attempts', 'GET', undefined, `${operations.attempts.path}?${query}`);
     },
     /** Sends dead letters again: the named ones, or (no `eventIds`) the next 100 of them. */
     replay: (configId, eventIds) => at('replay', 'POST', { config_id: configId, ...(eventIds ? { eventIds } : {}) }),

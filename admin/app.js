@@ -25,7 +25,12 @@ const state = {
   current: undefined,
   /** The failed-deliveries panel, while open: `{configId, items, nextCursor, dropped}`. */
   deadLetters: undefined,
+  /** The deliveries panel, while open: `{configId, items, nextCursor}`. */
+  attempts: undefined,
 };
+
+/** Deliveries shown at a time; "Show older" asks for the next ones. */
+const ATTEMPTS_PER_PAGE = 20;
 
 // ---- messages --------------------------------------------------------------------------
 
@@ -202,6 +207,18 @@ function failedDeliveriesCell(subscription) {
   return element('td', {}, parts);
 }
 
+/** The last delivery and failure SNS logged, and the last 24 hours' counts; e-mail has none. */
+function deliveriesCell(subscription) {
+  if (subscription.protocol === 'email' || subscription.protocol === 'email-json') return element('td', { textContent: 'Not recorded for e-mail' });
+  const parts = [];
+  const { lastDeliveredAt, lastFailedAt, deliveredLast24h = 0, failedLast24h = 0 } = subscription;
+  parts.push(element('div', {}, lastDeliveredAt ? ['Last delivered ', timeElement(lastDeliveredAt)] : ['No delivery yet']));
+  if (lastFailedAt) parts.push(element('div', {}, [element('span', { className: 'badge warn', textContent: 'Last failed' }), ' ', timeElement(lastFailedAt)]));
+  parts.push(element('div', { className: 'meta', textContent: `24 h: ${deliveredLast24h} delivered, ${failedLast24h} failed` }));
+  if (can('attempts')) parts.push(actionButton('Show deliveries', subscription, 'attempts', openAttempts));
+  return element('td', {}, parts);
+}
+
 function rowActions(subscription) {
   const active = subscription.status === 1;
   const buttons = [];
@@ -236,6 +253,8 @@ function renderSubscriptions() {
     };
     const failed = failedDeliveriesCell(subscription);
     failed.dataset.label = 'Failed deliveries';
+    const deliveries = deliveriesCell(subscription);
+    deliveries.dataset.label = 'Deliveries';
     return element('tr', {}, [
       element('th', { scope: 'row', title: subscription.configId }, [
         element('span', { className: 'name', textContent: subscription.name }),
@@ -251,6 +270,7 @@ function renderSubscriptions() {
       cell('Events', {}, [element('ul', {}, subscription.events.map((kind) => element('li', { textContent: kind })))]),
       cell('Status', {}, [element('span', { className: `badge ${active ? 'on' : 'off'}`, textContent: active ? 'Active' : 'Inactive' })]),
       cell('Confirmation', { textContent: SUBSCRIPTION_STATES[subscription.subscriptionState] ?? subscription.subscriptionState }),
+      deliveries,
       failed,
       cell('Actions', {}, [element('div', { className: 'actions' }, rowActions(subscription))]),
     ]);
@@ -280,6 +300,7 @@ async function refresh() {
     if (subscriptionOf(state.deadLetters.configId)) renderDeadLetters();
     else closeDeadLetters({ focus: false });
   }
+  if (state.attempts && !subscriptionOf(state.attempts.configId)) closeAttempts({ focus: false });
   return answer;
 }
 
@@ -289,6 +310,61 @@ const subscriptionOf = (configId) => state.subscriptions.find((subscription) => 
 function focusAction(configId, action) {
   const button = document.querySelector(`button[data-config-id="${CSS.escape(configId)}"][data-action="${action}"]`);
   (button ?? $('subscriptions-heading')).focus();
+}
+
+// ---- deliveries ------------------------------------------------------------------------
+
+async function openAttempts(subscription) {
+  await attempt(async () => {
+    state.attempts = { configId: subscription.configId, items: [], nextCursor: null };
+    await loadAttempts();
+    $('attempts').hidden = false;
+    $('attempts-heading').focus();
+  });
+}
+
+/** The first page of the open panel's deliveries, or (`more`) the next one after those shown. */
+async function loadAttempts({ more = false } = {}) {
+  const panel = state.attempts;
+  const answer = await state.api.attempts(panel.configId, ATTEMPTS_PER_PAGE, more ? panel.nextCursor : undefined);
+  panel.items = more ? [...panel.items, ...answer.attempts] : answer.attempts;
+  panel.nextCursor = answer.nextCursor ?? null;
+  renderAttempts();
+}
+
+function renderAttempts() {
+  const panel = state.attempts;
+  const subscription = subscriptionOf(panel.configId);
+  $('attempts-heading').textContent = `Deliveries of ${labelOf(subscription)}`;
+  $('attempts-summary').textContent = panel.items.length === 0 ? 'No delivery is recorded yet.' : '';
+  $('attempt-table').hidden = panel.items.length === 0;
+  $('more-attempts').hidden = !panel.nextCursor;
+  $('attempt-rows').replaceChildren(
+    ...panel.items.map((item) => {
+      const cell = (label, properties, children) => {
+        const td = element('td', properties, children);
+        td.dataset.label = label;
+        return td;
+      };
+      const delivered = item.status === 'delivered';
+      return element('tr', {}, [
+        element('th', { scope: 'row' }, [timeElement(item.at)]),
+        cell('Result', {}, [element('span', { className: `badge ${delivered ? 'on' : 'warn'}`, textContent: delivered ? 'Delivered' : 'Failed' })]),
+        cell('Status code', { textContent: item.statusCode === null ? 'no answer' : String(item.statusCode) }),
+        cell('Duration', { textContent: `${item.dwellTimeMs} ms` }),
+        cell('Tries', { textContent: String(item.attempts) }),
+        cell('Message id', {}, [element('code', { textContent: item.messageId })]),
+      ]);
+    }),
+  );
+}
+
+function closeAttempts({ focus = true } = {}) {
+  const configId = state.attempts?.configId;
+  state.attempts = undefined;
+  $('attempts').hidden = true;
+  $('attempt-rows').replaceChildren();
+  if (focus && configId) focusAction(configId, 'attempts');
 }
 
 // ---- failed deliveries -----------------------------------------------------------------
@@ -584,6 +660,8 @@ async function start() {
   wireDialog('delete', async (subscription) => (await state.api.remove(subscription.configId)).message);
   $('replay-all').addEventListener('click', () => replayAll());
   $('close-dead-letters').addEventListener('click', () => closeDeadLetters());
+  $('close-attempts').addEventListener('click', () => closeAttempts());
+  $('more-attempts').addEventListener('click', () => attempt(() => loadAttempts({ more: true })));
   $('more-dead-letters').addEventListener('click', () =>
     attempt(async () => {
       const shown = state.deadLetters.items.length;

@@ -53,6 +53,17 @@ export interface ServiceConfig {
    * loopback endpoint can be a receiver (shared/subscriptions/endpoint-url.ts).
    */
   readonly allowLoopbackEndpoints: boolean;
+  /**
+   * The role SNS assumes to write each topic's delivery status logs (DELIVERY_STATUS_ROLE_ARN);
+   * unset, topics are made without delivery status logging (shared/subscriptions/delivery-status.ts).
+   */
+  readonly deliveryStatusRoleArn: string | undefined;
+  /** Percentage of successful deliveries SNS logs (DELIVERY_STATUS_SUCCESS_SAMPLE_RATE); failures are always logged. */
+  readonly deliveryStatusSuccessSampleRate: number;
+  /** Days a delivery attempt is kept for GET /attempts (ATTEMPT_KEEP_DAYS). */
+  readonly attemptKeepDays: number;
+  /** Delivery attempts kept per subscription; past this the oldest give way (MAX_ATTEMPTS_PER_SUBSCRIPTION). */
+  readonly maxAttemptsPerSubscription: number;
 }
 
 export class ConfigurationError extends Error {
@@ -63,6 +74,9 @@ export const DEFAULT_TOPIC_PREFIX = 'webhooks';
 export const DEFAULT_MAX_SUBSCRIPTIONS_PER_PORTAL = 10;
 export const DEFAULT_PORTAL_CLAIM = 'portal_id';
 export const DEFAULT_RECONCILE_GRACE_MINUTES = 15;
+export const DEFAULT_DELIVERY_STATUS_SUCCESS_SAMPLE_RATE = 100;
+export const DEFAULT_ATTEMPT_KEEP_DAYS = 7;
+export const DEFAULT_MAX_ATTEMPTS_PER_SUBSCRIPTION = 1_000;
 
 // SNS topic names are at most 256 characters of [A-Za-z0-9_-]; the suffix is '-' + a 36-character UUID.
 const TOPIC_PREFIX_PATTERN = /^[A-Za-z0-9_-]{1,219}$/;
@@ -71,6 +85,7 @@ const CLAIM_PATTERN = /^[A-Za-z0-9_.:/-]{1,128}$/;
 const SQS_QUEUE_ARN = /^arn:aws[a-z-]*:sqs:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,80}$/;
 // IAM's name rules for roles and users, with their optional path.
 const IAM_PRINCIPAL_ARN = /^arn:aws[a-z-]*:iam::\d{12}:(?:role|user)\/(?:[\w+=,.@-]+\/)*[\w+=,.@-]{1,64}$/;
+const IAM_ROLE_ARN = /^arn:aws[a-z-]*:iam::\d{12}:role\/(?:[\w+=,.@-]+\/)*[\w+=,.@-]{1,64}$/;
 const ACCOUNT_ID = /^\d{12}$/;
 
 /**
@@ -98,6 +113,14 @@ export const settingProblems = {
       : `must be a whole number of minutes from 1 to 1440 (got "${text}").`,
   portalClaim: (value: string) =>
     CLAIM_PATTERN.test(value) ? undefined : `must be a JWT claim name of letters, digits, '_', '.', ':', '/' or '-' (got "${value}").`,
+  // SNS's own range for the *SuccessFeedbackSampleRate topic attributes: a whole percentage.
+  deliveryStatusSuccessSampleRate: (text: string) =>
+    /^\d+$/.test(text) && Number(text) <= 100 ? undefined : `must be a whole percentage from 0 to 100 (got "${text}").`,
+  // Attempts are read for troubleshooting; DynamoDB TTL deletes them (within days) after this.
+  attemptKeepDays: (text: string) =>
+    /^\d+$/.test(text) && Number(text) >= 1 && Number(text) <= 90 ? undefined : `must be a whole number of days from 1 to 90 (got "${text}").`,
+  maxAttemptsPerSubscription: (text: string) =>
+    /^\d+$/.test(text) && Number(text) >= 10 && Number(text) <= 100_000 ? undefined : `must be a whole number from 10 to 100000 (got "${text}").`,
   allowedEndpointAccounts: (accounts: readonly string[]) => {
     const invalid = accounts.filter((account) => !ACCOUNT_ID.test(account));
     return invalid.length === 0 ? undefined : `must be a comma-separated list of 12-digit AWS account ids (invalid: ${invalid.join(', ')}).`;
@@ -158,6 +181,16 @@ export function loadConfig(env: NodeJS.ProcessEnv): ServiceConfig {
   if (loopbackText !== 'true' && loopbackText !== 'false') {
     problems.push(`ALLOW_LOOPBACK_ENDPOINTS must be true or false (got "${read('ALLOW_LOOPBACK_ENDPOINTS')}").`);
   }
+  const deliveryStatusRoleArn = read('DELIVERY_STATUS_ROLE_ARN');
+  if (deliveryStatusRoleArn !== undefined && !IAM_ROLE_ARN.test(deliveryStatusRoleArn)) {
+    problems.push(`DELIVERY_STATUS_ROLE_ARN must be the ARN of an IAM role (got "${deliveryStatusRoleArn}").`);
+  }
+  const sampleRateText = read('DELIVERY_STATUS_SUCCESS_SAMPLE_RATE') ?? String(DEFAULT_DELIVERY_STATUS_SUCCESS_SAMPLE_RATE);
+  check('DELIVERY_STATUS_SUCCESS_SAMPLE_RATE', settingProblems.deliveryStatusSuccessSampleRate(sampleRateText));
+  const keepDaysText = read('ATTEMPT_KEEP_DAYS') ?? String(DEFAULT_ATTEMPT_KEEP_DAYS);
+  check('ATTEMPT_KEEP_DAYS', settingProblems.attemptKeepDays(keepDaysText));
+  const maxAttemptsText = read('MAX_ATTEMPTS_PER_SUBSCRIPTION') ?? String(DEFAULT_MAX_ATTEMPTS_PER_SUBSCRIPTION);
+  check('MAX_ATTEMPTS_PER_SUBSCRIPTION', settingProblems.maxAttemptsPerSubscription(maxAttemptsText));
 
   if (problems.length > 0) {
     throw new ConfigurationError(`Invalid configuration: ${problems.join(' ')}`);
@@ -173,6 +206,10 @@ export function loadConfig(env: NodeJS.ProcessEnv): ServiceConfig {
     topicPublisherArns,
     allowedEndpointAccounts,
     allowLoopbackEndpoints: loopbackText === 'true',
+    deliveryStatusRoleArn,
+    deliveryStatusSuccessSampleRate: Number(sampleRateText),
+    attemptKeepDays: Number(keepDaysText),
+    maxAttemptsPerSubscription: Number(maxAttemptsText),
   };
 }
 

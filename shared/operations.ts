@@ -54,6 +54,7 @@ export const OPERATIONS = [
   operation('confirmSubscriptionRoute', 'confirmSubscription', 'POST', '/confirm', SCOPES.write),
   operation('listDeadLettersRoute', 'listDeadLetters', 'GET', '/dead-letters', SCOPES.read),
   operation('replayDeadLettersRoute', 'replayDeadLetters', 'POST', '/replay', SCOPES.write),
+  operation('listAttemptsRoute', 'listAttempts', 'GET', '/attempts', SCOPES.read),
 ] as const;
 
 export type OperationId = (typeof OPERATIONS)[number]['id'];
@@ -83,6 +84,15 @@ export const DISPATCHER = { handler: 'dispatchPortalEvents', entry: 'functions/d
  * emulator's dead letters are handed to the same handler in SQS-shaped batches.
  */
 export const DEAD_LETTER_RECORDER = { handler: 'recordDeadLetters', entry: 'functions/recordDeadLetters.ts' } as const;
+
+/**
+ * The consumer of SNS's delivery status logs: keeps each delivery attempt SNS logged for a topic
+ * of the service in the partition of the portal that owns its subscription (shared/attempts/),
+ * where GET /attempts and list read it. On AWS a CloudWatch Logs subscription invokes it; locally
+ * the SNS emulator's delivery status records are handed to the same handler in the same kind of
+ * event.
+ */
+export const ATTEMPTS_RECORDER = { handler: 'recordDeliveryAttempts', entry: 'functions/recordDeliveryAttempts.ts' } as const;
 
 /**
  * The scheduled function that restores the agreement of table and SNS (docs/reconciliation.md);

@@ -13,6 +13,8 @@ import {
   DEFAULT_EVENT_KINDS,
   DEFAULT_MAX_SUBSCRIPTIONS_PER_PORTAL,
   DEFAULT_PORTAL_CLAIM,
+  DEFAULT_ATTEMPT_KEEP_DAYS,
+  DEFAULT_DELIVERY_STATUS_SUCCESS_SAMPLE_RATE,
   DEFAULT_RECONCILE_GRACE_MINUTES,
   DEFAULT_TOPIC_PREFIX,
   settingProblems,
@@ -54,6 +56,14 @@ export interface DeploymentSettings {
    */
   readonly operatorEmails: readonly string[];
   /**
+   * DELIVERY_STATUS_SUCCESS_SAMPLE_RATE: the percentage of successful deliveries SNS logs, so
+   * GET /attempts shows (failures are always logged); 100 by default. Lower it to pay less for
+   * CloudWatch Logs and the consumer (docs/cost.md); the 24-hour delivered count then counts the sample.
+   */
+  readonly deliveryStatusSuccessSampleRate: number;
+  /** ATTEMPT_KEEP_DAYS: days a delivery attempt is kept for GET /attempts; 7 by default. */
+  readonly attemptKeepDays: number;
+  /**
    * For `sam local invoke` only: DynamoDB and SNS endpoints (those of `npm start`) that the
    * template then declares as AWS_ENDPOINT_URL_DYNAMODB / AWS_ENDPOINT_URL_SNS. SAM passes a
    * function only variables its template declares, so this is how SAM reaches the emulators.
@@ -72,6 +82,8 @@ export const DEFAULT_SETTINGS = {
   reconcileGraceMinutes: DEFAULT_RECONCILE_GRACE_MINUTES,
   throttlingRateLimit: 50,
   throttlingBurstLimit: 100,
+  deliveryStatusSuccessSampleRate: DEFAULT_DELIVERY_STATUS_SUCCESS_SAMPLE_RATE,
+  attemptKeepDays: DEFAULT_ATTEMPT_KEEP_DAYS,
 } as const;
 
 /** The context keys, as an operator types them after `-c`. */
@@ -89,6 +101,8 @@ export const CONTEXT_KEYS = [
   'throttlingBurstLimit',
   'allowedEndpointAccounts',
   'operatorEmails',
+  'deliveryStatusSuccessSampleRate',
+  'attemptKeepDays',
   'localDynamoDbEndpoint',
   'localSnsEndpoint',
 ] as const;
@@ -202,6 +216,11 @@ export function deploymentSettingsFrom(readContext: (key: ContextKey) => unknown
     problems.push(`operatorEmails must be a comma-separated list of e-mail addresses (invalid: ${notEmails.join(', ')}).`);
   }
 
+  const sampleRateText = text('deliveryStatusSuccessSampleRate') ?? String(DEFAULT_SETTINGS.deliveryStatusSuccessSampleRate);
+  check('deliveryStatusSuccessSampleRate', settingProblems.deliveryStatusSuccessSampleRate(sampleRateText));
+  const keepDaysText = text('attemptKeepDays') ?? String(DEFAULT_SETTINGS.attemptKeepDays);
+  check('attemptKeepDays', settingProblems.attemptKeepDays(keepDaysText));
+
   const localDynamoDbEndpoint = text('localDynamoDbEndpoint');
   const localSnsEndpoint = text('localSnsEndpoint');
   for (const [key, value] of [
@@ -234,6 +253,8 @@ export function deploymentSettingsFrom(readContext: (key: ContextKey) => unknown
     throttlingBurstLimit,
     allowedEndpointAccounts,
     operatorEmails,
+    deliveryStatusSuccessSampleRate: Number(sampleRateText),
+    attemptKeepDays: Number(keepDaysText),
     localEndpoints:
       localDynamoDbEndpoint && localSnsEndpoint ? { dynamoDb: localDynamoDbEndpoint, sns: localSnsEndpoint } : undefined,
   };

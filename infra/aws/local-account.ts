@@ -29,3 +29,6 @@ export const LOCAL_DELIVERY_DEAD_LETTER_QUEUE = 'webhooks-delivery-dead-letters'
 export function localDeliveryDeadLetterQueueArn(region: string): string {
   return `arn:aws:sqs:${region}:${LOCAL_ACCOUNT_ID}:${LOCAL_DELIVERY_DEAD_LETTER_QUEUE}`;
 }
+
+/** The role local topics name for their delivery status logging: the emulator assumes nothing, it only checks the shape. */
+export const LOCAL_DELIVERY_STATUS_ROLE_ARN = localPrincipalArn('sns-delivery-status-logging');

@@ -77,6 +77,9 @@ export const OPERATION_PERMISSIONS = {
     table: ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:DeleteItem', 'dynamodb:UpdateItem'],
     topics: ['sns:GetSubscriptionAttributes', 'sns:Publish'],
   },
+  // GetItem: the record (it must exist in the caller's portal; its protocol); Query: a page of
+  // attempts (shared/attempts/store.ts).
+  listAttemptsRoute: { table: ['dynamodb:GetItem', 'dynamodb:Query'], topics: [] },
 } as const satisfies Record<OperationId, OperationPermissions>;
 
 /**
@@ -89,6 +92,7 @@ export const OPERATION_PERMISSIONS = {
 export const RECONCILER_PERMISSIONS = {
   scan: ['dynamodb:Scan'],
   records: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
-  topics: ['sns:CreateTopic', 'sns:TagResource', 'sns:Subscribe', 'sns:DeleteTopic'],
+  // SetTopicAttributes: delivery status logging on topics made before it (delivery-status.ts).
+  topics: ['sns:CreateTopic', 'sns:TagResource', 'sns:Subscribe', 'sns:DeleteTopic', 'sns:SetTopicAttributes'],
   accountListings: ['sns:ListTopics', 'sns:ListSubscriptions'],
 } as const;

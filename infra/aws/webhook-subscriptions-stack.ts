@@ -22,8 +22,9 @@ import {
 } from '../../shared/subscriptions/table';
 import type { DeploymentSettings } from './deployment-settings';
 import { PORTAL_EVENT_SOURCE } from '../../shared/delivery/portal-event';
-import { LOCAL_SERVICE_ROLE_ARN, localDeliveryDeadLetterQueueArn } from './local-account';
+import { LOCAL_DELIVERY_STATUS_ROLE_ARN, LOCAL_SERVICE_ROLE_ARN, localDeliveryDeadLetterQueueArn } from './local-account';
 import { OPERATION_PERMISSIONS, type OperationPermissions } from './operation-permissions';
+import { DeliveryAttempts } from './delivery-attempts';
 import { OperatorAlarms } from './operator-alarms';
 import { PortalEventDelivery } from './portal-event-delivery';
 import { ServiceFunction } from './service-function';
@@ -65,6 +66,8 @@ export class WebhookSubscriptionsStack extends Stack {
   readonly delivery: PortalEventDelivery;
   /** The scheduled reconciler of table and SNS. */
   readonly reconciliation: TopicReconciliation;
+  /** SNS's delivery status logging role and the consumer keeping every attempt for its tenant. */
+  readonly attempts: DeliveryAttempts;
   /** The alarms that tell the operator, and their topic. */
   readonly alarms: OperatorAlarms;
 
@@ -174,6 +177,35 @@ export class WebhookSubscriptionsStack extends Stack {
     const topicPublisherArns = settings.localEndpoints ? LOCAL_SERVICE_ROLE_ARN : Fn.join(',', publishers);
     functions.get('createSubscriptionRoute')!.function.addEnvironment('TOPIC_PUBLISHER_ARNS', topicPublisherArns);
 
+    this.attempts = new DeliveryAttempts(this, 'Attempts', {
+      table: this.table,
+      topicPrefix: settings.topicPrefix,
+      topicArnPattern,
+      environment: { ...environment, ATTEMPT_KEEP_DAYS: String(settings.attemptKeepDays) },
+      logRetention: LOG_RETENTION,
+    });
+    Validations.of(this.attempts.consumer.role).acknowledge(topicWildcardAcknowledgement(settings.topicPrefix));
+    for (const suffix of ['', ':log-stream:*']) {
+      Validations.of(this.attempts.loggingRole).acknowledge({
+        id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:logs:<AWS::Region>:<AWS::AccountId>:log-group:sns/<AWS::Region>/<AWS::AccountId>/${settings.topicPrefix}-*${suffix}]`,
+        reason:
+          'SNS names the delivery status log groups after each topic, and the topics are created at run time, one per ' +
+          `subscription (sns/<region>/<account>/<topic>[/Failure]): the wildcard is held to the ${settings.topicPrefix}-* topics of this account and region.`,
+      });
+    }
+    // Every topic is made with delivery status logging (shared/subscriptions/delivery-status.ts):
+    // by create, and by the reconciler for topics it recreates or that were made before it.
+    const deliveryStatus = {
+      DELIVERY_STATUS_ROLE_ARN: settings.localEndpoints ? LOCAL_DELIVERY_STATUS_ROLE_ARN : this.attempts.loggingRole.roleArn,
+      DELIVERY_STATUS_SUCCESS_SAMPLE_RATE: String(settings.deliveryStatusSuccessSampleRate),
+    };
+    // Naming the role in a topic attribute passes it to SNS, to SNS only.
+    const passLoggingRole = (fn: ServiceFunction) =>
+      fn.allow(['iam:PassRole'], [this.attempts.loggingRole.roleArn], { StringEquals: { 'iam:PassedToService': 'sns.amazonaws.com' } });
+    const create = functions.get('createSubscriptionRoute')!;
+    for (const [name, value] of Object.entries(deliveryStatus)) create.function.addEnvironment(name, value);
+    passLoggingRole(create);
+
     this.reconciliation = new TopicReconciliation(this, 'Reconciliation', {
       table: this.table,
       topicArnPattern,
@@ -184,10 +216,12 @@ export class WebhookSubscriptionsStack extends Stack {
         DELIVERY_DEAD_LETTER_QUEUE_ARN: deadLetterQueueArn,
         // Recreated topics get the access policy create gives new ones.
         TOPIC_PUBLISHER_ARNS: topicPublisherArns,
+        ...deliveryStatus,
       },
       logRetention: LOG_RETENTION,
       everyMinutes: settings.reconcileEveryMinutes,
     });
+    passLoggingRole(this.reconciliation.reconciler);
     const reconcilerRole = Validations.of(this.reconciliation.reconciler.role);
     reconcilerRole.acknowledge(topicWildcardAcknowledgement(settings.topicPrefix));
     reconcilerRole.acknowledge({
@@ -205,6 +239,7 @@ export class WebhookSubscriptionsStack extends Stack {
       consumers: [
         this.delivery.dispatcher,
         this.delivery.recorder,
+        this.attempts.consumer,
       ],
       operatorEmails: settings.operatorEmails,
     });

@@ -15,7 +15,8 @@ import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import { DEFAULT_PORTAL_CLAIM } from '../../shared/config';
 import { DEFAULT_EVENT_BUS_NAME } from '../../shared/delivery/portal-event';
-import { API_PREFIXES, DEAD_LETTER_RECORDER, DISPATCHER } from '../../shared/operations';
+import { API_PREFIXES, ATTEMPTS_RECORDER, DEAD_LETTER_RECORDER, DISPATCHER } from '../../shared/operations';
+import { logSubscriptionEventOf } from '../../shared/attempts/delivery-status-record';
 import { ADMIN_PATH, adminSiteRoutes, OPENAPI_PATH } from './admin-site';
 import { type DynamoDbLocal, startDynamoDbLocal } from './dynamodb/dynamodb-local';
 import { type EventBus, startEventBus } from './events/event-bus';
@@ -23,13 +24,26 @@ import { EventQueue } from './events/event-queue';
 import { freePort } from './free-port';
 import { type Gateway, startGateway } from './gateway/gateway';
 import { lambdaContext } from './gateway/event';
-import { LOCAL_ACCOUNT_ID, LOCAL_SERVICE_ACCESS_KEY_ID, LOCAL_SERVICE_ROLE_ARN, localDeliveryDeadLetterQueueArn } from '../aws/local-account';
+import {
+  LOCAL_ACCOUNT_ID,
+  LOCAL_DELIVERY_STATUS_ROLE_ARN,
+  LOCAL_SERVICE_ACCESS_KEY_ID,
+  LOCAL_SERVICE_ROLE_ARN,
+  localDeliveryDeadLetterQueueArn,
+} from '../aws/local-account';
 import { createJwtAuthorizer } from './gateway/jwt-authorizer';
 import { DEFAULT_CLIENTS_FILE, loadOAuthClients, type OAuthClient } from './auth/clients';
 import { createOAuthServer, type TokenResponse } from './auth/token-endpoint';
-import { loadDeadLetterRecorder, loadDispatcher, loadOperationHandlers } from './operation-handlers';
+import { loadAttemptsRecorder, loadDeadLetterRecorder, loadDispatcher, loadOperationHandlers, type LogSubscriptionHandler } from './operation-handlers';
 import { generateSigningKey, keySetOf, loadOrCreateSigningKey, type SigningKey } from './auth/signing-key';
-import { type DeadLetter, deadLetterQueueMessageOf, type SnsEmulator, type SnsEmulatorOptions, startSnsEmulator } from './sns/emulator';
+import {
+  type DeadLetter,
+  deadLetterQueueMessageOf,
+  type DeliveryStatusLogEvent,
+  type SnsEmulator,
+  type SnsEmulatorOptions,
+  startSnsEmulator,
+} from './sns/emulator';
 import { ensureSubscriptionTable } from './dynamodb/subscription-table';
 
 export const DEFAULT_PORTS = { api: 3000, dynamoDb: 8000, sns: 9911, events: 9912 } as const;
@@ -169,6 +183,26 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     const { body, attributes } = deadLetterQueueMessageOf(letter);
     if (!deadLetterQueue.send(body, attributes)) log(`[dead letters] queue full or closed: ${letter.messageId} not recorded`);
   };
+  // SNS's delivery status records, handed to the attempts consumer as CloudWatch Logs hands them to
+  // it on AWS: a subscription event of the record's log group, one after the other.
+  let attemptsRecorder: LogSubscriptionHandler | undefined;
+  const statusesBeforeRecorder: DeliveryStatusLogEvent[] = [];
+  let attemptsHandedOver: Promise<void> = Promise.resolve();
+  const toAttemptsRecorder = (logEvent: DeliveryStatusLogEvent) => {
+    if (!attemptsRecorder) {
+      statusesBeforeRecorder.push(logEvent);
+      return;
+    }
+    const recorder = attemptsRecorder;
+    attemptsHandedOver = attemptsHandedOver.then(async () => {
+      try {
+        const event = logSubscriptionEventOf(LOCAL_ACCOUNT_ID, logEvent.logGroup, logEvent.logStream, [logEvent.event]);
+        await recorder(event, lambdaContext(ATTEMPTS_RECORDER.handler, region, RECORDER_TIMEOUT_MS, 256, randomUUID()));
+      } catch (error) {
+        log(`[attempts] delivery status record of ${logEvent.logGroup} not kept: ${String(error)}`);
+      }
+    });
+  };
   let stopping: Promise<void> | undefined;
   const stop = () => {
     stopping ??= (async () => {
@@ -176,6 +210,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       await eventQueue?.close();
       // SNS first: its deliveries cut short are kept, and none is given up on into a closed queue.
       await sns?.close();
+      await attemptsHandedOver;
       await deadLetterQueue?.close();
       await dynamoDb?.stop();
     })();
@@ -193,6 +228,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
         signingDir: dataDir && join(dataDir, 'sns'),
         ...options.snsDelivery,
         onDeadLetter: toDeadLetterQueue,
+        onDeliveryStatus: toAttemptsRecorder,
         log: (line) => log(`[sns] ${line}`),
       }),
     ]);
@@ -236,6 +272,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       log: (line) => log(`[dead letters] ${line}`),
     });
     for (const letter of deadLettersBeforeRecorder.splice(0)) toDeadLetterQueue(letter);
+    attemptsRecorder = await loadAttemptsRecorder();
+    for (const logEvent of statusesBeforeRecorder.splice(0)) toAttemptsRecorder(logEvent);
     events = await startEventBus({
       port: eventsPort,
       busName: eventBusName,
@@ -326,6 +364,8 @@ function useLocalServices(region: string, endpoints: { dynamoDb: string; sns: st
     // Receivers on this machine (the reference receiver, a developer's own) are loopback hosts,
     // which the functions refuse by default (as on AWS, where none can be a receiver).
     ALLOW_LOOPBACK_ENDPOINTS: process.env.ALLOW_LOOPBACK_ENDPOINTS?.trim() || 'true',
+    // Topics log their deliveries, as deployed (the emulator writes SNS's records; docs/local.md).
+    DELIVERY_STATUS_ROLE_ARN: process.env.DELIVERY_STATUS_ROLE_ARN?.trim() || LOCAL_DELIVERY_STATUS_ROLE_ARN,
     // What Lambda sets for an environment started on demand; the logger reports cold starts only then.
     AWS_LAMBDA_INITIALIZATION_TYPE: 'on-demand',
   });

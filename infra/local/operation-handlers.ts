@@ -5,7 +5,7 @@
  */
 import type { APIGatewayProxyEventV2WithJWTAuthorizer, Context } from 'aws-lambda';
 import { writeValidators } from '../../shared/contract/write-validators';
-import { DEAD_LETTER_RECORDER, DISPATCHER, handlerEntryOf, OPERATIONS } from '../../shared/operations';
+import { ATTEMPTS_RECORDER, DEAD_LETTER_RECORDER, DISPATCHER, handlerEntryOf, OPERATIONS } from '../../shared/operations';
 import type { SqsHandler } from './events/event-queue';
 
 export type OperationHandler = (event: APIGatewayProxyEventV2WithJWTAuthorizer, context: Context) => Promise<unknown>;
@@ -26,6 +26,10 @@ const VARIABLES_READ_AT_IMPORT = [
   'DELIVERY_DEAD_LETTER_QUEUE_ARN',
   'TOPIC_PUBLISHER_ARNS',
   'ALLOWED_ENDPOINT_ACCOUNTS',
+  'DELIVERY_STATUS_ROLE_ARN',
+  'DELIVERY_STATUS_SUCCESS_SAMPLE_RATE',
+  'ATTEMPT_KEEP_DAYS',
+  'MAX_ATTEMPTS_PER_SUBSCRIPTION',
 ] as const;
 
 let environmentAtFirstLoad: string | undefined;
@@ -72,4 +76,13 @@ async function importHandler<Handler>(entry: string): Promise<Handler> {
   const module = (await import(new URL(`../../${entry}`, import.meta.url).href)) as { handler?: unknown };
   if (typeof module.handler !== 'function') throw new Error(`${entry} does not export a handler function.`);
   return module.handler as Handler;
+}
+
+/** A consumer of CloudWatch Logs subscription events, as Lambda invokes one. */
+export type LogSubscriptionHandler = (event: { awslogs: { data: string } }, context: Context) => Promise<unknown>;
+
+/** The attempts consumer's handler; the same rules as for the operations' apply. */
+export async function loadAttemptsRecorder(): Promise<LogSubscriptionHandler> {
+  checkEnvironmentUnchanged();
+  return importHandler<LogSubscriptionHandler>(ATTEMPTS_RECORDER.entry);
 }

@@ -2,3 +2,5 @@
 export const MAX_REPLAY_EVENT_IDS = 100;
 export const MAX_DEAD_LETTERS_PAGE = 100;
 export const DEFAULT_DEAD_LETTERS_PAGE = 50;
+export const MAX_ATTEMPTS_PAGE = 100;
+export const DEFAULT_ATTEMPTS_PAGE = 50;

@@ -16,6 +16,7 @@ import {
   EXAMPLE_CONFIG_ID,
   eventKind,
   eventKindEntry,
+  listAttemptsQuery,
   listDeadLettersQuery,
   renameSubscriptionRequest,
   replayDeadLettersRequest,
@@ -129,7 +130,8 @@ const OPERATION_DOCS: Record<OperationId, OperationDoc> = {
       'pending or unsubscribed) as the service last learned it: SNS is asked only about subscriptions not known to be ' +
       'confirmed, and a confirmation that lapses shows within one run of the reconciler. Each entry also tells its dead ' +
       'letters: how many are kept (`deadLetters`), when the latest failed (`lastDeadLetterAt`), how many gave way to the ' +
-      'cap of 1,000 (`deadLettersDropped`). The answer also says how many subscriptions the portal may have ' +
+      'cap of 1,000 (`deadLettersDropped`); and its health, from SNS\'s delivery status logs: the latest delivery and failure ' +
+      '(`lastDeliveredAt`, `lastFailedAt`) and the counts of the last 24 hours (`deliveredLast24h`, `failedLast24h`). The answer also says how many subscriptions the portal may have ' +
       '(`maxSubscriptions`). Any body is ignored.',
     success: 'ListSubscriptionsResponse',
     successExample: {
@@ -148,6 +150,10 @@ const OPERATION_DOCS: Record<OperationId, OperationDoc> = {
           deadLetters: 2,
           lastDeadLetterAt: '2026-11-24T08:41:12.345Z',
           deadLettersDropped: 0,
+          lastDeliveredAt: '2026-11-24T09:02:33.120Z',
+          lastFailedAt: '2026-11-24T08:41:12.345Z',
+          deliveredLast24h: 118,
+          failedLast24h: 2,
         },
       ],
       maxSubscriptions: 10,
@@ -218,6 +224,34 @@ const OPERATION_DOCS: Record<OperationId, OperationDoc> = {
     requestExample: { config_id: EXAMPLE_CONFIG_ID, eventIds: ['6a1e4c2b-3f5d-4e7a-9b8c-0d1e2f3a4b5c'] },
     success: 'ReplayDeadLettersResponse',
     successExample: { success: true, message: '1 dead letter sent again.', replayed: 1, remaining: 0 },
+    answersBadRequest: true,
+  },
+  listAttemptsRoute: {
+    summary: 'List a subscription\'s delivery attempts',
+    description:
+      'Every delivery of a message to the endpoint as SNS logged it (its delivery status logs), successes included, newest ' +
+      'first, a page at a time (`limit`, default 50, at most 100; `cursor`: the previous page\'s `nextCursor`; `status`: ' +
+      '`delivered` or `failed` only). `attempts` is SNS\'s count of tries for the message, `dwellTimeMs` the time from publishing ' +
+      'to the end of the delivery; `messageId` is the `x-amz-sns-message-id` header the endpoint received. Successes are ' +
+      'sampled as the deployment sets (all by default); failures are all kept. Kept 7 days (a deployment setting), at most ' +
+      '1,000 per subscription (the oldest give way). E-mail subscriptions have none: 400 `ATTEMPTS_NOT_RECORDED`.',
+    query: listAttemptsQuery,
+    success: 'ListAttemptsResponse',
+    successExample: {
+      success: true,
+      message: '1 delivery attempt on this page.',
+      attempts: [
+        {
+          at: '2026-11-24T09:02:33.120Z',
+          status: 'delivered',
+          statusCode: 200,
+          dwellTimeMs: 84,
+          attempts: 1,
+          messageId: '5a3d2c1b-0f9e-4d8c-b7a6-958473625140',
+        },
+      ],
+      nextCursor: null,
+    },
     answersBadRequest: true,
   },
   confirmSubscriptionRoute: {

@@ -11,7 +11,8 @@
 import { config } from '../environment';
 import type { Protocol, SubscriptionStatus } from '../subscriptions/model';
 import { type BodyCheck, type BodyOf, bodyReader } from './body-reader';
-import { DEFAULT_DEAD_LETTERS_PAGE } from './dead-letter-limits';
+import { DEFAULT_ATTEMPTS_PAGE, DEFAULT_DEAD_LETTERS_PAGE } from './dead-letter-limits';
+import * as listAttemptsSchema from './generated/list-attempts-query';
 import * as activateSchema from './generated/activate-subscription-request';
 import * as confirmSchema from './generated/confirm-subscription-request';
 import * as createSchema from './generated/create-subscription-request';
@@ -129,3 +130,12 @@ export type ActivateSubscriptionRequest = BodyOf<typeof activateSubscriptionRequ
 export type RenameSubscriptionRequest = BodyOf<typeof renameSubscriptionRequest>;
 export type TestSubscriptionRequest = BodyOf<typeof testSubscriptionRequest>;
 export type ConfirmSubscriptionRequest = BodyOf<typeof confirmSubscriptionRequest>;
+
+export const listAttemptsQuery = /* @__PURE__ */ bodyReader(listAttemptsSchema, {
+  output: (query: { config_id: string; limit?: string; cursor?: string; status?: 'delivered' | 'failed' }) => ({
+    configId: query.config_id.toLowerCase(),
+    limit: query.limit === undefined ? DEFAULT_ATTEMPTS_PAGE : Number(query.limit),
+    cursor: query.cursor,
+    status: query.status,
+  }),
+});

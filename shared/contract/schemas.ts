@@ -20,7 +20,7 @@
  * failing keyword's path in the body's own schema.
  */
 import { UUID_PATTERN } from '../subscriptions/config-id';
-import { DEFAULT_DEAD_LETTERS_PAGE, MAX_DEAD_LETTERS_PAGE, MAX_REPLAY_EVENT_IDS } from './dead-letter-limits';
+import { DEFAULT_ATTEMPTS_PAGE, DEFAULT_DEAD_LETTERS_PAGE, MAX_ATTEMPTS_PAGE, MAX_DEAD_LETTERS_PAGE, MAX_REPLAY_EVENT_IDS } from './dead-letter-limits';
 import { PROTOCOLS } from '../subscriptions/model';
 
 export const SCHEMA_DIALECT = 'https://json-schema.org/draft/2020-12/schema';
@@ -295,6 +295,37 @@ export const listDeadLettersQuery = {
   required: ['config_id'],
 } as const;
 
+/** The query of `GET /attempts`, validated like a body, as the dead letters' is. */
+export const listAttemptsQuery = {
+  $schema: SCHEMA_DIALECT,
+  $id: schemaId('ListAttemptsQuery'),
+  type: 'object',
+  description: `Query parameters. ${UNKNOWN_FIELDS}`,
+  properties: {
+    config_id: { ...subscriptionId, description: 'The subscription whose delivery attempts are listed.' },
+    limit: {
+      type: 'string',
+      pattern: `^0*(?:[1-9][0-9]?|${MAX_ATTEMPTS_PAGE})$`,
+      description: `Attempts per page: 1 to ${MAX_ATTEMPTS_PAGE}, default ${DEFAULT_ATTEMPTS_PAGE}.`,
+      examples: ['20'],
+      'x-error': `must be a whole number from 1 to ${MAX_ATTEMPTS_PAGE}.`,
+    },
+    cursor: {
+      type: 'string',
+      pattern: '^[A-Za-z0-9_-]{1,2048}$',
+      description: 'The `nextCursor` of the previous page, as it was answered; absent for the first page.',
+      'x-error': 'must be the nextCursor of an earlier answer, unchanged.',
+    },
+    status: {
+      type: 'string',
+      enum: ['delivered', 'failed'],
+      description: 'Only the attempts of this outcome; absent for both.',
+      'x-error': 'must be delivered or failed.',
+    },
+  },
+  required: ['config_id'],
+} as const;
+
 export const replayDeadLettersRequest = {
   $schema: SCHEMA_DIALECT,
   $id: schemaId('ReplayDeadLettersRequest'),
@@ -337,6 +368,7 @@ export const REQUEST_SCHEMAS = {
   'confirm-subscription-request': confirmSubscriptionRequest,
   'list-dead-letters-query': listDeadLettersQuery,
   'replay-dead-letters-request': replayDeadLettersRequest,
+  'list-attempts-query': listAttemptsQuery,
 } as const;
 
 // ---- answers ------------------------------------------------------------------------------
@@ -431,6 +463,13 @@ export const subscriptionListEntry = {
       description: 'When its latest dead letter failed, while that is still kept; null otherwise.',
     },
     deadLettersDropped: { type: 'integer', minimum: 0, description: 'Dead letters removed to keep at most 1,000 (the oldest gave way).' },
+    lastDeliveredAt: {
+      type: ['string', 'null'],
+      description: 'When SNS last logged a delivery to the endpoint (ISO 8601); null if none is known. Successes are sampled as the deployment sets.',
+    },
+    lastFailedAt: { type: ['string', 'null'], description: 'When SNS last logged a failed delivery to the endpoint (ISO 8601); null if none is known.' },
+    deliveredLast24h: { type: 'integer', minimum: 0, description: 'Deliveries SNS logged over the last 24 hours (to the hour).' },
+    failedLast24h: { type: 'integer', minimum: 0, description: 'Failed deliveries SNS logged over the last 24 hours (to the hour).' },
   },
   required: [
     'configId',
@@ -444,6 +483,10 @@ export const subscriptionListEntry = {
     'deadLetters',
     'lastDeadLetterAt',
     'deadLettersDropped',
+    'lastDeliveredAt',
+    'lastFailedAt',
+    'deliveredLast24h',
+    'failedLast24h',
   ],
   additionalProperties: false,
 } as const;
@@ -516,6 +559,26 @@ export const listDeadLettersResponse = success(
     deadLettersDropped: { type: 'integer', minimum: 0, description: 'Dead letters removed to keep at most 1,000 (the oldest gave way).' },
   },
 );
+export const deliveryAttempt = {
+  $schema: SCHEMA_DIALECT,
+  $id: schemaId('DeliveryAttempt'),
+  type: 'object',
+  description: 'A delivery of one message to the endpoint, as SNS logged it (its delivery status log).',
+  properties: {
+    at: { type: 'string', description: 'When SNS logged the delivery (ISO 8601).' },
+    status: { type: 'string', enum: ['delivered', 'failed'] },
+    statusCode: { type: ['integer', 'null'], description: "The endpoint's HTTP status; null when it gave none (no answer in time, refused)." },
+    dwellTimeMs: { type: 'integer', minimum: 0, description: 'From publishing to the end of the delivery, in milliseconds, retries included.' },
+    attempts: { type: 'integer', minimum: 1, description: "SNS's count of tries for this message." },
+    messageId: { type: 'string', description: "SNS's message id: the `x-amz-sns-message-id` header the endpoint received." },
+  },
+  required: ['at', 'status', 'statusCode', 'dwellTimeMs', 'attempts', 'messageId'],
+  additionalProperties: false,
+} as const;
+export const listAttemptsResponse = success('ListAttemptsResponse', "One page of the subscription's delivery attempts, newest first.", {
+  attempts: { type: 'array', items: ref(deliveryAttempt) },
+  nextCursor: { type: ['string', 'null'], description: 'The `cursor` of the next page; null on the last page.' },
+});
 export const replayDeadLettersResponse = success(
   'ReplayDeadLettersResponse',
   'The chosen dead letters were published to the subscription\'s topic again, and those SNS accepted removed.',
@@ -579,6 +642,8 @@ export const CONTRACT_SCHEMAS = [
   deadLetter,
   listDeadLettersResponse,
   replayDeadLettersResponse,
+  deliveryAttempt,
+  listAttemptsResponse,
   confirmationResponse,
   errorResponse,
   gatewayError,

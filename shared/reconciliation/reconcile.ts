@@ -22,7 +22,11 @@
  * - a record whose topic exists gets the state of its SNS subscription stored when it differs
  *   from the stored one (confirmed, pending, unsubscribed, read off the listing), so that list,
  *   which trusts a stored `confirmed`, shows a confirmation that lapsed within one run;
- * - a topic of the prefix with any other name is reported and left alone.
+ * - a topic of the prefix with any other name is reported and left alone;
+ * - with delivery status logging configured, a record whose topic exists but was not given the
+ *   logging configured now (made before it, or with another role or sample rate) gets it set on
+ *   its topic, and remembers so (shared/subscriptions/delivery-status.ts): SNS's listing shows no
+ *   topic attributes, and reading them would cost a call per topic every run.
  *
  * SNS is listed before the table is scanned: a create makes its topic before its record, so a
  * record the scan sees has a topic the listing saw, unless it was deleted meanwhile. A failing
@@ -39,13 +43,15 @@ import { SubscriptionNotFoundError } from '../subscriptions/errors';
 import type { Subscription } from '../subscriptions/model';
 import type { SubscriptionRepository } from '../subscriptions/repository';
 import type { SubscriptionState } from '../subscriptions/sns-subscription';
+import { DELIVERY_STATUS_ATTRIBUTE, type DeliveryStatusLogging, deliveryStatusMarkOf, enableDeliveryStatus } from '../subscriptions/delivery-status';
 import type { SubscriptionTopics } from '../subscriptions/topics';
 import { classifyTopic } from './topic-names';
 import { type ListedSubscription, listAllSubscriptions, listAllTopicArns, PENDING_CONFIRMATION } from './sns-inventory';
 
 export interface ReconcileDeps {
   sns: SNSClient;
-  repository: Pick<SubscriptionRepository, 'scanAllSubscriptions' | 'find' | 'replaceDeliveryArns' | 'storeSubscriptionState'>;
+  repository: Pick<SubscriptionRepository, 'scanAllSubscriptions' | 'find' | 'replaceDeliveryArns' | 'storeSubscriptionState'> &
+    Partial<Pick<SubscriptionRepository, 'storeDeliveryStatusMark'>>;
   topics: Pick<SubscriptionTopics, 'close' | 'reopen' | 'recreateTopic'>;
   topicPrefix: string;
   /** Named in the redrive policy of every recreated SNS subscription, as create does. */
@@ -56,6 +62,8 @@ export interface ReconcileDeps {
   now: () => number;
   /** Only report what would be done. */
   dryRun: boolean;
+  /** Delivery status logging every topic should have; unset, none is set. */
+  deliveryStatus?: DeliveryStatusLogging;
 }
 
 /** What one run found and did; a dry run counts what it would do, under names that say so. */
@@ -75,6 +83,9 @@ interface RunCounts {
    */
   subscriptionsGone: number;
   errors: number;
+  /** With delivery status logging configured: topics it was set on (would be, in a dry run). */
+  deliveryStatusLoggingSet?: number;
+  wouldSetDeliveryStatusLogging?: number;
   /** Topics of the prefix whose name is not `${prefix}-<UUIDv7>`: not the service's, left alone. */
   unrecognizedTopics: string[];
 }
@@ -134,6 +145,29 @@ export async function reconcileTopics(deps: ReconcileDeps): Promise<ReconcileSum
     }
   });
 
+  let deliveryStatusSet = 0;
+  const logging = deps.deliveryStatus;
+  if (logging) {
+    const mark = deliveryStatusMarkOf(logging);
+    const unlogged = records.filter(
+      (record) => existingTopics.has(record.topicArn) && (record as unknown as Record<string, unknown>)[DELIVERY_STATUS_ATTRIBUTE] !== mark,
+    );
+    await mapWithConcurrency(unlogged, CHANGES_IN_FLIGHT, async (record) => {
+      const item = { portalId: record.portalId, configId: record.configId, topicArn: record.topicArn };
+      try {
+        if (!dryRun) {
+          await enableDeliveryStatus(sns, record.topicArn, logging);
+          await repository.storeDeliveryStatusMark?.(record, mark);
+        }
+        deliveryStatusSet++;
+        logger.info(dryRun ? 'delivery status logging would be set' : 'delivery status logging set', item);
+      } catch (error) {
+        summary.errors++;
+        logger.error('could not set delivery status logging', { ...item, error: error as Error });
+      }
+    });
+  }
+
   const withoutTopic = records.filter((record) => !existingTopics.has(record.topicArn));
   const observed = records
     .filter((record) => existingTopics.has(record.topicArn))
@@ -166,7 +200,8 @@ export async function reconcileTopics(deps: ReconcileDeps): Promise<ReconcileSum
     }
   });
 
-  const { topicsSeen, recordsSeen, ...rest } = summary;
+  const { topicsSeen, recordsSeen, ...counts } = summary;
+  const rest = { ...counts, ...(logging && (dryRun ? { wouldSetDeliveryStatusLogging: deliveryStatusSet } : { deliveryStatusLoggingSet: deliveryStatusSet })) };
   return dryRun
     ? {
         topicsSeen,

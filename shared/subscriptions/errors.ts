@@ -134,3 +134,12 @@ export class EndpointCredentialsGoneError extends RefusalError {
     );
   }
 }
+
+/** GET /attempts of an e-mail subscription: SNS logs no delivery status for e-mail. */
+export class AttemptsNotRecordedError extends RefusalError {
+  override readonly name = 'AttemptsNotRecordedError';
+  readonly code = 'ATTEMPTS_NOT_RECORDED';
+  constructor(readonly protocol: string) {
+    super(`SNS records no delivery attempts for ${protocol} subscriptions; only http, https, sqs and lambda endpoints have them.`);
+  }
+}

@@ -1,3 +1,4 @@
+import { attemptHealthOf } from '../attempts/counts';
 import { deadLetterSummaryOf } from '../dead-letters/day-counts';
 import { maskCredentials } from '../masked-credentials';
 import type { SubscriptionState } from './sns-subscription';
@@ -45,8 +46,8 @@ export function recordView(subscription: Subscription, subscriptionState: Subscr
 }
 
 /**
- * One entry of the list answer. Its dead-letter counts come from counters on the record itself
- * (dead-letters/day-counts.ts), read in the same Query.
+ * One entry of the list answer. Its dead-letter counts and its health come from counters on the
+ * record itself (dead-letters/day-counts.ts, attempts/counts.ts), read in the same Query.
  */
 export function listEntryView(subscription: Subscription, subscriptionState: SubscriptionState) {
   const { configId, name, endpoint, protocol, events, status } = subscription;
@@ -63,5 +64,7 @@ export function listEntryView(subscription: Subscription, subscriptionState: Sub
     deadLetters,
     lastDeadLetterAt,
     deadLettersDropped,
+    // The 24-hour counts do not depend on how long attempts are kept: any keeping time will do.
+    ...attemptHealthOf(subscription as unknown as Record<string, unknown>, 1),
   };
 }

@@ -40,3 +40,11 @@ export const DEAD_LETTER_KEY_PREFIX = 'deadletter#';
 export const deadLetterPrefixOf = (configId: string) => `${DEAD_LETTER_KEY_PREFIX}${configId}#`;
 export const deadLetterKeyOf = (configId: string, failedAt: string, messageId: string) =>
   `${deadLetterPrefixOf(configId)}${failedAt}#${messageId}`;
+
+/**
+ * Delivery attempts of a subscription (shared/attempts/): in its portal's partition, sorted by when
+ * SNS logged them, then by SNS's message id, so an attempt logged or handed over twice has one key.
+ */
+export const ATTEMPT_KEY_PREFIX = 'attempt#';
+export const attemptPrefixOf = (configId: string) => `${ATTEMPT_KEY_PREFIX}${configId}#`;
+export const attemptKeyOf = (configId: string, at: string, messageId: string) => `${attemptPrefixOf(configId)}${at}#${messageId}`;

@@ -5,6 +5,7 @@ import { logger } from '../logger';
 import { EndpointRefusedError } from './errors';
 import type { Protocol } from './model';
 import { type Bound, bindOperations, type Operation } from './bound-operations';
+import { type DeliveryStatusLogging, deliveryStatusAttributes } from './delivery-status';
 import { topicAccessPolicy } from './topic-policy';
 
 export interface SubscriptionTopic {
@@ -42,6 +43,8 @@ export interface TopicSettings {
   readonly sns: SNSClient;
   readonly topicPrefix: string;
   readonly publisherArns?: readonly string[];
+  /** Delivery status logging every topic is made with (delivery-status.ts); none when unset. */
+  readonly deliveryStatus?: DeliveryStatusLogging;
 }
 
 export function topicNameFor({ topicPrefix }: TopicSettings, configId: string): string {
@@ -170,7 +173,12 @@ async function createTopic(settings: TopicSettings, portalId: string, configId: 
         Name: topicNameFor(settings, configId),
         // Messages signed with SHA256 rather than SNS's default SHA1; no KMS key: a customer
         // key would need grants for every publisher.
-        Attributes: { SignatureVersion: '2', Policy: topicAccessPolicy(topicArn, publisherArns) },
+        // Delivery status logging in the same call, so no topic of the service is ever without it.
+        Attributes: {
+          SignatureVersion: '2',
+          Policy: topicAccessPolicy(topicArn, publisherArns),
+          ...(settings.deliveryStatus && deliveryStatusAttributes(settings.deliveryStatus)),
+        },
         Tags: [
           { Key: 'portalId', Value: portalId },
           { Key: 'configId', Value: configId },

@@ -28,6 +28,9 @@ function failureOf(answer: unknown): string | undefined {
   if (result?.batchItemFailures !== undefined) {
     return result.batchItemFailures.length === 0 ? undefined : `batch item failures: ${JSON.stringify(result.batchItemFailures)}`;
   }
+  // The attempts consumer's summary: every record of the event kept.
+  const kept = answer as { stored?: number; dropped?: number } | undefined;
+  if (typeof kept?.stored === 'number') return kept.stored > 0 && !kept.dropped ? undefined : `kept ${kept.stored}, dropped ${kept.dropped}`;
   return result?.statusCode === 200 ? undefined : `answered ${result?.statusCode}: ${result?.body}`;
 }
 

@@ -13,7 +13,8 @@ import { httpEvent } from '../support/http-events';
 import { confirmAsEndpointOwner } from '../support/sns-confirmation';
 import { dispatchLabel, type BenchPlan, type FunctionName } from './plan';
 import { FUNCTION_ENV } from './services';
-import { RECORDED_PER_BATCH, REPLAYED_PER_INVOCATION } from './targets';
+import { ATTEMPTS_PER_EVENT, RECORDED_PER_BATCH, REPLAYED_PER_INVOCATION } from './targets';
+import { logSubscriptionEventOf } from '../../shared/attempts/delivery-status-record';
 
 const DISPATCHED_KIND = 'asset_bank.media.create';
 
@@ -197,6 +198,40 @@ function dispatchRecord(portalId: string): SQSRecord {
   };
 }
 
+/** A CloudWatch Logs subscription event of `count` SNS delivery status records of the topic (its success log group). */
+export function attemptsEvent(topicArn: string, count: number) {
+  const [, , , region, account, name] = topicArn.split(':');
+  const start = Date.now();
+  const logEvents = Array.from({ length: count }, (_, index) => ({
+    id: randomUUID().replace(/-/g, ''),
+    timestamp: start + index,
+    message: JSON.stringify({
+      notification: { messageMD5Sum: '0'.repeat(32), messageId: randomUUID(), topicArn, timestamp: new Date(start).toISOString().replace('T', ' ').replace('Z', '') },
+      delivery: { deliveryId: randomUUID(), destination: 'https://hooks.example.com/', providerResponse: 'OK', dwellTimeMs: 80, attempts: 1, statusCode: 200 },
+      status: 'SUCCESS',
+    }),
+  }));
+  return logSubscriptionEventOf(account!, `sns/${region}/${account}/${name}`, 'bench', logEvents);
+}
+
+/** Keeps `count` delivery attempts for the subscription through the consumer's store. */
+async function seedAttempts(documentClient: DynamoDBDocumentClient, portalId: string, subscription: Created, count: number) {
+  const { recordAttempts } = await import('../../shared/attempts/store');
+  const start = Date.now() - 60_000;
+  const attempts = Array.from({ length: count }, (_, index) => ({
+    configId: subscription.configId,
+    topicArn: subscription.topicArn,
+    at: new Date(start + index).toISOString(),
+    status: index % 5 === 0 ? ('failed' as const) : ('delivered' as const),
+    statusCode: index % 5 === 0 ? 500 : 200,
+    dwellTimeMs: 80,
+    attempts: 1,
+    messageId: randomUUID(),
+  }));
+  await recordAttempts({ db: documentClient, tableName: FUNCTION_ENV.TABLE_NAME }, { keepDays: 7, maxPerSubscription: 1_000 }, portalId, subscription.configId, subscription.topicArn, attempts);
+  return { portalId, configId: subscription.configId };
+}
+
 /** A batch of `events` portal events, taking the portals in turn (as a queue interleaves them). */
 export function dispatchBatch(portalIds: readonly string[], events: number): SQSEvent {
   return { Records: Array.from({ length: events }, (_, index) => dispatchRecord(portalIds[index % portalIds.length]!)) };
@@ -214,6 +249,8 @@ export interface Fixtures {
   confirmed: { portalId: string } & Created;
   /** A subscription with dead letters kept, for GET /dead-letters. */
   withDeadLetters: { portalId: string; configId: string };
+  /** A subscription with delivery attempts kept, for GET /attempts. */
+  withAttempts: { portalId: string; configId: string };
   /** For the data some rows make before each turn (replay's dead letters, the recorder's subscriptions). */
   documentClient: DynamoDBDocumentClient;
   /** By size of list's scale. */
@@ -242,10 +279,12 @@ export async function makeFixtures({ iterations, measures }: BenchPlan, document
   const [confirmed] = await createReal(confirmedPortal, 1);
   await confirmAsEndpointOwner(confirmed!.subscriptionArn);
   const withDeadLetters = await seedDeadLetters(documentClient, undefined, 30);
+  const withAttempts = await seedAttempts(documentClient, confirmedPortal, confirmed!, 30);
   return {
     changed: { portalId: changedPortal, configId: changed!.configId },
     confirmed: { portalId: confirmedPortal, ...confirmed! },
     withDeadLetters,
+    withAttempts,
     documentClient,
     listPortals,
     dispatchPortals,
@@ -282,6 +321,16 @@ export async function eventsFor(name: FunctionName, count: number, fixtures: Fix
     case 'listDeadLetters': {
       const { portalId: deadPortal, configId: deadConfig } = fixtures.withDeadLetters;
       return indexes.map(() => httpEvent('listDeadLettersRoute', { portalId: deadPortal, query: { config_id: deadConfig, limit: '10' } }));
+    }
+    case 'listAttempts': {
+      const { portalId: attemptPortal, configId: attemptConfig } = fixtures.withAttempts;
+      return indexes.map(() => httpEvent('listAttemptsRoute', { portalId: attemptPortal, query: { config_id: attemptConfig, limit: '10' } }));
+    }
+    case 'recordDeliveryAttempts': {
+      // A real topic each (the consumer reads its portal tag), so no event meets the cap of another's.
+      const portals = indexes.map(() => `bench-attempts-${randomUUID().slice(0, 8)}`);
+      const topics = await mapWithConcurrency(portals, 4, async (portal) => (await createReal(portal, 1))[0]!);
+      return topics.map((topic) => attemptsEvent(topic.topicArn, ATTEMPTS_PER_EVENT));
     }
     case 'replayDeadLetters': {
       // A subscription each (its record pointing at the confirmed one's topic), with its own dead letters to send.

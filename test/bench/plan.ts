@@ -7,11 +7,15 @@
  */
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DEAD_LETTER_RECORDER, DISPATCHER, OPERATIONS, type OperationId } from '../../shared/operations';
+import { ATTEMPTS_RECORDER, DEAD_LETTER_RECORDER, DISPATCHER, OPERATIONS, type OperationId } from '../../shared/operations';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
-export type FunctionName = (typeof OPERATIONS)[number]['handler'] | typeof DISPATCHER.handler | typeof DEAD_LETTER_RECORDER.handler;
+export type FunctionName =
+  | (typeof OPERATIONS)[number]['handler']
+  | typeof DISPATCHER.handler
+  | typeof DEAD_LETTER_RECORDER.handler
+  | typeof ATTEMPTS_RECORDER.handler;
 export type Side = 'function' | 'floor';
 
 export interface BenchFunction {
@@ -25,6 +29,7 @@ export const ALL_FUNCTIONS: readonly BenchFunction[] = [
   ...OPERATIONS.map((op) => ({ name: op.handler as FunctionName, entry: `functions/${op.handler}.ts`, operationId: op.id })),
   { name: DISPATCHER.handler, entry: DISPATCHER.entry },
   { name: DEAD_LETTER_RECORDER.handler, entry: DEAD_LETTER_RECORDER.entry },
+  { name: ATTEMPTS_RECORDER.handler, entry: ATTEMPTS_RECORDER.entry },
 ];
 
 /** A batch the dispatcher is invoked with: `events` records, spread evenly over `portals`, each portal with `recipients` subscriptions choosing them. */

@@ -12,11 +12,13 @@ import { log } from './progress';
 import type { Services } from './services';
 import { pairedFigures, warmPairs } from './statistics';
 import type { Pair, Row } from './table';
-import { MINIMUM_CALLS, RECORDED_PER_BATCH, REPLAYED_PER_INVOCATION, TARGETS } from './targets';
+import { ATTEMPTS_PER_EVENT, MINIMUM_CALLS, RECORDED_PER_BATCH, REPLAYED_PER_INVOCATION, TARGETS } from './targets';
 
 /** What an invocation of these rows does, since their calls grow with it. */
 const ROW_NOTES: Partial<Record<FunctionName, string>> = {
   replayDeadLetters: `${REPLAYED_PER_INVOCATION} dead letters per invocation: 1 Query, then per message 1 Publish and 1 TransactWriteItems removing it`,
+  listSubscriptions: 'each entry\'s health (lastDeliveredAt, lastFailedAt, 24-hour counts) is read off its record in the same Query: no call per entry',
+  recordDeliveryAttempts: `a subscription event of ${ATTEMPTS_PER_EVENT} delivery status records per invocation: 1 ListTagsForResource, 1 GetItem, 1 TransactWriteItems`,
   recordDeadLetters: `a batch of ${RECORDED_PER_BATCH} dead letters per invocation: 1 write (TransactWriteItems) each, 1 GetItem per subscription`,
 };
 

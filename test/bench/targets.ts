@@ -9,6 +9,8 @@ import type { DispatchShape } from './plan';
 /** Dead letters each replay invocation of the bench sends again, and each recorder batch holds. */
 export const REPLAYED_PER_INVOCATION = 3;
 export const RECORDED_PER_BATCH = 10;
+/** Delivery status records in each subscription event the attempts consumer is invoked with. */
+export const ATTEMPTS_PER_EVENT = 10;
 
 export const TARGETS = {
   /** Bundle size and module load time, function / floor. */
@@ -67,6 +69,13 @@ export const MINIMUM_CALLS: Record<string, (sizes: { records: number; queryPages
   recordDeadLetters: () => ({
     required: { TransactWriteItems: RECORDED_PER_BATCH },
     extra: { action: 'GetItem', reason: 'reads the record once per batch: it must exist in that portal with that topic, and the cap of 1,000' },
+  }),
+  // The record (it must be the caller's; its protocol), one Query page of attempts.
+  listAttempts: () => ({ required: { GetItem: 1, Query: 1 } }),
+  // One log group's records: the topic's portal (its tag), then one transaction of their Puts and the record's counters.
+  recordDeliveryAttempts: () => ({
+    required: { ListTagsForResource: 1, TransactWriteItems: 1 },
+    extra: { action: 'GetItem', reason: 'reads the record once per event: its counters, the latest times and the cap' },
   }),
   // A pending subscription (the bench's is): its record, its state, the Subscribe; no write, as its ARN stays.
   confirmSubscription: () => ({ required: { GetItem: 1, GetSubscriptionAttributes: 1, Subscribe: 1 } }),

@@ -142,8 +142,12 @@ describe('the alarms', () => {
     });
   });
 
-  it('watch the errors of every function that consumes a queue, and of no other', () => {
-    const consumers = ofType('AWS::Lambda::EventSourceMapping').map(([, mapping]) => mapping.Properties.FunctionName.Ref);
+  it('watch the errors of every function that consumes a queue or the delivery status logs, and of no other', () => {
+    const consumers = [
+      ...ofType('AWS::Lambda::EventSourceMapping').map(([, mapping]) => mapping.Properties.FunctionName.Ref),
+      // CloudWatch Logs invokes it asynchronously: an error past Lambda's retries loses those attempts.
+      idOf(stack.attempts.consumer.function),
+    ];
     const watched = ofType('AWS::CloudWatch::Alarm')
       .filter(([, a]) => a.Properties.MetricName === 'Errors')
       .map(([, a]) => a.Properties.Dimensions.find((d: any) => d.Name === 'FunctionName').Value.Ref);

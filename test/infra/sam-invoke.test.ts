@@ -10,7 +10,9 @@ import { join } from 'node:path';
 import { LOCAL_SERVICE_ACCESS_KEY_ID } from '../../infra/aws/local-account';
 import { PROJECT_ROOT } from '../../infra/aws/service-function';
 import { STACK_NAME } from '../../infra/aws/webhook-subscriptions-app';
-import { DEAD_LETTER_RECORDER, DISPATCHER, OPERATIONS, RECONCILER } from '../../shared/operations';
+import { gunzipSync } from 'node:zlib';
+import { logSubscriptionEventOf } from '../../shared/attempts/delivery-status-record';
+import { ATTEMPTS_RECORDER, DEAD_LETTER_RECORDER, DISPATCHER, OPERATIONS, RECONCILER } from '../../shared/operations';
 import { freshPortal } from '../support/api';
 import { allTopicArns, subscriptionItems } from '../support/aws-state';
 import { REQUIRED_CONTEXT, serviceApp } from '../support/cdk-app';
@@ -89,10 +91,11 @@ async function createdSubscription() {
 }
 
 describe('the synthesized functions, invoked as sam local invoke does', () => {
-  it('has one function per operation, the dispatcher, the dead-letter recorder and the reconciler, each with its sample event in events/', () => {
+  it('has one function per operation, the dispatcher, the dead-letter recorder, the attempts consumer and the reconciler, each with its sample event in events/', () => {
     expect([...functions.keys()].sort()).toEqual(
-      [...OPERATIONS.map((op) => op.handler), DISPATCHER.handler, DEAD_LETTER_RECORDER.handler, RECONCILER.handler].sort(),
+      [...OPERATIONS.map((op) => op.handler), DISPATCHER.handler, DEAD_LETTER_RECORDER.handler, ATTEMPTS_RECORDER.handler, RECONCILER.handler].sort(),
     );
+    expect(JSON.parse(readFileSync(join(PROJECT_ROOT, 'events', `${ATTEMPTS_RECORDER.handler}.json`), 'utf8')).awslogs.data).toEqual(expect.any(String));
     expect(JSON.parse(readFileSync(join(PROJECT_ROOT, 'events', `${DEAD_LETTER_RECORDER.handler}.json`), 'utf8')).Records).toHaveLength(1);
     expect(JSON.parse(readFileSync(join(PROJECT_ROOT, 'events', `${RECONCILER.handler}.json`), 'utf8'))['detail-type']).toBe('Scheduled Event');
     expect(JSON.parse(readFileSync(join(PROJECT_ROOT, 'events', `${DISPATCHER.handler}.json`), 'utf8')).Records).toHaveLength(1);
@@ -210,6 +213,26 @@ describe('the synthesized functions, invoked as sam local invoke does', () => {
     expect(listed.statusCode).toBe(200);
     expect(listed.body.deadLetters).toEqual([expect.objectContaining({ eventId: message.eventId, messageId: notification.MessageId })]);
     expect([replayed.statusCode, replayed.body.code]).toEqual([400, 'ENDPOINT_NOT_CONFIRMED']);
+  });
+
+  it('the attempts consumer keeps the sample delivery status record for its subscription, and attempts lists it', async () => {
+    const { portalId, configId, topicArn } = await createdSubscription();
+    const sample = JSON.parse(readFileSync(join(PROJECT_ROOT, 'events', `${ATTEMPTS_RECORDER.handler}.json`), 'utf8'));
+    // The sample's record, for the topic just made, in that topic's failure log group.
+    const document = JSON.parse(gunzipSync(Buffer.from(sample.awslogs.data, 'base64')).toString('utf8'));
+    const record = JSON.parse(document.logEvents[0].message);
+    record.notification.topicArn = topicArn;
+    const [, , , region, account, name] = topicArn.split(':');
+    const event = logSubscriptionEventOf(account!, `sns/${region}/${account}/${name}/Failure`, document.logStream, [
+      { ...document.logEvents[0], timestamp: Date.now(), message: JSON.stringify(record) },
+    ]);
+
+    const invocation = await samLocalInvokeRaw(ATTEMPTS_RECORDER.handler, event);
+    const listed = await samLocalInvoke('listAttempts', sampleEvent('listAttempts', { portalId, configId }));
+
+    expect(invocation.result).toEqual({ stored: 1, duplicates: 0, evicted: 0, dropped: 0 });
+    expect(listed.statusCode).toBe(200);
+    expect(listed.body.attempts).toEqual([expect.objectContaining({ status: 'failed', statusCode: 500, attempts: 4, messageId: record.notification.messageId })]);
   });
 
   it("the dispatcher publishes the sample portal event to the portal's subscription that chose its kind", async () => {

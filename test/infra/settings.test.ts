@@ -59,6 +59,9 @@ describe('synth with a bad value', () => {
     ['reconcileEveryMinutes', '7.5', /reconcileEveryMinutes must be a whole number/],
     ['reconcileGraceMinutes', '0', /reconcileGraceMinutes must be a whole number of minutes from 1 to 1440/],
     ['allowedEndpointAccounts', '123456789012,12345', /allowedEndpointAccounts must be a comma-separated list of 12-digit AWS account ids \(invalid: 12345\)/],
+    ['deliveryStatusSuccessSampleRate', '150', /deliveryStatusSuccessSampleRate must be a whole percentage from 0 to 100/],
+    ['deliveryStatusSuccessSampleRate', '12.5', /deliveryStatusSuccessSampleRate must be a whole percentage/],
+    ['attemptKeepDays', '0', /attemptKeepDays must be a whole number of days from 1 to 90/],
     ['operatorEmails', 'ops@example.com, ops.example.com', /operatorEmails must be a comma-separated list of e-mail addresses \(invalid: ops.example.com\)/],
   ])('fails for %s=%j, naming the key', (key, value, message) => {
     expect(() => synthWith({ ...REQUIRED_CONTEXT, [key]: value })).toThrow(message);
@@ -87,8 +90,8 @@ describe('synth with every key set', () => {
 
   it('gives every function the configuration', () => {
     const functions = Object.values(template.findResources('AWS::Lambda::Function'));
-    // The operations, the dispatcher, the dead-letter recorder and the reconciler.
-    expect(functions).toHaveLength(OPERATIONS.length + 3);
+    // The operations, the dispatcher, the dead-letter recorder, the attempts consumer and the reconciler.
+    expect(functions).toHaveLength(OPERATIONS.length + 4);
     for (const fn of functions) {
       expect(fn.Properties.Environment.Variables).toMatchObject({
         TOPIC_PREFIX: 'acme_webhooks',
@@ -117,11 +120,11 @@ describe('synth with every key set', () => {
         [statement.Action].flat().some((action) => action.startsWith('sns:')),
       ).map((statement: { Resource: unknown }) => JSON.stringify(statement.Resource)),
     );
-    // Every function that calls SNS (the operations that do, the dispatcher and the reconciler),
-    // and SNS's own right to send to the delivery dead-letter queue; besides the reconciler's
-    // account-wide listings, which IAM can only grant on "*".
+    // Every function that calls SNS (the operations that do, the dispatcher, the attempts consumer
+    // and the reconciler), and SNS's own right to send to the delivery dead-letter queue; besides
+    // the reconciler's account-wide listings, which IAM can only grant on "*".
     const onTopics = resources.filter((resource) => resource !== '"*"');
-    const callingSns = OPERATIONS.filter((op) => OPERATION_PERMISSIONS[op.id].topics.length > 0).length + 2;
+    const callingSns = OPERATIONS.filter((op) => OPERATION_PERMISSIONS[op.id].topics.length > 0).length + 3;
     expect(onTopics).toHaveLength(callingSns);
     expect(resources.filter((resource) => resource === '"*"')).toHaveLength(1);
     for (const resource of onTopics) expect(resource).toContain('":acme_webhooks-*"');
@@ -216,7 +219,7 @@ describe('synth for sam local invoke against npm start', () => {
     const template = Template.fromStack(stack);
 
     const functions = Object.values(template.findResources('AWS::Lambda::Function'));
-    expect(functions).toHaveLength(OPERATIONS.length + 3);
+    expect(functions).toHaveLength(OPERATIONS.length + 4);
     for (const fn of functions) {
       expect(fn.Properties.Environment.Variables).toMatchObject({
         AWS_ENDPOINT_URL_DYNAMODB: 'http://127.0.0.1:8000',

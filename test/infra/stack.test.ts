@@ -23,7 +23,7 @@ import { OPERATION_PERMISSIONS } from '../../infra/aws/operation-permissions';
 import { STACK_NAME } from '../../infra/aws/webhook-subscriptions-app';
 import type { WebhookSubscriptionsStack } from '../../infra/aws/webhook-subscriptions-stack';
 import { loadConfig } from '../../shared/config';
-import { API_PREFIXES, DEAD_LETTER_RECORDER, DISPATCHER, OPERATIONS, RECONCILER } from '../../shared/operations';
+import { API_PREFIXES, ATTEMPTS_RECORDER, DEAD_LETTER_RECORDER, DISPATCHER, OPERATIONS, RECONCILER } from '../../shared/operations';
 import { EXPIRY_ATTRIBUTE, TABLE_KEYS } from '../../shared/subscriptions/table';
 import { logicalIdOf, REQUIRED_CONTEXT, serviceApp } from '../support/cdk-app';
 import { httpEvent } from '../support/http-events';
@@ -77,8 +77,8 @@ describe('the subscriptions table', () => {
 });
 
 describe('the functions', () => {
-  it('are one per operation, the dispatcher, the dead-letter recorder and the reconciler', () => {
-    template.resourceCountIs('AWS::Lambda::Function', OPERATIONS.length + 3);
+  it('are one per operation, the dispatcher, the dead-letter recorder, the attempts consumer and the reconciler', () => {
+    template.resourceCountIs('AWS::Lambda::Function', OPERATIONS.length + 4);
   });
 
   describe.each(OPERATIONS.map((op) => [op.handler, op] as const))('%s', (_handler, op) => {
@@ -103,8 +103,8 @@ describe('the functions', () => {
         ...((op.id === 'createSubscriptionRoute' || op.id === 'confirmSubscriptionRoute') && {
           DELIVERY_DEAD_LETTER_QUEUE_ARN: { 'Fn::GetAtt': [logicalIdOf(stack, stack.delivery.deliveryDeadLetterQueue), 'Arn'] },
         }),
-        // Only create makes topics, and gives each the access policy naming the publishers.
-        ...(op.id === 'createSubscriptionRoute' && { TOPIC_PUBLISHER_ARNS: publishersVariable() }),
+        // Only create makes topics, and gives each the access policy naming the publishers and delivery status logging.
+        ...(op.id === 'createSubscriptionRoute' && { TOPIC_PUBLISHER_ARNS: publishersVariable(), ...deliveryStatusVariables() }),
       });
     });
 
@@ -125,10 +125,13 @@ describe('the functions', () => {
       const idempotencyRecords: readonly string[] = ('idempotencyRecords' in expected && expected.idempotencyRecords) || [];
       expect(actionsOn(statements, { 'Fn::GetAtt': [tableId(), 'Arn'] })).toEqual([...expected.table, ...idempotencyRecords].sort());
       expect(actionsOn(statements, topicArnPattern('webhooks'))).toEqual([...expected.topics].sort());
-      // Nothing else: every statement is one of the three above.
+      // Only create names the delivery status logging role in the topics it makes.
+      const passRole = op.id === 'createSubscriptionRoute' ? ['iam:PassRole'] : [];
+      expect(actionsOn(statements, loggingRoleArn())).toEqual(passRole);
+      // Nothing else: every statement is one of the four above.
       const granted = statements.flatMap((statement) => [statement.Action].flat());
       expect(granted.sort()).toEqual(
-        ['logs:CreateLogStream', 'logs:PutLogEvents', ...expected.table, ...idempotencyRecords, ...expected.topics].sort(),
+        ['logs:CreateLogStream', 'logs:PutLogEvents', ...expected.table, ...idempotencyRecords, ...expected.topics, ...passRole].sort(),
       );
     });
   });
@@ -139,11 +142,13 @@ describe('the functions', () => {
       const deployed = fn.Properties.Environment.Variables;
       // CloudFormation fills in the references; these are values of the same shape.
       const publishers = ['arn:aws:iam::123456789012:role/Dispatcher-1A2B', 'arn:aws:iam::123456789012:role/Test-3C4D'];
+      const loggingRole = 'arn:aws:iam::123456789012:role/SnsDeliveryStatusLogging-5E6F';
       const variables = {
         ...deployed,
         TABLE_NAME: 'subscriptions',
         ...(deployed.DELIVERY_DEAD_LETTER_QUEUE_ARN && { DELIVERY_DEAD_LETTER_QUEUE_ARN: deadLetterQueueArn }),
         ...(deployed.TOPIC_PUBLISHER_ARNS && { TOPIC_PUBLISHER_ARNS: publishers.join(',') }),
+        ...(deployed.DELIVERY_STATUS_ROLE_ARN && { DELIVERY_STATUS_ROLE_ARN: loggingRole }),
       };
 
       expect(loadConfig(variables)).toEqual({
@@ -158,8 +163,88 @@ describe('the functions', () => {
         allowedEndpointAccounts: [],
         // On AWS no loopback host can be a receiver: the stack never turns it on.
         allowLoopbackEndpoints: false,
+        deliveryStatusRoleArn: deployed.DELIVERY_STATUS_ROLE_ARN ? loggingRole : undefined,
+        deliveryStatusSuccessSampleRate: 100,
+        attemptKeepDays: 7,
+        maxAttemptsPerSubscription: 1000,
       });
     }
+  });
+});
+
+describe('delivery status logging', () => {
+  it('is given to every topic the service makes: by create and the reconciler, with the role and the success sample rate (default 100)', () => {
+    const making = [stack.functions.get('createSubscriptionRoute')!, stack.reconciliation.reconciler];
+    for (const fn of making) {
+      expect(resources[logicalIdOf(stack, fn.function)]!.Properties.Environment.Variables).toMatchObject(deliveryStatusVariables());
+    }
+    const naming = ofType('AWS::Lambda::Function').filter(([, fn]) => fn.Properties.Environment.Variables.DELIVERY_STATUS_ROLE_ARN !== undefined);
+    expect(naming.map(([id]) => id).sort()).toEqual(making.map((fn) => logicalIdOf(stack, fn.function)).sort());
+  });
+
+  it('takes its success sample rate from the deployment settings, and refuses one SNS would not take', () => {
+    const { stack: sampled } = serviceApp({ context: { ...REQUIRED_CONTEXT, deliveryStatusSuccessSampleRate: '10' }, bundle: false });
+    const create = Template.fromStack(sampled).toJSON().Resources[logicalIdOf(sampled, sampled.functions.get('createSubscriptionRoute')!.function)];
+    expect(create.Properties.Environment.Variables.DELIVERY_STATUS_SUCCESS_SAMPLE_RATE).toBe('10');
+    expect(() => serviceApp({ context: { ...REQUIRED_CONTEXT, deliveryStatusSuccessSampleRate: '101' }, bundle: false })).toThrow(
+      /deliveryStatusSuccessSampleRate must be a whole percentage from 0 to 100/,
+    );
+  });
+
+  it("uses a role only SNS may assume, for this account's topics of the prefix, allowed only to write their log groups", () => {
+    const role = resources[logicalIdOf(stack, stack.attempts.loggingRole)]!;
+    expect(role.Properties.AssumeRolePolicyDocument.Statement).toEqual([
+      {
+        Action: 'sts:AssumeRole',
+        Effect: 'Allow',
+        Principal: { Service: 'sns.amazonaws.com' },
+        Condition: { StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } }, ArnLike: { 'aws:SourceArn': topicArnPattern('webhooks') } },
+      },
+    ]);
+    expect(role.Properties.ManagedPolicyArns).toBeUndefined();
+    const statements = role.Properties.Policies.flatMap((policy: any) => policy.PolicyDocument.Statement);
+    expect(statements).toHaveLength(1);
+    expect([statements[0].Action].flat().sort()).toEqual(['logs:CreateLogGroup', 'logs:CreateLogStream', 'logs:PutLogEvents']);
+    const logGroups = JSON.stringify(statements[0].Resource);
+    expect(logGroups).toContain(':log-group:sns/');
+    expect(logGroups).toContain('/webhooks-*');
+    expect(logGroups).not.toMatch(/log-group:\*/);
+    // No other role or policy of the stack may be assumed by SNS or names the logs of SNS.
+    const assumedBySns = ofType('AWS::IAM::Role').filter(([, other]) => JSON.stringify(other.Properties.AssumeRolePolicyDocument).includes('sns.amazonaws.com'));
+    expect(assumedBySns.map(([id]) => id)).toEqual([logicalIdOf(stack, stack.attempts.loggingRole)]);
+  });
+
+  it('may be passed to SNS only, by the two functions that name it', () => {
+    const passing = ofType('AWS::IAM::Policy').flatMap(([, policy]) =>
+      policy.Properties.PolicyDocument.Statement.filter((statement: any) => [statement.Action].flat().includes('iam:PassRole')).map((statement: any) => ({
+        roles: policy.Properties.Roles,
+        statement,
+      })),
+    );
+    expect(passing.map(({ roles }) => roles[0].Ref).sort()).toEqual(
+      [stack.functions.get('createSubscriptionRoute')!.role, stack.reconciliation.reconciler.role].map((role) => logicalIdOf(stack, role)).sort(),
+    );
+    for (const { statement } of passing) {
+      expect(statement).toMatchObject({ Resource: loggingRoleArn(), Condition: { StringEquals: { 'iam:PassedToService': 'sns.amazonaws.com' } } });
+    }
+  });
+
+  it("feeds every service topic's delivery status log to the attempts consumer by one account-level subscription filter, never the consumer's own logs", () => {
+    const policies = ofType('AWS::Logs::AccountPolicy');
+    expect(policies).toHaveLength(1);
+    const [, policy] = policies[0]!;
+    expect(policy.Properties).toMatchObject({ PolicyType: 'SUBSCRIPTION_FILTER_POLICY', Scope: 'ALL' });
+    const document = JSON.stringify(policy.Properties.PolicyDocument);
+    expect(document).toContain(logicalIdOf(stack, stack.attempts.consumer.function));
+    expect(document).toContain('$.notification.topicArn');
+    expect(document).toContain(':webhooks-*');
+    expect(JSON.stringify(policy.Properties.SelectionCriteria)).toContain(logicalIdOf(stack, stack.attempts.consumer.logGroup));
+    const permissions = ofType('AWS::Lambda::Permission').filter(([, permission]) => permission.Properties.Principal === 'logs.amazonaws.com');
+    expect(permissions).toHaveLength(1);
+    expect(permissions[0]![1].Properties).toMatchObject({
+      FunctionName: { 'Fn::GetAtt': [logicalIdOf(stack, stack.attempts.consumer.function), 'Arn'] },
+      SourceAccount: { Ref: 'AWS::AccountId' },
+    });
   });
 });
 
@@ -226,6 +311,7 @@ describe('what each function may do', () => {
       'table: dynamodb:GetItem dynamodb:PutItem dynamodb:UpdateItem when ForAllValues:StringNotLike dynamodb:LeadingKeys idempotency#*',
       'table: dynamodb:DeleteItem dynamodb:GetItem dynamodb:PutItem dynamodb:UpdateItem when ForAllValues:StringEquals dynamodb:LeadingKeys idempotency#createSubscriptionRoute',
       'topics webhooks-*: sns:CreateTopic sns:DeleteTopic sns:Subscribe sns:TagResource',
+      'delivery status logging role: iam:PassRole when StringEquals iam:PassedToService sns.amazonaws.com',
     ],
     updateSubscription: ['own log group: logs:CreateLogStream logs:PutLogEvents', 'table: dynamodb:UpdateItem'],
     activateSubscription: ['own log group: logs:CreateLogStream logs:PutLogEvents', 'table: dynamodb:UpdateItem'],
@@ -246,6 +332,7 @@ describe('what each function may do', () => {
       'topics webhooks-*: sns:GetSubscriptionAttributes sns:Publish',
     ],
     listDeadLetters: ['own log group: logs:CreateLogStream logs:PutLogEvents', 'table: dynamodb:GetItem dynamodb:Query'],
+    listAttempts: ['own log group: logs:CreateLogStream logs:PutLogEvents', 'table: dynamodb:GetItem dynamodb:Query'],
     replayDeadLetters: [
       'own log group: logs:CreateLogStream logs:PutLogEvents',
       'table: dynamodb:DeleteItem dynamodb:GetItem dynamodb:Query dynamodb:UpdateItem',
@@ -276,8 +363,18 @@ describe('what each function may do', () => {
       'own log group: logs:CreateLogStream logs:PutLogEvents',
       'table: dynamodb:Scan',
       'table: dynamodb:GetItem dynamodb:UpdateItem when ForAllValues:StringNotLike dynamodb:LeadingKeys idempotency#*',
-      'topics webhooks-*: sns:CreateTopic sns:DeleteTopic sns:Subscribe sns:TagResource',
+      'topics webhooks-*: sns:CreateTopic sns:DeleteTopic sns:SetTopicAttributes sns:Subscribe sns:TagResource',
+      'delivery status logging role: iam:PassRole when StringEquals iam:PassedToService sns.amazonaws.com',
       '*: sns:ListSubscriptions sns:ListTopics',
+    ],
+    recordDeliveryAttempts: [
+      'own log group: logs:CreateLogStream logs:PutLogEvents',
+      'table: dynamodb:GetItem dynamodb:Query when ForAllValues:StringNotLike dynamodb:LeadingKeys idempotency#*,delivery#*',
+      'table: dynamodb:DeleteItem dynamodb:PutItem when ForAllValues:StringNotLike dynamodb:LeadingKeys idempotency#*,delivery#* and ' +
+        'ForAllValues:StringLike dynamodb:Attributes portalId,sk,at,status,statusCode,dwellTimeMs,attempts,messageId,idempotencyExpiresAt',
+      'table: dynamodb:UpdateItem when ForAllValues:StringNotLike dynamodb:LeadingKeys idempotency#*,delivery#* and ' +
+        'ForAllValues:StringLike dynamodb:Attributes portalId,sk,topicArn,lastDeliveredAt,lastFailedAt,attemptsDelivered@*,attemptsFailed@*,attemptsKept@*',
+      'topics webhooks-*: sns:ListTagsForResource',
     ],
   };
 
@@ -285,10 +382,11 @@ describe('what each function may do', () => {
     ...OPERATIONS.map((op) => [op.handler, stack.functions.get(op.id)!] as const),
     [DISPATCHER.handler, stack.delivery.dispatcher] as const,
     [DEAD_LETTER_RECORDER.handler, stack.delivery.recorder] as const,
+    [ATTEMPTS_RECORDER.handler, stack.attempts.consumer] as const,
     [RECONCILER.handler, stack.reconciliation.reconciler] as const,
   ];
 
-  it('lists every function: the ten operations, the dispatcher, the dead-letter recorder and the reconciler', () => {
+  it('lists every function: the operations, the dispatcher, the dead-letter recorder, the attempts consumer and the reconciler', () => {
     expect(allFunctions().map(([name]) => name).sort()).toEqual(Object.keys(EXPECTED).sort());
     expect(allFunctions()).toHaveLength(ofType('AWS::Lambda::Function').length);
   });
@@ -309,6 +407,7 @@ describe('what each function may do', () => {
       [JSON.stringify(topicArnPattern('webhooks')), 'topics webhooks-*'],
       [JSON.stringify({ 'Fn::GetAtt': [logicalIdOf(stack, stack.delivery.eventsQueue), 'Arn'] }), 'events queue'],
       [JSON.stringify({ 'Fn::GetAtt': [logicalIdOf(stack, stack.delivery.deliveryDeadLetterQueue), 'Arn'] }), 'delivery dead-letter queue'],
+      [JSON.stringify(loggingRoleArn()), 'delivery status logging role'],
       [JSON.stringify('*'), '*'],
     ]);
     const roleId = logicalIdOf(stack, fn.role);
@@ -332,7 +431,7 @@ describe('the HTTP API', () => {
     const routeKeys = ofType('AWS::ApiGatewayV2::Route').map(([, route]) => route.Properties.RouteKey);
 
     expect(routeKeys.sort()).toEqual(OPERATIONS.flatMap((op) => op.paths.map((path) => `${op.method} ${path}`)).sort());
-    expect(routeKeys).toHaveLength(20);
+    expect(routeKeys).toHaveLength(22);
     expect(routeKeys).toEqual(expect.arrayContaining(API_PREFIXES.map((prefix) => `POST ${prefix}/confirm`)));
   });
 
@@ -420,6 +519,12 @@ describe('AWS Solutions rules (cdk-nag)', () => {
         ]),
         [`${STACK_NAME}/Delivery/dispatchPortalEvents/Role`, wildcardId],
         [`${STACK_NAME}/Reconciliation/reconcileTopics/Role`, wildcardId],
+        [`${STACK_NAME}/Attempts/recordDeliveryAttempts/Role`, wildcardId],
+        // SNS names the log groups after each topic, made at run time.
+        ...['', ':log-stream:*'].map((suffix) => [
+          `${STACK_NAME}/Attempts/SnsDeliveryStatusLogging`,
+          `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:logs:<AWS::Region>:<AWS::AccountId>:log-group:sns/<AWS::Region>/<AWS::AccountId>/webhooks-*${suffix}]`,
+        ]),
         // ListTopics and ListSubscriptions have no resource type in IAM.
         [`${STACK_NAME}/Reconciliation/reconcileTopics/Role`, 'AwsSolutions-IAM5[Resource::*]'],
         // A dead-letter queue needs no dead-letter queue; cdk-nag cannot see the redrive policies SNS holds.
@@ -462,7 +567,7 @@ describe('the bundles', () => {
       expect(code.includes('DynamoDBServiceException')).toBe(true);
       expect(code.includes('IDEMPOTENCY_IN_PROGRESS')).toBe(op.id === 'createSubscriptionRoute');
       // The JSON body parser only where the operation takes a body (list and delete ignore it).
-      const takesBody = !['listSubscriptionsRoute', 'deleteSubscriptionRoute', 'listDeadLettersRoute'].includes(op.id);
+      const takesBody = !['listSubscriptionsRoute', 'deleteSubscriptionRoute', 'listDeadLettersRoute', 'listAttemptsRoute'].includes(op.id);
       expect(code.includes('request body is not valid JSON')).toBe(takesBody);
       // Only its own body's compiled validator and checks: the event list's rules and catalog
       // check only where the body has events, the protocol's, the name's, the status's and the
@@ -712,6 +817,16 @@ describe('the bundles', () => {
     expect(code.includes('request body is not valid JSON')).toBe(false);
   });
 });
+
+/** The delivery status logging role's ARN, as the template writes it. */
+function loggingRoleArn() {
+  return { 'Fn::GetAtt': [logicalIdOf(stack, stack.attempts.loggingRole), 'Arn'] };
+}
+
+/** DELIVERY_STATUS_ROLE_ARN and DELIVERY_STATUS_SUCCESS_SAMPLE_RATE as the template writes them (the default rate). */
+function deliveryStatusVariables() {
+  return { DELIVERY_STATUS_ROLE_ARN: loggingRoleArn(), DELIVERY_STATUS_SUCCESS_SAMPLE_RATE: '100' };
+}
 
 /** TOPIC_PUBLISHER_ARNS as the template writes it: the dispatcher's role, then the test operation's and replay's. */
 function publishersVariable(): { 'Fn::Join': [string, { 'Fn::GetAtt': [string, string] }[]] } {

@@ -245,7 +245,14 @@ describeWithChromium('the admin page, in Chromium with the keyboard', () => {
 
     await statusSays('Subscription created. (Hooks)');
     const cells = await row('Hooks').getByRole('cell').allTextContents();
-    expect(cells.slice(0, 5)).toEqual(['emailops@example.com', 'asset_bank.media.createworkflow.job.create', 'Active', 'Pending confirmation', 'None']);
+    expect(cells.slice(0, 6)).toEqual([
+      'emailops@example.com',
+      'asset_bank.media.createworkflow.job.create',
+      'Active',
+      'Pending confirmation',
+      'Not recorded for e-mail',
+      'None',
+    ]);
     const subscriptions = await listed();
     expect(subscriptions).toEqual([
       expect.objectContaining({ name: 'Hooks', status: 1, events: ['asset_bank.media.create', 'workflow.job.create'] }),
@@ -439,7 +446,7 @@ describeWithChromium('the admin page, in Chromium with the keyboard', () => {
       (candidate: { configId: string }) => candidate.configId === receiverId,
     );
     expect(entry).toMatchObject({ deadLetters: FAILED, deadLettersDropped: 0 });
-    const failedCell = row('Receiver').getByRole('cell').nth(4);
+    const failedCell = row('Receiver').getByRole('cell').nth(5);
     expect(await failedCell.textContent()).toBe(`${FAILED} failedlast ${utc(entry.lastDeadLetterAt)}Show them`);
     expect(await row('Receiver').getByRole('cell').nth(2).textContent()).toBe('Active');
   });
@@ -495,7 +502,49 @@ describeWithChromium('the admin page, in Chromium with the keyboard', () => {
     expect((await deadLettersOf(receiverId)).map((letter) => letter.eventId)).toEqual(kept.map((letter) => letter.eventId));
     expect(await panel.getByRole('rowheader').allTextContents()).toEqual(kept.slice(0, 10).map((letter) => letter.eventId));
     expect(await page.locator('#dead-letters-summary').textContent()).toBe(`${FAILED - 1} failed deliveries are kept.`);
-    expect(await row('Receiver').getByRole('cell').nth(4).textContent()).toMatch(new RegExp(`^${FAILED - 1} failed`));
+    expect(await row('Receiver').getByRole('cell').nth(5).textContent()).toMatch(new RegExp(`^${FAILED - 1} failed`));
+  });
+
+  step('shows the last delivery and failure of a subscription, and a Deliveries view of its attempts: time, result, status code, duration, tries, message id', async () => {
+    // SNS's delivery status records reach the attempts consumer after the deliveries: wait for the sent-again one.
+    const entry = await waitFor('the delivery sent again to be recorded', async () => {
+      const found = (await call(local.stack, 'GET', `${PREFIX}/list`, { token })).body.configs.find(
+        (candidate: { configId: string }) => candidate.configId === receiverId,
+      );
+      return found?.lastDeliveredAt && found.failedLast24h === FAILED ? found : undefined;
+    });
+    await refreshList(2);
+    const deliveriesCell = row('Receiver').getByRole('cell').nth(4);
+    expect(await deliveriesCell.textContent()).toBe(
+      `Last delivered ${utc(entry.lastDeliveredAt)}Last failed ${utc(entry.lastFailedAt)}24 h: 1 delivered, ${FAILED} failedShow deliveries`,
+    );
+
+    await row('Receiver').getByRole('button', { name: 'Show deliveries: Receiver' }).press('Enter');
+
+    const panel = page.getByRole('region', { name: /^Deliveries of Receiver/ });
+    await panel.waitFor();
+    expect(await focusedElement()).toBe('attempts-heading');
+    const recorded = (await call(local.stack, 'GET', `${PREFIX}/attempts?config_id=${receiverId}&limit=20`, { token })).body.attempts;
+    expect(recorded).toHaveLength(1 + FAILED);
+    expect(await panel.getByRole('rowheader').allTextContents()).toEqual(recorded.map((attempt: { at: string }) => utc(attempt.at)));
+    const [newest, failed] = recorded;
+    expect(await panel.getByRole('row').nth(1).getByRole('cell').allTextContents()).toEqual([
+      'Delivered',
+      '200',
+      `${newest.dwellTimeMs} ms`,
+      '1',
+      newest.messageId,
+    ]);
+    expect(await panel.getByRole('row').nth(2).getByRole('cell').allTextContents()).toEqual([
+      'Failed',
+      '500',
+      `${failed.dwellTimeMs} ms`,
+      String(failed.attempts),
+      failed.messageId,
+    ]);
+    await panel.getByRole('button', { name: 'Close' }).press('Enter');
+    await panel.waitFor({ state: 'hidden' });
+    expect(await focusedElement()).toMatch(/^Show deliveries: Receiver/);
   });
 
   step('says why sending again is off while the subscription is deactivated', async () => {
@@ -533,8 +582,8 @@ describeWithChromium('the admin page, in Chromium with the keyboard', () => {
     expect(await page.getByRole('heading', { name: 'New subscription' }).isVisible()).toBe(false);
     expect(await row('Media hooks').getByRole('button').count()).toBe(0);
     expect(await row('Media hooks').getByRole('cell').nth(0).textContent()).toBe('email' + 'ops@example.com');
-    // It may look at failed deliveries, not send them again.
-    expect(await row('Receiver').getByRole('button').allTextContents()).toEqual(['Show them']);
+    // It may look at deliveries and failed deliveries, not send them again.
+    expect(await row('Receiver').getByRole('button').allTextContents()).toEqual(['Show deliveries', 'Show them']);
     await row('Receiver').getByRole('button', { name: 'Show them: Receiver' }).press('Enter');
     const panel = page.locator('#dead-letters');
     await panel.getByRole('rowheader').first().waitFor();
@@ -585,7 +634,7 @@ describeWithChromium('the admin page, in Chromium with the keyboard', () => {
     expect(await deadLettersOf(receiverId)).toEqual([]);
     expect(await page.locator('#dead-letters-summary').textContent()).toBe('No failed deliveries are kept.');
     expect(await panel.getByRole('button', { name: 'Send all again' }).isDisabled()).toBe(true);
-    expect(await row('Receiver').getByRole('cell').nth(4).textContent()).toBe('None');
+    expect(await row('Receiver').getByRole('cell').nth(5).textContent()).toBe('None');
 
     await panel.getByRole('button', { name: 'Close' }).press('Enter');
     expect(await panel.isVisible()).toBe(false);

@@ -22,6 +22,9 @@ describe('loadConfig', () => {
       topicPublisherArns: [],
       allowedEndpointAccounts: [],
       allowLoopbackEndpoints: false,
+      deliveryStatusSuccessSampleRate: 100,
+      attemptKeepDays: 7,
+      maxAttemptsPerSubscription: 1000,
     });
   });
 
@@ -37,6 +40,10 @@ describe('loadConfig', () => {
         TOPIC_PUBLISHER_ARNS: 'arn:aws:iam::123456789012:role/Dispatcher-1A, arn:aws:iam::123456789012:role/service/Test-2B',
         ALLOWED_ENDPOINT_ACCOUNTS: '123456789012',
         ALLOW_LOOPBACK_ENDPOINTS: 'TRUE',
+        DELIVERY_STATUS_ROLE_ARN: 'arn:aws:iam::123456789012:role/SnsDeliveryStatus-3C',
+        DELIVERY_STATUS_SUCCESS_SAMPLE_RATE: '25',
+        ATTEMPT_KEEP_DAYS: '3',
+        MAX_ATTEMPTS_PER_SUBSCRIPTION: '500',
       }),
     ).toEqual({
       tableName: 't',
@@ -48,6 +55,10 @@ describe('loadConfig', () => {
       topicPublisherArns: ['arn:aws:iam::123456789012:role/Dispatcher-1A', 'arn:aws:iam::123456789012:role/service/Test-2B'],
       allowedEndpointAccounts: ['123456789012'],
       allowLoopbackEndpoints: true,
+      deliveryStatusRoleArn: 'arn:aws:iam::123456789012:role/SnsDeliveryStatus-3C',
+      deliveryStatusSuccessSampleRate: 25,
+      attemptKeepDays: 3,
+      maxAttemptsPerSubscription: 500,
     });
   });
 
@@ -61,6 +72,10 @@ describe('loadConfig', () => {
   it.each([
     [{}, /TABLE_NAME is required/],
     [{ TABLE_NAME: 't', TOPIC_PREFIX: 'has spaces' }, /TOPIC_PREFIX must be/],
+    [{ TABLE_NAME: 't', DELIVERY_STATUS_ROLE_ARN: 'arn:aws:iam::123456789012:user/x' }, /DELIVERY_STATUS_ROLE_ARN must be the ARN of an IAM role/],
+    [{ TABLE_NAME: 't', DELIVERY_STATUS_SUCCESS_SAMPLE_RATE: '101' }, /DELIVERY_STATUS_SUCCESS_SAMPLE_RATE must be a whole percentage/],
+    [{ TABLE_NAME: 't', ATTEMPT_KEEP_DAYS: '0' }, /ATTEMPT_KEEP_DAYS must be a whole number of days/],
+    [{ TABLE_NAME: 't', MAX_ATTEMPTS_PER_SUBSCRIPTION: '5' }, /MAX_ATTEMPTS_PER_SUBSCRIPTION must be a whole number/],
     [{ TABLE_NAME: 't', TOPIC_PREFIX: 'x'.repeat(220) }, /TOPIC_PREFIX must be/],
     [{ TABLE_NAME: 't', MAX_SUBSCRIPTIONS_PER_PORTAL: 'ten' }, /MAX_SUBSCRIPTIONS_PER_PORTAL must be a whole number/],
     [{ TABLE_NAME: 't', MAX_SUBSCRIPTIONS_PER_PORTAL: '0' }, /MAX_SUBSCRIPTIONS_PER_PORTAL must be a whole number/],

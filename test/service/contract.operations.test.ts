@@ -161,6 +161,10 @@ describe.each([0, 1] as const)('the operations under prefix %i', (prefix) => {
         deadLetters: 0,
         lastDeadLetterAt: null,
         deadLettersDropped: 0,
+        lastDeliveredAt: null,
+        lastFailedAt: null,
+        deliveredLast24h: 0,
+        failedLast24h: 0,
       })),
       maxSubscriptions: Number(TEST_ENV.MAX_SUBSCRIPTIONS_PER_PORTAL),
     });

@@ -427,6 +427,17 @@ describe('the local stack', () => {
       expect(tooLargeRead.status).toBe(413);
       await expectDocumentedHttpAnswer('GET', `${base}/dead-letters`, tooLargeRead.status, tooLargeRead.body);
       seen.add(`listDeadLettersRoute ${tooLargeRead.status}`);
+      // The http subscription: an e-mail one has no attempts (400 ATTEMPTS_NOT_RECORDED).
+      const attempts = `${base}/attempts?config_id=${confirmedId}`;
+      await request('GET', attempts, { token: admin }, 200);
+      await request('GET', `${attempts}&status=unknown`, { token: admin }, 400);
+      await request('GET', attempts, {}, 401);
+      await request('GET', attempts, { token: noPortal }, 401);
+      await request('GET', attempts, { token: writer }, 403);
+      const tooLargeAttempts = await rawRequest('GET', `${stack.apiUrl}${attempts}`, admin, 'x'.repeat(10 * 1024 * 1024 + 1));
+      expect(tooLargeAttempts.status).toBe(413);
+      await expectDocumentedHttpAnswer('GET', `${base}/attempts`, tooLargeAttempts.status, tooLargeAttempts.body);
+      seen.add(`listAttemptsRoute ${tooLargeAttempts.status}`);
       const replay = [`${base}/replay`, { config_id: confirmedId }] as const;
       await request('POST', replay[0], { token: admin, body: replay[1] }, 200);
       await request('POST', replay[0], { token: admin, body: { config_id: confirmedId, eventIds: [] } }, 400);

@@ -8,6 +8,7 @@ import { handler as activateSubscription } from '../../functions/activateSubscri
 import { handler as confirmSubscription } from '../../functions/confirmSubscription';
 import { handler as createSubscription } from '../../functions/createSubscription';
 import { handler as deleteSubscription } from '../../functions/deleteSubscription';
+import { handler as listAttempts } from '../../functions/listAttempts';
 import { handler as listDeadLetters } from '../../functions/listDeadLetters';
 import { handler as listSubscriptions } from '../../functions/listSubscriptions';
 import { handler as renameSubscription } from '../../functions/renameSubscription';
@@ -30,6 +31,7 @@ const handlers = {
   confirmSubscriptionRoute: confirmSubscription,
   listDeadLettersRoute: listDeadLetters,
   replayDeadLettersRoute: replayDeadLetters,
+  listAttemptsRoute: listAttempts,
 } satisfies Record<OperationId, unknown>;
 
 export interface ApiAnswer {

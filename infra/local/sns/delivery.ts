@@ -41,6 +41,8 @@ export interface PendingDelivery {
   attempts: number;
   /** Where the subscription's redrive policy sends a notification given up on. */
   deadLetterTargetArn?: string;
+  /** The HTTP status of the last attempt that was answered, if any (for delivery status logging). */
+  lastStatusCode?: number;
 }
 
 export interface DeliveryHooks {
@@ -48,6 +50,8 @@ export interface DeliveryHooks {
   stillWanted(delivery: PendingDelivery): boolean;
   /** Called once for a delivery given up on: refused, out of retries, or over its subscription's limit. */
   gaveUp(delivery: PendingDelivery, reason: string): void;
+  /** Called once for a delivery the endpoint took (2xx). */
+  delivered?(delivery: PendingDelivery): void;
   log(line: string): void;
 }
 
@@ -167,8 +171,11 @@ export class DeliveryQueue {
 
   private async tryOnce(delivery: PendingDelivery): Promise<AttemptOutcome> {
     const timeout = AbortSignal.timeout(this.settings.timeoutMs);
+    delivery.lastStatusCode = undefined;
     try {
-      return outcomeOf(await postOnce(delivery, AbortSignal.any([this.stopping.signal, timeout])));
+      const status = await postOnce(delivery, AbortSignal.any([this.stopping.signal, timeout]));
+      delivery.lastStatusCode = status;
+      return outcomeOf(status);
     } catch (error) {
       if (timeout.aborted) return { retryable: true, reason: `no answer within ${this.settings.timeoutMs} ms` };
       if (this.stopping.signal.aborted) return 'cut short';
@@ -182,6 +189,7 @@ export class DeliveryQueue {
     if (outcome === 'delivered') {
       this.hooks.log(`delivered ${labelOf(delivery)}`);
       this.finish(delivery);
+      this.hooks.delivered?.(delivery);
       return;
     }
     if (!outcome.retryable || delivery.attempts > delivery.retries) {

@@ -45,6 +45,7 @@ import { handleRequest } from './request-handler';
 import { loadOrCreateSigningIdentity } from './signing';
 import { DEFAULT_DEAD_LETTERS_PER_SUBSCRIPTION, SnsBackend } from './state';
 import type { DeadLetter } from './types';
+import type { DeliveryStatusLogEvent } from './delivery-status-log';
 
 // ---------------------------------------------------------------------------------------------
 // Public API
@@ -83,6 +84,11 @@ export interface SnsEmulatorOptions {
    * and attributes). It is kept for GET /_emulator/dead-letters either way.
    */
   onDeadLetter?: (letter: DeadLetter) => void;
+  /**
+   * Called with each delivery status record a topic's logging attributes ask for, as SNS writes it
+   * to CloudWatch Logs (delivery-status-log.ts); the local stack hands them to the attempts consumer.
+   */
+  onDeliveryStatus?: (logEvent: DeliveryStatusLogEvent) => void;
   log?: (line: string) => void;
 }
 
@@ -98,6 +104,7 @@ export interface SnsEmulator {
 
 export type { DeadLetter, RecordedDelivery } from './types';
 export { deadLetterQueueMessageOf } from './messages';
+export type { DeliveryStatusLogEvent } from './delivery-status-log';
 
 function checkedOption(name: string, value: number, max: number, min = 0): number {
   if (!Number.isInteger(value) || value < min || value > max) throw new RangeError(`${name} must be an integer from ${min} to ${max}`);
@@ -141,6 +148,7 @@ export async function startSnsEmulator(options: SnsEmulatorOptions = {}): Promis
       1,
     ),
     onDeadLetter: options.onDeadLetter,
+    onDeliveryStatus: options.onDeliveryStatus,
     log,
   });
   sns.load();

@@ -8,6 +8,7 @@ import { readStateFile, writeStateFile } from '../state-file';
 import { DeliveryQueue, type DeliverySettings, type PendingDelivery } from './delivery';
 import { invalidParameter, malformedArn, type SnsError, subscriptionNotFound, topicNotFound } from './errors';
 import { confirmationMessage, type MessageOrigin, subscribeUrl, unsubscribeConfirmationMessage } from './messages';
+import { type DeliveryStatusLogEvent, deliveryStatusLogEventOf } from './delivery-status-log';
 import type { SigningIdentity } from './signing';
 import type { DeadLetter, OutgoingMessage, RecordedDelivery, SubscriptionRecord, TopicRecord } from './types';
 
@@ -57,6 +58,8 @@ interface Settings {
   deadLettersPerSubscription: number;
   /** Called with each new dead letter, as SNS sends it to the queue its redrive policy names. */
   onDeadLetter?: (letter: DeadLetter) => void;
+  /** Called with each delivery status record a topic's logging asks for, as SNS writes it to CloudWatch Logs. */
+  onDeliveryStatus?: (logEvent: DeliveryStatusLogEvent) => void;
   log: (line: string) => void;
 }
 
@@ -87,6 +90,7 @@ export class SnsBackend {
           ? this.topics.has(topicArnOfSubscription(delivery.subscriptionArn))
           : this.subscriptions.has(delivery.subscriptionArn),
       gaveUp: (delivery, reason) => this.gaveUp(delivery, reason),
+      delivered: (delivery) => this.logDeliveryStatus(delivery, { delivered: true, statusCode: delivery.lastStatusCode ?? null, providerResponse: 'OK' }),
       log: settings.log,
     });
   }
@@ -168,6 +172,7 @@ export class SnsBackend {
 
   /** Only notifications are redriven: a confirmation that failed is simply not confirmed. */
   private gaveUp(delivery: PendingDelivery, reason: string): void {
+    this.logDeliveryStatus(delivery, { delivered: false, statusCode: delivery.lastStatusCode ?? null, providerResponse: reason });
     if (delivery.type !== 'Notification' || !delivery.deadLetterTargetArn) return;
     const subscription = this.subscriptions.get(delivery.subscriptionArn);
     this.deadLetter({
@@ -181,6 +186,20 @@ export class SnsBackend {
       attempts: delivery.attempts,
       body: delivery.body,
     });
+  }
+
+  /** Hands on the delivery status record of a notification's delivery, if its topic logs it. */
+  private logDeliveryStatus(delivery: PendingDelivery, outcome: { delivered: boolean; statusCode: number | null; providerResponse: string }): void {
+    if (delivery.type !== 'Notification' || !this.settings.onDeliveryStatus) return;
+    const topic = this.topics.get(topicArnOfSubscription(delivery.subscriptionArn));
+    if (!topic) return;
+    const logEvent = deliveryStatusLogEventOf(topic, this.settings, delivery, outcome);
+    if (!logEvent) return;
+    try {
+      this.settings.onDeliveryStatus(logEvent);
+    } catch (error) {
+      this.settings.log(`delivery status of ${delivery.messageId} not handed on: ${String(error)}`);
+    }
   }
 
   /**

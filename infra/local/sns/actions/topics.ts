@@ -19,6 +19,13 @@ const TOPIC_ATTRIBUTES = new Set([
   'Policy',
   'SignatureVersion',
   'TracingConfig',
+  // Delivery status logging ("Amazon SNS message delivery status"): the emulator writes its records
+  // for http/https deliveries (infra/local/sns/delivery-status-log.ts).
+  ...['HTTP', 'SQS', 'Lambda', 'Firehose', 'Application'].flatMap((protocol) => [
+    `${protocol}SuccessFeedbackRoleArn`,
+    `${protocol}SuccessFeedbackSampleRate`,
+    `${protocol}FailureFeedbackRoleArn`,
+  ]),
 ]);
 
 /** The value to store for a topic attribute, or InvalidParameter. */
@@ -27,6 +34,12 @@ function checkedTopicAttribute(name: string, value: string): string {
   // 1: SHA1 signatures (SNS's default), 2: SHA256; SNS knows no other.
   if (name === 'SignatureVersion' && value !== '1' && value !== '2') {
     throw invalidParameter('Attributes Reason: SignatureVersion must be 1 or 2');
+  }
+  if (name.endsWith('FeedbackSampleRate') && !(/^\d+$/.test(value) && Number(value) <= 100)) {
+    throw invalidParameter(`Attributes Reason: ${name} must be an integer from 0 to 100`);
+  }
+  if (name.endsWith('FeedbackRoleArn') && value !== '' && !/^arn:aws[a-z-]*:iam::\d{12}:role\/.+$/.test(value)) {
+    throw invalidParameter(`Attributes Reason: ${name} must be an IAM role ARN`);
   }
   // Checked when set, as SNS does; Publish enforces it.
   if (name === 'Policy' && value !== '') policyStatements(value);
