@@ -3,7 +3,8 @@
  * (verify.ts), confirms its subscription, deduplicates on (configId, eventId), answers at once and
  * prints each event it accepted after answering. `npm run receiver`, configured by:
  *   TOPIC_ARNS           required: topics to accept, comma-separated; a trailing * makes a prefix
- *   ALLOWED_CERT_ORIGIN  unset for SNS (https://sns.<region>.amazonaws.com); npm start: http://127.0.0.1:9911
+ *   ALLOWED_CERT_ORIGIN  unset for SNS (https://sns.<region>.amazonaws.com); npm start: https://127.0.0.1:9911,
+ *                        with NODE_EXTRA_CA_CERTS=<the local CA file npm start prints>
  *   RECEIVER_PORT (4000), RECEIVER_HOST (127.0.0.1)
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';

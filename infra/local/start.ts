@@ -35,6 +35,20 @@ function portsPrefix(stack: LocalStack): string {
   return settings.length > 0 ? `${settings.join(' ')} ` : '';
 }
 
+/**
+ * How a webhook receiver verifies the emulator's messages (docs/receiving.md): their URLs are
+ * https:// ones on the emulator's port, under the stack's own certificate authority.
+ */
+function receiverLines(stack: LocalStack): string[] {
+  const { file } = stack.sns.certificateAuthority;
+  return [
+    `Webhook receivers (docs/receiving.md): messages' SigningCertURL and SubscribeURL are ${stack.sns.httpsEndpoint}/..., under this CA: ${file}`,
+    `  Node: NODE_EXTRA_CA_CERTS=${file}   other stacks: trust that file`,
+    `  AWS's sns-validator: new MessageValidator(/^127\\.0\\.0\\.1(:\\d+)?$/)   reference receiver: ALLOWED_CERT_ORIGIN=${stack.sns.httpsEndpoint}`,
+    '  sns-payload-validator accepts certificates of AWS hosts only: it refuses these (docs/receiving.md: testing a receiver built on it)',
+  ];
+}
+
 /** What a developer needs to use the stack, ready to paste. */
 async function printout(stack: LocalStack, clientsFile: string): Promise<string> {
   // The list command needs a client that may read.
@@ -56,6 +70,8 @@ async function printout(stack: LocalStack, clientsFile: string): Promise<string>
     `DynamoDB Local:  ${stack.dynamoDb.endpoint}   (table ${stack.tableName})`,
     `SNS emulator:    ${stack.sns.endpoint}   (dead letters: ${stack.sns.endpoint}/_emulator/dead-letters)`,
     `EventBridge:     ${stack.events.endpoint}   (PutEvents; bus ${stack.eventBusName}, source portal.events)`,
+    '',
+    ...receiverLines(stack),
     '',
     `Get a token (client ${client!.clientId}):`,
     `  curl -s -X POST ${stack.tokenUrl} -d grant_type=client_credentials ` +

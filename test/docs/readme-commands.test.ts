@@ -148,9 +148,12 @@ afterAll(async () => {
   if (workDir) rmSync(workDir, { recursive: true, force: true });
 }, 40_000);
 
-/** The documented commands for this stack: its ports instead of the defaults. */
+/** The documented commands for this stack: its ports instead of the defaults, and its certificate authority (in memory: the file it printed). */
 function onThisStack(text: string): string {
+  const authorityFile = /NODE_EXTRA_CA_CERTS=(\S+)/.exec(stack.output())?.[1];
+  expect(authorityFile).toBeDefined();
   return text
+    .replaceAll('.data/sns/local-ca.pem', authorityFile!)
     .replaceAll('127.0.0.1:3000', `127.0.0.1:${stack.ports.api}`)
     .replaceAll('127.0.0.1:8000', `127.0.0.1:${stack.ports.dynamoDb}`)
     .replaceAll('127.0.0.1:9911', `127.0.0.1:${stack.ports.sns}`)

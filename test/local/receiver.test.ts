@@ -14,9 +14,11 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { readFileSync } from 'node:fs';
 import { freePort } from '../../infra/local/free-port';
 import { LOCAL_CREDENTIALS } from '../../infra/local/local-stack';
 import { loadOrCreateSigningIdentity, signatureFields, type SignedFields, type SigningIdentity } from '../../infra/local/sns/signing';
+import { trustAuthorityOf } from '../support/local-authority';
 import { type NpmStart, PROJECT_ROOT, startNpmStart, tokenFor } from '../support/npm-start';
 import { type SnsEnvelope, snsSignatureVerifies } from '../support/sns-signature';
 import { waitFor } from '../support/wait-for';
@@ -125,10 +127,16 @@ describe('against npm start', () => {
 
   beforeAll(async () => {
     stack = await startNpmStart();
+    // As the printout says: the emulator's HTTPS origin, and its certificate authority's file.
+    const authorityFile = /NODE_EXTRA_CA_CERTS=(\S+)/.exec(stack.output())?.[1];
+    expect(stack.output()).toContain(`ALLOWED_CERT_ORIGIN=https://127.0.0.1:${stack.ports.sns}`);
     receiver = await startReceiver({
       TOPIC_ARNS: `arn:aws:sns:${REGION}:${ACCOUNT}:webhooks-*`,
-      ALLOWED_CERT_ORIGIN: `http://127.0.0.1:${stack.ports.sns}`,
+      ALLOWED_CERT_ORIGIN: `https://127.0.0.1:${stack.ports.sns}`,
+      NODE_EXTRA_CA_CERTS: authorityFile!,
     });
+    // This process follows the messages' URLs too.
+    trustAuthorityOf({ certificateAuthority: { pem: readFileSync(authorityFile!, 'utf8') } });
     sns = new SNSClient({ endpoint: `http://127.0.0.1:${stack.ports.sns}`, region: REGION, credentials: LOCAL_CREDENTIALS, maxAttempts: 1 });
     events = new EventBridgeClient({ endpoint: `http://127.0.0.1:${stack.ports.events}`, region: REGION, credentials: LOCAL_CREDENTIALS, maxAttempts: 1 });
     token = await tokenFor(stack, 'portal-a-admin', 'portal-a-admin-secret');

@@ -29,6 +29,7 @@ import {
   UnsubscribeCommand,
 } from '@aws-sdk/client-sns';
 import { type RecordedDelivery, type SnsEmulator, type SnsEmulatorOptions, startSnsEmulator } from '../../infra/local/sns/emulator';
+import { trustAuthorityOf } from '../support/local-authority';
 import { snsSignatureVerifies } from '../support/sns-signature';
 
 interface Received {
@@ -103,6 +104,7 @@ function clientFor(target: SnsEmulator): SNSClient {
 beforeAll(async () => {
   // Short backoff so retries happen within a test: 50, 100, 200 ms.
   emulator = await startSnsEmulator({ deliveryRetries: 3, deliveryBackoffMs: 50, deliveryTimeoutMs: TIMEOUT_MS, log: (line) => logLines.push(line) });
+  trustAuthorityOf(emulator);
   sns = clientFor(emulator);
 });
 
@@ -119,6 +121,7 @@ async function withOwnEmulator(
 ): Promise<void> {
   const log: string[] = [];
   const own = await startSnsEmulator({ ...options, log: (line) => log.push(line) });
+  trustAuthorityOf(own);
   const client = clientFor(own);
   try {
     await use({ emulator: own, client, log });
@@ -203,7 +206,7 @@ describe('an http subscription', () => {
       Token: expect.stringMatching(/^[0-9a-f]{64,}$/),
       TopicArn: topicArn,
       Message: expect.stringContaining(topicArn),
-      SubscribeURL: expect.stringMatching(new RegExp(`^${emulator.endpoint}/\\?Action=ConfirmSubscription&TopicArn=`)),
+      SubscribeURL: expect.stringMatching(new RegExp(`^${emulator.httpsEndpoint}/\\?Action=ConfirmSubscription&TopicArn=`)),
       Timestamp: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
       SignatureVersion: '1',
       Signature: expect.any(String),
@@ -301,7 +304,7 @@ describe('an http subscription', () => {
         Token: expect.stringMatching(/^[0-9a-f]{64,}$/),
         TopicArn: topicArn,
         Message: `You have chosen to deactivate subscription ${subscriptionArn}.\nTo cancel this operation and restore the subscription, visit the SubscribeURL included in this message.`,
-        SubscribeURL: expect.stringMatching(new RegExp(`^${emulator.endpoint}/\\?Action=ConfirmSubscription&TopicArn=`)),
+        SubscribeURL: expect.stringMatching(new RegExp(`^${emulator.httpsEndpoint}/\\?Action=ConfirmSubscription&TopicArn=`)),
         Timestamp: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
         SignatureVersion: '1',
         Signature: expect.any(String),
@@ -443,6 +446,7 @@ describe('a failing endpoint', () => {
   it('that never answers blocks nothing, and close() cuts it off at once', async () => {
     const hanging = await receiver(() => undefined);
     const own = await startSnsEmulator({ deliveryRetries: 3, deliveryBackoffMs: 50 });
+    trustAuthorityOf(own);
     const client = new SNSClient({
       endpoint: own.endpoint,
       region: 'us-east-1',

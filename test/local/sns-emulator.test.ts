@@ -27,6 +27,7 @@ import {
   UntagResourceCommand,
 } from '@aws-sdk/client-sns';
 import { type RecordedDelivery, type SnsEmulator, startSnsEmulator } from '../../infra/local/sns/emulator';
+import { trustAuthorityOf } from '../support/local-authority';
 import { fetchCertificate, verifiesWith } from '../support/sns-signature';
 
 const ACCOUNT = '000000000000';
@@ -48,6 +49,7 @@ let topicCount = 0;
 
 beforeAll(async () => {
   emulator = await startSnsEmulator();
+  trustAuthorityOf(emulator);
   sns = clientFor(emulator);
 });
 
@@ -350,7 +352,7 @@ describe('ConfirmSubscription', () => {
   it('confirms by a plain GET of the SubscribeURL, which answers ConfirmSubscription XML', async () => {
     const topicArn = await newTopic();
     const { subscriptionArn, subscribeUrl } = await pendingEmail(topicArn, 'visit@example.com');
-    expect(subscribeUrl.startsWith(`${emulator.endpoint}/?Action=ConfirmSubscription&`)).toBe(true);
+    expect(subscribeUrl.startsWith(`${emulator.httpsEndpoint}/?Action=ConfirmSubscription&`)).toBe(true);
 
     const response = await fetch(subscribeUrl);
 
@@ -359,6 +361,17 @@ describe('ConfirmSubscription', () => {
     expect(xml).toContain('<ConfirmSubscriptionResponse xmlns="http://sns.amazonaws.com/doc/2010-03-31/">');
     expect(xml).toContain(`<SubscriptionArn>${subscriptionArn}</SubscriptionArn>`);
     expect(await attributesOf(subscriptionArn)).toMatchObject({ PendingConfirmation: 'false', ConfirmationWasAuthenticated: 'false' });
+  });
+
+  it('answers the same paths over plain HTTP: the SubscribeURL with http:// in place of https:// confirms too', async () => {
+    const topicArn = await newTopic();
+    const { subscriptionArn, subscribeUrl } = await pendingEmail(topicArn, 'plain@example.com');
+    const overHttp = `${emulator.endpoint}${subscribeUrl.slice(emulator.httpsEndpoint.length)}`;
+    expect(overHttp).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/\?Action=ConfirmSubscription&/);
+
+    expect((await fetch(overHttp)).status).toBe(200);
+
+    expect(await attributesOf(subscriptionArn)).toMatchObject({ PendingConfirmation: 'false' });
   });
 
   it('refuses an unknown token with InvalidParameter, and confirms by the token whatever topic of the Region is named, as SNS does', async () => {
@@ -453,6 +466,7 @@ describe('ListTopics, ListSubscriptions, ListSubscriptionsByTopic', () => {
   let client: SNSClient;
   beforeAll(async () => {
     own = await startSnsEmulator();
+    trustAuthorityOf(own);
     client = clientFor(own);
   });
   afterAll(async () => {
@@ -567,7 +581,7 @@ describe('Publish', () => {
       SignatureVersion: '1',
       Signature: expect.stringMatching(/^[A-Za-z0-9+/]+=*$/),
       SigningCertURL: emulator.signingCertUrl,
-      UnsubscribeURL: `${emulator.endpoint}/?Action=Unsubscribe&SubscriptionArn=${subscriptionArn}`,
+      UnsubscribeURL: `${emulator.httpsEndpoint}/?Action=Unsubscribe&SubscriptionArn=${subscriptionArn}`,
       MessageAttributes: {
         kind: { Type: 'String', Value: 'asset_bank.media.create' },
         size: { Type: 'Number', Value: '42' },
@@ -847,6 +861,7 @@ describe('persistence (stateFile)', () => {
   it('keeps topics, subscriptions, attributes, tags and confirmation tokens across a restart', async () => {
     const stateFile = join(directory, 'nested', 'sns.json');
     const first = await startSnsEmulator({ stateFile });
+    trustAuthorityOf(first);
     const firstClient = clientFor(first);
     const { TopicArn } = await firstClient.send(
       new CreateTopicCommand({ Name: 'durable', Tags: [{ Key: 'portalId', Value: 'p1' }], Attributes: { DisplayName: 'Durable' } }),
@@ -867,6 +882,7 @@ describe('persistence (stateFile)', () => {
     expect((await readdir(join(directory, 'nested'))).filter((name) => name !== 'sns.json')).toEqual([]);
 
     const second = await startSnsEmulator({ stateFile });
+    trustAuthorityOf(second);
     const secondClient = clientFor(second);
     try {
       const { Topics } = await secondClient.send(new ListTopicsCommand({}));
@@ -892,6 +908,7 @@ describe('persistence (stateFile)', () => {
     }
 
     const third = await startSnsEmulator({ stateFile });
+    trustAuthorityOf(third);
     const thirdClient = clientFor(third);
     try {
       expect((await thirdClient.send(new ListTopicsCommand({}))).Topics?.map((topic) => topic.TopicArn)).toEqual([

@@ -10,10 +10,11 @@ import { CreateTopicCommand, PublishCommand, SNSClient, SubscribeCommand } from 
 import { X509Certificate } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type SnsEmulator, startSnsEmulator } from '../../infra/local/sns/emulator';
+import { trustAuthorityOf } from '../support/local-authority';
 import { fetchCertificate, type SnsEnvelope, snsSignatureVerifies, verifiesWith } from '../support/sns-signature';
 import { waitFor } from '../support/wait-for';
 
@@ -31,6 +32,7 @@ let directory: string;
 
 beforeAll(async () => {
   emulator = await startSnsEmulator();
+  trustAuthorityOf(emulator);
   sns = new SNSClient({ endpoint: emulator.endpoint, region: 'us-east-1', credentials: { accessKeyId: 't', secretAccessKey: 't' }, maxAttempts: 1 });
   const server = createServer((request, response) => {
     const chunks: Buffer[] = [];
@@ -70,7 +72,7 @@ describe.each<{ version: string; attributes: Record<string, string>; hash: 'sha1
   const expectSigned = async ({ message }: Arrived) => {
     expect(message.SignatureVersion).toBe(version);
     const url = new URL(message.SigningCertURL!);
-    expect(url.origin).toBe(emulator.endpoint);
+    expect(url.origin).toBe(emulator.httpsEndpoint);
     expect(url.pathname).toMatch(/^\/SimpleNotificationService-[0-9a-f]{32}\.pem$/);
     const certificate = await fetchCertificate(message);
     // RSA-2048: a 256-byte signature, not a digest of the string to sign.
@@ -140,20 +142,31 @@ describe('the signing certificate', () => {
     expect(certificate.checkIssued(certificate)).toBe(true);
     expect(Date.parse(certificate.validFrom)).toBeLessThan(Date.now());
     expect(Date.parse(certificate.validTo)).toBeGreaterThan(Date.now() + 365 * 24 * 3600 * 1000);
+    expect((await fetch(`${emulator.httpsEndpoint}/SimpleNotificationService-0123456789abcdef0123456789abcdef.pem`)).status).toBe(404);
+    // The HTTP endpoint (the AWS CLI's and SDK's) serves the same paths.
+    expect(await (await fetch(`${emulator.endpoint}${new URL(emulator.signingCertUrl).pathname}`)).text()).toBe(pem);
     expect((await fetch(`${emulator.endpoint}/SimpleNotificationService-0123456789abcdef0123456789abcdef.pem`)).status).toBe(404);
   });
 
   it('is kept in signingDir across restarts (same URL, same key, key readable by its owner only); in memory each run has its own', async () => {
     const signingDir = join(directory, 'kept');
     const first = await startSnsEmulator({ signingDir });
+    trustAuthorityOf(first);
     const firstPem = await (await fetch(first.signingCertUrl)).text();
     await first.close();
     expect((await stat(join(signingDir, 'signing-key.pem'))).mode & 0o777).toBe(0o600);
+    // The HTTPS key beside it, and the authority's certificate, whose key was never written.
+    expect((await stat(join(signingDir, 'tls-key.pem'))).mode & 0o777).toBe(0o600);
+    expect((await readdir(signingDir)).sort()).toEqual(['local-ca.pem', 'signing-cert.pem', 'signing-key.pem', 'tls-cert.pem', 'tls-key.pem']);
+    expect(first.certificateAuthority.file).toBe(join(signingDir, 'local-ca.pem'));
 
     const second = await startSnsEmulator({ signingDir });
+    trustAuthorityOf(second);
     const client = new SNSClient({ endpoint: second.endpoint, region: 'us-east-1', credentials: { accessKeyId: 't', secretAccessKey: 't' }, maxAttempts: 1 });
     try {
       expect(new URL(second.signingCertUrl).pathname).toBe(new URL(first.signingCertUrl).pathname);
+      // A receiver trusting the first run's authority trusts the second's HTTPS.
+      expect(second.certificateAuthority.pem).toBe(first.certificateAuthority.pem);
       expect(await (await fetch(second.signingCertUrl)).text()).toBe(firstPem);
       const { TopicArn } = await client.send(new CreateTopicCommand({ Name: 'after-restart', Attributes: { SignatureVersion: '2' } }));
       await client.send(new SubscribeCommand({ TopicArn, Protocol: 'http', Endpoint: `${receiverUrl}/restarted` }));
@@ -167,13 +180,19 @@ describe('the signing certificate', () => {
     }
 
     const inMemory = await startSnsEmulator();
+    trustAuthorityOf(inMemory);
+    // Its authority, made for this run, is in a file of its own while it runs, and gone after.
+    expect(await readFile(inMemory.certificateAuthority.file, 'utf8')).toBe(inMemory.certificateAuthority.pem);
     await inMemory.close();
+    await expect(stat(inMemory.certificateAuthority.file)).rejects.toThrow(/ENOENT/);
+    expect(inMemory.certificateAuthority.pem).not.toBe(emulator.certificateAuthority.pem);
     expect(new URL(inMemory.signingCertUrl).pathname).not.toBe(new URL(emulator.signingCertUrl).pathname);
   });
 
   it('refuses to start on a key it cannot use, rather than replace it', async () => {
     const signingDir = join(directory, 'broken');
     const first = await startSnsEmulator({ signingDir });
+    trustAuthorityOf(first);
     await first.close();
     await writeFile(join(signingDir, 'signing-key.pem'), 'not a key');
     await expect(startSnsEmulator({ signingDir })).rejects.toThrow(/signing key or certificate in .*broken is unusable/);

@@ -8,6 +8,7 @@ import { writeValidators } from '../../shared/contract/write-validators';
 import { startDynamoDbLocal } from '../../infra/local/dynamodb/dynamodb-local';
 import { startSnsEmulator } from '../../infra/local/sns/emulator';
 import { ensureSubscriptionTable } from '../../infra/local/dynamodb/subscription-table';
+import { trustAuthorityOf } from './local-authority';
 import { TEST_ENV } from './test-env';
 
 export default async function globalSetup(): Promise<void> {
@@ -22,7 +23,11 @@ export default async function globalSetup(): Promise<void> {
   Object.assign(process.env, TEST_ENV, {
     AWS_ENDPOINT_URL_DYNAMODB: dynamoDb.endpoint,
     AWS_ENDPOINT_URL_SNS: sns.endpoint,
+    // The suites follow the https:// URLs of its messages: the workers trust its authority from
+    // their start, and a run in this very process (one suite, in band) trusts it here.
+    NODE_EXTRA_CA_CERTS: sns.certificateAuthority.file,
   });
+  trustAuthorityOf(sns);
   const dynamoDbClient = new DynamoDBClient({});
   await ensureSubscriptionTable(dynamoDbClient, TEST_ENV.TABLE_NAME);
   dynamoDbClient.destroy();

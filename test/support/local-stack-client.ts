@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { type JWTPayload, SignJWT } from 'jose';
 import { type LocalStack, type LocalStackOptions, startLocalStack } from '../../infra/local/local-stack';
+import { trustAuthorityOf } from './local-authority';
 import type { OAuthClient } from '../../infra/local/auth/clients';
 import { generateSigningKey, type SigningKey } from '../../infra/local/auth/signing-key';
 import { SCOPES } from '../../shared/operations';
@@ -58,6 +59,7 @@ export async function startTestStack(overrides: Partial<LocalStackOptions> = {})
       signingKey,
       ...overrides,
     });
+    trustAuthorityOf(stack.sns);
     return {
       stack,
       signingKey,

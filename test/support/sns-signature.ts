@@ -20,7 +20,7 @@ export function snsStringToSign(message: SnsEnvelope): string {
   return text;
 }
 
-/** The certificate at the message's SigningCertURL, over plain HTTP GET. */
+/** The certificate at the message's SigningCertURL (https:// from the emulator: the process trusts its authority, test/support/local-authority.ts). */
 export async function fetchCertificate(message: SnsEnvelope): Promise<X509Certificate> {
   const response = await fetch(message.SigningCertURL!, { signal: AbortSignal.timeout(5_000) });
   if (response.status !== 200) throw new Error(`GET ${message.SigningCertURL} answered ${response.status}`);

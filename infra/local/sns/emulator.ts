@@ -8,7 +8,10 @@
  * after an Unsubscribe, SNS's JSON message shape and `x-amz-sns-*` headers, SNS's timeout,
  * retries with backoff, dead letters by the redrive policy (`GET /_emulator/dead-letters`).
  * Every message is signed as SNS signs it, with a key and certificate of the emulator's own; the
- * certificate is served at the message's SigningCertURL. Other protocols (email, sqs, lambda, …)
+ * certificate is served at the message's SigningCertURL. The same port speaks HTTPS too, with a
+ * certificate of a local authority a receiver can trust, and the URLs in messages (SigningCertURL,
+ * SubscribeURL, UnsubscribeURL) are https:// ones, as SNS's are, so receivers verify and confirm
+ * over HTTPS with the code they run against SNS. Other protocols (email, sqs, lambda, …)
  * are recorded, not sent; `GET /_emulator/deliveries` lists what was recorded.
  *
  * Run it alone with `tsx infra/local/sns/emulator.ts` (env SNS_PORT, DATA_DIR, IN_MEMORY).
@@ -25,11 +28,14 @@
  *   topic-policy.ts     who may publish to a topic: its access policy's Deny statements
  *   messages.ts         the confirmation and notification bodies and headers
  *   signing.ts          the signing key and certificate, and the signature on each message
+ *   local-authority.ts  the local certificate authority and the HTTPS certificate it issues
+ *   https-on-same-port.ts  TLS connections on the HTTP port, told apart by their first byte
+ *   x509.ts             writing those certificates
  *   delivery.ts         the HTTP/S POST queue: timeout, retries, a lane per subscription
  *   masking.ts          endpoints' passwords masked in listings and log lines
  *   types.ts            the records and messages the modules above share
  */
-import { createServer } from 'node:http';
+import { createServer, type RequestListener } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -42,6 +48,8 @@ import {
 } from './delivery';
 import { maskPasswords } from './masking';
 import { handleRequest } from './request-handler';
+import { acceptHttpsOnSamePort } from './https-on-same-port';
+import { loadOrCreateTlsIdentity, type TlsIdentity } from './local-authority';
 import { loadOrCreateSigningIdentity } from './signing';
 import { DEFAULT_DEAD_LETTERS_PER_SUBSCRIPTION, SnsBackend } from './state';
 import type { DeadLetter } from './types';
@@ -67,7 +75,9 @@ export interface SnsEmulatorOptions {
   stateFile?: string;
   /**
    * When set: the signing key and certificate are kept in this directory (signing-key.pem,
-   * signing-cert.pem), made there at first start. Otherwise they are made anew for this run.
+   * signing-cert.pem), and so are the local certificate authority and the HTTPS key and
+   * certificate it issued (local-ca.pem, tls-key.pem, tls-cert.pem), made there at first start.
+   * Otherwise they are made anew for this run (the authority's certificate in a temporary file).
    */
   signingDir?: string;
   /** http/https delivery attempts after the first, default 3. */
@@ -93,11 +103,18 @@ export interface SnsEmulatorOptions {
 }
 
 export interface SnsEmulator {
-  /** e.g. 'http://127.0.0.1:54321' */
+  /** e.g. 'http://127.0.0.1:54321': for the AWS CLI and SDK. */
   endpoint: string;
+  /** e.g. 'https://127.0.0.1:54321': the same port over TLS, which the URLs in messages use. */
+  httpsEndpoint: string;
   port: number;
-  /** Where the certificate that verifies its messages' signatures is served: every SigningCertURL. */
+  /** Where the certificate that verifies its messages' signatures is served: every SigningCertURL (https). */
   signingCertUrl: string;
+  /**
+   * The local certificate authority that issued the HTTPS certificate: the file a receiver
+   * trusts (NODE_EXTRA_CA_CERTS=<file> for Node), and its PEM text.
+   */
+  certificateAuthority: { file: string; pem: string };
   /** Stops the server and the deliveries, keeping those not finished in the state file (if any). */
   close(): Promise<void>;
 }
@@ -112,6 +129,18 @@ function checkedOption(name: string, value: number, max: number, min = 0): numbe
 }
 
 export async function startSnsEmulator(options: SnsEmulatorOptions = {}): Promise<SnsEmulator> {
+  // Made meanwhile (its keys and the signing key are made in parallel).
+  const tlsLoading = loadOrCreateTlsIdentity(options.signingDir, options.log);
+  try {
+    return await startServing(options, tlsLoading);
+  } catch (error) {
+    // A start that fails removes the authority's temporary file of this run, if it made one.
+    await tlsLoading.then((tls) => tls.dispose(), () => {});
+    throw error;
+  }
+}
+
+async function startServing(options: SnsEmulatorOptions, tlsLoading: Promise<TlsIdentity>): Promise<SnsEmulator> {
   const sink = options.log ?? (() => {});
   // Every line the emulator writes names endpoints with their passwords masked, as SNS's listings do.
   const log = (line: string) => sink(maskPasswords(line));
@@ -153,14 +182,17 @@ export async function startSnsEmulator(options: SnsEmulatorOptions = {}): Promis
   });
   sns.load();
 
-  const server = createServer((request, response) => {
+  const handler: RequestListener = (request, response) => {
     handleRequest(sns, request, response).catch((error: unknown) => {
       log(`request failed: ${String(error)}`);
       response.destroy();
     });
-  });
+  };
+  const server = createServer(handler);
   // A client error (malformed HTTP) must not take the emulator down.
   server.on('clientError', (_error, socket) => socket.destroy());
+  const tls = await tlsLoading;
+  const closeAllConnections = acceptHttpsOnSamePort(server, { key: tls.key, cert: tls.certificate }, handler);
 
   const host = options.host ?? '127.0.0.1';
   await new Promise<void>((resolve, reject) => {
@@ -171,9 +203,12 @@ export async function startSnsEmulator(options: SnsEmulatorOptions = {}): Promis
     });
   });
   const { port } = server.address() as AddressInfo;
-  const endpoint = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
-  sns.endpoint = endpoint;
-  log(`SNS emulator listening on ${endpoint}`);
+  const authority = `${host.includes(':') ? `[${host}]` : host}:${port}`;
+  const endpoint = `http://${authority}`;
+  const httpsEndpoint = `https://${authority}`;
+  // What subscribers get points at the HTTPS side (SigningCertURL, SubscribeURL, UnsubscribeURL).
+  sns.endpoint = httpsEndpoint;
+  log(`SNS emulator listening on ${endpoint} and ${httpsEndpoint} (certificate authority ${tls.authorityFile})`);
   // Resumed deliveries may be confirmations, whose SubscribeURL must already answer.
   sns.resume();
 
@@ -181,15 +216,23 @@ export async function startSnsEmulator(options: SnsEmulatorOptions = {}): Promis
   const close = () => {
     closing ??= (async () => {
       const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
-      // Keep-alive connections from SDK clients would otherwise hold close() open.
-      server.closeAllConnections();
+      // Keep-alive connections from SDK clients (and HTTPS ones) would otherwise hold close() open.
+      closeAllConnections();
       // No request can add a delivery any more once the server is closed.
       await stopped;
       await sns.stop();
+      tls.dispose();
     })();
     return closing;
   };
-  return { endpoint, port, signingCertUrl: endpoint + signing.certificatePath, close };
+  return {
+    endpoint,
+    httpsEndpoint,
+    port,
+    signingCertUrl: httpsEndpoint + signing.certificatePath,
+    certificateAuthority: { file: tls.authorityFile, pem: tls.authorityPem },
+    close,
+  };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -218,6 +261,7 @@ async function main(): Promise<void> {
   });
   console.log(`SNS emulator: ${emulator.endpoint} (${inMemory ? 'in memory' : `state in ${join(dataDir, 'sns.json')}`})`);
   console.log(`  aws sns list-topics --endpoint-url ${emulator.endpoint}`);
+  console.log(`  receivers trust its HTTPS with NODE_EXTRA_CA_CERTS=${emulator.certificateAuthority.file} (docs/receiving.md)`);
   const stop = (signal: string) => {
     console.log(`[sns] ${signal}: stopping`);
     emulator.close().then(

@@ -7,12 +7,11 @@
  * The key and certificate are made at first start and kept in a directory (so a receiver's
  * cached certificate stays valid across restarts), or made per run when there is none.
  */
-import { generateKeyPair, type KeyObject, createPrivateKey, randomBytes, sign, X509Certificate } from 'node:crypto';
+import { generateKeyPair, type KeyObject, createPrivateKey, sign, X509Certificate } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-// Node's crypto signs and verifies but cannot write a certificate; forge only encodes this one.
-import forge from 'node-forge';
+import { writeCertificate } from './x509';
 
 const KEY_FILE = 'signing-key.pem';
 const CERTIFICATE_FILE = 'signing-cert.pem';
@@ -99,18 +98,10 @@ function identityOf(privateKey: KeyObject, certificatePem: string): SigningIdent
 
 async function newKeyAndCertificate(): Promise<{ privateKey: KeyObject; certificatePem: string }> {
   const { privateKey, publicKey } = await promisify(generateKeyPair)('rsa', { modulusLength: 2048 });
-  const certificate = forge.pki.createCertificate();
-  certificate.publicKey = forge.pki.publicKeyFromPem(publicKey.export({ type: 'spki', format: 'pem' }).toString());
-  // A positive serial: a leading 0x01 keeps the top bit clear.
-  certificate.serialNumber = `01${randomBytes(15).toString('hex')}`;
-  certificate.validity.notBefore = new Date(Date.now() - 60_000);
-  certificate.validity.notAfter = new Date(Date.now() + VALID_FOR_MS);
   const name = [
     { shortName: 'CN', value: 'sns.emulator.local' },
     { shortName: 'O', value: 'webhook-subscriptions SNS emulator' },
   ];
-  certificate.setSubject(name);
-  certificate.setIssuer(name);
-  certificate.sign(forge.pki.privateKeyFromPem(privateKey.export({ type: 'pkcs8', format: 'pem' }).toString()), forge.md.sha256.create());
-  return { privateKey, certificatePem: forge.pki.certificateToPem(certificate).replaceAll('\r\n', '\n') };
+  const certificatePem = writeCertificate({ publicKey, subject: name, issuer: name, issuerKey: privateKey, validForMs: VALID_FOR_MS });
+  return { privateKey, certificatePem };
 }
