@@ -18,7 +18,7 @@ import { Construct } from 'constructs';
 import { PORTAL_EVENT_SOURCE } from '../../shared/delivery/portal-event';
 import { DELIVERY_PARTITIONS_PATTERN } from '../../shared/delivery/progress';
 import { DEAD_LETTER_RECORDER, DISPATCHER } from '../../shared/operations';
-import { IDEMPOTENCY_PARTITIONS_PATTERN } from '../../shared/subscriptions/table';
+import { PORTAL_PARTITIONS_ONLY } from './operation-permissions';
 import { RECORDER_READS, RECORDER_WRITES } from './recorder-permissions';
 import { ServiceFunction } from './service-function';
 
@@ -122,7 +122,8 @@ export class PortalEventDelivery extends Construct {
       environment: props.environment,
       logRetention: props.logRetention,
     });
-    this.dispatcher.allow(['dynamodb:Query'], [props.table.tableArn]);
+    // The portals' records, never the idempotency records (which hold answers) nor others' progress.
+    this.dispatcher.allow(['dynamodb:Query'], [props.table.tableArn], PORTAL_PARTITIONS_ONLY);
     // Which recipients an event reached (shared/delivery/progress.ts), in those records' partitions only.
     this.dispatcher.allow(['dynamodb:GetItem', 'dynamodb:UpdateItem'], [props.table.tableArn], {
       'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [DELIVERY_PARTITIONS_PATTERN] },
@@ -148,11 +149,10 @@ export class PortalEventDelivery extends Construct {
       logRetention: props.logRetention,
     });
     // The portals' partitions only, never the idempotency or delivery records'.
-    const portalsOnly = { 'dynamodb:LeadingKeys': [IDEMPOTENCY_PARTITIONS_PATTERN, DELIVERY_PARTITIONS_PATTERN] };
-    this.recorder.allow(RECORDER_READS.actions, [props.table.tableArn], { 'ForAllValues:StringNotLike': portalsOnly });
+    this.recorder.allow(RECORDER_READS.actions, [props.table.tableArn], PORTAL_PARTITIONS_ONLY);
     for (const { actions, attributes } of RECORDER_WRITES) {
       this.recorder.allow(actions, [props.table.tableArn], {
-        'ForAllValues:StringNotLike': portalsOnly,
+        ...PORTAL_PARTITIONS_ONLY,
         'ForAllValues:StringLike': { 'dynamodb:Attributes': attributes },
       });
     }

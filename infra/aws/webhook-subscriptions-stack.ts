@@ -14,12 +14,7 @@ import { AttributeType, BillingMode, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { handlerEntryOf, OPERATIONS, type OperationId } from '../../shared/operations';
-import {
-  EXPIRY_ATTRIBUTE,
-  IDEMPOTENCY_PARTITIONS_PATTERN,
-  idempotencyPartitionOf,
-  TABLE_KEYS,
-} from '../../shared/subscriptions/table';
+import { EXPIRY_ATTRIBUTE, idempotencyPartitionOf, TABLE_KEYS } from '../../shared/subscriptions/table';
 import type { DeploymentSettings } from './deployment-settings';
 import { PORTAL_EVENT_SOURCE } from '../../shared/delivery/portal-event';
 import { LOCAL_SERVICE_ROLE_ARN, localDeliveryDeadLetterQueueArn } from './local-account';
@@ -27,6 +22,7 @@ import { OPERATION_PERMISSIONS, type OperationPermissions } from './operation-pe
 import { OperatorAlarms } from './operator-alarms';
 import { PortalEventDelivery } from './portal-event-delivery';
 import { ServiceFunction } from './service-function';
+import { allowOnPortalPartitions } from './table-grants';
 import { TopicReconciliation } from './topic-reconciliation';
 
 export interface WebhookSubscriptionsStackProps extends StackProps {
@@ -133,15 +129,10 @@ export class WebhookSubscriptionsStack extends Stack {
       });
       const permissions: OperationPermissions = OPERATION_PERMISSIONS[operation.id];
       const idempotencyRecords = permissions.idempotencyRecords ?? [];
-      // With idempotency records, each grant is held to its partitions by their partition keys:
-      // the records' to the portals' partitions, the idempotency records' to the operation's own.
-      fn.allow(
-        permissions.table,
-        [this.table.tableArn],
-        idempotencyRecords.length > 0
-          ? { 'ForAllValues:StringNotLike': { 'dynamodb:LeadingKeys': [IDEMPOTENCY_PARTITIONS_PATTERN] } }
-          : undefined,
-      );
+      // Each grant is held to its partitions by their partition keys: the records' to the portals'
+      // partitions (and, where the operation writes only some attributes, its writes to those),
+      // the idempotency records' to the operation's own.
+      allowOnPortalPartitions(fn, this.table.tableArn, permissions.table, permissions.writtenAttributes);
       fn.allow(idempotencyRecords, [this.table.tableArn], {
         'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': [idempotencyPartitionOf(operation.id)] },
       });

@@ -218,35 +218,38 @@ describe('IAM', () => {
 describe('what each function may do', () => {
   // The whole of each role, written out for review: one line per statement, as
   // `<resource>: <actions>[ when <condition>]`. Everything a function may do is on this page.
+  const PORTALS = 'when ForAllValues:StringNotLike dynamodb:LeadingKeys idempotency#*,delivery#*';
+  const ATTRIBUTES = 'ForAllValues:StringLike dynamodb:Attributes';
   const EXPECTED: Record<string, string[]> = {
     createSubscription: [
       'own log group: logs:CreateLogStream logs:PutLogEvents',
-      'table: dynamodb:GetItem dynamodb:PutItem dynamodb:UpdateItem when ForAllValues:StringNotLike dynamodb:LeadingKeys idempotency#*',
+      'table: dynamodb:GetItem dynamodb:PutItem dynamodb:UpdateItem when ForAllValues:StringNotLike dynamodb:LeadingKeys idempotency#*,delivery#*',
       'table: dynamodb:DeleteItem dynamodb:GetItem dynamodb:PutItem dynamodb:UpdateItem when ForAllValues:StringEquals dynamodb:LeadingKeys idempotency#createSubscriptionRoute',
       'topics webhooks-*: sns:CreateTopic sns:DeleteTopic sns:Subscribe sns:TagResource',
     ],
-    updateSubscription: ['own log group: logs:CreateLogStream logs:PutLogEvents', 'table: dynamodb:UpdateItem'],
-    activateSubscription: ['own log group: logs:CreateLogStream logs:PutLogEvents', 'table: dynamodb:UpdateItem'],
+    updateSubscription: ['own log group: logs:CreateLogStream logs:PutLogEvents', `table: dynamodb:UpdateItem ${PORTALS} and ${ATTRIBUTES} portalId,sk,events`],
+    activateSubscription: ['own log group: logs:CreateLogStream logs:PutLogEvents', `table: dynamodb:UpdateItem ${PORTALS} and ${ATTRIBUTES} portalId,sk,status`],
     listSubscriptions: [
       'own log group: logs:CreateLogStream logs:PutLogEvents',
-      'table: dynamodb:Query dynamodb:UpdateItem',
+      `table: dynamodb:Query ${PORTALS}`,
+      `table: dynamodb:UpdateItem ${PORTALS} and ${ATTRIBUTES} portalId,sk,subscriptionArn,subscriptionState,subscriptionStateAt`,
       'topics webhooks-*: sns:GetSubscriptionAttributes',
     ],
-    renameSubscription: ['own log group: logs:CreateLogStream logs:PutLogEvents', 'table: dynamodb:UpdateItem'],
+    renameSubscription: ['own log group: logs:CreateLogStream logs:PutLogEvents', `table: dynamodb:UpdateItem ${PORTALS} and ${ATTRIBUTES} portalId,sk,name`],
     deleteSubscription: [
       'own log group: logs:CreateLogStream logs:PutLogEvents',
-      'table: dynamodb:DeleteItem dynamodb:GetItem dynamodb:UpdateItem',
+      `table: dynamodb:DeleteItem dynamodb:GetItem dynamodb:UpdateItem ${PORTALS}`,
       'topics webhooks-*: sns:DeleteTopic',
     ],
     testSubscription: [
       'own log group: logs:CreateLogStream logs:PutLogEvents',
-      'table: dynamodb:GetItem',
+      `table: dynamodb:GetItem ${PORTALS}`,
       'topics webhooks-*: sns:GetSubscriptionAttributes sns:Publish',
     ],
-    listDeadLetters: ['own log group: logs:CreateLogStream logs:PutLogEvents', 'table: dynamodb:GetItem dynamodb:Query'],
+    listDeadLetters: ['own log group: logs:CreateLogStream logs:PutLogEvents', `table: dynamodb:GetItem dynamodb:Query ${PORTALS}`],
     replayDeadLetters: [
       'own log group: logs:CreateLogStream logs:PutLogEvents',
-      'table: dynamodb:DeleteItem dynamodb:GetItem dynamodb:Query dynamodb:UpdateItem',
+      `table: dynamodb:DeleteItem dynamodb:GetItem dynamodb:Query dynamodb:UpdateItem ${PORTALS}`,
       'topics webhooks-*: sns:GetSubscriptionAttributes sns:Publish',
     ],
     recordDeadLetters: [
@@ -260,12 +263,13 @@ describe('what each function may do', () => {
     ],
     confirmSubscription: [
       'own log group: logs:CreateLogStream logs:PutLogEvents',
-      'table: dynamodb:GetItem dynamodb:UpdateItem',
+      `table: dynamodb:GetItem ${PORTALS}`,
+      `table: dynamodb:UpdateItem ${PORTALS} and ${ATTRIBUTES} portalId,sk,topicArn,subscriptionArn,subscriptionState,subscriptionStateAt`,
       'topics webhooks-*: sns:GetSubscriptionAttributes sns:Subscribe',
     ],
     dispatchPortalEvents: [
       'own log group: logs:CreateLogStream logs:PutLogEvents',
-      'table: dynamodb:Query',
+      `table: dynamodb:Query ${PORTALS}`,
       'table: dynamodb:GetItem dynamodb:UpdateItem when ForAllValues:StringLike dynamodb:LeadingKeys delivery#*',
       'topics webhooks-*: sns:Publish',
       'events queue: sqs:ChangeMessageVisibility sqs:DeleteMessage sqs:GetQueueAttributes sqs:GetQueueUrl sqs:ReceiveMessage',
@@ -273,7 +277,8 @@ describe('what each function may do', () => {
     reconcileTopics: [
       'own log group: logs:CreateLogStream logs:PutLogEvents',
       'table: dynamodb:Scan',
-      'table: dynamodb:GetItem dynamodb:UpdateItem when ForAllValues:StringNotLike dynamodb:LeadingKeys idempotency#*',
+      `table: dynamodb:GetItem ${PORTALS}`,
+      `table: dynamodb:UpdateItem ${PORTALS} and ${ATTRIBUTES} portalId,sk,topicArn,subscriptionArn,subscriptionState,subscriptionStateAt`,
       'topics webhooks-*: sns:CreateTopic sns:DeleteTopic sns:Subscribe sns:TagResource',
       '*: sns:ListSubscriptions sns:ListTopics',
     ],
