@@ -15,7 +15,8 @@ import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { handlerEntryOf, OPERATIONS, type OperationId } from '../../shared/operations';
 import { EXPIRY_ATTRIBUTE, idempotencyPartitionOf, TABLE_KEYS } from '../../shared/subscriptions/table';
-import type { DeploymentSettings } from './deployment-settings';
+import { type DeploymentSettings, stackTopicPrefix } from './deployment-settings';
+import { DEFAULT_TOPIC_PREFIX } from '../../shared/config';
 import { PORTAL_EVENT_SOURCE } from '../../shared/delivery/portal-event';
 import { LOCAL_SERVICE_ROLE_ARN, localDeliveryDeadLetterQueueArn } from './local-account';
 import { OPERATION_PERMISSIONS, type OperationPermissions } from './operation-permissions';
@@ -63,10 +64,15 @@ export class WebhookSubscriptionsStack extends Stack {
   readonly reconciliation: TopicReconciliation;
   /** The alarms that tell the operator, and their topic. */
   readonly alarms: OperatorAlarms;
+  /** Prefix of the subscriptions' topic names (TOPIC_PREFIX): the operator's, else one unique to the stack. */
+  readonly topicPrefix: string;
 
   constructor(scope: Construct, id: string, props: WebhookSubscriptionsStackProps) {
     super(scope, id, props);
     const { settings } = props;
+    // Locally (a template for sam local invoke) the prefix npm start's records have.
+    this.topicPrefix = settings.topicPrefix ?? (settings.localEndpoints ? DEFAULT_TOPIC_PREFIX : stackTopicPrefix(this.stackName));
+    const { topicPrefix } = this;
 
     this.table = new Table(this, 'Subscriptions', {
       partitionKey: { name: TABLE_KEYS.partitionKey, type: AttributeType.STRING },
@@ -84,12 +90,12 @@ export class WebhookSubscriptionsStack extends Stack {
     // A subscription's ARN is its topic's ARN plus ":<id>", so the pattern covers those too.
     const topicArnPattern = this.formatArn({
       service: 'sns',
-      resource: `${settings.topicPrefix}-*`,
+      resource: `${topicPrefix}-*`,
     });
 
     const environment: Record<string, string> = {
       TABLE_NAME: this.table.tableName,
-      TOPIC_PREFIX: settings.topicPrefix,
+      TOPIC_PREFIX: topicPrefix,
       MAX_SUBSCRIPTIONS_PER_PORTAL: String(settings.maxSubscriptionsPerPortal),
       PORTAL_CLAIM: settings.portalClaim,
       EVENT_KINDS: settings.eventKinds.join(','),
@@ -112,7 +118,7 @@ export class WebhookSubscriptionsStack extends Stack {
       environment,
       logRetention: LOG_RETENTION,
     });
-    Validations.of(this.delivery.dispatcher.role).acknowledge(topicWildcardAcknowledgement(settings.topicPrefix));
+    Validations.of(this.delivery.dispatcher.role).acknowledge(topicWildcardAcknowledgement(topicPrefix));
 
     const functions = new Map<OperationId, ServiceFunction>();
     for (const operation of OPERATIONS) {
@@ -137,7 +143,7 @@ export class WebhookSubscriptionsStack extends Stack {
         'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': [idempotencyPartitionOf(operation.id)] },
       });
       fn.allow(permissions.topics, [topicArnPattern]);
-      if (permissions.topics.length > 0) Validations.of(fn.role).acknowledge(topicWildcardAcknowledgement(settings.topicPrefix));
+      if (permissions.topics.length > 0) Validations.of(fn.role).acknowledge(topicWildcardAcknowledgement(topicPrefix));
       functions.set(operation.id, fn);
     }
     this.functions = functions;
@@ -180,7 +186,7 @@ export class WebhookSubscriptionsStack extends Stack {
       everyMinutes: settings.reconcileEveryMinutes,
     });
     const reconcilerRole = Validations.of(this.reconciliation.reconciler.role);
-    reconcilerRole.acknowledge(topicWildcardAcknowledgement(settings.topicPrefix));
+    reconcilerRole.acknowledge(topicWildcardAcknowledgement(topicPrefix));
     reconcilerRole.acknowledge({
       id: 'AwsSolutions-IAM5[Resource::*]',
       reason:

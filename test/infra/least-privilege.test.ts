@@ -3,14 +3,16 @@
  * them (test/support/iam-policy.ts evaluates its statements as IAM does): no role may write an
  * item outside the partitions it owns, or an attribute its operation does not write. Rename's
  * role cannot rewrite a record's topicArn, nor any role but create's the idempotency records that
- * hold create's answers, nor any but the dispatcher's the delivery records.
+ * hold create's answers, nor any but the dispatcher's the delivery records. The topics the roles
+ * reach are those of a prefix unique to the stack.
  */
+import { stackTopicPrefix } from '../../infra/aws/deployment-settings';
 import { DYNAMODB_WRITES } from '../../infra/aws/operation-permissions';
 import type { WebhookSubscriptionsStack } from '../../infra/aws/webhook-subscriptions-stack';
 import { DEAD_LETTER_RECORDER, DISPATCHER, OPERATIONS, RECONCILER } from '../../shared/operations';
 import { idempotencyPartitionOf } from '../../shared/subscriptions/table';
 import { deliveryPartitionOf } from '../../shared/delivery/progress';
-import { logicalIdOf, serviceApp } from '../support/cdk-app';
+import { logicalIdOf, REQUIRED_CONTEXT, serviceApp } from '../support/cdk-app';
 import { evaluate, type Request, type Statement } from '../support/iam-policy';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- CloudFormation JSON */
@@ -96,5 +98,35 @@ describe('every role that may write to the table', () => {
     expect(allowed('listSubscriptions', ['topicArn'])).toBe('not allowed');
     expect(allowed('confirmSubscription', ['endpoint'])).toBe('not allowed');
     expect(allowed('reconcileTopics', ['events'])).toBe('not allowed');
+  });
+});
+
+describe('the topics IAM reaches', () => {
+  const configId = '0190a5b2-6c3d-7e4f-8a9b-0c1d2e3f4a5b';
+  /** Whether a grant on `<prefix>-*` (as the stack writes its topic pattern) reaches the topic named `name`. */
+  const reaches = (prefix: string, name: string) => evaluate([{ Effect: 'Allow', Action: 'sns:Subscribe', Resource: `arn:aws:sns:eu-west-1:123456789012:${prefix}-*` }], {
+    action: 'sns:Subscribe',
+    resource: `arn:aws:sns:eu-west-1:123456789012:${name}`,
+    context: {},
+  }) === 'allowed';
+
+  it('are only those of a prefix unique to the stack, unless the operator sets one', () => {
+    const staging = stackTopicPrefix(`${stack.stackName}-staging`);
+
+    // Its own topics, and no other stack's, nor those of a deployment on the old default `webhooks`, nor anyone's.
+    expect(stack.topicPrefix).toBe(stackTopicPrefix(stack.stackName));
+    expect(reaches(stack.topicPrefix, `${stack.topicPrefix}-${configId}`)).toBe(true);
+    expect(reaches(stack.topicPrefix, `${staging}-${configId}`)).toBe(false);
+    expect(reaches(staging, `${stack.topicPrefix}-${configId}`)).toBe(false);
+    expect(reaches(stack.topicPrefix, `webhooks-${configId}`)).toBe(false);
+    expect(reaches(stack.topicPrefix, 'orders')).toBe(false);
+    // The pattern every grant on topics is written with.
+    const topicGrants = roles().flatMap(([, statements]) => statements).filter((statement) => [statement.Action].flat().some((action) => action.startsWith('sns:')));
+    const resourcesGranted = new Set(topicGrants.map((statement) => JSON.stringify(statement.Resource)));
+    expect([...resourcesGranted].filter((resource) => resource !== '"*"').map((resource) => resource.includes(`:${stack.topicPrefix}-*`))).toEqual([true]);
+  });
+
+  it('keeps a prefix the operator set (-c topicPrefix=...)', () => {
+    expect(serviceApp({ bundle: false, context: { ...REQUIRED_CONTEXT, topicPrefix: 'webhooks' } }).stack.topicPrefix).toBe('webhooks');
   });
 });

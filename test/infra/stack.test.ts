@@ -95,7 +95,7 @@ describe('the functions', () => {
       });
       expect(fn.Properties.Environment.Variables).toEqual({
         TABLE_NAME: { Ref: tableId() },
-        TOPIC_PREFIX: DEFAULT_SETTINGS.topicPrefix,
+        TOPIC_PREFIX: stack.topicPrefix,
         MAX_SUBSCRIPTIONS_PER_PORTAL: String(DEFAULT_SETTINGS.maxSubscriptionsPerPortal),
         PORTAL_CLAIM: DEFAULT_SETTINGS.portalClaim,
         EVENT_KINDS: DEFAULT_SETTINGS.eventKinds.join(','),
@@ -124,7 +124,7 @@ describe('the functions', () => {
       expect(actionsOn(statements, { 'Fn::GetAtt': [logGroupId, 'Arn'] })).toEqual(['logs:CreateLogStream', 'logs:PutLogEvents']);
       const idempotencyRecords: readonly string[] = ('idempotencyRecords' in expected && expected.idempotencyRecords) || [];
       expect(actionsOn(statements, { 'Fn::GetAtt': [tableId(), 'Arn'] })).toEqual([...expected.table, ...idempotencyRecords].sort());
-      expect(actionsOn(statements, topicArnPattern('webhooks'))).toEqual([...expected.topics].sort());
+      expect(actionsOn(statements, topicArnPattern(stack.topicPrefix))).toEqual([...expected.topics].sort());
       // Nothing else: every statement is one of the three above.
       const granted = statements.flatMap((statement) => [statement.Action].flat());
       expect(granted.sort()).toEqual(
@@ -148,7 +148,7 @@ describe('the functions', () => {
 
       expect(loadConfig(variables)).toEqual({
         tableName: 'subscriptions',
-        topicPrefix: 'webhooks',
+        topicPrefix: stack.topicPrefix,
         maxSubscriptionsPerPortal: 10,
         portalClaim: 'portal_id',
         eventKinds: loadConfig({ TABLE_NAME: 'x' }).eventKinds,
@@ -225,7 +225,7 @@ describe('what each function may do', () => {
       'own log group: logs:CreateLogStream logs:PutLogEvents',
       'table: dynamodb:GetItem dynamodb:PutItem dynamodb:UpdateItem when ForAllValues:StringNotLike dynamodb:LeadingKeys idempotency#*,delivery#*',
       'table: dynamodb:DeleteItem dynamodb:GetItem dynamodb:PutItem dynamodb:UpdateItem when ForAllValues:StringEquals dynamodb:LeadingKeys idempotency#createSubscriptionRoute',
-      'topics webhooks-*: sns:CreateTopic sns:DeleteTopic sns:Subscribe sns:TagResource',
+      'service topics: sns:CreateTopic sns:DeleteTopic sns:Subscribe sns:TagResource',
     ],
     updateSubscription: ['own log group: logs:CreateLogStream logs:PutLogEvents', `table: dynamodb:UpdateItem ${PORTALS} and ${ATTRIBUTES} portalId,sk,events`],
     activateSubscription: ['own log group: logs:CreateLogStream logs:PutLogEvents', `table: dynamodb:UpdateItem ${PORTALS} and ${ATTRIBUTES} portalId,sk,status`],
@@ -233,24 +233,24 @@ describe('what each function may do', () => {
       'own log group: logs:CreateLogStream logs:PutLogEvents',
       `table: dynamodb:Query ${PORTALS}`,
       `table: dynamodb:UpdateItem ${PORTALS} and ${ATTRIBUTES} portalId,sk,subscriptionArn,subscriptionState,subscriptionStateAt`,
-      'topics webhooks-*: sns:GetSubscriptionAttributes',
+      'service topics: sns:GetSubscriptionAttributes',
     ],
     renameSubscription: ['own log group: logs:CreateLogStream logs:PutLogEvents', `table: dynamodb:UpdateItem ${PORTALS} and ${ATTRIBUTES} portalId,sk,name`],
     deleteSubscription: [
       'own log group: logs:CreateLogStream logs:PutLogEvents',
       `table: dynamodb:DeleteItem dynamodb:GetItem dynamodb:UpdateItem ${PORTALS}`,
-      'topics webhooks-*: sns:DeleteTopic',
+      'service topics: sns:DeleteTopic',
     ],
     testSubscription: [
       'own log group: logs:CreateLogStream logs:PutLogEvents',
       `table: dynamodb:GetItem ${PORTALS}`,
-      'topics webhooks-*: sns:GetSubscriptionAttributes sns:Publish',
+      'service topics: sns:GetSubscriptionAttributes sns:Publish',
     ],
     listDeadLetters: ['own log group: logs:CreateLogStream logs:PutLogEvents', `table: dynamodb:GetItem dynamodb:Query ${PORTALS}`],
     replayDeadLetters: [
       'own log group: logs:CreateLogStream logs:PutLogEvents',
       `table: dynamodb:DeleteItem dynamodb:GetItem dynamodb:Query dynamodb:UpdateItem ${PORTALS}`,
-      'topics webhooks-*: sns:GetSubscriptionAttributes sns:Publish',
+      'service topics: sns:GetSubscriptionAttributes sns:Publish',
     ],
     recordDeadLetters: [
       'own log group: logs:CreateLogStream logs:PutLogEvents',
@@ -265,13 +265,13 @@ describe('what each function may do', () => {
       'own log group: logs:CreateLogStream logs:PutLogEvents',
       `table: dynamodb:GetItem ${PORTALS}`,
       `table: dynamodb:UpdateItem ${PORTALS} and ${ATTRIBUTES} portalId,sk,topicArn,subscriptionArn,subscriptionState,subscriptionStateAt`,
-      'topics webhooks-*: sns:GetSubscriptionAttributes sns:Subscribe',
+      'service topics: sns:GetSubscriptionAttributes sns:Subscribe',
     ],
     dispatchPortalEvents: [
       'own log group: logs:CreateLogStream logs:PutLogEvents',
       `table: dynamodb:Query ${PORTALS}`,
       'table: dynamodb:GetItem dynamodb:UpdateItem when ForAllValues:StringLike dynamodb:LeadingKeys delivery#*',
-      'topics webhooks-*: sns:Publish',
+      'service topics: sns:Publish',
       'events queue: sqs:ChangeMessageVisibility sqs:DeleteMessage sqs:GetQueueAttributes sqs:GetQueueUrl sqs:ReceiveMessage',
     ],
     reconcileTopics: [
@@ -279,7 +279,7 @@ describe('what each function may do', () => {
       'table: dynamodb:Scan',
       `table: dynamodb:GetItem ${PORTALS}`,
       `table: dynamodb:UpdateItem ${PORTALS} and ${ATTRIBUTES} portalId,sk,topicArn,subscriptionArn,subscriptionState,subscriptionStateAt`,
-      'topics webhooks-*: sns:CreateTopic sns:DeleteTopic sns:Subscribe sns:TagResource',
+      'service topics: sns:CreateTopic sns:DeleteTopic sns:Subscribe sns:TagResource',
       '*: sns:ListSubscriptions sns:ListTopics',
     ],
   };
@@ -309,7 +309,7 @@ describe('what each function may do', () => {
     const labels = new Map<string, string>([
       [JSON.stringify({ 'Fn::GetAtt': [logicalIdOf(stack, fn.logGroup), 'Arn'] }), 'own log group'],
       [JSON.stringify({ 'Fn::GetAtt': [tableId(), 'Arn'] }), 'table'],
-      [JSON.stringify(topicArnPattern('webhooks')), 'topics webhooks-*'],
+      [JSON.stringify(topicArnPattern(stack.topicPrefix)), 'service topics'],
       [JSON.stringify({ 'Fn::GetAtt': [logicalIdOf(stack, stack.delivery.eventsQueue), 'Arn'] }), 'events queue'],
       [JSON.stringify({ 'Fn::GetAtt': [logicalIdOf(stack, stack.delivery.deliveryDeadLetterQueue), 'Arn'] }), 'delivery dead-letter queue'],
       [JSON.stringify('*'), '*'],
@@ -413,7 +413,7 @@ describe('AWS Solutions rules (cdk-nag)', () => {
           .map(([id, reason]) => ({ path: construct.node.path, id, reason })),
       );
 
-    const wildcardId = 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:sns:<AWS::Region>:<AWS::AccountId>:webhooks-*]';
+    const wildcardId = `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:sns:<AWS::Region>:<AWS::AccountId>:${stack.topicPrefix}-*]`;
     const acknowledged = acknowledgments.map(({ path, id }) => [path, id.replace(/^annotation::/i, '')]);
     expect(acknowledged.sort()).toEqual(
       [
