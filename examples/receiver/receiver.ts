@@ -5,6 +5,7 @@
  *   TOPIC_ARNS           required: topics to accept, comma-separated; a trailing * makes a prefix
  *   ALLOWED_CERT_ORIGIN  unset for SNS (https://sns.<region>.amazonaws.com); npm start: https://127.0.0.1:9911,
  *                        with NODE_EXTRA_CA_CERTS=<the local CA file npm start prints>
+ *   SIGNATURE_VERSIONS   accepted SignatureVersions, comma-separated: 2 (SHA256withRSA) unless set, e.g. 1,2
  *   RECEIVER_PORT (4000), RECEIVER_HOST (127.0.0.1)
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -28,7 +29,11 @@ function optionsFromEnvironment(): VerifyOptions {
   const topics = (process.env.TOPIC_ARNS ?? '').split(',').map((entry) => entry.trim()).filter(Boolean);
   if (topics.length === 0) throw new Error('Set TOPIC_ARNS to the topics to accept (a trailing * makes a prefix).');
   const origin = process.env.ALLOWED_CERT_ORIGIN?.trim() ? new URL(process.env.ALLOWED_CERT_ORIGIN).origin : undefined;
+  const signatureVersions = new Set((process.env.SIGNATURE_VERSIONS?.trim() || '2').split(',').map((version) => version.trim()));
+  const unknown = [...signatureVersions].filter((version) => version !== '1' && version !== '2');
+  if (unknown.length > 0) throw new Error(`SIGNATURE_VERSIONS must list 1 and/or 2 (got ${unknown.join(', ')}).`);
   return {
+    signatureVersions,
     topicAllowed: (arn) => topics.some((topic) => (topic.endsWith('*') ? arn.startsWith(topic.slice(0, -1)) : arn === topic)),
     originAllowed: (url) => (origin ? url.origin === origin : url.protocol === 'https:' && url.port === '' && AWS_CERT_HOST.test(url.hostname)),
     maxAgeMs: MAX_AGE_MS,

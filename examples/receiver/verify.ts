@@ -13,6 +13,12 @@ export interface VerifyOptions {
   originAllowed: (url: URL) => boolean;
   topicAllowed: (topicArn: string) => boolean;
   maxAgeMs: number;
+  /**
+   * SignatureVersions accepted: '2' (SHA256withRSA, what the service's topics use) unless told
+   * otherwise. Accepting '1' (SHA1withRSA) lets a message whose signature was made with a weaker
+   * hash through, so only a receiver of topics left on version 1 should.
+   */
+  signatureVersions: ReadonlySet<string>;
 }
 
 /** A message not to act on. `retry`: the fault may be ours (no certificate), so SNS should send it again. */
@@ -42,6 +48,7 @@ export async function verifySnsMessage(body: unknown, options: VerifyOptions): P
   const sns = message as SnsMessage;
   const hash = HASHES.get(String(message.SignatureVersion));
   if (!hash) throw new Refused(`unknown SignatureVersion ${String(message.SignatureVersion)}`);
+  if (!options.signatureVersions.has(String(message.SignatureVersion))) throw new Refused(`SignatureVersion ${String(message.SignatureVersion)} is not accepted`);
   if (!options.topicAllowed(sns.TopicArn)) throw new Refused(`topic ${sns.TopicArn} is not one of ours`);
   const certificateUrl = URL.parse(sns.SigningCertURL);
   if (!certificateUrl || !options.originAllowed(certificateUrl) || !certificateUrl.pathname.endsWith('.pem')) {

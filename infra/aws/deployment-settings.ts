@@ -8,6 +8,7 @@
  * environment at cold start (shared/config.ts), so a value synth accepts never fails a
  * function's start.
  */
+import { createHash } from 'node:crypto';
 import { DEFAULT_EVENT_BUS_NAME } from '../../shared/delivery/portal-event';
 import {
   DEFAULT_EVENT_KINDS,
@@ -16,7 +17,6 @@ import {
   DEFAULT_ATTEMPT_KEEP_DAYS,
   DEFAULT_DELIVERY_STATUS_SUCCESS_SAMPLE_RATE,
   DEFAULT_RECONCILE_GRACE_MINUTES,
-  DEFAULT_TOPIC_PREFIX,
   settingProblems,
   splitList,
 } from '../../shared/config';
@@ -28,8 +28,12 @@ export interface DeploymentSettings {
   readonly jwtAudience: readonly string[];
   /** JWT claim holding the caller's portal id (PORTAL_CLAIM). */
   readonly portalClaim: string;
-  /** Prefix of the per-subscription SNS topic names (TOPIC_PREFIX); IAM is scoped to it. */
-  readonly topicPrefix: string;
+  /**
+   * Prefix of the per-subscription SNS topic names (TOPIC_PREFIX); IAM and the topics' and
+   * dead-letter queue's policies are scoped to it. Unset: one unique to the stack
+   * (stackTopicPrefix), so no grant of this stack reaches a topic another stack or anyone made.
+   */
+  readonly topicPrefix: string | undefined;
   /** MAX_SUBSCRIPTIONS_PER_PORTAL. */
   readonly maxSubscriptionsPerPortal: number;
   /** EVENT_KINDS: the event kinds a subscription may choose. */
@@ -74,7 +78,6 @@ export interface DeploymentSettings {
 
 export const DEFAULT_SETTINGS = {
   portalClaim: DEFAULT_PORTAL_CLAIM,
-  topicPrefix: DEFAULT_TOPIC_PREFIX,
   maxSubscriptionsPerPortal: DEFAULT_MAX_SUBSCRIPTIONS_PER_PORTAL,
   eventKinds: DEFAULT_EVENT_KINDS,
   eventBusName: DEFAULT_EVENT_BUS_NAME,
@@ -167,8 +170,8 @@ export function deploymentSettingsFrom(readContext: (key: ContextKey) => unknown
   const portalClaim = text('portalClaim') ?? DEFAULT_SETTINGS.portalClaim;
   check('portalClaim', settingProblems.portalClaim(portalClaim));
 
-  const topicPrefix = text('topicPrefix') ?? DEFAULT_SETTINGS.topicPrefix;
-  check('topicPrefix', settingProblems.topicPrefix(topicPrefix));
+  const topicPrefix = text('topicPrefix');
+  if (topicPrefix !== undefined) check('topicPrefix', settingProblems.topicPrefix(topicPrefix));
 
   const maxSubscriptionsPerPortal = number('maxSubscriptionsPerPortal', DEFAULT_SETTINGS.maxSubscriptionsPerPortal, {
     integer: true,
@@ -276,4 +279,16 @@ function isHttpsUrl(value: string): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * The topic prefix of a stack whose operator set none: its name, and 8 hex digits of the name's
+ * SHA-256. The digest keeps one stack's prefix from being the start of another's
+ * (`WebhookSubscriptions-*` would reach `WebhookSubscriptions-staging-...`), and 8 hex digits
+ * then `-` never match the 8 hex digits of a configId's start, so the old default's topics
+ * (`webhooks-<configId>`) are out of reach too. A stack's name is unique in its account and
+ * region, and topic ARNs carry both.
+ */
+export function stackTopicPrefix(stackName: string): string {
+  return `${stackName}-${createHash('sha256').update(stackName).digest('hex').slice(0, 8)}`;
 }

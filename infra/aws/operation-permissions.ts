@@ -9,14 +9,42 @@
  * DynamoDB has no IAM action for a transaction as a whole: TransactWriteItems is authorized
  * per item, as the PutItem / UpdateItem / DeleteItem it contains.
  */
+import { DELIVERY_PARTITIONS_PATTERN } from '../../shared/delivery/progress';
 import type { OperationId } from '../../shared/operations';
+import { IDEMPOTENCY_PARTITIONS_PATTERN, TABLE_KEYS } from '../../shared/subscriptions/table';
+import { DELIVERY_STATUS_ATTRIBUTE } from '../../shared/subscriptions/delivery-status';
+
+/**
+ * The partitions that are no portal's: the idempotency records' and the dispatcher's delivery
+ * records'. A grant on the portals' partitions is held there by `dynamodb:LeadingKeys` (the
+ * partition key of every item a request names, "Using IAM policy conditions for fine-grained
+ * access control", DynamoDB Developer Guide): `ForAllValues:StringNotLike` these patterns.
+ */
+export const NOT_PORTAL_PARTITIONS = [IDEMPOTENCY_PARTITIONS_PATTERN, DELIVERY_PARTITIONS_PATTERN] as const;
+export const PORTAL_PARTITIONS_ONLY = { 'ForAllValues:StringNotLike': { 'dynamodb:LeadingKeys': [...NOT_PORTAL_PARTITIONS] } } as const;
+
+/** The DynamoDB actions that change items (a transaction is authorized as these, per item). */
+export const DYNAMODB_WRITES: readonly string[] = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'];
+
+/**
+ * `dynamodb:Attributes` names every top-level attribute a request names, its condition's and
+ * its key's too, so a list of the attributes a role may write starts with the key.
+ */
+const withKeys = (...attributes: string[]) => [TABLE_KEYS.partitionKey, TABLE_KEYS.sortKey, ...attributes];
+
+/** What storeSubscriptionState writes (and reads in its condition): list, confirm and the reconciler. */
+const SUBSCRIPTION_STATE = ['subscriptionArn', 'subscriptionState', 'subscriptionStateAt'];
 
 export interface OperationPermissions {
   /**
-   * Actions on the subscriptions table: on the portals' partitions only when the operation has
-   * idempotency records too, on the whole table otherwise.
+   * Actions on the subscriptions table, on the portals' partitions only (PORTAL_PARTITIONS_ONLY).
    */
   readonly table: readonly string[];
+  /**
+   * When the operation writes only some attributes: those (with the key), the one thing its
+   * writes among `table` may name (`dynamodb:Attributes`). Its reads are not held to them.
+   */
+  readonly writtenAttributes?: readonly string[];
   /**
    * Actions on the operation's own idempotency partition (`idempotency#<operation id>`,
    * shared/subscriptions/table.ts), granted under a `dynamodb:LeadingKeys` condition naming it.
@@ -27,10 +55,11 @@ export interface OperationPermissions {
 }
 
 /**
- * Update, activate and rename: one conditional UpdateItem each, and nothing in SNS (the
- * dispatcher reads the events and status when it publishes; subscriptions carry no filter).
+ * Update, activate and rename: one conditional UpdateItem each of the one attribute they change
+ * (repository.ts's update: its condition names `sk`), and nothing in SNS (the dispatcher reads
+ * the events and status when it publishes; subscriptions carry no filter).
  */
-const CHANGE_RECORD: OperationPermissions = { table: ['dynamodb:UpdateItem'], topics: [] };
+const changeOf = (attribute: string): OperationPermissions => ({ table: ['dynamodb:UpdateItem'], writtenAttributes: withKeys(attribute), topics: [] });
 
 export const OPERATION_PERMISSIONS = {
   createSubscriptionRoute: {
@@ -45,12 +74,16 @@ export const OPERATION_PERMISSIONS = {
     // redrive policies in the same call.
     topics: ['sns:CreateTopic', 'sns:TagResource', 'sns:Subscribe', 'sns:DeleteTopic'],
   },
-  updateSubscriptionRoute: CHANGE_RECORD,
-  activateSubscriptionRoute: CHANGE_RECORD,
+  updateSubscriptionRoute: changeOf('events'),
+  activateSubscriptionRoute: changeOf('status'),
   // GetSubscriptionAttributes: the state of a subscription not known to be confirmed;
   // UpdateItem: the conditional write-back of a state SNS answered (subscription-states.ts).
-  listSubscriptionsRoute: { table: ['dynamodb:Query', 'dynamodb:UpdateItem'], topics: ['sns:GetSubscriptionAttributes'] },
-  renameSubscriptionRoute: CHANGE_RECORD,
+  listSubscriptionsRoute: {
+    table: ['dynamodb:Query', 'dynamodb:UpdateItem'],
+    writtenAttributes: withKeys(...SUBSCRIPTION_STATE),
+    topics: ['sns:GetSubscriptionAttributes'],
+  },
+  renameSubscriptionRoute: changeOf('name'),
   deleteSubscriptionRoute: {
     // GetItem: find the record. DeleteItem + UpdateItem: the remove transaction (record + counter).
     table: ['dynamodb:GetItem', 'dynamodb:DeleteItem', 'dynamodb:UpdateItem'],
@@ -61,10 +94,12 @@ export const OPERATION_PERMISSIONS = {
   // endpoint confirmed; Publish: the test message to its topic.
   testSubscriptionRoute: { table: ['dynamodb:GetItem'], topics: ['sns:GetSubscriptionAttributes', 'sns:Publish'] },
   // GetItem: find the record (and look again when Subscribe failed); GetSubscriptionAttributes:
-  // its state; Subscribe: the endpoint again; UpdateItem: the conditional write of a new ARN, or
-  // of the state when it differs from the stored one.
+  // its state; Subscribe: the endpoint again; UpdateItem: the conditional write of a new ARN
+  // (replaceDeliveryArns, whose condition names topicArn too), or of the state when it differs
+  // from the stored one. A new attribute confirm writes must be added here, or AWS refuses it.
   confirmSubscriptionRoute: {
     table: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
+    writtenAttributes: withKeys('topicArn', ...SUBSCRIPTION_STATE),
     topics: ['sns:GetSubscriptionAttributes', 'sns:Subscribe'],
   },
   // GetItem: the record (it must exist in the caller's portal; its dropped count); Query: a page
@@ -92,6 +127,8 @@ export const OPERATION_PERMISSIONS = {
 export const RECONCILER_PERMISSIONS = {
   scan: ['dynamodb:Scan'],
   records: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
+  // replaceDeliveryArns, storeSubscriptionState and storeDeliveryStatusMark (repository.ts).
+  writtenAttributes: withKeys('topicArn', ...SUBSCRIPTION_STATE, DELIVERY_STATUS_ATTRIBUTE),
   // SetTopicAttributes: delivery status logging on topics made before it (delivery-status.ts).
   topics: ['sns:CreateTopic', 'sns:TagResource', 'sns:Subscribe', 'sns:DeleteTopic', 'sns:SetTopicAttributes'],
   accountListings: ['sns:ListTopics', 'sns:ListSubscriptions'],

@@ -10,7 +10,7 @@ import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { EventBus, Rule } from 'aws-cdk-lib/aws-events';
 import { SqsQueue } from 'aws-cdk-lib/aws-events-targets';
-import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { AnyPrincipal, Effect, PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
@@ -18,7 +18,7 @@ import { Construct } from 'constructs';
 import { PORTAL_EVENT_SOURCE } from '../../shared/delivery/portal-event';
 import { DELIVERY_PARTITIONS_PATTERN } from '../../shared/delivery/progress';
 import { DEAD_LETTER_RECORDER, DISPATCHER } from '../../shared/operations';
-import { IDEMPOTENCY_PARTITIONS_PATTERN } from '../../shared/subscriptions/table';
+import { PORTAL_PARTITIONS_ONLY } from './operation-permissions';
 import { RECORDER_READS, RECORDER_WRITES } from './recorder-permissions';
 import { ServiceFunction } from './service-function';
 
@@ -104,15 +104,18 @@ export class PortalEventDelivery extends Construct {
         "This queue is a dead-letter queue: every SNS subscription's redrive policy names it (set at run time by " +
         'the create function, so CloudFormation cannot see it).',
     });
-    // SNS sends here for the service's own topics only.
-    this.deliveryDeadLetterQueue.addToResourcePolicy(
-      new PolicyStatement({
-        principals: [new ServicePrincipal('sns.amazonaws.com')],
-        actions: ['sqs:SendMessage'],
-        resources: [this.deliveryDeadLetterQueue.queueArn],
-        conditions: { ArnLike: { 'aws:SourceArn': props.topicArnPattern } },
-      }),
-    );
+    // SNS sends here for the service's own topics, and no one else may: a message put here by
+    // hand would be kept for a tenant and replayed from its own topic, signed by SNS. The Deny
+    // statements bind every principal of the account whatever its IAM policies allow. SNS's
+    // redrive to a dead-letter queue is made by the service principal sns.amazonaws.com with the
+    // topic as aws:SourceArn ("Configuring an Amazon SNS dead-letter queue for a subscription", SNS
+    // Developer Guide); aws:PrincipalServiceName is present only on a service principal's own
+    // requests and aws:SourceArn only on a service's request made for a resource, so a role of the
+    // account lacks both, and an absent key makes a `...Not...` operator match: denied (IAM User
+    // Guide, "AWS global condition context keys", "Condition operators").
+    for (const statement of deliveryDeadLetterQueuePolicy(this.deliveryDeadLetterQueue.queueArn, props.topicArnPattern)) {
+      this.deliveryDeadLetterQueue.addToResourcePolicy(statement);
+    }
 
     this.dispatcher = new ServiceFunction(this, DISPATCHER.handler, {
       entry: DISPATCHER.entry,
@@ -122,7 +125,8 @@ export class PortalEventDelivery extends Construct {
       environment: props.environment,
       logRetention: props.logRetention,
     });
-    this.dispatcher.allow(['dynamodb:Query'], [props.table.tableArn]);
+    // The portals' records, never the idempotency records (which hold answers) nor others' progress.
+    this.dispatcher.allow(['dynamodb:Query'], [props.table.tableArn], PORTAL_PARTITIONS_ONLY);
     // Which recipients an event reached (shared/delivery/progress.ts), in those records' partitions only.
     this.dispatcher.allow(['dynamodb:GetItem', 'dynamodb:UpdateItem'], [props.table.tableArn], {
       'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [DELIVERY_PARTITIONS_PATTERN] },
@@ -148,11 +152,10 @@ export class PortalEventDelivery extends Construct {
       logRetention: props.logRetention,
     });
     // The portals' partitions only, never the idempotency or delivery records'.
-    const portalsOnly = { 'dynamodb:LeadingKeys': [IDEMPOTENCY_PARTITIONS_PATTERN, DELIVERY_PARTITIONS_PATTERN] };
-    this.recorder.allow(RECORDER_READS.actions, [props.table.tableArn], { 'ForAllValues:StringNotLike': portalsOnly });
+    this.recorder.allow(RECORDER_READS.actions, [props.table.tableArn], PORTAL_PARTITIONS_ONLY);
     for (const { actions, attributes } of RECORDER_WRITES) {
       this.recorder.allow(actions, [props.table.tableArn], {
-        'ForAllValues:StringNotLike': portalsOnly,
+        ...PORTAL_PARTITIONS_ONLY,
         'ForAllValues:StringLike': { 'dynamodb:Attributes': attributes },
       });
     }
@@ -162,4 +165,36 @@ export class PortalEventDelivery extends Construct {
       new SqsEventSource(this.deliveryDeadLetterQueue, { batchSize: 10, reportBatchItemFailures: true, maxConcurrency: 2 }),
     );
   }
+}
+
+/** SNS service principal, which sends a subscription's undeliverable messages to its dead-letter queue. */
+export const SNS_SERVICE_PRINCIPAL = 'sns.amazonaws.com';
+
+/** The delivery dead-letter queue's policy: only SNS, sending for a topic of the service, may put a message there. */
+export function deliveryDeadLetterQueuePolicy(queueArn: string, topicArnPattern: string): PolicyStatement[] {
+  return [
+    new PolicyStatement({
+      sid: 'SnsSendsForTheServiceTopics',
+      principals: [new ServicePrincipal(SNS_SERVICE_PRINCIPAL)],
+      actions: ['sqs:SendMessage'],
+      resources: [queueArn],
+      conditions: { ArnLike: { 'aws:SourceArn': topicArnPattern } },
+    }),
+    new PolicyStatement({
+      sid: 'NoOneButSnsSends',
+      effect: Effect.DENY,
+      principals: [new AnyPrincipal()],
+      actions: ['sqs:SendMessage'],
+      resources: [queueArn],
+      conditions: { StringNotEquals: { 'aws:PrincipalServiceName': SNS_SERVICE_PRINCIPAL } },
+    }),
+    new PolicyStatement({
+      sid: 'NoTopicButTheServicesSends',
+      effect: Effect.DENY,
+      principals: [new AnyPrincipal()],
+      actions: ['sqs:SendMessage'],
+      resources: [queueArn],
+      conditions: { ArnNotLike: { 'aws:SourceArn': topicArnPattern } },
+    }),
+  ];
 }

@@ -10,9 +10,9 @@ import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { RECONCILER } from '../../shared/operations';
-import { IDEMPOTENCY_PARTITIONS_PATTERN } from '../../shared/subscriptions/table';
 import { RECONCILER_PERMISSIONS } from './operation-permissions';
 import { ServiceFunction } from './service-function';
+import { allowOnPortalPartitions } from './table-grants';
 
 export interface TopicReconciliationProps {
   readonly table: ITable;
@@ -48,9 +48,7 @@ export class TopicReconciliation extends Construct {
       logRetention: props.logRetention,
     });
     this.reconciler.allow(RECONCILER_PERMISSIONS.scan, [props.table.tableArn]);
-    this.reconciler.allow(RECONCILER_PERMISSIONS.records, [props.table.tableArn], {
-      'ForAllValues:StringNotLike': { 'dynamodb:LeadingKeys': [IDEMPOTENCY_PARTITIONS_PATTERN] },
-    });
+    allowOnPortalPartitions(this.reconciler, props.table.tableArn, RECONCILER_PERMISSIONS.records, RECONCILER_PERMISSIONS.writtenAttributes);
     this.reconciler.allow(RECONCILER_PERMISSIONS.topics, [props.topicArnPattern]);
     this.reconciler.allowAccountListing(RECONCILER_PERMISSIONS.accountListings);
 

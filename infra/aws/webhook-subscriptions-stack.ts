@@ -14,13 +14,9 @@ import { AttributeType, BillingMode, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { handlerEntryOf, OPERATIONS, type OperationId } from '../../shared/operations';
-import {
-  EXPIRY_ATTRIBUTE,
-  IDEMPOTENCY_PARTITIONS_PATTERN,
-  idempotencyPartitionOf,
-  TABLE_KEYS,
-} from '../../shared/subscriptions/table';
-import type { DeploymentSettings } from './deployment-settings';
+import { EXPIRY_ATTRIBUTE, idempotencyPartitionOf, TABLE_KEYS } from '../../shared/subscriptions/table';
+import { type DeploymentSettings, stackTopicPrefix } from './deployment-settings';
+import { DEFAULT_TOPIC_PREFIX } from '../../shared/config';
 import { PORTAL_EVENT_SOURCE } from '../../shared/delivery/portal-event';
 import { LOCAL_DELIVERY_STATUS_ROLE_ARN, LOCAL_SERVICE_ROLE_ARN, localDeliveryDeadLetterQueueArn } from './local-account';
 import { OPERATION_PERMISSIONS, type OperationPermissions } from './operation-permissions';
@@ -28,6 +24,7 @@ import { DeliveryAttempts } from './delivery-attempts';
 import { OperatorAlarms } from './operator-alarms';
 import { PortalEventDelivery } from './portal-event-delivery';
 import { ServiceFunction } from './service-function';
+import { allowOnPortalPartitions } from './table-grants';
 import { TopicReconciliation } from './topic-reconciliation';
 
 export interface WebhookSubscriptionsStackProps extends StackProps {
@@ -70,10 +67,15 @@ export class WebhookSubscriptionsStack extends Stack {
   readonly attempts: DeliveryAttempts;
   /** The alarms that tell the operator, and their topic. */
   readonly alarms: OperatorAlarms;
+  /** Prefix of the subscriptions' topic names (TOPIC_PREFIX): the operator's, else one unique to the stack. */
+  readonly topicPrefix: string;
 
   constructor(scope: Construct, id: string, props: WebhookSubscriptionsStackProps) {
     super(scope, id, props);
     const { settings } = props;
+    // Locally (a template for sam local invoke) the prefix npm start's records have.
+    this.topicPrefix = settings.topicPrefix ?? (settings.localEndpoints ? DEFAULT_TOPIC_PREFIX : stackTopicPrefix(this.stackName));
+    const { topicPrefix } = this;
 
     this.table = new Table(this, 'Subscriptions', {
       partitionKey: { name: TABLE_KEYS.partitionKey, type: AttributeType.STRING },
@@ -91,12 +93,12 @@ export class WebhookSubscriptionsStack extends Stack {
     // A subscription's ARN is its topic's ARN plus ":<id>", so the pattern covers those too.
     const topicArnPattern = this.formatArn({
       service: 'sns',
-      resource: `${settings.topicPrefix}-*`,
+      resource: `${topicPrefix}-*`,
     });
 
     const environment: Record<string, string> = {
       TABLE_NAME: this.table.tableName,
-      TOPIC_PREFIX: settings.topicPrefix,
+      TOPIC_PREFIX: topicPrefix,
       MAX_SUBSCRIPTIONS_PER_PORTAL: String(settings.maxSubscriptionsPerPortal),
       PORTAL_CLAIM: settings.portalClaim,
       EVENT_KINDS: settings.eventKinds.join(','),
@@ -119,7 +121,7 @@ export class WebhookSubscriptionsStack extends Stack {
       environment,
       logRetention: LOG_RETENTION,
     });
-    Validations.of(this.delivery.dispatcher.role).acknowledge(topicWildcardAcknowledgement(settings.topicPrefix));
+    Validations.of(this.delivery.dispatcher.role).acknowledge(topicWildcardAcknowledgement(topicPrefix));
 
     const functions = new Map<OperationId, ServiceFunction>();
     for (const operation of OPERATIONS) {
@@ -136,20 +138,15 @@ export class WebhookSubscriptionsStack extends Stack {
       });
       const permissions: OperationPermissions = OPERATION_PERMISSIONS[operation.id];
       const idempotencyRecords = permissions.idempotencyRecords ?? [];
-      // With idempotency records, each grant is held to its partitions by their partition keys:
-      // the records' to the portals' partitions, the idempotency records' to the operation's own.
-      fn.allow(
-        permissions.table,
-        [this.table.tableArn],
-        idempotencyRecords.length > 0
-          ? { 'ForAllValues:StringNotLike': { 'dynamodb:LeadingKeys': [IDEMPOTENCY_PARTITIONS_PATTERN] } }
-          : undefined,
-      );
+      // Each grant is held to its partitions by their partition keys: the records' to the portals'
+      // partitions (and, where the operation writes only some attributes, its writes to those),
+      // the idempotency records' to the operation's own.
+      allowOnPortalPartitions(fn, this.table.tableArn, permissions.table, permissions.writtenAttributes);
       fn.allow(idempotencyRecords, [this.table.tableArn], {
         'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': [idempotencyPartitionOf(operation.id)] },
       });
       fn.allow(permissions.topics, [topicArnPattern]);
-      if (permissions.topics.length > 0) Validations.of(fn.role).acknowledge(topicWildcardAcknowledgement(settings.topicPrefix));
+      if (permissions.topics.length > 0) Validations.of(fn.role).acknowledge(topicWildcardAcknowledgement(topicPrefix));
       functions.set(operation.id, fn);
     }
     this.functions = functions;
@@ -179,18 +176,18 @@ export class WebhookSubscriptionsStack extends Stack {
 
     this.attempts = new DeliveryAttempts(this, 'Attempts', {
       table: this.table,
-      topicPrefix: settings.topicPrefix,
+      topicPrefix,
       topicArnPattern,
       environment: { ...environment, ATTEMPT_KEEP_DAYS: String(settings.attemptKeepDays) },
       logRetention: LOG_RETENTION,
     });
-    Validations.of(this.attempts.consumer.role).acknowledge(topicWildcardAcknowledgement(settings.topicPrefix));
+    Validations.of(this.attempts.consumer.role).acknowledge(topicWildcardAcknowledgement(topicPrefix));
     for (const suffix of ['', ':log-stream:*']) {
       Validations.of(this.attempts.loggingRole).acknowledge({
-        id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:logs:<AWS::Region>:<AWS::AccountId>:log-group:sns/<AWS::Region>/<AWS::AccountId>/${settings.topicPrefix}-*${suffix}]`,
+        id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:logs:<AWS::Region>:<AWS::AccountId>:log-group:sns/<AWS::Region>/<AWS::AccountId>/${topicPrefix}-*${suffix}]`,
         reason:
           'SNS names the delivery status log groups after each topic, and the topics are created at run time, one per ' +
-          `subscription (sns/<region>/<account>/<topic>[/Failure]): the wildcard is held to the ${settings.topicPrefix}-* topics of this account and region.`,
+          `subscription (sns/<region>/<account>/<topic>[/Failure]): the wildcard is held to the ${topicPrefix}-* topics of this account and region.`,
       });
     }
     // Every topic is made with delivery status logging (shared/subscriptions/delivery-status.ts):
@@ -223,7 +220,7 @@ export class WebhookSubscriptionsStack extends Stack {
     });
     passLoggingRole(this.reconciliation.reconciler);
     const reconcilerRole = Validations.of(this.reconciliation.reconciler.role);
-    reconcilerRole.acknowledge(topicWildcardAcknowledgement(settings.topicPrefix));
+    reconcilerRole.acknowledge(topicWildcardAcknowledgement(topicPrefix));
     reconcilerRole.acknowledge({
       id: 'AwsSolutions-IAM5[Resource::*]',
       reason:

@@ -85,7 +85,8 @@ interface RecipientEntry extends BatchEntry {
 }
 
 /**
- * Dispatches a batch of events; answers each one's outcome, in the batch's order. Per portal:
+ * Dispatches a batch of events; answers each one's outcome, in the batch's order. An event
+ * present twice (same eventId) is published once, both copies answering its outcome. Per portal:
  * one Query of its partition for all of its events; then, per recipient, its events go out
  * together, up to 10 per PublishBatch (in the batch's order), the recipients concurrently. A
  * portal's failure (its Query, a topic's Publish) touches only its own events, and a failed
@@ -95,6 +96,27 @@ interface RecipientEntry extends BatchEntry {
  * fail and others get it, those that got it are recorded (one UpdateItem).
  */
 export async function dispatchPortalEvents(deps: DispatchDeps, batch: readonly QueuedEvent[]): Promise<DispatchOutcome[]> {
+  // An event SQS or EventBridge handed over twice in one batch (at-least-once, both) goes out once:
+  // its first position is dispatched, and its copies share that outcome (and are retried with it).
+  const firstPositionOf = new Map<string, number>();
+  const unique: QueuedEvent[] = [];
+  const dispatchedAs = batch.map((queued) => {
+    const first = firstPositionOf.get(queued.event.eventId);
+    if (first !== undefined) {
+      // A copy that may follow an earlier try makes the event's dispatch read what that try reached.
+      if (queued.afterEarlierTry) unique[first] = { ...unique[first]!, afterEarlierTry: true };
+      return first;
+    }
+    firstPositionOf.set(queued.event.eventId, unique.length);
+    unique.push(queued);
+    return unique.length - 1;
+  });
+  const outcomes = await dispatchUniqueEvents(deps, unique);
+  return dispatchedAs.map((position) => outcomes[position]!);
+}
+
+/** dispatchPortalEvents for a batch without two events of one id. */
+async function dispatchUniqueEvents(deps: DispatchDeps, batch: readonly QueuedEvent[]): Promise<DispatchOutcome[]> {
   const outcomes = new Array<DispatchOutcome>(batch.length);
   const positionsByPortal = new Map<string, number[]>();
   batch.forEach(({ event }, position) => positionsByPortal.set(event.portalId, [...(positionsByPortal.get(event.portalId) ?? []), position]));
@@ -160,8 +182,7 @@ async function dispatchForPortal(
     plans.push(plan);
     recipients.forEach((subscription, recipient) => {
       if (plan.earlier.has(subscription.configId)) return;
-      // The event's position in the batch: unique in any request, whereas an event EventBridge or
-      // SQS handed over twice may sit twice in one batch, and SNS refuses duplicate Ids whole.
+      // The event's position in the batch: unique in any request (SNS refuses duplicate Ids whole).
       const entry = { id: `event-${position}`, input: inputs[recipient]!, plan, subscription };
       entriesByTopic.set(subscription.topicArn, [...(entriesByTopic.get(subscription.topicArn) ?? []), entry]);
     });

@@ -180,13 +180,31 @@ describe('a batch with events that can never be delivered', () => {
     expect(await eventIdsDeliveredTo(subscription.subscriptionArn)).toEqual([first.id, last.id]);
   });
 
-  it('publishes an event EventBridge or SQS handed over twice in one batch to each recipient twice, as any duplicate (receivers deduplicate)', async () => {
+  it('publishes an event EventBridge or SQS handed over twice in one batch once to each recipient', async () => {
     const portalId = freshPortal();
     const subscription = await subscribeQueue(portalId, [CREATE]);
     const event = portalEvent(CREATE, { portalId });
-    // Two messages of one event: their entries still get Ids SNS takes as distinct.
-    expect(await runBatch([sqsRecord(event), sqsRecord(event)])).toEqual({ batchItemFailures: [] });
-    expect(await eventIdsDeliveredTo(subscription.subscriptionArn)).toEqual([event.id, event.id]);
+    const other = portalEvent(CREATE, { portalId });
+    // Two messages of one event (EventBridge and SQS both deliver at least once), one of another between them.
+    expect(await runBatch([sqsRecord(event), sqsRecord(other), sqsRecord(event)])).toEqual({ batchItemFailures: [] });
+    expect(await eventIdsDeliveredTo(subscription.subscriptionArn)).toEqual([event.id, other.id]);
+  });
+
+  it('reports both copies of a twice-handed event failed when its one publish fails, and sends it once when retried', async () => {
+    const portalId = freshPortal();
+    const subscription = await subscribeQueue(portalId, [CREATE]);
+    const event = portalEvent(CREATE, { portalId });
+    const [first, second] = [sqsRecord(event), sqsRecord(event)];
+    const removeFault = injectFault(snsClient, /^PublishBatch/);
+    try {
+      expect((await runBatch([first, second])).batchItemFailures.map(({ itemIdentifier }) => itemIdentifier).sort()).toEqual(
+        [first.messageId, second.messageId].sort(),
+      );
+    } finally {
+      removeFault();
+    }
+    expect(await runBatch([retried(first), retried(second)])).toEqual({ batchItemFailures: [] });
+    expect(await eventIdsDeliveredTo(subscription.subscriptionArn)).toEqual([event.id]);
   });
 });
 

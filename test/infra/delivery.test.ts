@@ -12,6 +12,7 @@ import type { WebhookSubscriptionsStack } from '../../infra/aws/webhook-subscrip
 import { FIRST_TRY_WINDOW_MS } from '../../shared/delivery/dispatch';
 import { DEFAULT_EVENT_BUS_NAME } from '../../shared/delivery/portal-event';
 import { logicalIdOf, serviceApp } from '../support/cdk-app';
+import { evaluate, type Request, type Statement } from '../support/iam-policy';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- CloudFormation JSON */
 let stack: WebhookSubscriptionsStack;
@@ -25,9 +26,9 @@ beforeAll(() => {
 });
 
 const idOf = (construct: { node: { defaultChild?: unknown } }) => logicalIdOf(stack, construct);
-const topicPattern = {
-  'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':sns:', { Ref: 'AWS::Region' }, ':', { Ref: 'AWS::AccountId' }, ':webhooks-*']],
-};
+const topicPattern = () => ({
+  'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':sns:', { Ref: 'AWS::Region' }, ':', { Ref: 'AWS::AccountId' }, `:${stack.topicPrefix}-*`]],
+});
 
 /** Statements of the policies attached to the role of a function. */
 function statementsOfFunction(functionId: string): { Action: string | string[]; Resource: unknown; Effect: string }[] {
@@ -104,7 +105,7 @@ describe('the dispatcher', () => {
       Action: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
       Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['delivery#*'] } },
     });
-    expect(byResource(topicPattern)).toEqual(['sns:Publish']);
+    expect(byResource(topicPattern())).toEqual(['sns:Publish']);
     expect(byResource({ 'Fn::GetAtt': [idOf(stack.delivery.eventsQueue), 'Arn'] })).toEqual([
       'sqs:ChangeMessageVisibility',
       'sqs:DeleteMessage',
@@ -158,7 +159,7 @@ describe('the delivery dead-letter queue', () => {
         Principal: { Service: 'sns.amazonaws.com' },
         Action: 'sqs:SendMessage',
         Resource: { 'Fn::GetAtt': [queueId, 'Arn'] },
-        Condition: { ArnLike: { 'aws:SourceArn': topicPattern } },
+        Condition: { ArnLike: { 'aws:SourceArn': topicPattern() } },
       }),
     );
     expect(statements).toContainEqual(
@@ -166,7 +167,44 @@ describe('the delivery dead-letter queue', () => {
     );
     expect(resources[queueId]!.Properties).toMatchObject({ SqsManagedSseEnabled: true, MessageRetentionPeriod: 14 * 24 * 3600 });
   });
+
+  it('refuses a hand-made message from any principal of the account, and SNS sending for a topic not the service\'s', () => {
+    const queueId = idOf(stack.delivery.deliveryDeadLetterQueue);
+    const [policy] = Object.values(resources).filter(
+      (resource) => resource.Type === 'AWS::SQS::QueuePolicy' && resource.Properties.Queues.some((q: any) => q.Ref === queueId),
+    );
+    // The policy as CloudFormation deploys it in account 123456789012, eu-west-1.
+    const statements = resolvePseudoParameters(policy!.Properties.PolicyDocument.Statement) as Statement[];
+    const topicOf = (name: string) => `arn:aws:sns:eu-west-1:123456789012:${name}`;
+    const ownTopic = topicOf(`${stack.topicPrefix}-0190a5b2-6c3d-7e4f-8a9b-0c1d2e3f4a5b`);
+    const send = (principal: Request['principal'], context: Request['context']) =>
+      evaluate(statements, { action: 'sqs:SendMessage', resource: { 'Fn::GetAtt': [queueId, 'Arn'] }, principal, context: { 'aws:SecureTransport': 'true', ...context } });
+
+    // An administrator of the account, whose IAM policies allow sqs:* on every queue, forging a Notification.
+    expect(send({ AWS: 'arn:aws:iam::123456789012:role/Admin' }, { 'aws:PrincipalArn': 'arn:aws:iam::123456789012:role/Admin' })).toBe('denied');
+    // SNS redriving for a topic of the account that is not the service's.
+    expect(send({ Service: 'sns.amazonaws.com' }, { 'aws:PrincipalServiceName': 'sns.amazonaws.com', 'aws:SourceArn': topicOf('someone-elses-topic') })).toBe('denied');
+    // Another service sending for a resource of its own.
+    expect(send({ Service: 'events.amazonaws.com' }, { 'aws:PrincipalServiceName': 'events.amazonaws.com', 'aws:SourceArn': 'arn:aws:events:eu-west-1:123456789012:rule/r' })).toBe('denied');
+    // SNS redriving an undeliverable message of a subscription's topic: the one sender let through.
+    expect(send({ Service: 'sns.amazonaws.com' }, { 'aws:PrincipalServiceName': 'sns.amazonaws.com', 'aws:SourceArn': ownTopic })).toBe('allowed');
+  });
 });
+
+/** A template value with Fn::Join and the pseudo parameters' Refs filled in, as CloudFormation would in 123456789012, eu-west-1. */
+function resolvePseudoParameters(value: unknown): unknown {
+  const pseudo: Record<string, string> = { 'AWS::Partition': 'aws', 'AWS::Region': 'eu-west-1', 'AWS::AccountId': '123456789012' };
+  if (Array.isArray(value)) return value.map(resolvePseudoParameters);
+  if (typeof value !== 'object' || value === null) return value;
+  const object = value as Record<string, unknown>;
+  if (typeof object.Ref === 'string' && pseudo[object.Ref]) return pseudo[object.Ref];
+  if (Array.isArray(object['Fn::Join'])) {
+    const [separator, parts] = object['Fn::Join'] as [string, unknown[]];
+    const resolved = parts.map(resolvePseudoParameters);
+    if (resolved.every((part) => typeof part === 'string')) return resolved.join(separator);
+  }
+  return Object.fromEntries(Object.entries(object).map(([key, entry]) => [key, resolvePseudoParameters(entry)]));
+}
 
 describe('the dead-letter recorder', () => {
   it('consumes the delivery dead-letter queue in batches of 10, two at a time, reporting failed records one by one', () => {

@@ -169,14 +169,15 @@ describe('the settings and the functions configuration', () => {
     const settings = settingsFrom({});
 
     expect(settings).toMatchObject({
-      topicPrefix: functionDefaults.topicPrefix,
       maxSubscriptionsPerPortal: functionDefaults.maxSubscriptionsPerPortal,
       portalClaim: functionDefaults.portalClaim,
       eventKinds: functionDefaults.eventKinds,
     });
     expect(settings.allowedEndpointAccounts).toEqual(functionDefaults.allowedEndpointAccounts);
     expect(settings.allowedEndpointAccounts).toEqual([]);
-    expect(DEFAULT_SETTINGS).toMatchObject({ topicPrefix: 'webhooks', maxSubscriptionsPerPortal: 10, portalClaim: 'portal_id' });
+    expect(DEFAULT_SETTINGS).toMatchObject({ maxSubscriptionsPerPortal: 10, portalClaim: 'portal_id' });
+    // The topic prefix is the stack's own unless set (test/infra/least-privilege.test.ts).
+    expect(settings.topicPrefix).toBeUndefined();
   });
 
   // Each value, as context key and as the environment variable the stack turns it into.

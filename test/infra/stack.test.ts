@@ -95,7 +95,7 @@ describe('the functions', () => {
       });
       expect(fn.Properties.Environment.Variables).toEqual({
         TABLE_NAME: { Ref: tableId() },
-        TOPIC_PREFIX: DEFAULT_SETTINGS.topicPrefix,
+        TOPIC_PREFIX: stack.topicPrefix,
         MAX_SUBSCRIPTIONS_PER_PORTAL: String(DEFAULT_SETTINGS.maxSubscriptionsPerPortal),
         PORTAL_CLAIM: DEFAULT_SETTINGS.portalClaim,
         EVENT_KINDS: DEFAULT_SETTINGS.eventKinds.join(','),
@@ -124,7 +124,7 @@ describe('the functions', () => {
       expect(actionsOn(statements, { 'Fn::GetAtt': [logGroupId, 'Arn'] })).toEqual(['logs:CreateLogStream', 'logs:PutLogEvents']);
       const idempotencyRecords: readonly string[] = ('idempotencyRecords' in expected && expected.idempotencyRecords) || [];
       expect(actionsOn(statements, { 'Fn::GetAtt': [tableId(), 'Arn'] })).toEqual([...expected.table, ...idempotencyRecords].sort());
-      expect(actionsOn(statements, topicArnPattern('webhooks'))).toEqual([...expected.topics].sort());
+      expect(actionsOn(statements, topicArnPattern(stack.topicPrefix))).toEqual([...expected.topics].sort());
       // Only create names the delivery status logging role in the topics it makes.
       const passRole = op.id === 'createSubscriptionRoute' ? ['iam:PassRole'] : [];
       expect(actionsOn(statements, loggingRoleArn())).toEqual(passRole);
@@ -153,7 +153,7 @@ describe('the functions', () => {
 
       expect(loadConfig(variables)).toEqual({
         tableName: 'subscriptions',
-        topicPrefix: 'webhooks',
+        topicPrefix: stack.topicPrefix,
         maxSubscriptionsPerPortal: 10,
         portalClaim: 'portal_id',
         eventKinds: loadConfig({ TABLE_NAME: 'x' }).eventKinds,
@@ -305,38 +305,41 @@ describe('IAM', () => {
 describe('what each function may do', () => {
   // The whole of each role, written out for review: one line per statement, as
   // `<resource>: <actions>[ when <condition>]`. Everything a function may do is on this page.
+  const PORTALS = 'when ForAllValues:StringNotLike dynamodb:LeadingKeys idempotency#*,delivery#*';
+  const ATTRIBUTES = 'ForAllValues:StringLike dynamodb:Attributes';
   const EXPECTED: Record<string, string[]> = {
     createSubscription: [
       'own log group: logs:CreateLogStream logs:PutLogEvents',
-      'table: dynamodb:GetItem dynamodb:PutItem dynamodb:UpdateItem when ForAllValues:StringNotLike dynamodb:LeadingKeys idempotency#*',
+      'table: dynamodb:GetItem dynamodb:PutItem dynamodb:UpdateItem when ForAllValues:StringNotLike dynamodb:LeadingKeys idempotency#*,delivery#*',
       'table: dynamodb:DeleteItem dynamodb:GetItem dynamodb:PutItem dynamodb:UpdateItem when ForAllValues:StringEquals dynamodb:LeadingKeys idempotency#createSubscriptionRoute',
-      'topics webhooks-*: sns:CreateTopic sns:DeleteTopic sns:Subscribe sns:TagResource',
+      'service topics: sns:CreateTopic sns:DeleteTopic sns:Subscribe sns:TagResource',
       'delivery status logging role: iam:PassRole when StringEquals iam:PassedToService sns.amazonaws.com',
     ],
-    updateSubscription: ['own log group: logs:CreateLogStream logs:PutLogEvents', 'table: dynamodb:UpdateItem'],
-    activateSubscription: ['own log group: logs:CreateLogStream logs:PutLogEvents', 'table: dynamodb:UpdateItem'],
+    updateSubscription: ['own log group: logs:CreateLogStream logs:PutLogEvents', `table: dynamodb:UpdateItem ${PORTALS} and ${ATTRIBUTES} portalId,sk,events`],
+    activateSubscription: ['own log group: logs:CreateLogStream logs:PutLogEvents', `table: dynamodb:UpdateItem ${PORTALS} and ${ATTRIBUTES} portalId,sk,status`],
     listSubscriptions: [
       'own log group: logs:CreateLogStream logs:PutLogEvents',
-      'table: dynamodb:Query dynamodb:UpdateItem',
-      'topics webhooks-*: sns:GetSubscriptionAttributes',
+      `table: dynamodb:Query ${PORTALS}`,
+      `table: dynamodb:UpdateItem ${PORTALS} and ${ATTRIBUTES} portalId,sk,subscriptionArn,subscriptionState,subscriptionStateAt`,
+      'service topics: sns:GetSubscriptionAttributes',
     ],
-    renameSubscription: ['own log group: logs:CreateLogStream logs:PutLogEvents', 'table: dynamodb:UpdateItem'],
+    renameSubscription: ['own log group: logs:CreateLogStream logs:PutLogEvents', `table: dynamodb:UpdateItem ${PORTALS} and ${ATTRIBUTES} portalId,sk,name`],
     deleteSubscription: [
       'own log group: logs:CreateLogStream logs:PutLogEvents',
-      'table: dynamodb:DeleteItem dynamodb:GetItem dynamodb:UpdateItem',
-      'topics webhooks-*: sns:DeleteTopic',
+      `table: dynamodb:DeleteItem dynamodb:GetItem dynamodb:UpdateItem ${PORTALS}`,
+      'service topics: sns:DeleteTopic',
     ],
     testSubscription: [
       'own log group: logs:CreateLogStream logs:PutLogEvents',
-      'table: dynamodb:GetItem',
-      'topics webhooks-*: sns:GetSubscriptionAttributes sns:Publish',
+      `table: dynamodb:GetItem ${PORTALS}`,
+      'service topics: sns:GetSubscriptionAttributes sns:Publish',
     ],
-    listDeadLetters: ['own log group: logs:CreateLogStream logs:PutLogEvents', 'table: dynamodb:GetItem dynamodb:Query'],
-    listAttempts: ['own log group: logs:CreateLogStream logs:PutLogEvents', 'table: dynamodb:GetItem dynamodb:Query'],
+    listDeadLetters: ['own log group: logs:CreateLogStream logs:PutLogEvents', `table: dynamodb:GetItem dynamodb:Query ${PORTALS}`],
+    listAttempts: ['own log group: logs:CreateLogStream logs:PutLogEvents', `table: dynamodb:GetItem dynamodb:Query ${PORTALS}`],
     replayDeadLetters: [
       'own log group: logs:CreateLogStream logs:PutLogEvents',
-      'table: dynamodb:DeleteItem dynamodb:GetItem dynamodb:Query dynamodb:UpdateItem',
-      'topics webhooks-*: sns:GetSubscriptionAttributes sns:Publish',
+      `table: dynamodb:DeleteItem dynamodb:GetItem dynamodb:Query dynamodb:UpdateItem ${PORTALS}`,
+      'service topics: sns:GetSubscriptionAttributes sns:Publish',
     ],
     recordDeadLetters: [
       'own log group: logs:CreateLogStream logs:PutLogEvents',
@@ -349,21 +352,23 @@ describe('what each function may do', () => {
     ],
     confirmSubscription: [
       'own log group: logs:CreateLogStream logs:PutLogEvents',
-      'table: dynamodb:GetItem dynamodb:UpdateItem',
-      'topics webhooks-*: sns:GetSubscriptionAttributes sns:Subscribe',
+      `table: dynamodb:GetItem ${PORTALS}`,
+      `table: dynamodb:UpdateItem ${PORTALS} and ${ATTRIBUTES} portalId,sk,topicArn,subscriptionArn,subscriptionState,subscriptionStateAt`,
+      'service topics: sns:GetSubscriptionAttributes sns:Subscribe',
     ],
     dispatchPortalEvents: [
       'own log group: logs:CreateLogStream logs:PutLogEvents',
-      'table: dynamodb:Query',
+      `table: dynamodb:Query ${PORTALS}`,
       'table: dynamodb:GetItem dynamodb:UpdateItem when ForAllValues:StringLike dynamodb:LeadingKeys delivery#*',
-      'topics webhooks-*: sns:Publish',
+      'service topics: sns:Publish',
       'events queue: sqs:ChangeMessageVisibility sqs:DeleteMessage sqs:GetQueueAttributes sqs:GetQueueUrl sqs:ReceiveMessage',
     ],
     reconcileTopics: [
       'own log group: logs:CreateLogStream logs:PutLogEvents',
       'table: dynamodb:Scan',
-      'table: dynamodb:GetItem dynamodb:UpdateItem when ForAllValues:StringNotLike dynamodb:LeadingKeys idempotency#*',
-      'topics webhooks-*: sns:CreateTopic sns:DeleteTopic sns:SetTopicAttributes sns:Subscribe sns:TagResource',
+      `table: dynamodb:GetItem ${PORTALS}`,
+      `table: dynamodb:UpdateItem ${PORTALS} and ${ATTRIBUTES} deliveryStatusLogging,portalId,sk,topicArn,subscriptionArn,subscriptionState,subscriptionStateAt`,
+      'service topics: sns:CreateTopic sns:DeleteTopic sns:SetTopicAttributes sns:Subscribe sns:TagResource',
       'delivery status logging role: iam:PassRole when StringEquals iam:PassedToService sns.amazonaws.com',
       '*: sns:ListSubscriptions sns:ListTopics',
     ],
@@ -404,7 +409,7 @@ describe('what each function may do', () => {
     const labels = new Map<string, string>([
       [JSON.stringify({ 'Fn::GetAtt': [logicalIdOf(stack, fn.logGroup), 'Arn'] }), 'own log group'],
       [JSON.stringify({ 'Fn::GetAtt': [tableId(), 'Arn'] }), 'table'],
-      [JSON.stringify(topicArnPattern('webhooks')), 'topics webhooks-*'],
+      [JSON.stringify(topicArnPattern(stack.topicPrefix)), 'service topics'],
       [JSON.stringify({ 'Fn::GetAtt': [logicalIdOf(stack, stack.delivery.eventsQueue), 'Arn'] }), 'events queue'],
       [JSON.stringify({ 'Fn::GetAtt': [logicalIdOf(stack, stack.delivery.deliveryDeadLetterQueue), 'Arn'] }), 'delivery dead-letter queue'],
       [JSON.stringify(loggingRoleArn()), 'delivery status logging role'],
@@ -509,7 +514,7 @@ describe('AWS Solutions rules (cdk-nag)', () => {
           .map(([id, reason]) => ({ path: construct.node.path, id, reason })),
       );
 
-    const wildcardId = 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:sns:<AWS::Region>:<AWS::AccountId>:webhooks-*]';
+    const wildcardId = `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:sns:<AWS::Region>:<AWS::AccountId>:${stack.topicPrefix}-*]`;
     const acknowledged = acknowledgments.map(({ path, id }) => [path, id.replace(/^annotation::/i, '')]);
     expect(acknowledged.sort()).toEqual(
       [
