@@ -198,7 +198,7 @@ describe('delivery status logging', () => {
         Action: 'sts:AssumeRole',
         Effect: 'Allow',
         Principal: { Service: 'sns.amazonaws.com' },
-        Condition: { StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } }, ArnLike: { 'aws:SourceArn': topicArnPattern('webhooks') } },
+        Condition: { StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } }, ArnLike: { 'aws:SourceArn': topicArnPattern(stack.topicPrefix) } },
       },
     ]);
     expect(role.Properties.ManagedPolicyArns).toBeUndefined();
@@ -207,7 +207,7 @@ describe('delivery status logging', () => {
     expect([statements[0].Action].flat().sort()).toEqual(['logs:CreateLogGroup', 'logs:CreateLogStream', 'logs:PutLogEvents']);
     const logGroups = JSON.stringify(statements[0].Resource);
     expect(logGroups).toContain(':log-group:sns/');
-    expect(logGroups).toContain('/webhooks-*');
+    expect(logGroups).toContain(`/${stack.topicPrefix}-*`);
     expect(logGroups).not.toMatch(/log-group:\*/);
     // No other role or policy of the stack may be assumed by SNS or names the logs of SNS.
     const assumedBySns = ofType('AWS::IAM::Role').filter(([, other]) => JSON.stringify(other.Properties.AssumeRolePolicyDocument).includes('sns.amazonaws.com'));
@@ -237,7 +237,7 @@ describe('delivery status logging', () => {
     const document = JSON.stringify(policy.Properties.PolicyDocument);
     expect(document).toContain(logicalIdOf(stack, stack.attempts.consumer.function));
     expect(document).toContain('$.notification.topicArn');
-    expect(document).toContain(':webhooks-*');
+    expect(document).toContain(`:${stack.topicPrefix}-*`);
     expect(JSON.stringify(policy.Properties.SelectionCriteria)).toContain(logicalIdOf(stack, stack.attempts.consumer.logGroup));
     const permissions = ofType('AWS::Lambda::Permission').filter(([, permission]) => permission.Properties.Principal === 'logs.amazonaws.com');
     expect(permissions).toHaveLength(1);
@@ -379,7 +379,7 @@ describe('what each function may do', () => {
         'ForAllValues:StringLike dynamodb:Attributes portalId,sk,at,status,statusCode,dwellTimeMs,attempts,messageId,idempotencyExpiresAt',
       'table: dynamodb:UpdateItem when ForAllValues:StringNotLike dynamodb:LeadingKeys idempotency#*,delivery#* and ' +
         'ForAllValues:StringLike dynamodb:Attributes portalId,sk,topicArn,lastDeliveredAt,lastFailedAt,attemptsDelivered@*,attemptsFailed@*,attemptsKept@*',
-      'topics webhooks-*: sns:ListTagsForResource',
+      'service topics: sns:ListTagsForResource',
     ],
   };
 
@@ -528,7 +528,7 @@ describe('AWS Solutions rules (cdk-nag)', () => {
         // SNS names the log groups after each topic, made at run time.
         ...['', ':log-stream:*'].map((suffix) => [
           `${STACK_NAME}/Attempts/SnsDeliveryStatusLogging`,
-          `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:logs:<AWS::Region>:<AWS::AccountId>:log-group:sns/<AWS::Region>/<AWS::AccountId>/webhooks-*${suffix}]`,
+          `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:logs:<AWS::Region>:<AWS::AccountId>:log-group:sns/<AWS::Region>/<AWS::AccountId>/${stack.topicPrefix}-*${suffix}]`,
         ]),
         // ListTopics and ListSubscriptions have no resource type in IAM.
         [`${STACK_NAME}/Reconciliation/reconcileTopics/Role`, 'AwsSolutions-IAM5[Resource::*]'],
