@@ -47,6 +47,14 @@ export interface ServiceConfig {
    * (SNS confirms those without their owner's consent); none by default.
    */
   readonly allowedEndpointAccounts: readonly string[];
+  /**
+   * The per-portal limit on each route that makes SNS send (create, test, confirm, replay): a
+   * portal may send `burst` requests of one route at once, and `ratePerMinute` a minute after
+   * that (a token bucket, shared/http/middleware/portal-rate-limit.ts).
+   */
+  readonly portalSendLimit: { readonly burst: number; readonly ratePerMinute: number };
+  /** How many confirmation requests POST /confirm may have SNS send for one subscription per UTC day. */
+  readonly confirmationRequestsPerDay: number;
 }
 
 export class ConfigurationError extends Error {
@@ -57,6 +65,12 @@ export const DEFAULT_TOPIC_PREFIX = 'webhooks';
 export const DEFAULT_MAX_SUBSCRIPTIONS_PER_PORTAL = 10;
 export const DEFAULT_PORTAL_CLAIM = 'portal_id';
 export const DEFAULT_RECONCILE_GRACE_MINUTES = 15;
+/** Requests of one SNS-sending route a portal may send at once (docs/security.md, "Rate limits"). */
+export const DEFAULT_PORTAL_SEND_BURST = 25;
+/** Requests of one SNS-sending route a portal may send a minute once its burst is spent. */
+export const DEFAULT_PORTAL_SEND_RATE_PER_MINUTE = 20;
+/** Confirmation requests POST /confirm may have SNS send to one subscription's endpoint per UTC day. */
+export const DEFAULT_CONFIRMATION_REQUESTS_PER_DAY = 5;
 
 // SNS topic names are at most 256 characters of [A-Za-z0-9_-]; the suffix is '-' + a 36-character UUID.
 const TOPIC_PREFIX_PATTERN = /^[A-Za-z0-9_-]{1,219}$/;
@@ -92,11 +106,18 @@ export const settingProblems = {
       : `must be a whole number of minutes from 1 to 1440 (got "${text}").`,
   portalClaim: (value: string) =>
     CLAIM_PATTERN.test(value) ? undefined : `must be a JWT claim name of letters, digits, '_', '.', ':', '/' or '-' (got "${value}").`,
+  portalSendBurst: (text: string) => wholeNumberProblem(text, 1, 100_000),
+  portalSendRatePerMinute: (text: string) => wholeNumberProblem(text, 1, 600_000),
+  confirmationRequestsPerDay: (text: string) => wholeNumberProblem(text, 1, 1_000),
   allowedEndpointAccounts: (accounts: readonly string[]) => {
     const invalid = accounts.filter((account) => !ACCOUNT_ID.test(account));
     return invalid.length === 0 ? undefined : `must be a comma-separated list of 12-digit AWS account ids (invalid: ${invalid.join(', ')}).`;
   },
 };
+
+function wholeNumberProblem(text: string, min: number, max: number): string | undefined {
+  return /^\d+$/.test(text) && Number(text) >= min && Number(text) <= max ? undefined : `must be a whole number from ${min} to ${max} (got "${text}").`;
+}
 
 /** A comma-separated list, trimmed, without empty entries or duplicates. */
 export function splitList(text: string): string[] {
@@ -148,6 +169,13 @@ export function loadConfig(env: NodeJS.ProcessEnv): ServiceConfig {
   const allowedEndpointAccounts = splitList(read('ALLOWED_ENDPOINT_ACCOUNTS') ?? '');
   check('ALLOWED_ENDPOINT_ACCOUNTS', settingProblems.allowedEndpointAccounts(allowedEndpointAccounts));
 
+  const burstText = read('PORTAL_SEND_BURST') ?? String(DEFAULT_PORTAL_SEND_BURST);
+  check('PORTAL_SEND_BURST', settingProblems.portalSendBurst(burstText));
+  const rateText = read('PORTAL_SEND_RATE_PER_MINUTE') ?? String(DEFAULT_PORTAL_SEND_RATE_PER_MINUTE);
+  check('PORTAL_SEND_RATE_PER_MINUTE', settingProblems.portalSendRatePerMinute(rateText));
+  const confirmationsText = read('CONFIRMATION_REQUESTS_PER_DAY') ?? String(DEFAULT_CONFIRMATION_REQUESTS_PER_DAY);
+  check('CONFIRMATION_REQUESTS_PER_DAY', settingProblems.confirmationRequestsPerDay(confirmationsText));
+
   if (problems.length > 0) {
     throw new ConfigurationError(`Invalid configuration: ${problems.join(' ')}`);
   }
@@ -161,6 +189,8 @@ export function loadConfig(env: NodeJS.ProcessEnv): ServiceConfig {
     reconcileGraceMinutes: Number(graceText),
     topicPublisherArns,
     allowedEndpointAccounts,
+    portalSendLimit: { burst: Number(burstText), ratePerMinute: Number(rateText) },
+    confirmationRequestsPerDay: Number(confirmationsText),
   };
 }
 

@@ -69,6 +69,8 @@ interface OperationDoc {
   /** Statuses beyond those every operation has. */
   readonly answersBadRequest: boolean;
   readonly answersConflict?: boolean;
+  /** Why the operation itself may answer 429 besides the portal's rate limit, as a sentence. */
+  readonly answersTooSoon?: string;
   readonly idempotencyKey?: boolean;
 }
 
@@ -273,7 +275,7 @@ function jsonContent(schema: Json, example?: Json) {
 
 const errorOrGateway = { anyOf: [ref('ErrorResponse'), ref('GatewayError')] };
 
-function responsesOf(doc: OperationDoc): Json {
+function responsesOf(doc: OperationDoc, operation: Operation): Json {
   return {
     200: { description: doc.summary + ': done.', content: jsonContent(ref(doc.success), doc.successExample) },
     ...(doc.answersBadRequest && {
@@ -305,6 +307,24 @@ function responsesOf(doc: OperationDoc): Json {
           success: false,
           message: 'A request with this Idempotency-Key is still being processed; retry shortly.',
           code: 'IDEMPOTENCY_IN_PROGRESS',
+        }),
+      },
+    }),
+    ...((operation.limitedPerPortal || doc.answersTooSoon) && {
+      429: {
+        description:
+          (operation.limitedPerPortal
+            ? 'The portal sent this route more often than its limit (PORTAL_SEND_BURST at once, then PORTAL_SEND_RATE_PER_MINUTE a minute), ' +
+              '`RATE_LIMITED`. '
+            : '') +
+          (doc.answersTooSoon ?? '') +
+          'Nothing was done; send the same request again after the `Retry-After` seconds (the message says when).',
+        headers: { 'Retry-After': { description: 'Seconds to wait before sending the request again.', schema: { type: 'integer', minimum: 1 } } },
+        content: jsonContent(ref('ErrorResponse'), {
+          success: false,
+          message:
+            'This portal sends POST .../subscriptions/test faster than its limit (25 at once, then 20 a minute); send it again after 2026-03-12T10:15:33Z (Retry-After says in how many seconds).',
+          code: 'RATE_LIMITED',
         }),
       },
     }),
@@ -382,7 +402,7 @@ function operationObject(operation: Operation, prefixIndex: number): Json {
     ...(doc.request && {
       requestBody: { required: true, content: jsonContent(ref(nameOf(doc.request)), doc.requestExample) },
     }),
-    responses: responsesOf(doc),
+    responses: responsesOf(doc, operation),
   };
 }
 
