@@ -226,6 +226,10 @@ const OPERATION_DOCS: Record<OperationId, OperationDoc> = {
       '`confirmed` subscription is answered 400 `ALREADY_CONFIRMED`. `configId` is accepted as an alias of `config_id`.',
     request: confirmSubscriptionRequest,
     requestExample: { config_id: EXAMPLE_CONFIG_ID },
+    answersTooSoon:
+      'Confirm also answers 429 `CONFIRMATION_PENDING` while a confirmation request sent less than 5 minutes ago is still pending ' +
+      '(create\'s own request included), and `CONFIRMATION_REQUESTS_PER_DAY` once the endpoint was sent CONFIRMATION_REQUESTS_PER_DAY ' +
+      '(5 by default) this UTC day. ',
     success: 'ConfirmSubscriptionResponse',
     successExample: {
       success: true,

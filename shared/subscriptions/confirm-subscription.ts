@@ -1,6 +1,7 @@
 import type { SNSClient } from '@aws-sdk/client-sns';
 import { snsSubscriptionAttributesFor } from './delivery-policy';
 import { accountOf, checkEndpointAccount, confirmedAtCreation } from './endpoint-account';
+import type { ConfirmationRequests } from './confirmation-requests';
 import { AlreadyConfirmedError, SubscriptionNotFoundError } from './errors';
 import type { ObservedState, SubscriptionRepository } from './repository';
 import { type SubscriptionState, subscriptionStateOf } from './sns-subscription';
@@ -9,6 +10,8 @@ import type { SubscriptionTopics } from './topics';
 export interface ConfirmSubscriptionDeps {
   repository: Pick<SubscriptionRepository, 'find' | 'isStored' | 'replaceDeliveryArns' | 'storeSubscriptionState'>;
   topics: Pick<SubscriptionTopics, 'subscribeAgain'>;
+  /** How often the endpoint may be sent a confirmation request (confirmation-requests.ts). */
+  confirmationRequests: ConfirmationRequests;
   sns: SNSClient;
   /** Named in the redrive policy of a subscription made anew, as create does. */
   deadLetterQueueArn: string | undefined;
@@ -23,11 +26,12 @@ export interface ConfirmSubscriptionDeps {
  * sends the endpoint a new confirmation request; a pending subscription is asked again as it
  * is, one SNS no longer has is made anew with create's attributes, and its ARN stored, only if
  * the record still names the old one. Refused for a confirmed subscription, and for an endpoint
- * of the service's own account, as create refuses it. Answers the state SNS gave, and stores it
+ * of the service's own account, as create refuses it, and while the endpoint may not be sent
+ * another confirmation request yet (429, confirmation-requests.ts). Answers the state SNS gave, and stores it
  * on the record when it differs from the stored one.
  */
 export async function confirmSubscription(
-  { repository, topics, sns, deadLetterQueueArn, allowedEndpointAccounts }: ConfirmSubscriptionDeps,
+  { repository, topics, confirmationRequests, sns, deadLetterQueueArn, allowedEndpointAccounts }: ConfirmSubscriptionDeps,
   portalId: string,
   configId: string,
 ): Promise<SubscriptionState> {
@@ -44,11 +48,15 @@ export async function confirmSubscription(
   const serviceAccount = accountOf(subscription.topicArn);
   checkEndpointAccount(subscription, serviceAccount, allowedEndpointAccounts);
 
+  // Before SNS sends anything: not again while one is pending, at most a few a day.
+  const giveBack = await confirmationRequests.take(subscription, state, askedAt);
   const attributes = state === 'unsubscribed' ? snsSubscriptionAttributesFor(subscription, deadLetterQueueArn) : undefined;
   let subscriptionArn: string;
   try {
     subscriptionArn = await topics.subscribeAgain(subscription.topicArn, subscription, attributes);
   } catch (error) {
+    // Nothing was sent: the caller may retry without waiting.
+    await giveBack().catch(() => undefined);
     // A delete that ran meanwhile took the topic: the caller's subscription is gone, not broken.
     if ((await repository.isStored(portalId, configId)) === false) throw new SubscriptionNotFoundError(configId);
     throw error;
