@@ -8,15 +8,13 @@
  * the passing of 5 minutes is the record's last request moved back.
  */
 import { UnsubscribeCommand } from '@aws-sdk/client-sns';
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { randomUUID } from 'node:crypto';
 import { snsClient } from '../../shared/aws/sns';
 import { DEFAULT_CONFIRMATION_REQUESTS_PER_DAY } from '../../shared/config';
 import { call, freshPortal, newSubscription } from '../support/api';
-import { inspectDb, inspectSns, subscriptionItems } from '../support/aws-state';
+import { inspectSns, lastConfirmationRequestMinutesAgo, subscriptionItems } from '../support/aws-state';
 import { injectFault } from '../support/faults';
 import { confirmAsEndpointOwner, confirmationRequestsTo } from '../support/sns-confirmation';
-import { TEST_ENV } from '../support/test-env';
 
 interface Created {
   portalId: string;
@@ -35,18 +33,7 @@ async function strangerSubscribed(): Promise<Created> {
 
 const confirm = ({ portalId, configId }: Created) => call('confirmSubscriptionRoute', { portalId, body: { config_id: configId } });
 
-/** As if the last confirmation request (create's, or confirm's) went out `minutes` ago. */
-async function lastRequestMinutesAgo({ portalId, configId }: Created, minutes: number): Promise<void> {
-  const at = new Date(Date.now() - minutes * 60_000).toISOString();
-  await inspectDb.send(
-    new UpdateCommand({
-      TableName: TEST_ENV.TABLE_NAME,
-      Key: { portalId, sk: `subscription#${configId}` },
-      UpdateExpression: 'SET createdAt = :at, confirmationRequestedAt = :at',
-      ExpressionAttributeValues: { ':at': at },
-    }),
-  );
-}
+const lastRequestMinutesAgo = ({ portalId, configId }: Created, minutes: number) => lastConfirmationRequestMinutesAgo(portalId, configId, minutes);
 
 const requestsSent = async ({ subscriptionArn }: Created) => (await confirmationRequestsTo(subscriptionArn)).length;
 
