@@ -71,10 +71,12 @@ export const OPERATION_PERMISSIONS = {
   // of dead letters (shared/dead-letters/store.ts).
   listDeadLettersRoute: { table: ['dynamodb:GetItem', 'dynamodb:Query'], topics: [] },
   // GetItem: the record (with its dead-letter counts); GetSubscriptionAttributes: whether the endpoint
-  // confirmed; Query: the dead letters chosen; Publish: each again; DeleteItem + UpdateItem: the
-  // transaction removing one and uncounting it.
+  // confirmed; Query: the dead letters chosen; UpdateItem: the claim of each (and its release);
+  // Publish: each again; DeleteItem + UpdateItem: the transaction removing one and uncounting it.
   replayDeadLettersRoute: {
     table: ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:DeleteItem', 'dynamodb:UpdateItem'],
+    // shared/http/idempotency.ts, as for create.
+    idempotencyRecords: ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem', 'dynamodb:DeleteItem'],
     topics: ['sns:GetSubscriptionAttributes', 'sns:Publish'],
   },
 } as const satisfies Record<OperationId, OperationPermissions>;

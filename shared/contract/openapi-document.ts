@@ -210,13 +210,17 @@ const OPERATION_DOCS: Record<OperationId, OperationDoc> = {
       'Publishes the subscription\'s dead letters to its topic again with their original body (same `eventId`), oldest first, ' +
       'at most 100 per request, and removes each once SNS accepted it: all kept ones, or those of the given `eventIds`. ' +
       '`remaining` says how many are still kept. At least once: receivers deduplicate on (`configId`, `eventId`). One that fails ' +
-      'again comes back as a new dead letter. eventIds naming no kept dead letter: 200 with `replayed` 0. A deactivated ' +
+      'again comes back as a new dead letter. Each is claimed before it is published, so concurrent replays share the letters and each ' +
+      'is sent once; one claimed by a replay that crashed can be replayed again a minute later. ' +
+      'eventIds naming no kept dead letter: 200 with `replayed` 0. A deactivated ' +
       'subscription (400 `SUBSCRIPTION_DEACTIVATED`) or one whose endpoint has not confirmed (400 `ENDPOINT_NOT_CONFIRMED`) is refused.',
     request: replayDeadLettersRequest,
     requestExample: { config_id: EXAMPLE_CONFIG_ID, eventIds: ['6a1e4c2b-3f5d-4e7a-9b8c-0d1e2f3a4b5c'] },
     success: 'ReplayDeadLettersResponse',
     successExample: { success: true, message: '1 dead letter sent again.', replayed: 1, remaining: 0 },
     answersBadRequest: true,
+    answersConflict: true,
+    idempotencyKey: true,
   },
   confirmSubscriptionRoute: {
     summary: 'Ask the endpoint to confirm again',
@@ -391,7 +395,9 @@ function operationObject(operation: Operation, prefixIndex: number): Json {
       in: 'header',
       required: false,
       description:
-        'Makes retries of this create safe: the same key (per portal, 24 hours) with the same body answers the first answer again and creates nothing.',
+        operation.id === 'replayDeadLettersRoute'
+          ? 'Makes retries of this replay safe: the same key (per portal, 24 hours) with the same body answers the first answer again and sends nothing.'
+          : 'Makes retries of this create safe: the same key (per portal, 24 hours) with the same body answers the first answer again and creates nothing.',
       schema: { type: 'string', minLength: 1, maxLength: 255, pattern: IDEMPOTENCY_KEY_PATTERN.source },
       example: '8e0f1b2a-3c4d-4e5f-9a6b-7c8d9e0f1a2b',
     });
