@@ -192,7 +192,8 @@ export async function claim(table: RecordTable, letter: KeptDeadLetter, claimant
         TableName: table.tableName,
         Key: { portalId: letter.portalId, sk: letter.sk },
         UpdateExpression: 'SET #until = :until, #by = :by',
-        ConditionExpression: 'attribute_exists(sk) AND (attribute_not_exists(#until) OR #until <= :now)',
+        // Or already this replay's: the SDK retried a claim whose first answer was lost.
+        ConditionExpression: 'attribute_exists(sk) AND (attribute_not_exists(#until) OR #until <= :now OR #by = :by)',
         ExpressionAttributeNames: CLAIM_NAMES,
         ExpressionAttributeValues: { ':until': until, ':by': claimant, ':now': Date.now() },
       }),
