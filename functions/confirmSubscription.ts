@@ -12,7 +12,10 @@ import { subscribeAgain, topicsOf } from '../shared/subscriptions/topics';
 const deps = {
   repository: repositoryOf({ db: documentClient, tableName: config.tableName }, { find, isStored, replaceDeliveryArns, storeSubscriptionState }),
   topics: topicsOf({ sns: snsClient, topicPrefix: config.topicPrefix }, { subscribeAgain }),
-  confirmationRequests: confirmationRequestsOf({ db: documentClient, tableName: config.tableName }, config.confirmationRequestsPerDay),
+  confirmationRequests: confirmationRequestsOf(
+    { db: documentClient, tableName: config.tableName },
+    { perDay: config.confirmationRequestsPerDay, intervalMs: config.confirmationRequestIntervalMs },
+  ),
   sns: snsClient,
   deadLetterQueueArn: config.deliveryDeadLetterQueueArn,
   allowedEndpointAccounts: config.allowedEndpointAccounts,

@@ -55,6 +55,8 @@ export interface ServiceConfig {
   readonly portalSendLimit: { readonly burst: number; readonly ratePerMinute: number };
   /** How many confirmation requests POST /confirm may have SNS send for one subscription per UTC day. */
   readonly confirmationRequestsPerDay: number;
+  /** How long a pending confirmation request protects its endpoint from another one, in ms (5 minutes). */
+  readonly confirmationRequestIntervalMs: number;
 }
 
 export class ConfigurationError extends Error {
@@ -71,6 +73,8 @@ export const DEFAULT_PORTAL_SEND_BURST = 25;
 export const DEFAULT_PORTAL_SEND_RATE_PER_MINUTE = 20;
 /** Confirmation requests POST /confirm may have SNS send to one subscription's endpoint per UTC day. */
 export const DEFAULT_CONFIRMATION_REQUESTS_PER_DAY = 5;
+/** No new confirmation request while one sent less than this ago is pending. */
+export const DEFAULT_CONFIRMATION_REQUEST_INTERVAL_SECONDS = 300;
 
 // SNS topic names are at most 256 characters of [A-Za-z0-9_-]; the suffix is '-' + a 36-character UUID.
 const TOPIC_PREFIX_PATTERN = /^[A-Za-z0-9_-]{1,219}$/;
@@ -108,7 +112,8 @@ export const settingProblems = {
     CLAIM_PATTERN.test(value) ? undefined : `must be a JWT claim name of letters, digits, '_', '.', ':', '/' or '-' (got "${value}").`,
   portalSendBurst: (text: string) => wholeNumberProblem(text, 1, 100_000),
   portalSendRatePerMinute: (text: string) => wholeNumberProblem(text, 1, 600_000),
-  confirmationRequestsPerDay: (text: string) => wholeNumberProblem(text, 1, 1_000),
+  confirmationRequestsPerDay: (text: string) => wholeNumberProblem(text, 1, 1_000_000),
+  confirmationRequestIntervalSeconds: (text: string) => wholeNumberProblem(text, 0, 86_400),
   allowedEndpointAccounts: (accounts: readonly string[]) => {
     const invalid = accounts.filter((account) => !ACCOUNT_ID.test(account));
     return invalid.length === 0 ? undefined : `must be a comma-separated list of 12-digit AWS account ids (invalid: ${invalid.join(', ')}).`;
@@ -175,6 +180,8 @@ export function loadConfig(env: NodeJS.ProcessEnv): ServiceConfig {
   check('PORTAL_SEND_RATE_PER_MINUTE', settingProblems.portalSendRatePerMinute(rateText));
   const confirmationsText = read('CONFIRMATION_REQUESTS_PER_DAY') ?? String(DEFAULT_CONFIRMATION_REQUESTS_PER_DAY);
   check('CONFIRMATION_REQUESTS_PER_DAY', settingProblems.confirmationRequestsPerDay(confirmationsText));
+  const intervalText = read('CONFIRMATION_REQUEST_INTERVAL_SECONDS') ?? String(DEFAULT_CONFIRMATION_REQUEST_INTERVAL_SECONDS);
+  check('CONFIRMATION_REQUEST_INTERVAL_SECONDS', settingProblems.confirmationRequestIntervalSeconds(intervalText));
 
   if (problems.length > 0) {
     throw new ConfigurationError(`Invalid configuration: ${problems.join(' ')}`);
@@ -191,6 +198,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): ServiceConfig {
     allowedEndpointAccounts,
     portalSendLimit: { burst: Number(burstText), ratePerMinute: Number(rateText) },
     confirmationRequestsPerDay: Number(confirmationsText),
+    confirmationRequestIntervalMs: Number(intervalText) * 1000,
   };
 }
 

@@ -82,6 +82,13 @@ export const OPERATION_PERMISSIONS = {
 } as const satisfies Record<OperationId, OperationPermissions>;
 
 /**
+ * The operations the operations table marks `limitedPerPortal` also update their portal's rate
+ * limit item (shared/http/middleware/portal-rate-limit.ts): granted in a statement of its own,
+ * held to the portals' partitions and to that item's attributes.
+ */
+export const RATE_LIMIT_PERMISSIONS = ['dynamodb:UpdateItem'] as const;
+
+/**
  * The reconciler (shared/reconciliation/reconcile.ts): a Scan of the table; GetItem to read a
  * record again before repairing it and a conditional UpdateItem of its two ARNs (or of its
  * subscription's state), on the portals' partitions only; CreateTopic (+ TagResource for its tags) and Subscribe to recreate a lost

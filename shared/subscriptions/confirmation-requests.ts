@@ -1,7 +1,8 @@
 /**
  * How often POST /confirm may have SNS send a confirmation request to a subscription's endpoint,
  * which may belong to a stranger (any address can be given to create): not again while one sent
- * less than 5 minutes ago is still pending, and at most CONFIRMATION_REQUESTS_PER_DAY a UTC day.
+ * less than 5 minutes ago (CONFIRMATION_REQUEST_INTERVAL_SECONDS) is still pending, and at most
+ * CONFIRMATION_REQUESTS_PER_DAY a UTC day.
  * An endpoint that SNS no longer has (it confirmed and left, or never confirmed in time) may be
  * asked again at once, within the day's count.
  *
@@ -18,8 +19,6 @@ import type { Subscription } from './model';
 import { find, type RecordTable } from './repository';
 import { subscriptionKeyOf } from './table';
 
-/** A pending confirmation request is not sent again within this time. */
-export const CONFIRMATION_REQUEST_INTERVAL_MS = 5 * 60_000;
 
 const ATTRIBUTES = {
   '#at': 'confirmationRequestedAt',
@@ -36,13 +35,13 @@ export class ConfirmationRequestTooSoonError extends TooSoonError {
   constructor(
     readonly configId: string,
     readonly retryAt: Date,
-    reason: { pendingSince: string } | { perDay: number },
+    reason: { pendingSince: string; intervalMs: number } | { perDay: number },
   ) {
     const after = retryAt.toISOString().replace(/\.\d{3}Z$/, 'Z');
     super(
       'pendingSince' in reason
         ? `A confirmation request was sent to the endpoint of subscription ${configId} at ${reason.pendingSince} and it has not ` +
-            `confirmed yet; SNS sends another no sooner than 5 minutes after the last: ask again after ${after}.`
+            `confirmed yet; SNS sends another no sooner than ${minutes(reason.intervalMs)} after the last: ask again after ${after}.`
         : `The endpoint of subscription ${configId} was sent ${reason.perDay} confirmation requests today (UTC), the most a day; ask again after ${after}.`,
     );
     this.code = 'pendingSince' in reason ? 'CONFIRMATION_PENDING' : 'CONFIRMATION_REQUESTS_PER_DAY';
@@ -62,7 +61,14 @@ export interface ConfirmationRequests {
 /** How many times a take meets the record changed under it (another confirm, a state write) before giving up. */
 const TAKE_ATTEMPTS = 4;
 
-export function confirmationRequestsOf(table: RecordTable, perDay: number): ConfirmationRequests {
+export interface ConfirmationRequestLimits {
+  /** CONFIRMATION_REQUESTS_PER_DAY. */
+  perDay: number;
+  /** CONFIRMATION_REQUEST_INTERVAL_SECONDS, in ms: 5 minutes unless set otherwise. */
+  intervalMs: number;
+}
+
+export function confirmationRequestsOf(table: RecordTable, limits: ConfirmationRequestLimits): ConfirmationRequests {
   return {
     async take(subscription, observedState, observedAt) {
       let record = subscription as Recorded;
@@ -75,7 +81,7 @@ export function confirmationRequestsOf(table: RecordTable, perDay: number): Conf
         const now = new Date();
         // Another confirm sent one since SNS was asked: the endpoint is pending again, whatever SNS said before.
         const sentSince = record.confirmationRequestedAt !== undefined && record.confirmationRequestedAt >= observedAt;
-        checkAllowed(record, sentSince ? 'pending' : observedState, perDay, now);
+        checkAllowed(record, sentSince ? 'pending' : observedState, limits, now);
         const today = now.toISOString().slice(0, 10);
         const sameDay = record.confirmationRequestsDay === today;
         const taken = { at: now.toISOString(), day: today, count: sameDay ? (record.confirmationRequestsThatDay ?? 0) + 1 : 1 };
@@ -87,12 +93,12 @@ export function confirmationRequestsOf(table: RecordTable, perDay: number): Conf
           if (!(error instanceof ConditionalCheckFailedException)) throw error;
         }
       }
-      throw new ConfirmationRequestTooSoonError(subscription.configId, new Date(Date.now() + 1000), { pendingSince: new Date().toISOString() });
+      throw new ConfirmationRequestTooSoonError(subscription.configId, new Date(Date.now() + 1000), { pendingSince: new Date().toISOString(), intervalMs: limits.intervalMs });
     },
   };
 }
 
-function checkAllowed(record: Recorded, state: 'pending' | 'unsubscribed', perDay: number, now: Date): void {
+function checkAllowed(record: Recorded, state: 'pending' | 'unsubscribed', { perDay, intervalMs }: ConfirmationRequestLimits, now: Date): void {
   const today = now.toISOString().slice(0, 10);
   const countToday = record.confirmationRequestsDay === today ? (record.confirmationRequestsThatDay ?? 0) : 0;
   if (countToday >= perDay) {
@@ -100,8 +106,13 @@ function checkAllowed(record: Recorded, state: 'pending' | 'unsubscribed', perDa
   }
   if (state !== 'pending') return;
   const lastAt = record.confirmationRequestedAt ?? record.createdAt;
-  const allowedAt = Date.parse(lastAt) + CONFIRMATION_REQUEST_INTERVAL_MS;
-  if (allowedAt > now.getTime()) throw new ConfirmationRequestTooSoonError(record.configId, new Date(allowedAt), { pendingSince: lastAt });
+  const allowedAt = Date.parse(lastAt) + intervalMs;
+  if (allowedAt > now.getTime()) throw new ConfirmationRequestTooSoonError(record.configId, new Date(allowedAt), { pendingSince: lastAt, intervalMs });
+}
+
+function minutes(ms: number): string {
+  const count = Math.round(ms / 60_000);
+  return ms % 60_000 === 0 ? `${count} minute${count === 1 ? '' : 's'}` : `${Math.round(ms / 1000)} seconds`;
 }
 
 function nextDay(day: string): string {

@@ -24,6 +24,8 @@ export const PORTAL_COUNTER_KEY = 'portal';
  */
 export const rateLimitKeyOf = (operationId: string) => `${RATE_LIMIT_KEY_PREFIX}${operationId}`;
 export const RATE_LIMIT_KEY_PREFIX = 'ratelimit#';
+/** The rate limit item's one attribute besides its expiry: when its bucket is full again (epoch ms). */
+export const BUCKET_FULL_AT_ATTRIBUTE = 'bucketFullAt';
 
 /** Partition key of the idempotency records of an operation (never a valid portal id). */
 export const idempotencyPartitionOf = (operationId: string) => `idempotency#${operationId}`;

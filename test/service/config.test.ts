@@ -21,6 +21,9 @@ describe('loadConfig', () => {
       reconcileGraceMinutes: 15,
       topicPublisherArns: [],
       allowedEndpointAccounts: [],
+      portalSendLimit: { burst: 25, ratePerMinute: 20 },
+      confirmationRequestsPerDay: 5,
+      confirmationRequestIntervalMs: 300_000,
     });
   });
 
@@ -35,6 +38,10 @@ describe('loadConfig', () => {
         RECONCILE_GRACE_MINUTES: '30',
         TOPIC_PUBLISHER_ARNS: 'arn:aws:iam::123456789012:role/Dispatcher-1A, arn:aws:iam::123456789012:role/service/Test-2B',
         ALLOWED_ENDPOINT_ACCOUNTS: '123456789012',
+        PORTAL_SEND_BURST: '5',
+        PORTAL_SEND_RATE_PER_MINUTE: '2',
+        CONFIRMATION_REQUESTS_PER_DAY: '3',
+        CONFIRMATION_REQUEST_INTERVAL_SECONDS: '600',
       }),
     ).toEqual({
       tableName: 't',
@@ -45,6 +52,9 @@ describe('loadConfig', () => {
       reconcileGraceMinutes: 30,
       topicPublisherArns: ['arn:aws:iam::123456789012:role/Dispatcher-1A', 'arn:aws:iam::123456789012:role/service/Test-2B'],
       allowedEndpointAccounts: ['123456789012'],
+      portalSendLimit: { burst: 5, ratePerMinute: 2 },
+      confirmationRequestsPerDay: 3,
+      confirmationRequestIntervalMs: 600_000,
     });
   });
 
@@ -69,6 +79,10 @@ describe('loadConfig', () => {
     [{ TABLE_NAME: 't', TOPIC_PUBLISHER_ARNS: 'arn:aws:sts::123456789012:assumed-role/x/y' }, /TOPIC_PUBLISHER_ARNS must be a comma-separated list of IAM role or user ARNs/],
     [{ TABLE_NAME: 't', TOPIC_PUBLISHER_ARNS: 'role/x' }, /TOPIC_PUBLISHER_ARNS must be/],
     [{ TABLE_NAME: 't', ALLOWED_ENDPOINT_ACCOUNTS: '123' }, /ALLOWED_ENDPOINT_ACCOUNTS must be a comma-separated list of 12-digit AWS account ids \(invalid: 123\)/],
+    [{ TABLE_NAME: 't', PORTAL_SEND_BURST: '0' }, /PORTAL_SEND_BURST must be a whole number from 1 to 100000 \(got "0"\)/],
+    [{ TABLE_NAME: 't', PORTAL_SEND_RATE_PER_MINUTE: '1.5' }, /PORTAL_SEND_RATE_PER_MINUTE must be a whole number/],
+    [{ TABLE_NAME: 't', CONFIRMATION_REQUESTS_PER_DAY: 'five' }, /CONFIRMATION_REQUESTS_PER_DAY must be a whole number/],
+    [{ TABLE_NAME: 't', CONFIRMATION_REQUEST_INTERVAL_SECONDS: '-1' }, /CONFIRMATION_REQUEST_INTERVAL_SECONDS must be a whole number from 0 to 86400/],
   ])('refuses %j', (env, message) => {
     expect(() => loadConfig(env)).toThrow(message);
   });

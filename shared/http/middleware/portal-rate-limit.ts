@@ -15,10 +15,8 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Operation } from '../../operations';
 import { TooSoonError } from '../../refusal-error';
-import { EXPIRY_ATTRIBUTE, rateLimitKeyOf, TABLE_KEYS } from '../../subscriptions/table';
+import { BUCKET_FULL_AT_ATTRIBUTE, EXPIRY_ATTRIBUTE, rateLimitKeyOf, TABLE_KEYS } from '../../subscriptions/table';
 import type { HttpMiddleware } from '../types';
-
-export const BUCKET_FULL_AT_ATTRIBUTE = 'bucketFullAt';
 
 /** The portal spent its tokens for this route: try again at `retryAt`. */
 export class PortalRateLimitedError extends TooSoonError {
