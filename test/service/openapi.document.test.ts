@@ -465,7 +465,7 @@ describe('the local stack', () => {
     const notOnDemand = new Set(['409', '500', '503', '429']);
     const listed = OPERATIONS.flatMap((operation) =>
       Object.keys(openApiDocument.paths[operation.paths[0]!][operation.method.toLowerCase()].responses)
-        .filter((status) => !notOnDemand.has(status))
+        .filter((status) => !notOnDemand.has(status) || (status === '429' && operation.id === 'confirmSubscriptionRoute'))
         .map((status) => `${operation.id} ${status}`),
     );
     expect([...seen].sort()).toEqual(listed.sort());
