@@ -501,9 +501,9 @@ describeWithChromium('the admin page, in Chromium with the keyboard', () => {
       return disabled.length > 1 && disabled.every(Boolean) ? true : undefined;
     });
     release();
-    await page.unroute('**/replay');
 
     await statusSays(`1 dead letter sent again. ${FAILED - 1} still kept. (Receiver)`);
+    await page.unroute('**/replay');
     expect((await Promise.all((await replayButtons()).map((button) => button.isDisabled()))).some(Boolean)).toBe(false);
     const arrived = await waitFor('the message sent again', () =>
       receiver.notificationsAt(FAILING_PATH).find((entry) => entry.message.eventId === newest!.eventId),
