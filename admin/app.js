@@ -23,6 +23,8 @@ const state = {
   maxSubscriptions: undefined,
   /** The subscription a dialog is open for. */
   current: undefined,
+  /** While a replay the page asked for runs: its buttons are disabled, so a double click sends nothing twice. */
+  replaying: false,
   /** The failed-deliveries panel, while open: `{configId, items, nextCursor, dropped}`. */
   deadLetters: undefined,
   /** The deliveries panel, while open: `{configId, items, nextCursor}`. */
@@ -402,7 +404,7 @@ function renderDeadLetters() {
   $('replay-blocked').textContent = mayReplay && blocked ? blocked : '';
   $('replay-blocked').hidden = !(mayReplay && blocked);
   $('replay-all').hidden = !mayReplay;
-  $('replay-all').disabled = Boolean(blocked) || panel.items.length === 0;
+  $('replay-all').disabled = Boolean(blocked) || panel.items.length === 0 || state.replaying;
   $('dead-letter-table').hidden = panel.items.length === 0;
   $('more-dead-letters').hidden = !panel.nextCursor;
   $('dead-letter-rows').replaceChildren(
@@ -414,7 +416,7 @@ function renderDeadLetters() {
       };
       const actions = [];
       if (mayReplay) {
-        const button = element('button', { type: 'button', textContent: 'Send again', disabled: Boolean(blocked) });
+        const button = element('button', { type: 'button', textContent: 'Send again', disabled: Boolean(blocked) || state.replaying });
         button.dataset.eventId = deadLetter.eventId;
         button.setAttribute('aria-label', `Send again: ${deadLetter.event} ${deadLetter.eventId}`);
         button.setAttribute('aria-describedby', 'replay-blocked');
@@ -440,21 +442,42 @@ function closeDeadLetters({ focus = true } = {}) {
   if (focus && configId) focusAction(configId, 'dead-letters');
 }
 
+/**
+ * Runs a replay with every replay button of the panel disabled until it answers: a double click,
+ * or a click on another letter meanwhile, sends nothing twice. Answers whether it succeeded.
+ */
+async function whileReplaying(run) {
+  state.replaying = true;
+  for (const button of [$('replay-all'), ...$('dead-letter-rows').querySelectorAll('button')]) button.disabled = true;
+  let succeeded = false;
+  try {
+    await attempt(async () => {
+      await run();
+      succeeded = true;
+    });
+  } finally {
+    state.replaying = false;
+    if (state.deadLetters) renderDeadLetters();
+  }
+  return succeeded;
+}
+
 async function replayOne(subscription, deadLetter) {
-  await attempt(async () => {
+  const succeeded = await whileReplaying(async () => {
     const answer = await state.api.replay(subscription.configId, [deadLetter.eventId]);
     await refresh();
     if (state.deadLetters) await loadDeadLetters();
     announce(`${answer.message} (${subscription.name})`);
-    const next = $('dead-letter-rows').querySelector('button');
-    (next ?? $('dead-letters-heading')).focus();
   });
+  if (!succeeded) return;
+  const next = $('dead-letter-rows').querySelector('button');
+  (next ?? $('dead-letters-heading')).focus();
 }
 
 /** Sends every kept dead letter again, 100 per call, until none remain (bounded). */
 async function replayAll() {
   const subscription = subscriptionOf(state.deadLetters.configId);
-  await attempt(async () => {
+  const succeeded = await whileReplaying(async () => {
     let replayed = 0;
     let remaining = 0;
     for (let calls = 0; calls < MAX_REPLAY_CALLS; calls += 1) {
@@ -468,8 +491,8 @@ async function replayAll() {
     announce(
       `${plural(replayed, 'failed delivery', 'failed deliveries')} sent again${remaining > 0 ? `; ${remaining} left: send all again once more` : ''}. (${subscription.name})`,
     );
-    $('dead-letters-heading').focus();
   });
+  if (succeeded) $('dead-letters-heading').focus();
 }
 
 // ---- actions ---------------------------------------------------------------------------

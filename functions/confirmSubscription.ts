@@ -4,6 +4,7 @@ import { confirmSubscriptionRequest } from '../shared/contract/request-bodies';
 import { config } from '../shared/environment';
 import { jsonInput } from '../shared/http/json-input';
 import { httpOperation } from '../shared/http/operation';
+import { confirmationRequestsOf } from '../shared/subscriptions/confirmation-requests';
 import { confirmSubscription } from '../shared/subscriptions/confirm-subscription';
 import { find, isStored, replaceDeliveryArns, repositoryOf, storeSubscriptionState } from '../shared/subscriptions/repository';
 import { subscribeAgain, topicsOf } from '../shared/subscriptions/topics';
@@ -11,6 +12,10 @@ import { subscribeAgain, topicsOf } from '../shared/subscriptions/topics';
 const deps = {
   repository: repositoryOf({ db: documentClient, tableName: config.tableName }, { find, isStored, replaceDeliveryArns, storeSubscriptionState }),
   topics: topicsOf({ sns: snsClient, topicPrefix: config.topicPrefix }, { subscribeAgain }),
+  confirmationRequests: confirmationRequestsOf(
+    { db: documentClient, tableName: config.tableName },
+    { perDay: config.confirmationRequestsPerDay, intervalMs: config.confirmationRequestIntervalMs },
+  ),
   sns: snsClient,
   deadLetterQueueArn: config.deliveryDeadLetterQueueArn,
   allowedEndpointAccounts: config.allowedEndpointAccounts,

@@ -3,8 +3,9 @@ import { refusedByService } from '../shared/aws/refusals';
 import { snsClient } from '../shared/aws/sns';
 import { replayDeadLettersRequest } from '../shared/contract/request-bodies';
 import { replayDeadLetters } from '../shared/dead-letters/replay';
-import { deadLetterStoreOf, remove, select } from '../shared/dead-letters/store';
+import { claim, deadLetterStoreOf, remove, select, unclaim } from '../shared/dead-letters/store';
 import { config } from '../shared/environment';
+import { idempotentRuns } from '../shared/http/idempotency';
 import { jsonInput } from '../shared/http/json-input';
 import { httpOperation } from '../shared/http/operation';
 import { logger } from '../shared/logger';
@@ -12,15 +13,18 @@ import { deliverableSubscription } from '../shared/subscriptions/deliverable';
 import { find, repositoryOf } from '../shared/subscriptions/repository';
 
 const repository = repositoryOf({ db: documentClient, tableName: config.tableName }, { find });
-const store = deadLetterStoreOf({ db: documentClient, tableName: config.tableName }, { select, remove });
+const store = deadLetterStoreOf({ db: documentClient, tableName: config.tableName }, { select, claim, unclaim, remove });
 
 /**
  * Publishes the subscription's dead letters again (all kept ones, or those with the given
- * eventIds), at most 100 per request, and removes each once SNS accepted it. Refused while the
- * subscription is deactivated or its endpoint has not confirmed: nothing would arrive.
+ * eventIds), at most 100 per request, and removes each once SNS accepted it; each is claimed
+ * first, so concurrent replays send it once. Refused while the subscription is deactivated or its
+ * endpoint has not confirmed: nothing would arrive. With an Idempotency-Key header, a retry gets
+ * the first answer and sends nothing.
  */
 export const handler = httpOperation('replayDeadLettersRoute', {
   body: jsonInput(replayDeadLettersRequest),
+  idempotency: idempotentRuns({ client: documentClient, tableName: config.tableName, operationId: 'replayDeadLettersRoute' }),
   run: async ({ portalId, body: { configId, eventIds } }) => {
     const subscription = await deliverableSubscription({ repository, sns: snsClient }, portalId, configId, { activated: true });
     const outcome = await replayDeadLetters({ store, sns: snsClient }, subscription, eventIds);
@@ -28,7 +32,7 @@ export const handler = httpOperation('replayDeadLettersRoute', {
       logger.error('dead letter not replayed: SNS did not accept it; it stays kept', { portalId, configId, eventId: letter.eventId, error: error as Error });
     }
     for (const { letter, error } of outcome.notRemoved) {
-      logger.error('dead letter replayed but not removed; the next replay sends it again', { portalId, configId, eventId: letter.eventId, error: error as Error });
+      logger.error('dead letter replayed but not removed; a replay sends it again once its claim lapsed (a minute)', { portalId, configId, eventId: letter.eventId, error: error as Error });
     }
     // Nothing went out and SNS refused: the caller learns it as the service's fault (or an outage), not as a success.
     if (outcome.replayed === 0 && outcome.failed.length > 0) refusedByService('Publish')(outcome.failed[0]!.error);
@@ -37,13 +41,16 @@ export const handler = httpOperation('replayDeadLettersRoute', {
   },
 });
 
-function replayMessage({ replayed, remaining, failed, notFound }: Awaited<ReturnType<typeof replayDeadLetters>>, eventIds?: readonly string[]): string {
+function replayMessage({ replayed, remaining, failed, notFound, claimedElsewhere }: Awaited<ReturnType<typeof replayDeadLetters>>, eventIds?: readonly string[]): string {
   const parts = [
-    eventIds && replayed === 0 && failed.length === 0
+    eventIds && replayed === 0 && failed.length === 0 && claimedElsewhere === 0
       ? 'None of the given eventIds names a dead letter kept for this subscription; nothing was sent.'
       : `${replayed} dead letter${replayed === 1 ? '' : 's'} sent again.`,
   ];
-  if (notFound.length > 0 && replayed + failed.length > 0) parts.push(`${notFound.length} of the given eventIds name${notFound.length === 1 ? 's' : ''} no dead letter kept.`);
+  if (claimedElsewhere > 0) {
+    parts.push(`${claimedElsewhere} ${claimedElsewhere === 1 ? 'was' : 'were'} being sent by another replay request at the same time.`);
+  }
+  if (notFound.length > 0 && replayed + failed.length + claimedElsewhere > 0) parts.push(`${notFound.length} of the given eventIds name${notFound.length === 1 ? 's' : ''} no dead letter kept.`);
   if (failed.length > 0) parts.push(`${failed.length} could not be sent and stay kept; try again shortly.`);
   if (remaining > 0) parts.push(`${remaining} still kept${eventIds ? '' : '; call again to send the next ones'}.`);
   return parts.join(' ');

@@ -64,6 +64,16 @@ export interface ServiceConfig {
   readonly attemptKeepDays: number;
   /** Delivery attempts kept per subscription; past this the oldest give way (MAX_ATTEMPTS_PER_SUBSCRIPTION). */
   readonly maxAttemptsPerSubscription: number;
+  /**
+   * The per-portal limit on each route that makes SNS send (create, test, confirm, replay): a
+   * portal may send `burst` requests of one route at once, and `ratePerMinute` a minute after
+   * that (a token bucket, shared/http/middleware/portal-rate-limit.ts).
+   */
+  readonly portalSendLimit: { readonly burst: number; readonly ratePerMinute: number };
+  /** How many confirmation requests POST /confirm may have SNS send for one subscription per UTC day. */
+  readonly confirmationRequestsPerDay: number;
+  /** How long a pending confirmation request protects its endpoint from another one, in ms (5 minutes). */
+  readonly confirmationRequestIntervalMs: number;
 }
 
 export class ConfigurationError extends Error {
@@ -77,6 +87,14 @@ export const DEFAULT_RECONCILE_GRACE_MINUTES = 15;
 export const DEFAULT_DELIVERY_STATUS_SUCCESS_SAMPLE_RATE = 100;
 export const DEFAULT_ATTEMPT_KEEP_DAYS = 7;
 export const DEFAULT_MAX_ATTEMPTS_PER_SUBSCRIPTION = 1_000;
+/** Requests of one SNS-sending route a portal may send at once (docs/security.md, "Rate limits"). */
+export const DEFAULT_PORTAL_SEND_BURST = 25;
+/** Requests of one SNS-sending route a portal may send a minute once its burst is spent. */
+export const DEFAULT_PORTAL_SEND_RATE_PER_MINUTE = 20;
+/** Confirmation requests POST /confirm may have SNS send to one subscription's endpoint per UTC day. */
+export const DEFAULT_CONFIRMATION_REQUESTS_PER_DAY = 5;
+/** No new confirmation request while one sent less than this ago is pending. */
+export const DEFAULT_CONFIRMATION_REQUEST_INTERVAL_SECONDS = 300;
 
 // SNS topic names are at most 256 characters of [A-Za-z0-9_-]; the suffix is '-' + a 36-character UUID.
 const TOPIC_PREFIX_PATTERN = /^[A-Za-z0-9_-]{1,219}$/;
@@ -121,11 +139,19 @@ export const settingProblems = {
     /^\d+$/.test(text) && Number(text) >= 1 && Number(text) <= 90 ? undefined : `must be a whole number of days from 1 to 90 (got "${text}").`,
   maxAttemptsPerSubscription: (text: string) =>
     /^\d+$/.test(text) && Number(text) >= 10 && Number(text) <= 100_000 ? undefined : `must be a whole number from 10 to 100000 (got "${text}").`,
+  portalSendBurst: (text: string) => wholeNumberProblem(text, 1, 100_000),
+  portalSendRatePerMinute: (text: string) => wholeNumberProblem(text, 1, 600_000),
+  confirmationRequestsPerDay: (text: string) => wholeNumberProblem(text, 1, 1_000_000),
+  confirmationRequestIntervalSeconds: (text: string) => wholeNumberProblem(text, 0, 86_400),
   allowedEndpointAccounts: (accounts: readonly string[]) => {
     const invalid = accounts.filter((account) => !ACCOUNT_ID.test(account));
     return invalid.length === 0 ? undefined : `must be a comma-separated list of 12-digit AWS account ids (invalid: ${invalid.join(', ')}).`;
   },
 };
+
+function wholeNumberProblem(text: string, min: number, max: number): string | undefined {
+  return /^\d+$/.test(text) && Number(text) >= min && Number(text) <= max ? undefined : `must be a whole number from ${min} to ${max} (got "${text}").`;
+}
 
 /** A comma-separated list, trimmed, without empty entries or duplicates. */
 export function splitList(text: string): string[] {
@@ -191,6 +217,14 @@ export function loadConfig(env: NodeJS.ProcessEnv): ServiceConfig {
   check('ATTEMPT_KEEP_DAYS', settingProblems.attemptKeepDays(keepDaysText));
   const maxAttemptsText = read('MAX_ATTEMPTS_PER_SUBSCRIPTION') ?? String(DEFAULT_MAX_ATTEMPTS_PER_SUBSCRIPTION);
   check('MAX_ATTEMPTS_PER_SUBSCRIPTION', settingProblems.maxAttemptsPerSubscription(maxAttemptsText));
+  const burstText = read('PORTAL_SEND_BURST') ?? String(DEFAULT_PORTAL_SEND_BURST);
+  check('PORTAL_SEND_BURST', settingProblems.portalSendBurst(burstText));
+  const rateText = read('PORTAL_SEND_RATE_PER_MINUTE') ?? String(DEFAULT_PORTAL_SEND_RATE_PER_MINUTE);
+  check('PORTAL_SEND_RATE_PER_MINUTE', settingProblems.portalSendRatePerMinute(rateText));
+  const confirmationsText = read('CONFIRMATION_REQUESTS_PER_DAY') ?? String(DEFAULT_CONFIRMATION_REQUESTS_PER_DAY);
+  check('CONFIRMATION_REQUESTS_PER_DAY', settingProblems.confirmationRequestsPerDay(confirmationsText));
+  const intervalText = read('CONFIRMATION_REQUEST_INTERVAL_SECONDS') ?? String(DEFAULT_CONFIRMATION_REQUEST_INTERVAL_SECONDS);
+  check('CONFIRMATION_REQUEST_INTERVAL_SECONDS', settingProblems.confirmationRequestIntervalSeconds(intervalText));
 
   if (problems.length > 0) {
     throw new ConfigurationError(`Invalid configuration: ${problems.join(' ')}`);
@@ -210,6 +244,9 @@ export function loadConfig(env: NodeJS.ProcessEnv): ServiceConfig {
     deliveryStatusSuccessSampleRate: Number(sampleRateText),
     attemptKeepDays: Number(keepDaysText),
     maxAttemptsPerSubscription: Number(maxAttemptsText),
+    portalSendLimit: { burst: Number(burstText), ratePerMinute: Number(rateText) },
+    confirmationRequestsPerDay: Number(confirmationsText),
+    confirmationRequestIntervalMs: Number(intervalText) * 1000,
   };
 }
 

@@ -31,6 +31,12 @@ export interface Operation {
   readonly paths: readonly string[];
   /** OAuth scope a token must carry for this route. */
   readonly scope: Scope;
+  /**
+   * The route makes SNS send something (a confirmation request, a message): each portal may call
+   * it only so often (PORTAL_SEND_BURST, PORTAL_SEND_RATE_PER_MINUTE), so no portal can take the
+   * others' capacity or drive SNS's cost (shared/http/middleware/portal-rate-limit.ts).
+   */
+  readonly limitedPerPortal: boolean;
 }
 
 function operation<const Id extends string>(
@@ -39,21 +45,25 @@ function operation<const Id extends string>(
   method: HttpMethod,
   subPath: string,
   scope: Scope,
+  { limitedPerPortal = false } = {},
 ): Operation & { readonly id: Id } {
-  return { id, handler, method, subPath, paths: API_PREFIXES.map((prefix) => prefix + subPath), scope };
+  return { id, handler, method, subPath, paths: API_PREFIXES.map((prefix) => prefix + subPath), scope, limitedPerPortal };
 }
 
+/** The routes that make SNS send. */
+const SENDS = { limitedPerPortal: true };
+
 export const OPERATIONS = [
-  operation('createSubscriptionRoute', 'createSubscription', 'POST', '', SCOPES.write),
+  operation('createSubscriptionRoute', 'createSubscription', 'POST', '', SCOPES.write, SENDS),
   operation('updateSubscriptionRoute', 'updateSubscription', 'PUT', '', SCOPES.write),
   operation('activateSubscriptionRoute', 'activateSubscription', 'PUT', '/activate', SCOPES.write),
   operation('listSubscriptionsRoute', 'listSubscriptions', 'GET', '/list', SCOPES.read),
   operation('renameSubscriptionRoute', 'renameSubscription', 'PUT', '/rename', SCOPES.write),
   operation('deleteSubscriptionRoute', 'deleteSubscription', 'DELETE', '/{configId}', SCOPES.write),
-  operation('testSubscriptionRoute', 'testSubscription', 'POST', '/test', SCOPES.write),
-  operation('confirmSubscriptionRoute', 'confirmSubscription', 'POST', '/confirm', SCOPES.write),
+  operation('testSubscriptionRoute', 'testSubscription', 'POST', '/test', SCOPES.write, SENDS),
+  operation('confirmSubscriptionRoute', 'confirmSubscription', 'POST', '/confirm', SCOPES.write, SENDS),
   operation('listDeadLettersRoute', 'listDeadLetters', 'GET', '/dead-letters', SCOPES.read),
-  operation('replayDeadLettersRoute', 'replayDeadLetters', 'POST', '/replay', SCOPES.write),
+  operation('replayDeadLettersRoute', 'replayDeadLetters', 'POST', '/replay', SCOPES.write, SENDS),
   operation('listAttemptsRoute', 'listAttempts', 'GET', '/attempts', SCOPES.read),
 ] as const;
 

@@ -7,3 +7,17 @@
 export abstract class RefusalError extends Error {
   abstract readonly code: string;
 }
+
+/**
+ * A request refused for now, not for what it asks: the same request succeeds from `retryAt` on
+ * (a rate limit, a confirmation asked again too soon). The API answers it 429 with a Retry-After
+ * header; its message says when, as a time a person can read.
+ */
+export abstract class TooSoonError extends RefusalError {
+  abstract readonly retryAt: Date;
+}
+
+/** Seconds from now until `retryAt`, rounded up, at least 1: what Retry-After says. */
+export function secondsUntil(retryAt: Date, now = Date.now()): number {
+  return Math.max(1, Math.ceil((retryAt.getTime() - now) / 1000));
+}

@@ -3,19 +3,22 @@
  * `context` block of cdk.json) and checked before anything is synthesized, so a bad value
  * fails `cdk synth` with a message naming the key instead of failing every request later.
  *
- * The checks on topicPrefix, maxSubscriptionsPerPortal, eventKinds, portalClaim and
- * allowedEndpointAccounts, and their defaults, are the ones the functions apply to their
+ * The checks on topicPrefix, maxSubscriptionsPerPortal, eventKinds, portalClaim,
+ * allowedEndpointAccounts and the per-portal limits, and their defaults, are the ones the functions apply to their
  * environment at cold start (shared/config.ts), so a value synth accepts never fails a
  * function's start.
  */
 import { createHash } from 'node:crypto';
 import { DEFAULT_EVENT_BUS_NAME } from '../../shared/delivery/portal-event';
 import {
+  DEFAULT_CONFIRMATION_REQUESTS_PER_DAY,
   DEFAULT_EVENT_KINDS,
   DEFAULT_MAX_SUBSCRIPTIONS_PER_PORTAL,
   DEFAULT_PORTAL_CLAIM,
   DEFAULT_ATTEMPT_KEEP_DAYS,
   DEFAULT_DELIVERY_STATUS_SUCCESS_SAMPLE_RATE,
+  DEFAULT_PORTAL_SEND_BURST,
+  DEFAULT_PORTAL_SEND_RATE_PER_MINUTE,
   DEFAULT_RECONCILE_GRACE_MINUTES,
   settingProblems,
   splitList,
@@ -48,6 +51,12 @@ export interface DeploymentSettings {
   readonly throttlingRateLimit: number;
   /** Requests the API stage accepts in a burst above the rate. */
   readonly throttlingBurstLimit: number;
+  /** PORTAL_SEND_BURST: requests of one route that makes SNS send (create, test, confirm, replay) a portal may send at once. */
+  readonly portalSendBurst: number;
+  /** PORTAL_SEND_RATE_PER_MINUTE: such requests a portal may send a minute once its burst is spent. */
+  readonly portalSendRatePerMinute: number;
+  /** CONFIRMATION_REQUESTS_PER_DAY: confirmation requests POST /confirm may have SNS send to one endpoint per UTC day. */
+  readonly confirmationRequestsPerDay: number;
   /**
    * ALLOWED_ENDPOINT_ACCOUNTS: accounts whose sqs and lambda endpoints create and confirm accept
    * although they are the stack's own (SNS confirms those without their owner's consent). None
@@ -87,6 +96,9 @@ export const DEFAULT_SETTINGS = {
   throttlingBurstLimit: 100,
   deliveryStatusSuccessSampleRate: DEFAULT_DELIVERY_STATUS_SUCCESS_SAMPLE_RATE,
   attemptKeepDays: DEFAULT_ATTEMPT_KEEP_DAYS,
+  portalSendBurst: DEFAULT_PORTAL_SEND_BURST,
+  portalSendRatePerMinute: DEFAULT_PORTAL_SEND_RATE_PER_MINUTE,
+  confirmationRequestsPerDay: DEFAULT_CONFIRMATION_REQUESTS_PER_DAY,
 } as const;
 
 /** The context keys, as an operator types them after `-c`. */
@@ -102,6 +114,9 @@ export const CONTEXT_KEYS = [
   'reconcileGraceMinutes',
   'throttlingRateLimit',
   'throttlingBurstLimit',
+  'portalSendBurst',
+  'portalSendRatePerMinute',
+  'confirmationRequestsPerDay',
   'allowedEndpointAccounts',
   'operatorEmails',
   'deliveryStatusSuccessSampleRate',
@@ -209,6 +224,14 @@ export function deploymentSettingsFrom(readContext: (key: ContextKey) => unknown
     max: 5_000,
   });
 
+  // The functions' own rules (shared/config.ts), so a value synth accepts never fails a start.
+  const portalSendBurst = text('portalSendBurst') ?? String(DEFAULT_SETTINGS.portalSendBurst);
+  check('portalSendBurst', settingProblems.portalSendBurst(portalSendBurst));
+  const portalSendRatePerMinute = text('portalSendRatePerMinute') ?? String(DEFAULT_SETTINGS.portalSendRatePerMinute);
+  check('portalSendRatePerMinute', settingProblems.portalSendRatePerMinute(portalSendRatePerMinute));
+  const confirmationRequestsPerDay = text('confirmationRequestsPerDay') ?? String(DEFAULT_SETTINGS.confirmationRequestsPerDay);
+  check('confirmationRequestsPerDay', settingProblems.confirmationRequestsPerDay(confirmationRequestsPerDay));
+
   const allowedEndpointAccounts = list('allowedEndpointAccounts') ?? [];
   check('allowedEndpointAccounts', settingProblems.allowedEndpointAccounts(allowedEndpointAccounts));
 
@@ -254,6 +277,9 @@ export function deploymentSettingsFrom(readContext: (key: ContextKey) => unknown
     reconcileGraceMinutes: Number(graceText),
     throttlingRateLimit,
     throttlingBurstLimit,
+    portalSendBurst: Number(portalSendBurst),
+    portalSendRatePerMinute: Number(portalSendRatePerMinute),
+    confirmationRequestsPerDay: Number(confirmationRequestsPerDay),
     allowedEndpointAccounts,
     operatorEmails,
     deliveryStatusSuccessSampleRate: Number(sampleRateText),

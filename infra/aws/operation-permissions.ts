@@ -99,23 +99,33 @@ export const OPERATION_PERMISSIONS = {
   // from the stored one. A new attribute confirm writes must be added here, or AWS refuses it.
   confirmSubscriptionRoute: {
     table: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
-    writtenAttributes: withKeys('topicArn', ...SUBSCRIPTION_STATE),
+    // and the confirmation request's turn (shared/subscriptions/confirmation-requests.ts).
+    writtenAttributes: withKeys('topicArn', ...SUBSCRIPTION_STATE, 'confirmationRequestedAt', 'confirmationRequestsDay', 'confirmationRequestsThatDay'),
     topics: ['sns:GetSubscriptionAttributes', 'sns:Subscribe'],
   },
   // GetItem: the record (it must exist in the caller's portal; its dropped count); Query: a page
   // of dead letters (shared/dead-letters/store.ts).
   listDeadLettersRoute: { table: ['dynamodb:GetItem', 'dynamodb:Query'], topics: [] },
   // GetItem: the record (with its dead-letter counts); GetSubscriptionAttributes: whether the endpoint
-  // confirmed; Query: the dead letters chosen; Publish: each again; DeleteItem + UpdateItem: the
-  // transaction removing one and uncounting it.
+  // confirmed; Query: the dead letters chosen; UpdateItem: the claim of each (and its release);
+  // Publish: each again; DeleteItem + UpdateItem: the transaction removing one and uncounting it.
   replayDeadLettersRoute: {
     table: ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:DeleteItem', 'dynamodb:UpdateItem'],
+    // shared/http/idempotency.ts, as for create.
+    idempotencyRecords: ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem', 'dynamodb:DeleteItem'],
     topics: ['sns:GetSubscriptionAttributes', 'sns:Publish'],
   },
   // GetItem: the record (it must exist in the caller's portal; its protocol); Query: a page of
   // attempts (shared/attempts/store.ts).
   listAttemptsRoute: { table: ['dynamodb:GetItem', 'dynamodb:Query'], topics: [] },
 } as const satisfies Record<OperationId, OperationPermissions>;
+
+/**
+ * The operations the operations table marks `limitedPerPortal` also update their portal's rate
+ * limit item (shared/http/middleware/portal-rate-limit.ts): granted in a statement of its own,
+ * held to the portals' partitions and to that item's attributes.
+ */
+export const RATE_LIMIT_PERMISSIONS = ['dynamodb:UpdateItem'] as const;
 
 /**
  * The reconciler (shared/reconciliation/reconcile.ts): a Scan of the table; GetItem to read a

@@ -14,12 +14,19 @@ import { AttributeType, BillingMode, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { handlerEntryOf, OPERATIONS, type OperationId } from '../../shared/operations';
-import { EXPIRY_ATTRIBUTE, idempotencyPartitionOf, TABLE_KEYS } from '../../shared/subscriptions/table';
+import { DELIVERY_PARTITIONS_PATTERN } from '../../shared/delivery/progress';
+import {
+  BUCKET_FULL_AT_ATTRIBUTE,
+  EXPIRY_ATTRIBUTE,
+  IDEMPOTENCY_PARTITIONS_PATTERN,
+  idempotencyPartitionOf,
+  TABLE_KEYS,
+} from '../../shared/subscriptions/table';
 import { type DeploymentSettings, stackTopicPrefix } from './deployment-settings';
 import { DEFAULT_TOPIC_PREFIX } from '../../shared/config';
 import { PORTAL_EVENT_SOURCE } from '../../shared/delivery/portal-event';
 import { LOCAL_DELIVERY_STATUS_ROLE_ARN, LOCAL_SERVICE_ROLE_ARN, localDeliveryDeadLetterQueueArn } from './local-account';
-import { OPERATION_PERMISSIONS, type OperationPermissions } from './operation-permissions';
+import { OPERATION_PERMISSIONS, type OperationPermissions, RATE_LIMIT_PERMISSIONS } from './operation-permissions';
 import { DeliveryAttempts } from './delivery-attempts';
 import { OperatorAlarms } from './operator-alarms';
 import { PortalEventDelivery } from './portal-event-delivery';
@@ -145,6 +152,15 @@ export class WebhookSubscriptionsStack extends Stack {
       fn.allow(idempotencyRecords, [this.table.tableArn], {
         'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': [idempotencyPartitionOf(operation.id)] },
       });
+      if (operation.limitedPerPortal) {
+        // The portal's rate limit item: in the portals' partitions, its key and two attributes only.
+        fn.allow(RATE_LIMIT_PERMISSIONS, [this.table.tableArn], {
+          'ForAllValues:StringNotLike': { 'dynamodb:LeadingKeys': [IDEMPOTENCY_PARTITIONS_PATTERN, DELIVERY_PARTITIONS_PATTERN] },
+          'ForAllValues:StringEquals': { 'dynamodb:Attributes': [TABLE_KEYS.partitionKey, TABLE_KEYS.sortKey, BUCKET_FULL_AT_ATTRIBUTE, EXPIRY_ATTRIBUTE] },
+        });
+        fn.function.addEnvironment('PORTAL_SEND_BURST', String(settings.portalSendBurst));
+        fn.function.addEnvironment('PORTAL_SEND_RATE_PER_MINUTE', String(settings.portalSendRatePerMinute));
+      }
       fn.allow(permissions.topics, [topicArnPattern]);
       if (permissions.topics.length > 0) Validations.of(fn.role).acknowledge(topicWildcardAcknowledgement(topicPrefix));
       functions.set(operation.id, fn);
@@ -157,6 +173,7 @@ export class WebhookSubscriptionsStack extends Stack {
       : this.delivery.deliveryDeadLetterQueue.queueArn;
     // Of the operations only create and confirm subscribe endpoints, and name that queue when they do;
     // only they decide whether an endpoint of the stack's own account is allowed.
+    functions.get('confirmSubscriptionRoute')!.function.addEnvironment('CONFIRMATION_REQUESTS_PER_DAY', String(settings.confirmationRequestsPerDay));
     for (const id of ['createSubscriptionRoute', 'confirmSubscriptionRoute'] as const) {
       const fn = functions.get(id)!.function;
       fn.addEnvironment('DELIVERY_DEAD_LETTER_QUEUE_ARN', deadLetterQueueArn);

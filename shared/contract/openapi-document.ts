@@ -70,6 +70,8 @@ interface OperationDoc {
   /** Statuses beyond those every operation has. */
   readonly answersBadRequest: boolean;
   readonly answersConflict?: boolean;
+  /** Why the operation itself may answer 429 besides the portal's rate limit, as a sentence. */
+  readonly answersTooSoon?: string;
   readonly idempotencyKey?: boolean;
 }
 
@@ -218,13 +220,17 @@ const OPERATION_DOCS: Record<OperationId, OperationDoc> = {
       'Publishes the subscription\'s dead letters to its topic again with their original body (same `eventId`), oldest first, ' +
       'at most 100 per request, and removes each once SNS accepted it: all kept ones, or those of the given `eventIds`. ' +
       '`remaining` says how many are still kept. At least once: receivers deduplicate on (`configId`, `eventId`). One that fails ' +
-      'again comes back as a new dead letter. eventIds naming no kept dead letter: 200 with `replayed` 0. A deactivated ' +
+      'again comes back as a new dead letter. Each is claimed before it is published, so concurrent replays share the letters and each ' +
+      'is sent once; one claimed by a replay that crashed can be replayed again a minute later. ' +
+      'eventIds naming no kept dead letter: 200 with `replayed` 0. A deactivated ' +
       'subscription (400 `SUBSCRIPTION_DEACTIVATED`) or one whose endpoint has not confirmed (400 `ENDPOINT_NOT_CONFIRMED`) is refused.',
     request: replayDeadLettersRequest,
     requestExample: { config_id: EXAMPLE_CONFIG_ID, eventIds: ['6a1e4c2b-3f5d-4e7a-9b8c-0d1e2f3a4b5c'] },
     success: 'ReplayDeadLettersResponse',
     successExample: { success: true, message: '1 dead letter sent again.', replayed: 1, remaining: 0 },
     answersBadRequest: true,
+    answersConflict: true,
+    idempotencyKey: true,
   },
   listAttemptsRoute: {
     summary: 'List a subscription\'s delivery attempts',
@@ -264,6 +270,10 @@ const OPERATION_DOCS: Record<OperationId, OperationDoc> = {
       '`configId` is accepted as an alias of `config_id`.',
     request: confirmSubscriptionRequest,
     requestExample: { config_id: EXAMPLE_CONFIG_ID },
+    answersTooSoon:
+      'Confirm also answers 429 `CONFIRMATION_PENDING` while a confirmation request sent less than 5 minutes ago is still pending ' +
+      '(create\'s own request included), and `CONFIRMATION_REQUESTS_PER_DAY` once the endpoint was sent CONFIRMATION_REQUESTS_PER_DAY ' +
+      '(5 by default) this UTC day. ',
     success: 'ConfirmSubscriptionResponse',
     successExample: {
       success: true,
@@ -313,7 +323,7 @@ function jsonContent(schema: Json, example?: Json) {
 
 const errorOrGateway = { anyOf: [ref('ErrorResponse'), ref('GatewayError')] };
 
-function responsesOf(doc: OperationDoc): Json {
+function responsesOf(doc: OperationDoc, operation: Operation): Json {
   return {
     200: { description: doc.summary + ': done.', content: jsonContent(ref(doc.success), doc.successExample) },
     ...(doc.answersBadRequest && {
@@ -345,6 +355,24 @@ function responsesOf(doc: OperationDoc): Json {
           success: false,
           message: 'A request with this Idempotency-Key is still being processed; retry shortly.',
           code: 'IDEMPOTENCY_IN_PROGRESS',
+        }),
+      },
+    }),
+    ...((operation.limitedPerPortal || doc.answersTooSoon) && {
+      429: {
+        description:
+          (operation.limitedPerPortal
+            ? 'The portal sent this route more often than its limit (PORTAL_SEND_BURST at once, then PORTAL_SEND_RATE_PER_MINUTE a minute), ' +
+              '`RATE_LIMITED`. '
+            : '') +
+          (doc.answersTooSoon ?? '') +
+          'Nothing was done; send the same request again after the `Retry-After` seconds (the message says when).',
+        headers: { 'Retry-After': { description: 'Seconds to wait before sending the request again.', schema: { type: 'integer', minimum: 1 } } },
+        content: jsonContent(ref('ErrorResponse'), {
+          success: false,
+          message:
+            'This portal sends POST .../subscriptions/test faster than its limit (25 at once, then 20 a minute); send it again after 2026-03-12T10:15:33Z (Retry-After says in how many seconds).',
+          code: 'RATE_LIMITED',
         }),
       },
     }),
@@ -407,7 +435,9 @@ function operationObject(operation: Operation, prefixIndex: number): Json {
       in: 'header',
       required: false,
       description:
-        'Makes retries of this create safe: the same key (per portal, 24 hours) with the same body answers the first answer again and creates nothing.',
+        operation.id === 'replayDeadLettersRoute'
+          ? 'Makes retries of this replay safe: the same key (per portal, 24 hours) with the same body answers the first answer again and sends nothing.'
+          : 'Makes retries of this create safe: the same key (per portal, 24 hours) with the same body answers the first answer again and creates nothing.',
       schema: { type: 'string', minLength: 1, maxLength: 255, pattern: IDEMPOTENCY_KEY_PATTERN.source },
       example: '8e0f1b2a-3c4d-4e5f-9a6b-7c8d9e0f1a2b',
     });
@@ -422,7 +452,7 @@ function operationObject(operation: Operation, prefixIndex: number): Json {
     ...(doc.request && {
       requestBody: { required: true, content: jsonContent(ref(nameOf(doc.request)), doc.requestExample) },
     }),
-    responses: responsesOf(doc),
+    responses: responsesOf(doc, operation),
   };
 }
 

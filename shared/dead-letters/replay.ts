@@ -1,11 +1,14 @@
 /**
- * Sends a subscription's dead letters again: each published to its topic with the body it had
- * (same eventId, same `event` attribute, shared/delivery/message.ts), then removed from the store
- * once SNS accepted it. At least once: a dead letter published and not removed (the removal
- * failed) is sent again by the next replay, and a receiver that deduplicates on (configId,
- * eventId) sees it once. One that fails again comes back from the dead-letter queue as a new one.
+ * Sends a subscription's dead letters again: each claimed for this replay (a conditional write),
+ * then published to its topic with the body it had (same eventId, same `event` attribute,
+ * shared/delivery/message.ts), then removed from the store once SNS accepted it. Concurrent
+ * replays (a double click, a client's retry after a timeout) share the letters, and each is sent
+ * once; a claim left by a replay that crashed lapses after CLAIM_LEASE_MS. At least once: a dead
+ * letter published and not removed (the removal failed) keeps its claim, and is sent again by a
+ * replay once that lapsed; a receiver that deduplicates on (configId, eventId) sees it once. One that fails again comes back from the dead-letter queue as a new one.
  */
 import type { SNSClient } from '@aws-sdk/client-sns';
+import { randomUUID } from 'node:crypto';
 import { mapWithConcurrency } from '../aws/bounded-concurrency';
 import { publishBody } from '../delivery/publish';
 import { deadLetterSummaryOf } from './day-counts';
@@ -15,9 +18,15 @@ import type { DeadLetterStore, KeptDeadLetter } from './store';
 export const MAX_REPLAYED_PER_REQUEST = 100;
 /** Publish calls in flight at a time. */
 const PUBLISHES_IN_FLIGHT = 10;
+/**
+ * How long a replay holds the dead letters it claimed. A replay ends within its function's
+ * timeout (10 s); a minute leaves room for that, and a claim its replay left when it crashed
+ * lets the letter be replayed again a minute later.
+ */
+export const CLAIM_LEASE_MS = 60_000;
 
 export interface ReplayDeps {
-  store: Pick<DeadLetterStore, 'select' | 'remove'>;
+  store: Pick<DeadLetterStore, 'select' | 'claim' | 'unclaim' | 'remove'>;
   sns: SNSClient;
 }
 
@@ -28,10 +37,12 @@ export interface ReplayOutcome {
   remaining: number;
   /** Chosen dead letters SNS did not accept, with its error: still kept. */
   failed: { letter: KeptDeadLetter; error: unknown }[];
-  /** Published, yet not removed: the next replay sends them again. */
+  /** Published, yet not removed: still claimed, and sent again by a replay once the claim lapsed. */
   notRemoved: { letter: KeptDeadLetter; error: unknown }[];
   /** Of the eventIds asked for, those no kept dead letter has. */
   notFound: string[];
+  /** Chosen, but claimed by another replay running meanwhile (or gone since): that one sends them. */
+  claimedElsewhere: number;
 }
 
 /**
@@ -50,11 +61,14 @@ export async function replayDeadLetters(
   const chosen = await deps.store.select(portalId, configId, MAX_REPLAYED_PER_REQUEST, (letter) => !wanted || wanted.has(letter.eventId));
   const failed: ReplayOutcome['failed'] = [];
   const notRemoved: ReplayOutcome['notRemoved'] = [];
-  const results = await mapWithConcurrency(chosen, PUBLISHES_IN_FLIGHT, async (letter): Promise<'replayed' | 'removed' | 'failed'> => {
+  const claimant = randomUUID();
+  const results = await mapWithConcurrency(chosen, PUBLISHES_IN_FLIGHT, async (letter): Promise<'replayed' | 'removed' | 'failed' | 'elsewhere'> => {
+    if (!(await deps.store.claim(letter, claimant, Date.now() + CLAIM_LEASE_MS))) return 'elsewhere';
     try {
       await publishBody(deps.sns, topicArn, letter.message, letter.event);
     } catch (error) {
       failed.push({ letter, error });
+      await deps.store.unclaim(letter, claimant).catch(() => undefined);
       return 'failed';
     }
     try {
@@ -68,9 +82,12 @@ export async function replayDeadLetters(
   });
   const found = new Set(chosen.map((letter) => letter.eventId));
   const removed = results.filter((result) => result === 'removed').length;
+  const claimedElsewhere = results.filter((result) => result === 'elsewhere').length;
   return {
-    replayed: results.filter((result) => result !== 'failed').length,
-    remaining: Math.max(0, keptBefore - removed),
+    replayed: results.filter((result) => result === 'removed' || result === 'replayed').length,
+    // Those another replay claimed are on their way out too.
+    remaining: Math.max(0, keptBefore - removed - claimedElsewhere),
+    claimedElsewhere,
     failed,
     notRemoved,
     notFound: eventIds ? eventIds.filter((eventId) => !found.has(eventId)) : [],

@@ -5,8 +5,8 @@
  * transaction, so the counts stay true; DynamoDB deletes expired items only eventually
  * ("Using time to live (TTL) in DynamoDB", Developer Guide), so every read skips them itself.
  */
-import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { type Bound, bindOperations, type Operation } from '../subscriptions/bound-operations';
 import type { RecordTable } from '../subscriptions/repository';
 import { deadLetterKeyOf, deadLetterPrefixOf, EXPIRY_ATTRIBUTE, subscriptionKeyOf } from '../subscriptions/table';
@@ -177,6 +177,53 @@ export async function remove(table: RecordTable, letter: KeptDeadLetter): Promis
   }
 }
 
+/** Attributes of a dead letter a replay claimed: until when (epoch ms), and which replay. */
+const CLAIM_NAMES = { '#until': 'replayClaimedUntil', '#by': 'replayClaimedBy' };
+
+/**
+ * Claims a dead letter for one replay until `until` (epoch ms), so that no concurrent replay
+ * publishes it too: true when this replay has it; false when it is gone or another replay holds
+ * it. A claim left by a replay that crashed lapses at `until`, and the letter can be claimed again.
+ */
+export async function claim(table: RecordTable, letter: KeptDeadLetter, claimant: string, until: number): Promise<boolean> {
+  try {
+    await table.db.send(
+      new UpdateCommand({
+        TableName: table.tableName,
+        Key: { portalId: letter.portalId, sk: letter.sk },
+        UpdateExpression: 'SET #until = :until, #by = :by',
+        // Or already this replay's: the SDK retried a claim whose first answer was lost.
+        ConditionExpression: 'attribute_exists(sk) AND (attribute_not_exists(#until) OR #until <= :now OR #by = :by)',
+        ExpressionAttributeNames: CLAIM_NAMES,
+        ExpressionAttributeValues: { ':until': until, ':by': claimant, ':now': Date.now() },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) return false;
+    throw error;
+  }
+}
+
+/** Gives a claimed dead letter back (its publish failed), so the next replay need not wait for the claim to lapse. */
+export async function unclaim(table: RecordTable, letter: KeptDeadLetter, claimant: string): Promise<void> {
+  try {
+    await table.db.send(
+      new UpdateCommand({
+        TableName: table.tableName,
+        Key: { portalId: letter.portalId, sk: letter.sk },
+        UpdateExpression: 'REMOVE #until, #by',
+        ConditionExpression: '#by = :by',
+        ExpressionAttributeNames: CLAIM_NAMES,
+        ExpressionAttributeValues: { ':by': claimant },
+      }),
+    );
+  } catch (error) {
+    // Gone, or claimed again after this claim lapsed: nothing of ours to give back.
+    if (!(error instanceof ConditionalCheckFailedException)) throw error;
+  }
+}
+
 /** The attributes of a DeadLetterEntry: a page or an eviction reads these, never the message. */
 const ENTRY_ATTRIBUTES = ['sk', 'configId', 'eventId', 'event', 'occurredAt', 'failedAt', 'messageId'] as const;
 
@@ -216,7 +263,7 @@ async function* items(
   throw new Error(`The dead letters of ${configId} did not end within ${MAX_PAGES} pages.`);
 }
 
-const DEAD_LETTER_OPERATIONS = { subscriptionRecord, store, oldest, page, select, remove };
+const DEAD_LETTER_OPERATIONS = { subscriptionRecord, store, oldest, page, select, claim, unclaim, remove };
 
 /** Every operation on the dead letters, bound to one table; each function takes the ones it uses (a Pick of this). */
 export type DeadLetterStore = Bound<RecordTable, typeof DEAD_LETTER_OPERATIONS>;

@@ -2,10 +2,12 @@ import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
 import { config } from '../environment';
 import { logger, withInvocationLogging } from '../logger';
-import type { OperationId } from '../operations';
+import { documentClient } from '../aws/dynamodb';
+import { type OperationId, operationById } from '../operations';
 import { successResponse } from './envelope';
 import { errorEnvelope } from './middleware/error-envelope';
 import { portalFromClaims } from './middleware/portal-from-claims';
+import { portalRateLimit } from './middleware/portal-rate-limit';
 import { requestLog } from './middleware/request-log';
 import type { BodyInput } from './json-input';
 import type { HttpEvent, HttpMiddleware, HttpResult, OperationContext } from './types';
@@ -59,7 +61,8 @@ export type HttpHandler = (event: HttpEvent, context: Context) => Promise<HttpRe
 /**
  * Wraps an operation in the middleware chain every handler shares: the invocation's Lambda
  * context and operation on each of its log lines, one log line per request, error → envelope, portal from the token's claims, and for
- * operations with a body, JSON parsing and validation. Idempotent operations also read the
+ * operations with a body, JSON parsing and validation; on the routes that make SNS send, the
+ * portal's rate limit (the operations table's `limitedPerPortal`). Idempotent operations also read the
  * Idempotency-Key header, and run through `spec.idempotency` when a request has one: inside
  * the error envelope, so that what is remembered is only ever a success, never an error answer.
  */
@@ -73,6 +76,11 @@ export function httpOperation<Body = undefined>(operationId: OperationId, spec: 
   // Passed in by the handlers that need them, so no other bundle carries their code.
   if (spec.idempotency) chain.use(spec.idempotency.middleware);
   for (const middleware of spec.body?.middlewares ?? []) chain.use(middleware);
+  // After the body's checks, so a request refused for its body spends no token and writes nothing.
+  const operation = operationById(operationId);
+  if (operation.limitedPerPortal) {
+    chain.use(portalRateLimit({ client: documentClient, tableName: config.tableName, operation, ...config.portalSendLimit }));
+  }
   const { idempotency } = spec;
   const handler = chain.handler(async (event, context) => {
     const { portalId, requestBody, idempotencyKey } = context;

@@ -2,6 +2,7 @@ import type { SNSClient } from '@aws-sdk/client-sns';
 import { hasMaskedPassword, maskCredentials } from '../masked-credentials';
 import { snsSubscriptionAttributesFor } from './delivery-policy';
 import { accountOf, checkEndpointAccount, confirmedAtCreation } from './endpoint-account';
+import type { ConfirmationRequests } from './confirmation-requests';
 import { checkEndpointUrl } from './endpoint-url';
 import { AlreadyConfirmedError, EndpointCredentialsGoneError, SubscriptionNotFoundError } from './errors';
 import type { Subscription } from './model';
@@ -12,6 +13,8 @@ import type { SubscriptionTopics } from './topics';
 export interface ConfirmSubscriptionDeps {
   repository: Pick<SubscriptionRepository, 'find' | 'isStored' | 'replaceDeliveryArns' | 'storeSubscriptionState'>;
   topics: Pick<SubscriptionTopics, 'subscribeAgain'>;
+  /** How often the endpoint may be sent a confirmation request (confirmation-requests.ts). */
+  confirmationRequests: ConfirmationRequests;
   sns: SNSClient;
   /** Named in the redrive policy of a subscription made anew, as create does. */
   deadLetterQueueArn: string | undefined;
@@ -28,13 +31,14 @@ export interface ConfirmSubscriptionDeps {
  * sends the endpoint a new confirmation request; a pending subscription is asked again as it
  * is, one SNS no longer has is made anew with create's attributes, and its ARN stored, only if
  * the record still names the old one. Refused for a confirmed subscription, and for an endpoint
- * create would refuse now (endpoint-account.ts, endpoint-url.ts). An endpoint's password is read
- * back from SNS, the only place that keeps it; once SNS lost the subscription it is gone, and so
- * refused (EndpointCredentialsGoneError). Answers the state SNS gave, and stores it on the record
- * when it differs from the stored one.
+ * create would refuse now (endpoint-account.ts, endpoint-url.ts), and while the endpoint may not
+ * be sent another confirmation request yet (429, confirmation-requests.ts). An endpoint's password
+ * is read back from SNS, the only place that keeps it; once SNS lost the subscription it is gone,
+ * and so refused (EndpointCredentialsGoneError). Answers the state SNS gave, and stores it on the
+ * record when it differs from the stored one.
  */
 export async function confirmSubscription(
-  { repository, topics, sns, deadLetterQueueArn, allowedEndpointAccounts, allowLoopbackEndpoints }: ConfirmSubscriptionDeps,
+  { repository, topics, confirmationRequests, sns, deadLetterQueueArn, allowedEndpointAccounts, allowLoopbackEndpoints }: ConfirmSubscriptionDeps,
   portalId: string,
   configId: string,
 ): Promise<SubscriptionState> {
@@ -54,11 +58,15 @@ export async function confirmSubscription(
   checkEndpointUrl(subscription, { allowLoopbackEndpoints });
   const endpoint = endpointToSubscribe(subscription, held);
 
+  // Before SNS sends anything: not again while one is pending, at most a few a day.
+  const giveBack = await confirmationRequests.take(subscription, state, askedAt);
   const attributes = state === 'unsubscribed' ? snsSubscriptionAttributesFor(subscription, deadLetterQueueArn) : undefined;
   let subscriptionArn: string;
   try {
     subscriptionArn = await topics.subscribeAgain(subscription.topicArn, { protocol: subscription.protocol, endpoint }, attributes);
   } catch (error) {
+    // Nothing was sent: the caller may retry without waiting.
+    await giveBack().catch(() => undefined);
     // A delete that ran meanwhile took the topic: the caller's subscription is gone, not broken.
     if ((await repository.isStored(portalId, configId)) === false) throw new SubscriptionNotFoundError(configId);
     throw error;

@@ -18,6 +18,15 @@ export const SUBSCRIPTION_KEY_PREFIX = 'subscription#';
 /** Sort key of the item counting a portal's subscriptions, for the atomic per-portal limit. */
 export const PORTAL_COUNTER_KEY = 'portal';
 
+/**
+ * Sort key of the item holding a portal's rate limit on one route (shared/http/middleware/portal-rate-limit.ts),
+ * in the portal's partition; it expires (EXPIRY_ATTRIBUTE) once its bucket is full again.
+ */
+export const rateLimitKeyOf = (operationId: string) => `${RATE_LIMIT_KEY_PREFIX}${operationId}`;
+export const RATE_LIMIT_KEY_PREFIX = 'ratelimit#';
+/** The rate limit item's one attribute besides its expiry: when its bucket is full again (epoch ms). */
+export const BUCKET_FULL_AT_ATTRIBUTE = 'bucketFullAt';
+
 /** Partition key of the idempotency records of an operation (never a valid portal id). */
 export const idempotencyPartitionOf = (operationId: string) => `idempotency#${operationId}`;
 

@@ -20,6 +20,13 @@ export const FUNCTION_ENV = {
   // Raised for the run: create and the scaling rows put thousands of records in a portal.
   MAX_SUBSCRIPTIONS_PER_PORTAL: '100000',
   PORTAL_CLAIM: 'portal_id',
+  // Raised for the run: each row calls its function thousands of times from one portal. Every
+  // call still takes its token (one UpdateItem, the cost a person's call pays), and confirm
+  // still takes its turn (one UpdateItem): the run measures the checks, never their refusal.
+  PORTAL_SEND_BURST: '100000',
+  PORTAL_SEND_RATE_PER_MINUTE: '600000',
+  CONFIRMATION_REQUESTS_PER_DAY: '1000000',
+  CONFIRMATION_REQUEST_INTERVAL_SECONDS: '0',
   DELIVERY_DEAD_LETTER_QUEUE_ARN: 'arn:aws:sqs:us-east-1:000000000000:webhooks-bench-dead-letters',
   // The principal the SNS emulator takes the access key id above for: the topics' publisher.
   TOPIC_PUBLISHER_ARNS: 'arn:aws:iam::000000000000:role/bench',

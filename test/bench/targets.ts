@@ -43,7 +43,8 @@ const CHANGE_RECORD: CallMinimum = { required: { UpdateItem: 1 } };
 export const MINIMUM_CALLS: Record<string, (sizes: { records: number; queryPages: number; dispatch?: DispatchShape }) => CallMinimum> = {
   createSubscription: () => ({
     // CreateTopic sets the access policy, Subscribe the delivery and redrive policies (their Attributes).
-    required: { CreateTopic: 1, Subscribe: 1, TransactWriteItems: 1 },
+    // UpdateItem: the portal's rate limit (its token bucket), on every route that makes SNS send.
+    required: { CreateTopic: 1, Subscribe: 1, TransactWriteItems: 1, UpdateItem: 1 },
     extra: { action: 'GetItem', reason: 'limit check before anything is created in SNS' },
   }),
   updateSubscription: () => CHANGE_RECORD,
@@ -57,13 +58,22 @@ export const MINIMUM_CALLS: Record<string, (sizes: { records: number; queryPages
   // Every bench portal's endpoints are stored confirmed: list asks SNS nothing (a pending record would cost a GetSubscriptionAttributes).
   listSubscriptions: ({ queryPages }) => ({ required: { Query: queryPages } }),
   // Its record, whether its endpoint confirmed (a test nobody would get is refused), the Publish.
-  testSubscription: () => ({ required: { GetItem: 1, GetSubscriptionAttributes: 1, Publish: 1 } }),
+  // UpdateItem: the portal's rate limit.
+  testSubscription: () => ({ required: { GetItem: 1, GetSubscriptionAttributes: 1, Publish: 1, UpdateItem: 1 } }),
   // The record (it must be the caller's; its dropped count), one Query page of dead letters.
   listDeadLetters: () => ({ required: { GetItem: 1, Query: 1 } }),
   // The record and SNS's state (deactivated or unconfirmed is refused), one Query of the kept
-  // dead letters, then per message its Publish and the transaction removing it and its count.
+  // dead letters, then per message its claim (so concurrent replays send it once), its Publish and
+  // the transaction removing it and its count; and the portal's rate limit.
   replayDeadLetters: () => ({
-    required: { GetItem: 1, GetSubscriptionAttributes: 1, Query: 1, Publish: REPLAYED_PER_INVOCATION, TransactWriteItems: REPLAYED_PER_INVOCATION },
+    required: {
+      GetItem: 1,
+      GetSubscriptionAttributes: 1,
+      Query: 1,
+      UpdateItem: 1 + REPLAYED_PER_INVOCATION,
+      Publish: REPLAYED_PER_INVOCATION,
+      TransactWriteItems: REPLAYED_PER_INVOCATION,
+    },
   }),
   // One write per dead letter: the transaction of its Put and its record's counters.
   recordDeadLetters: () => ({
@@ -78,7 +88,9 @@ export const MINIMUM_CALLS: Record<string, (sizes: { records: number; queryPages
     extra: { action: 'GetItem', reason: 'reads the record once per event: its counters, the latest times and the cap' },
   }),
   // A pending subscription (the bench's is): its record, its state, the Subscribe; no write, as its ARN stays.
-  confirmSubscription: () => ({ required: { GetItem: 1, GetSubscriptionAttributes: 1, Subscribe: 1 } }),
+  // UpdateItem x2: the portal's rate limit, and the turn taken before Subscribe (no new request
+  // while one is pending, a few a day), a conditional write so concurrent confirms send one.
+  confirmSubscription: () => ({ required: { GetItem: 1, GetSubscriptionAttributes: 1, Subscribe: 1, UpdateItem: 2 } }),
   // Per portal of the batch, one Query; per recipient, one PublishBatch per 10 of its events.
   dispatchPortalEvents: ({ dispatch = { events: 1, portals: 1, recipients: 1 } }) => ({
     required: {

@@ -19,7 +19,7 @@ import { DEFAULT_SETTINGS } from '../../infra/aws/deployment-settings';
 import { esbuildOptionsFor } from '../../infra/aws/function-bundling';
 import { ownSourceMap, type SourceMapV3 } from '../../infra/aws/own-source-map';
 import { PROJECT_ROOT } from '../../infra/aws/service-function';
-import { OPERATION_PERMISSIONS } from '../../infra/aws/operation-permissions';
+import { OPERATION_PERMISSIONS, RATE_LIMIT_PERMISSIONS } from '../../infra/aws/operation-permissions';
 import { STACK_NAME } from '../../infra/aws/webhook-subscriptions-app';
 import type { WebhookSubscriptionsStack } from '../../infra/aws/webhook-subscriptions-stack';
 import { loadConfig } from '../../shared/config';
@@ -105,6 +105,12 @@ describe('the functions', () => {
         }),
         // Only create makes topics, and gives each the access policy naming the publishers and delivery status logging.
         ...(op.id === 'createSubscriptionRoute' && { TOPIC_PUBLISHER_ARNS: publishersVariable(), ...deliveryStatusVariables() }),
+        // The routes that make SNS send hold each portal to its limit; confirm, the endpoint to its confirmation requests.
+        ...(op.limitedPerPortal && {
+          PORTAL_SEND_BURST: String(DEFAULT_SETTINGS.portalSendBurst),
+          PORTAL_SEND_RATE_PER_MINUTE: String(DEFAULT_SETTINGS.portalSendRatePerMinute),
+        }),
+        ...(op.id === 'confirmSubscriptionRoute' && { CONFIRMATION_REQUESTS_PER_DAY: String(DEFAULT_SETTINGS.confirmationRequestsPerDay) }),
       });
     });
 
@@ -122,7 +128,11 @@ describe('the functions', () => {
 
       expect(resources[roleId]!.Properties.ManagedPolicyArns).toBeUndefined();
       expect(actionsOn(statements, { 'Fn::GetAtt': [logGroupId, 'Arn'] })).toEqual(['logs:CreateLogStream', 'logs:PutLogEvents']);
-      const idempotencyRecords: readonly string[] = ('idempotencyRecords' in expected && expected.idempotencyRecords) || [];
+      const idempotencyRecords: readonly string[] = [
+        ...(('idempotencyRecords' in expected && expected.idempotencyRecords) || []),
+        // The portal's rate limit item, in a statement of its own.
+        ...(op.limitedPerPortal ? RATE_LIMIT_PERMISSIONS : []),
+      ];
       expect(actionsOn(statements, { 'Fn::GetAtt': [tableId(), 'Arn'] })).toEqual([...expected.table, ...idempotencyRecords].sort());
       expect(actionsOn(statements, topicArnPattern(stack.topicPrefix))).toEqual([...expected.topics].sort());
       // Only create names the delivery status logging role in the topics it makes.
@@ -167,6 +177,9 @@ describe('the functions', () => {
         deliveryStatusSuccessSampleRate: 100,
         attemptKeepDays: 7,
         maxAttemptsPerSubscription: 1000,
+        portalSendLimit: { burst: DEFAULT_SETTINGS.portalSendBurst, ratePerMinute: DEFAULT_SETTINGS.portalSendRatePerMinute },
+        confirmationRequestsPerDay: DEFAULT_SETTINGS.confirmationRequestsPerDay,
+        confirmationRequestIntervalMs: 300_000,
       });
     }
   });
@@ -312,6 +325,7 @@ describe('what each function may do', () => {
       'own log group: logs:CreateLogStream logs:PutLogEvents',
       'table: dynamodb:GetItem dynamodb:PutItem dynamodb:UpdateItem when ForAllValues:StringNotLike dynamodb:LeadingKeys idempotency#*,delivery#*',
       'table: dynamodb:DeleteItem dynamodb:GetItem dynamodb:PutItem dynamodb:UpdateItem when ForAllValues:StringEquals dynamodb:LeadingKeys idempotency#createSubscriptionRoute',
+      `table: dynamodb:UpdateItem ${PORTALS} and ForAllValues:StringEquals dynamodb:Attributes portalId,sk,bucketFullAt,idempotencyExpiresAt`,
       'service topics: sns:CreateTopic sns:DeleteTopic sns:Subscribe sns:TagResource',
       'delivery status logging role: iam:PassRole when StringEquals iam:PassedToService sns.amazonaws.com',
     ],
@@ -332,6 +346,7 @@ describe('what each function may do', () => {
     testSubscription: [
       'own log group: logs:CreateLogStream logs:PutLogEvents',
       `table: dynamodb:GetItem ${PORTALS}`,
+      `table: dynamodb:UpdateItem ${PORTALS} and ForAllValues:StringEquals dynamodb:Attributes portalId,sk,bucketFullAt,idempotencyExpiresAt`,
       'service topics: sns:GetSubscriptionAttributes sns:Publish',
     ],
     listDeadLetters: ['own log group: logs:CreateLogStream logs:PutLogEvents', `table: dynamodb:GetItem dynamodb:Query ${PORTALS}`],
@@ -339,6 +354,8 @@ describe('what each function may do', () => {
     replayDeadLetters: [
       'own log group: logs:CreateLogStream logs:PutLogEvents',
       `table: dynamodb:DeleteItem dynamodb:GetItem dynamodb:Query dynamodb:UpdateItem ${PORTALS}`,
+      'table: dynamodb:DeleteItem dynamodb:GetItem dynamodb:PutItem dynamodb:UpdateItem when ForAllValues:StringEquals dynamodb:LeadingKeys idempotency#replayDeadLettersRoute',
+      `table: dynamodb:UpdateItem ${PORTALS} and ForAllValues:StringEquals dynamodb:Attributes portalId,sk,bucketFullAt,idempotencyExpiresAt`,
       'service topics: sns:GetSubscriptionAttributes sns:Publish',
     ],
     recordDeadLetters: [
@@ -353,7 +370,8 @@ describe('what each function may do', () => {
     confirmSubscription: [
       'own log group: logs:CreateLogStream logs:PutLogEvents',
       `table: dynamodb:GetItem ${PORTALS}`,
-      `table: dynamodb:UpdateItem ${PORTALS} and ${ATTRIBUTES} portalId,sk,topicArn,subscriptionArn,subscriptionState,subscriptionStateAt`,
+      `table: dynamodb:UpdateItem ${PORTALS} and ${ATTRIBUTES} portalId,sk,topicArn,subscriptionArn,subscriptionState,subscriptionStateAt,confirmationRequestedAt,confirmationRequestsDay,confirmationRequestsThatDay`,
+      `table: dynamodb:UpdateItem ${PORTALS} and ForAllValues:StringEquals dynamodb:Attributes portalId,sk,bucketFullAt,idempotencyExpiresAt`,
       'service topics: sns:GetSubscriptionAttributes sns:Subscribe',
     ],
     dispatchPortalEvents: [
@@ -560,7 +578,7 @@ describe('the bundles', () => {
   afterAll(() => console.log(`Bundle sizes (index.js + index.js.map):\n${JSON.stringify(sizes, null, 2)}`));
 
   it.each(OPERATIONS.map((op) => [op.handler, op] as const))(
-    '%s holds the SNS client exactly when its operation calls SNS, the idempotency code only for create, the body parser only with a body and only its own compiled body validator, no credential provider a Lambda sandbox cannot use, and is CommonJS with a map of our own sources',
+    '%s holds the SNS client exactly when its operation calls SNS, the idempotency code only for create and replay, the body parser only with a body and only its own compiled body validator, no credential provider a Lambda sandbox cannot use, and is CommonJS with a map of our own sources',
     (_handler, op) => {
       const directory = bundleDirectoryOf(functionIdOf(op));
       const code = readFileSync(join(directory, 'index.js'), 'utf8');
@@ -570,7 +588,7 @@ describe('the bundles', () => {
       const callsSns = OPERATION_PERMISSIONS[op.id].topics.length > 0;
       expect(code.includes('SNSServiceException')).toBe(callsSns);
       expect(code.includes('DynamoDBServiceException')).toBe(true);
-      expect(code.includes('IDEMPOTENCY_IN_PROGRESS')).toBe(op.id === 'createSubscriptionRoute');
+      expect(code.includes('IDEMPOTENCY_IN_PROGRESS')).toBe(op.id === 'createSubscriptionRoute' || op.id === 'replayDeadLettersRoute');
       // The JSON body parser only where the operation takes a body (list and delete ignore it).
       const takesBody = !['listSubscriptionsRoute', 'deleteSubscriptionRoute', 'listDeadLettersRoute', 'listAttemptsRoute'].includes(op.id);
       expect(code.includes('request body is not valid JSON')).toBe(takesBody);
@@ -664,7 +682,8 @@ describe('the bundles', () => {
         const nodeMapped = await stackOf('--enable-source-maps');
 
         // Assess
-        expect(deployed).toContainEqual(expect.stringMatching(/^ {4}at async \S+ \(\S*\/shared\/subscriptions\/repository\.ts:\d+:\d+\)$/));
+        // Create's first DynamoDB call is the portal's rate limit (a middleware of the HTTP chain).
+        expect(deployed).toContainEqual(expect.stringMatching(/^ {4}at async \S+ \(\S*\/shared\/http\/middleware\/portal-rate-limit\.ts:\d+:\d+\)$/));
         expect(deployed).toEqual(nodeMapped);
       } finally {
         await dynamoDb.close();

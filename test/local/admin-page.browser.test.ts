@@ -26,6 +26,7 @@ import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-r
 import {
   call,
   forgeToken,
+  lastConfirmationRequestsMinutesAgo,
   newSubscription,
   reconcileLocally,
   requestToken,
@@ -316,6 +317,8 @@ describeWithChromium('the admin page, in Chromium with the keyboard', () => {
   step('resends the confirmation request of its pending endpoint; once followed, shows it confirmed, without the button', async () => {
     const subscriptionArn = await subscriptionArnOf('ops@example.com');
     expect(await confirmationRequestsTo(subscriptionArn, local.stack.sns.endpoint)).toHaveLength(1);
+    // No new request within 5 minutes of the first (shared/subscriptions/confirmation-requests.ts).
+    await lastConfirmationRequestsMinutesAgo(local.stack, admin.portalId, 6);
 
     await row('Media hooks').getByRole('button', { name: 'Resend confirmation: Media hooks' }).press('Enter');
 
@@ -491,9 +494,24 @@ describeWithChromium('the admin page, in Chromium with the keyboard', () => {
     const [newest] = kept;
     const panel = page.locator('#dead-letters');
 
+    // The replay is held on its way: meanwhile no replay button can be pressed (a double click sends nothing twice).
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    await page.route('**/replay', async (route) => {
+      await held;
+      await route.continue();
+    });
     await panel.getByRole('button', { name: `Send again: ${newest!.event} ${newest!.eventId}` }).press('Enter');
+    const replayButtons = () => panel.getByRole('button', { name: /^Send (all )?again/ }).all();
+    await waitFor('the replay buttons disabled', async () => {
+      const disabled = await Promise.all((await replayButtons()).map((button) => button.isDisabled()));
+      return disabled.length > 1 && disabled.every(Boolean) ? true : undefined;
+    });
+    release();
 
     await statusSays(`1 dead letter sent again. ${FAILED - 1} still kept. (Receiver)`);
+    await page.unroute('**/replay');
+    expect((await Promise.all((await replayButtons()).map((button) => button.isDisabled()))).some(Boolean)).toBe(false);
     const arrived = await waitFor('the message sent again', () =>
       receiver.notificationsAt(FAILING_PATH).find((entry) => entry.message.eventId === newest!.eventId),
     );

@@ -9,7 +9,7 @@
 import { PublishCommand, SNSClient } from '@aws-sdk/client-sns';
 import { LOCAL_CREDENTIALS } from '../../infra/local/local-stack';
 import { API_PREFIXES } from '../../shared/operations';
-import { call, newSubscription, reconcileLocally, startTestStack, TEST_CLIENTS, type TestStack, tokenFor } from '../support/local-stack-client';
+import { call, lastConfirmationRequestsMinutesAgo, newSubscription, reconcileLocally, startTestStack, TEST_CLIENTS, type TestStack, tokenFor } from '../support/local-stack-client';
 import { waitFor } from '../support/wait-for';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver';
 
@@ -46,8 +46,9 @@ it('asks a pending endpoint again on POST /confirm, lists it confirmed once it f
   await waitFor('the first confirmation request', () => receiver.received.find((entry) => entry.path === '/late'));
   expect(await stateOf(configId)).toBe('pending');
 
-  // Now the endpoint is ready to confirm; under the legacy prefix too.
+  // Now the endpoint is ready to confirm, 5 minutes after the first request (no other is sent sooner); under the legacy prefix too.
   receiver.unconfirmedPaths.delete('/late');
+  await lastConfirmationRequestsMinutesAgo(local.stack, TEST_CLIENTS.alphaAdmin.portalId, 6);
   const confirm = await call(local.stack, 'POST', `${LEGACY}/confirm`, { token, body: { config_id: configId } });
 
   expect(confirm.status).toBe(200);

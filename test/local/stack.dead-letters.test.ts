@@ -157,6 +157,28 @@ describe('a receiver that answers 500', () => {
 });
 
 describe('replay', () => {
+  it('sends each dead letter once when five replays of 40 dead letters run at once (a double click, a client retrying)', async () => {
+    const failing = await subscribe(TEST_CLIENTS.alphaAdmin, 'concurrent');
+    delivery.receiver.failingPaths.add(failing.path);
+    const eventIds: string[] = [];
+    // PutEvents takes at most 10 entries.
+    for (let batch = 0; batch < 4; batch++) eventIds.push(...(await putPortalEvents(TEST_CLIENTS.alphaAdmin.portalId, 10)));
+    await deadLettersOf(TEST_CLIENTS.alphaAdmin, failing.configId, 40);
+    delivery.receiver.failingPaths.delete(failing.path);
+    const before = delivery.receiver.notificationsAt(failing.path).length;
+
+    const answers = await Promise.all(Array.from({ length: 5 }, () => replay(TEST_CLIENTS.alphaAdmin, { config_id: failing.configId })));
+
+    expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200, 200, 200]);
+    expect(answers.reduce((sum, answer) => sum + answer.body.replayed, 0)).toBe(40);
+    const replayed = () => delivery.receiver.notificationsAt(failing.path).slice(before);
+    await waitFor('40 replayed notifications', () => (replayed().length >= 40 ? true : undefined), 20_000);
+    // Anything sent twice would be on its way by now.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(replayed().map((notification) => notification.message.eventId).sort()).toEqual([...eventIds].sort());
+    expect((await deadLetters(TEST_CLIENTS.alphaAdmin, failing.configId)).body.deadLetters).toEqual([]);
+  }, 90_000);
+
   it('is refused, saying why, while the subscription is deactivated or its endpoint has not confirmed', async () => {
     const deactivated = await subscribe(TEST_CLIENTS.alphaAdmin, 'deactivated');
     const activate = await call(delivery.stack, 'PUT', `${API}/activate`, {

@@ -25,6 +25,9 @@ describe('loadConfig', () => {
       deliveryStatusSuccessSampleRate: 100,
       attemptKeepDays: 7,
       maxAttemptsPerSubscription: 1000,
+      portalSendLimit: { burst: 25, ratePerMinute: 20 },
+      confirmationRequestsPerDay: 5,
+      confirmationRequestIntervalMs: 300_000,
     });
   });
 
@@ -44,6 +47,10 @@ describe('loadConfig', () => {
         DELIVERY_STATUS_SUCCESS_SAMPLE_RATE: '25',
         ATTEMPT_KEEP_DAYS: '3',
         MAX_ATTEMPTS_PER_SUBSCRIPTION: '500',
+        PORTAL_SEND_BURST: '5',
+        PORTAL_SEND_RATE_PER_MINUTE: '2',
+        CONFIRMATION_REQUESTS_PER_DAY: '3',
+        CONFIRMATION_REQUEST_INTERVAL_SECONDS: '600',
       }),
     ).toEqual({
       tableName: 't',
@@ -59,6 +66,9 @@ describe('loadConfig', () => {
       deliveryStatusSuccessSampleRate: 25,
       attemptKeepDays: 3,
       maxAttemptsPerSubscription: 500,
+      portalSendLimit: { burst: 5, ratePerMinute: 2 },
+      confirmationRequestsPerDay: 3,
+      confirmationRequestIntervalMs: 600_000,
     });
   });
 
@@ -88,6 +98,10 @@ describe('loadConfig', () => {
     [{ TABLE_NAME: 't', TOPIC_PUBLISHER_ARNS: 'role/x' }, /TOPIC_PUBLISHER_ARNS must be/],
     [{ TABLE_NAME: 't', ALLOWED_ENDPOINT_ACCOUNTS: '123' }, /ALLOWED_ENDPOINT_ACCOUNTS must be a comma-separated list of 12-digit AWS account ids \(invalid: 123\)/],
     [{ TABLE_NAME: 't', ALLOW_LOOPBACK_ENDPOINTS: 'yes' }, /ALLOW_LOOPBACK_ENDPOINTS must be true or false \(got "yes"\)/],
+    [{ TABLE_NAME: 't', PORTAL_SEND_BURST: '0' }, /PORTAL_SEND_BURST must be a whole number from 1 to 100000 \(got "0"\)/],
+    [{ TABLE_NAME: 't', PORTAL_SEND_RATE_PER_MINUTE: '1.5' }, /PORTAL_SEND_RATE_PER_MINUTE must be a whole number/],
+    [{ TABLE_NAME: 't', CONFIRMATION_REQUESTS_PER_DAY: 'five' }, /CONFIRMATION_REQUESTS_PER_DAY must be a whole number/],
+    [{ TABLE_NAME: 't', CONFIRMATION_REQUEST_INTERVAL_SECONDS: '-1' }, /CONFIRMATION_REQUEST_INTERVAL_SECONDS must be a whole number from 0 to 86400/],
   ])('refuses %j', (env, message) => {
     expect(() => loadConfig(env)).toThrow(message);
   });

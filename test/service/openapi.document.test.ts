@@ -25,7 +25,7 @@ import { OPERATIONS, type OperationId } from '../../shared/operations';
 import { documentedAnswersOf, expectDocumentedHttpAnswer } from '../support/openapi-responses';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver';
 import { waitFor } from '../support/wait-for';
-import { call, forgeToken, newSubscription, startTestStack, TEST_CLIENTS, type TestStack, tokenFor } from '../support/local-stack-client';
+import { call, forgeToken, lastConfirmationRequestsMinutesAgo, newSubscription, startTestStack, TEST_CLIENTS, type TestStack, tokenFor } from '../support/local-stack-client';
 
 /** Each body's schema as written (shared/contract/schemas.ts), and the reader its function runs. */
 const REQUEST_BODIES: Partial<
@@ -110,9 +110,13 @@ describe('the OpenAPI document', () => {
       expect(statuses).toEqual(
         expect.arrayContaining(['200', '401', '403', '413', '500', '503', ...(operation.id === 'listSubscriptionsRoute' ? [] : ['400'])]),
       );
-      expect(statuses.includes('409')).toBe(operation.id === 'createSubscriptionRoute');
+      const idempotent = operation.id === 'createSubscriptionRoute' || operation.id === 'replayDeadLettersRoute';
+      expect(statuses.includes('409')).toBe(idempotent);
       const idempotencyKey = (item.parameters ?? []).find((parameter: { name: string }) => parameter.name === 'Idempotency-Key');
-      expect(idempotencyKey?.in).toBe(operation.id === 'createSubscriptionRoute' ? 'header' : undefined);
+      expect(idempotencyKey?.in).toBe(idempotent ? 'header' : undefined);
+      // The routes that make SNS send are limited per portal, with Retry-After.
+      expect(statuses.includes('429')).toBe(operation.limitedPerPortal);
+      if (operation.limitedPerPortal) expect(Object.keys(item.responses['429'].headers)).toEqual(['Retry-After']);
     },
   );
 
@@ -410,7 +414,10 @@ describe('the local stack', () => {
       const methods = { create: 'POST', update: 'PUT', activate: 'PUT', rename: 'PUT', test: 'POST', confirm: 'POST' } as const;
       for (const [name, [path, body]] of Object.entries(bodies) as [keyof typeof bodies, (typeof bodies)[keyof typeof bodies]][]) {
         const method = methods[name];
+        // Create's confirmation request went out just now: confirm sends another only 5 minutes on.
+        if (name === 'confirm') await lastConfirmationRequestsMinutesAgo(stack, TEST_CLIENTS.alphaAdmin.portalId, 6);
         if (name !== 'create') await request(method, path, { token: admin, body }, 200);
+        if (name === 'confirm') await request(method, path, { token: admin, body }, 429);
         await request(method, path, { token: admin, body: { ...body, name: '', config_id: 'not-a-uuid', events: [], status: 7 } }, 400);
         await request(method, path, { body }, 401);
         await request(method, path, { token: noPortal, body }, 401);
@@ -464,11 +471,12 @@ describe('the local stack', () => {
     }
 
     // 409 needs a create still running (test/service/idempotency.test.ts), 500 and 503 a failing
-    // dependency (test/service/outages.test.ts): those suites' answers go through the same check.
-    const notOnDemand = new Set(['409', '500', '503']);
+    // dependency (test/service/outages.test.ts), 429 a portal past its limit (test/service/rate-limits.test.ts;
+    // confirm's is seen here): those suites' answers go through the same check.
+    const notOnDemand = new Set(['409', '500', '503', '429']);
     const listed = OPERATIONS.flatMap((operation) =>
       Object.keys(openApiDocument.paths[operation.paths[0]!][operation.method.toLowerCase()].responses)
-        .filter((status) => !notOnDemand.has(status))
+        .filter((status) => !notOnDemand.has(status) || (status === '429' && operation.id === 'confirmSubscriptionRoute'))
         .map((status) => `${operation.id} ${status}`),
     );
     expect([...seen].sort()).toEqual(listed.sort());

@@ -1,14 +1,19 @@
 /**
  * POST /replay through its handler, against DynamoDB Local and the SNS emulator, with the faults
  * the emulators cannot produce: a dead letter SNS accepted but whose removal failed stays kept and
- * is sent again by the next replay (at least once, same eventId); while SNS is down nothing is
+ * is sent again once its claim lapsed (at least once, same eventId); concurrent replays send each
+ * dead letter once, and a claim left by a replay that crashed lapses; an Idempotency-Key makes a
+ * retry answer the first answer; while SNS is down nothing is
  * removed; at most 100 go out per request, oldest first, and `remaining` says how many are left;
  * eventIds are checked.
  */
 import { randomUUID } from 'node:crypto';
 import { dynamoDbClient } from '../../shared/aws/dynamodb';
 import { snsClient } from '../../shared/aws/sns';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { call, freshPortal, newSubscription } from '../support/api';
+import { inspectDb, portalItems } from '../support/aws-state';
+import { TEST_ENV } from '../support/test-env';
 import { deadLetterRecord, type DeadLetterTarget, publishedBody, recordBatch } from '../support/dead-letters';
 import { injectFault } from '../support/faults';
 import { deliveriesTo, confirmAsEndpointOwner } from '../support/sns-confirmation';
@@ -48,8 +53,22 @@ async function eventIdsDelivered(to: Confirmed): Promise<string[]> {
     .map((delivery) => JSON.parse(JSON.parse(delivery.body).Message).eventId as string);
 }
 
+/** As if the replay that claimed the subscription's dead letters had ended a minute ago. */
+async function claimLapsed(to: Confirmed): Promise<void> {
+  for (const letter of (await portalItems(to.portalId)).filter((item) => String(item.sk).startsWith(`deadletter#${to.configId}#`))) {
+    await inspectDb.send(
+      new UpdateCommand({
+        TableName: TEST_ENV.TABLE_NAME,
+        Key: { portalId: to.portalId, sk: letter.sk },
+        UpdateExpression: 'SET replayClaimedUntil = :lapsed',
+        ExpressionAttributeValues: { ':lapsed': Date.now() - 1 },
+      }),
+    );
+  }
+}
+
 describe('POST /replay', () => {
-  it('keeps a dead letter SNS accepted but that could not be removed, and sends it again next time: at least once, same eventId', async () => {
+  it('keeps a dead letter SNS accepted but that could not be removed, and sends it again once its claim lapsed: at least once, same eventId', async () => {
     const subscription = await confirmedSubscription();
     const [eventId] = await keepDeadLetters(subscription, 1);
 
@@ -64,6 +83,12 @@ describe('POST /replay', () => {
     expect(first.body).toMatchObject({ replayed: 1, remaining: 1 });
     expect(await keptEventIds(subscription)).toEqual([eventId]);
 
+    // Still claimed by the first replay for a minute: a replay meanwhile does not send it twice.
+    const meanwhile = await call('replayDeadLettersRoute', { portalId: subscription.portalId, body: { config_id: subscription.configId } });
+    expect(meanwhile.body).toMatchObject({ replayed: 0 });
+    expect(await eventIdsDelivered(subscription)).toEqual([eventId]);
+
+    await claimLapsed(subscription);
     const second = await call('replayDeadLettersRoute', { portalId: subscription.portalId, body: { config_id: subscription.configId } });
     expect(second.body).toMatchObject({ replayed: 1, remaining: 0 });
     expect(await keptEventIds(subscription)).toEqual([]);
@@ -127,5 +152,68 @@ describe('POST /replay', () => {
 
     expect([foreign.statusCode, foreign.body.code]).toEqual([400, 'SUBSCRIPTION_NOT_FOUND']);
     expect([listedForeign.statusCode, listedForeign.body.code]).toEqual([400, 'SUBSCRIPTION_NOT_FOUND']);
+  });
+
+  it('sends each dead letter once when five replays of the same subscription run at once', async () => {
+    const subscription = await confirmedSubscription();
+    const eventIds = await keepDeadLetters(subscription, 40);
+
+    const answers = await Promise.all(
+      Array.from({ length: 5 }, () => call('replayDeadLettersRoute', { portalId: subscription.portalId, body: { config_id: subscription.configId } })),
+    );
+
+    expect(answers.map((answer) => answer.statusCode)).toEqual([200, 200, 200, 200, 200]);
+    // They shared the work: together they sent each letter once.
+    expect(answers.reduce((sum, answer) => sum + answer.body.replayed, 0)).toBe(40);
+    expect((await eventIdsDelivered(subscription)).sort()).toEqual([...eventIds].sort());
+    expect(await keptEventIds(subscription)).toEqual([]);
+  }, 60_000);
+
+  it('leaves a dead letter another replay claimed to it, and sends it once that claim lapsed (its replay crashed)', async () => {
+    const subscription = await confirmedSubscription();
+    const [eventId] = await keepDeadLetters(subscription, 1);
+    const [letter] = (await portalItems(subscription.portalId)).filter((item) => String(item.sk).startsWith('deadletter#'));
+    const claimedUntil = async (until: number) =>
+      inspectDb.send(
+        new UpdateCommand({
+          TableName: TEST_ENV.TABLE_NAME,
+          Key: { portalId: subscription.portalId, sk: letter!.sk },
+          UpdateExpression: 'SET replayClaimedUntil = :until, replayClaimedBy = :by',
+          ExpressionAttributeValues: { ':until': until, ':by': 'a replay that crashed' },
+        }),
+      );
+    await claimedUntil(Date.now() + 60_000);
+
+    const whileClaimed = await call('replayDeadLettersRoute', { portalId: subscription.portalId, body: { config_id: subscription.configId } });
+    expect(whileClaimed.body).toEqual({
+      success: true,
+      message: '0 dead letters sent again. 1 was being sent by another replay request at the same time.',
+      replayed: 0,
+      remaining: 0,
+    });
+    expect(await eventIdsDelivered(subscription)).toEqual([]);
+
+    await claimedUntil(Date.now() - 1);
+    const lapsed = await call('replayDeadLettersRoute', { portalId: subscription.portalId, body: { config_id: subscription.configId } });
+    expect(lapsed.body).toMatchObject({ replayed: 1, remaining: 0 });
+    expect(await eventIdsDelivered(subscription)).toEqual([eventId]);
+  });
+
+  it('answers a retry with the same Idempotency-Key with the first answer, and sends nothing again', async () => {
+    const subscription = await confirmedSubscription();
+    const [first] = await keepDeadLetters(subscription, 1);
+    const request = { portalId: subscription.portalId, body: { config_id: subscription.configId }, headers: { 'idempotency-key': randomUUID() } };
+
+    const answer = await call('replayDeadLettersRoute', request);
+    expect(answer.body).toMatchObject({ replayed: 1, remaining: 0 });
+    // A new dead letter meanwhile: a retry of the first request must not send it.
+    const [second] = await keepDeadLetters(subscription, 1);
+
+    const retry = await call('replayDeadLettersRoute', request);
+
+    expect(retry.statusCode).toBe(200);
+    expect(retry.text).toBe(answer.text);
+    expect(await eventIdsDelivered(subscription)).toEqual([first]);
+    expect(await keptEventIds(subscription)).toEqual([second]);
   });
 });

@@ -15,7 +15,7 @@ process.env.POWERTOOLS_LOG_LEVEL = 'INFO';
 delete process.env.LOG_FORMAT;
 const { call, freshPortal, newSubscription } = await import('../support/api');
 const { injectFault } = await import('../support/faults');
-const { inspectDb, inspectSns, portalTopicArns, subscriptionItems } = await import('../support/aws-state');
+const { inspectDb, inspectSns, lastConfirmationRequestMinutesAgo, portalTopicArns, subscriptionItems } = await import('../support/aws-state');
 const { snsClient } = await import('../../shared/aws/sns');
 
 /** An error as the SDK raises it for an SNS refusal (a 4xx answer). */
@@ -125,7 +125,10 @@ describe('confirm', () => {
     const portalId = freshPortal();
     const created = await call('createSubscriptionRoute', { portalId, body: newSubscription({ protocol, endpoint: ENDPOINTS[protocol] }) });
     expect(created.body.record.subscriptionState).toBe('pending');
-    return { portalId, configId: created.body.record.configId as string, subscriptionArn: created.body.record.subscriptionArn as string };
+    const { configId, subscriptionArn } = created.body.record as { configId: string; subscriptionArn: string };
+    // Create's request went out over 5 minutes ago: confirm may send another.
+    await lastConfirmationRequestMinutesAgo(portalId, configId, 6);
+    return { portalId, configId, subscriptionArn };
   }
 
   it('answers SNS\'s refusal of the endpoint 400 ENDPOINT_REFUSED, and the record is unchanged', async () => {

@@ -1,6 +1,6 @@
 /** What DynamoDB and SNS hold, read through the real SDK clients: what an operator would see. */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ListTagsForResourceCommand, ListTopicsCommand, SNSClient, type Topic } from '@aws-sdk/client-sns';
 import { TEST_ENV } from './test-env';
 
@@ -51,4 +51,21 @@ export async function portalTopicArns(portalId: string): Promise<string[]> {
     if (Tags?.some((tag) => tag.Key === 'portalId' && tag.Value === portalId)) mine.push(arn);
   }
   return mine;
+}
+
+/**
+ * As if the subscription's last confirmation request (create's, or confirm's) went out `minutes`
+ * ago: POST /confirm sends no new one within 5 minutes of it (shared/subscriptions/confirmation-requests.ts).
+ */
+export async function lastConfirmationRequestMinutesAgo(portalId: string, configId: string, minutes: number): Promise<void> {
+  const at = new Date(Date.now() - minutes * 60_000).toISOString();
+  await inspectDb.send(
+    new UpdateCommand({
+      TableName: TEST_ENV.TABLE_NAME,
+      Key: { portalId, sk: `subscription#${configId}` },
+      UpdateExpression: 'SET createdAt = :at, confirmationRequestedAt = :at',
+      ConditionExpression: 'attribute_exists(sk)',
+      ExpressionAttributeValues: { ':at': at },
+    }),
+  );
 }

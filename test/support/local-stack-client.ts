@@ -9,11 +9,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { type JWTPayload, SignJWT } from 'jose';
-import { type LocalStack, type LocalStackOptions, startLocalStack } from '../../infra/local/local-stack';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { LOCAL_CREDENTIALS, type LocalStack, type LocalStackOptions, startLocalStack } from '../../infra/local/local-stack';
 import { trustAuthorityOf } from './local-authority';
 import type { OAuthClient } from '../../infra/local/auth/clients';
 import { generateSigningKey, type SigningKey } from '../../infra/local/auth/signing-key';
 import { SCOPES } from '../../shared/operations';
+import { SUBSCRIPTION_KEY_PREFIX } from '../../shared/subscriptions/table';
 import { expectDocumentedHttpAnswer } from './openapi-responses';
 
 /** Two portals; alpha has an admin and a read-only client. */
@@ -199,4 +202,34 @@ export async function reconcileLocally(stack: TestStack['stack']): Promise<Recor
     timeout: 60_000,
   });
   return JSON.parse(stdout.trim().split('\n').at(-1)!);
+}
+
+/**
+ * As if the last confirmation request of each of the portal's subscriptions went out `minutes`
+ * ago: POST /confirm sends no new one within 5 minutes of it (shared/subscriptions/confirmation-requests.ts).
+ */
+export async function lastConfirmationRequestsMinutesAgo(stack: TestStack['stack'], portalId: string, minutes: number): Promise<void> {
+  const db = DynamoDBDocumentClient.from(new DynamoDBClient({ endpoint: stack.dynamoDb.endpoint, region: stack.region, credentials: LOCAL_CREDENTIALS }));
+  try {
+    const { Items = [] } = await db.send(
+      new QueryCommand({
+        TableName: stack.tableName,
+        KeyConditionExpression: 'portalId = :portalId AND begins_with(sk, :prefix)',
+        ExpressionAttributeValues: { ':portalId': portalId, ':prefix': SUBSCRIPTION_KEY_PREFIX },
+      }),
+    );
+    const at = new Date(Date.now() - minutes * 60_000).toISOString();
+    for (const { sk } of Items) {
+      await db.send(
+        new UpdateCommand({
+          TableName: stack.tableName,
+          Key: { portalId, sk },
+          UpdateExpression: 'SET createdAt = :at, confirmationRequestedAt = :at',
+          ExpressionAttributeValues: { ':at': at },
+        }),
+      );
+    }
+  } finally {
+    db.destroy();
+  }
 }

@@ -30,7 +30,7 @@ export function errorEnvelope(logger: Logger): HttpMiddleware {
           : domainRefusalOf(error);
       if (refusal) {
         logger.info('request refused', { statusCode: refusal.statusCode, code: refusal.code, reason: refusal.message });
-        request.response = errorResponse(refusal.statusCode, refusal.message, refusal.code, refusal.details);
+        request.response = errorResponse(refusal.statusCode, refusal.message, refusal.code, refusal.details, refusal.headers);
         return;
       }
       if (isDependencyFault(error)) {
