@@ -215,3 +215,13 @@ describe("the project's imports", () => {
     expect(importCircles(tangled)).toEqual(['a.ts → b.ts → c.ts → a.ts', 'e.ts → e.ts']);
   });
 });
+
+describe('the licence', () => {
+  it('is MIT, in LICENSE and in package.json alike, so a user can tell what they may do with it', () => {
+    const licence = readFileSync(join(PROJECT_ROOT, 'LICENSE'), 'utf8');
+    expect(licence).toMatch(/^MIT License\n\nCopyright \(c\) 2026 The webhook-subscriptions authors\n/);
+    expect(licence).toContain('Permission is hereby granted, free of charge');
+    const packageJson = JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')) as { license?: string };
+    expect(packageJson.license).toBe('MIT');
+  });
+});
