@@ -225,3 +225,17 @@ describe('the licence', () => {
     expect(packageJson.license).toBe('MIT');
   });
 });
+
+describe('docs/deploy.md', () => {
+  it('names every function SAM can invoke (one per file of functions/), each with its sample event', () => {
+    const deployPage = readFileSync(join(PROJECT_ROOT, 'docs/deploy.md'), 'utf8');
+    const samSection = deployPage.slice(deployPage.indexOf('## Run one function with SAM'), deployPage.indexOf('### Against a deployed stack'));
+    const functionIds = readdirSync(join(PROJECT_ROOT, 'functions'))
+      .filter((name) => name.endsWith('.ts'))
+      .map((name) => name.replace(/\.ts$/, ''));
+    expect(functionIds.length).toBeGreaterThan(10);
+    expect(functionIds.filter((id) => !samSection.includes(`\`${id}\``))).toEqual([]);
+    const sampleEvents = readdirSync(join(PROJECT_ROOT, 'events')).map((name) => name.replace(/\.json$/, ''));
+    expect(functionIds.filter((id) => !sampleEvents.includes(id))).toEqual([]);
+  });
+});
