@@ -13,7 +13,7 @@ import { PROJECT_ROOT } from '../../infra/aws/service-function';
 import { OPERATION_PERMISSIONS } from '../../infra/aws/operation-permissions';
 import { ConfigurationError, loadConfig } from '../../shared/config';
 import { OPERATIONS } from '../../shared/operations';
-import { REQUIRED_CONTEXT, serviceApp } from '../support/cdk-app';
+import { REQUIRED_CONTEXT, serviceApp, validationReportsOf } from '../support/cdk-app';
 
 function synthWith(context: Record<string, unknown>): Template {
   return Template.fromStack(serviceApp({ context, bundle: false }).stack);
@@ -221,7 +221,7 @@ function accepts(read: () => unknown): boolean {
 
 describe('synth for sam local invoke against npm start', () => {
   it('declares the local endpoints in every function, and warns not to deploy it', () => {
-    const { stack } = serviceApp({
+    const { app, stack } = serviceApp({
       context: {
         ...REQUIRED_CONTEXT,
         localDynamoDbEndpoint: 'http://127.0.0.1:8000',
@@ -230,6 +230,8 @@ describe('synth for sam local invoke against npm start', () => {
       bundle: false,
     });
     const template = Template.fromStack(stack);
+    // Said at synth, in the validation report the CDK writes (kept by the suite, not printed).
+    expect(validationReportsOf(app).join('\n')).toContain('do not deploy it.');
 
     const functions = Object.values(template.findResources('AWS::Lambda::Function'));
     expect(functions).toHaveLength(OPERATIONS.length + 3);
