@@ -47,8 +47,12 @@ export function serviceApp({ context = REQUIRED_CONTEXT, bundle = true }: SynthO
       ...(bundle ? {} : { 'aws:cdk:bundling-stacks': [] }),
     },
   });
-  const stack = addWebhookSubscriptions(app);
-  quietSynth(app);
+  const reports: string[] = [];
+  validationReports.set(app, reports);
+  // The functions' assets are bundled as the stack is built, the report written at synth.
+  const stack = quietly(reports, () => addWebhookSubscriptions(app));
+  const synth = app.synth.bind(app);
+  app.synth = (options) => quietly(reports, () => synth(options));
   return { app, stack };
 }
 
@@ -61,33 +65,28 @@ export function validationReportsOf(app: App): readonly string[] {
 }
 
 /**
- * The suites' synths keep what the CDK writes to the terminal: its "Bundling asset ..." line per
+ * The suites' CDK apps keep what the CDK writes to the terminal: its "Bundling asset ..." line per
  * function (written to stderr whatever the settings) and its validation report (console.error,
- * which jest prints with a stack trace), kept for validationReportsOf. A suite asserts a warning
- * it expects instead of printing it among the PASS lines; anything else still shows.
+ * which jest prints with a stack trace), kept in `reports` for validationReportsOf. A suite
+ * asserts a warning it expects instead of printing it among the PASS lines; anything else shows.
  */
-function quietSynth(app: App): void {
-  const reports: string[] = [];
-  validationReports.set(app, reports);
-  const synth = app.synth.bind(app);
-  app.synth = (options) => {
-    // What they were before, called for everything else.
-    const writeThrough = process.stderr.write.bind(process.stderr) as (...args: unknown[]) => boolean;
-    const errorThrough = console.error.bind(console);
-    const stderr = jest.spyOn(process.stderr, 'write').mockImplementation(((chunk: string | Uint8Array, ...rest: unknown[]) =>
-      String(chunk).startsWith('Bundling asset ') ? true : writeThrough(chunk, ...rest)) as typeof process.stderr.write);
-    const consoleError = jest.spyOn(console, 'error').mockImplementation((...args: unknown[]) => {
-      const text = args.map(String).join(' ');
-      if (text.includes('A copy of this report can be found in')) reports.push(text);
-      else errorThrough(...args);
-    });
-    try {
-      return synth(options);
-    } finally {
-      consoleError.mockRestore();
-      stderr.mockRestore();
-    }
-  };
+function quietly<T>(reports: string[], act: () => T): T {
+  // What they were before, called for everything else.
+  const writeThrough = process.stderr.write.bind(process.stderr) as (...args: unknown[]) => boolean;
+  const errorThrough = console.error.bind(console);
+  const stderr = jest.spyOn(process.stderr, 'write').mockImplementation(((chunk: string | Uint8Array, ...rest: unknown[]) =>
+    String(chunk).startsWith('Bundling asset ') ? true : writeThrough(chunk, ...rest)) as typeof process.stderr.write);
+  const consoleError = jest.spyOn(console, 'error').mockImplementation((...args: unknown[]) => {
+    const text = args.map(String).join(' ');
+    if (text.includes('A copy of this report can be found in')) reports.push(text);
+    else errorThrough(...args);
+  });
+  try {
+    return act();
+  } finally {
+    consoleError.mockRestore();
+    stderr.mockRestore();
+  }
 }
 
 /** The logical id CloudFormation knows a construct's resource by. */
