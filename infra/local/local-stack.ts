@@ -50,6 +50,8 @@ const RECORDER_TIMEOUT_MS = 30_000;
 export const LOCAL_CREDENTIALS = { accessKeyId: LOCAL_SERVICE_ACCESS_KEY_ID, secretAccessKey: 'local' } as const;
 
 const HOST = '127.0.0.1';
+/** How many free ports the API tries when each found free is taken before it is bound. */
+const FREE_PORT_ATTEMPTS = 3;
 
 /**
  * The ports have no default here, on purpose: `npm start` (start.ts) gives DEFAULT_PORTS or what
@@ -141,12 +143,10 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   const clients = loadOAuthClients(options.clientsFile ?? DEFAULT_CLIENTS_FILE);
   const region = process.env.AWS_REGION?.trim() || 'us-east-1';
 
-  // The API's port is fixed before anything starts: the issuer URL, which tokens carry, holds it.
-  const apiPort = options.port === 0 ? await freePort() : options.port;
   const { dynamoDbPort, snsPort, eventsPort } = options;
   const eventBusName = options.eventBusName ?? (process.env.EVENT_BUS_NAME?.trim() || DEFAULT_EVENT_BUS_NAME);
   await Promise.all([
-    ensurePortFree(apiPort, 'api'),
+    ensurePortFree(options.port, 'api'),
     ensurePortFree(dynamoDbPort, 'dynamoDb'),
     ensurePortFree(snsPort, 'sns'),
     ensurePortFree(eventsPort, 'events'),
@@ -246,31 +246,45 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       log: (line) => log(`[events] ${line}`),
     });
 
-    const issuer = `http://${HOST}:${apiPort}`;
     const audience = options.audience ?? DEFAULT_AUDIENCE;
     const signingKey =
       options.signingKey ??
       (dataDir ? await loadOrCreateSigningKey(join(dataDir, 'oauth-signing-key.json')) : await generateSigningKey());
-    const oauth = createOAuthServer({
-      issuer,
-      audience,
-      portalClaim: process.env.PORTAL_CLAIM?.trim() || DEFAULT_PORTAL_CLAIM,
-      signingKey,
-      clients,
-    });
     // Imported once the handlers' environment is set: the request schemas it renders read it.
     const { buildOpenApiDocument } = await import('../../shared/contract/openapi-document');
     const { config } = await import('../../shared/environment');
-    const openApiDocument = buildOpenApiDocument({ eventKinds: config.eventKinds, tokenUrl: oauth.tokenUrl, serverUrl: issuer });
-    gateway = await startGateway({
-      port: apiPort,
-      host: HOST,
-      handlers,
-      authorize: createJwtAuthorizer({ issuer, audience: [audience], keySet: keySetOf(signingKey) }),
-      region,
-      publicRoutes: { ...oauth.routes, ...adminSiteRoutes(openApiDocument) },
-      log: (line) => log(`[gateway] ${line}`),
-    });
+    // The API's port is fixed before the gateway starts: the issuer URL, which tokens carry,
+    // holds it. A free one (port 0) is chosen only now, just before it is bound, and chosen
+    // again should another process take it in between.
+    let issuer: string;
+    let oauth: ReturnType<typeof createOAuthServer>;
+    for (let attempt = 1; ; attempt++) {
+      const apiPort = options.port === 0 ? await freePort() : options.port;
+      issuer = `http://${HOST}:${apiPort}`;
+      oauth = createOAuthServer({
+        issuer,
+        audience,
+        portalClaim: process.env.PORTAL_CLAIM?.trim() || DEFAULT_PORTAL_CLAIM,
+        signingKey,
+        clients,
+      });
+      const openApiDocument = buildOpenApiDocument({ eventKinds: config.eventKinds, tokenUrl: oauth.tokenUrl, serverUrl: issuer });
+      try {
+        gateway = await startGateway({
+          port: apiPort,
+          host: HOST,
+          handlers,
+          authorize: createJwtAuthorizer({ issuer, audience: [audience], keySet: keySetOf(signingKey) }),
+          region,
+          publicRoutes: { ...oauth.routes, ...adminSiteRoutes(openApiDocument) },
+          log: (line) => log(`[gateway] ${line}`),
+        });
+        break;
+      } catch (error) {
+        const taken = (error as NodeJS.ErrnoException).code === 'EADDRINUSE';
+        if (options.port !== 0 || !taken || attempt >= FREE_PORT_ATTEMPTS) throw taken ? new PortInUseError(apiPort, 'api') : error;
+      }
+    }
 
     return {
       apiUrl: gateway.url,
