@@ -431,6 +431,25 @@ describeWithChromium('the admin page, in Chromium with the keyboard', () => {
     await refreshList(1);
   });
 
+  step('shows the answer of a create in view when the new row lands far down a long list', async () => {
+    const fillers: string[] = [];
+    for (let index = 1; index <= 6; index++) fillers.push(await createdElsewhere({ name: `Earlier ${index}` }));
+    await refreshList(7);
+    await page.getByLabel('Name', { exact: true }).fill('Far down');
+    await page.getByLabel('Protocol').selectOption('email');
+    await page.getByLabel('Endpoint').fill('far@example.com');
+    await page.getByRole('checkbox', { name: 'workflow.job.create' }).press('Space');
+    expect(await scrollToFoot()).toBeGreaterThan(0);
+
+    await page.getByRole('button', { name: 'Create subscription' }).press('Enter');
+
+    await statusSays('Subscription created. (Far down)');
+    expect(await inView('#status')).toBe(true);
+    const created = (await listed()).find((subscription) => subscription.name === 'Far down')!;
+    for (const configId of [...fillers, created.configId]) await deletedElsewhere(configId);
+    await refreshList(1);
+  });
+
   step('opens docs/receiving.md in a new tab, rendered, and keeps this one signed in', async () => {
     const link = page.getByRole('link', { name: 'docs/receiving.md' });
     expect(await link.getAttribute('target')).toBe('_blank');
