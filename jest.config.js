@@ -12,5 +12,7 @@ export default {
   },
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',
+  // The service's log lines a test provokes and does not capture are held back (quiet-logs.ts).
+  setupFilesAfterEnv: ['<rootDir>/test/support/quiet-logs.ts'],
   testTimeout: 30_000,
 };

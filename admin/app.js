@@ -131,6 +131,11 @@ function timeElement(value) {
   return element('time', { dateTime: Number.isNaN(date.getTime()) ? '' : date.toISOString(), textContent: utcTime(value) });
 }
 
+/** An endpoint as text with a line-break opportunity after each separator, so it wraps between its parts, not inside one. */
+function withBreaks(text) {
+  return text.split(/(?<=[/.@?&=:_-])/).flatMap((part, index) => (index === 0 ? [part] : [document.createElement('wbr'), part]));
+}
+
 /** A configId is a UUIDv7: its first 48 bits are its creation time in milliseconds (RFC 9562, 5.7). */
 function createdAtOf(configId) {
   return Number.parseInt(configId.replaceAll('-', '').slice(0, 12), 16);
@@ -267,7 +272,7 @@ function renderSubscriptions() {
       ]),
       cell('Protocol and endpoint', {}, [
         element('div', { textContent: subscription.protocol }),
-        element('div', { className: 'endpoint', textContent: subscription.endpoint }),
+        element('div', { className: 'endpoint' }, withBreaks(subscription.endpoint)),
       ]),
       cell('Events', {}, [element('ul', {}, subscription.events.map((kind) => element('li', { textContent: kind })))]),
       cell('Status', {}, [element('span', { className: `badge ${active ? 'on' : 'off'}`, textContent: active ? 'Active' : 'Inactive' })]),

@@ -112,14 +112,34 @@ async function handle(request: IncomingMessage, response: ServerResponse, option
   setImmediate(work);
 }
 
-const options = optionsFromEnvironment();
+/** A start that cannot work ends in one line saying what to do, as `npm start` does, not a stack trace. */
+function failToStart(reason: string): never {
+  console.error(`npm run receiver failed: ${reason}`);
+  process.exit(1);
+}
+
+let options: VerifyOptions;
+try {
+  options = optionsFromEnvironment();
+} catch (error) {
+  failToStart((error as Error).message);
+}
 const server = createServer((request, response) => {
   handle(request, response, options).catch((error: unknown) => {
     console.error(`failed: ${String(error)}`);
     if (!response.headersSent) response.writeHead(500).end();
   });
 });
-server.listen(Number(process.env.RECEIVER_PORT || 4000), process.env.RECEIVER_HOST || '127.0.0.1', () => {
+const host = process.env.RECEIVER_HOST || '127.0.0.1';
+const listenPort = Number(process.env.RECEIVER_PORT || 4000);
+server.once('error', (error: NodeJS.ErrnoException) =>
+  failToStart(
+    error.code === 'EADDRINUSE'
+      ? `Port ${listenPort} on ${host} is in use: stop what listens there (another receiver?), or choose another port: RECEIVER_PORT=${listenPort + 1} npm run receiver`
+      : error.message,
+  ),
+);
+server.listen(listenPort, host, () => {
   const { address, port } = server.address() as AddressInfo;
   console.log(`Receiver listening on http://${address}:${port}/ for topics ${process.env.TOPIC_ARNS}`);
 });

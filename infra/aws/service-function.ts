@@ -7,7 +7,7 @@
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, type CfnFunction, Runtime } from 'aws-cdk-lib/aws-lambda';
-import { NodejsFunction, OutputFormat, SourceMapMode } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogLevel, NodejsFunction, OutputFormat, SourceMapMode } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { fileURLToPath } from 'node:url';
@@ -80,6 +80,9 @@ export class ServiceFunction extends Construct {
         mainFields: [...FUNCTION_BUNDLING.mainFields],
         esbuildArgs: { ...FUNCTION_BUNDLING.esbuildArgs, '--alias': [...FUNCTION_BUNDLING.esbuildArgs['--alias']] },
         sourceMapMode: SourceMapMode.DEFAULT,
+        // esbuild's size summary of every bundle is noise in a synth (and in the suites'
+        // output); its warnings and errors still show. No effect on the bundle.
+        logLevel: LogLevel.WARNING,
         commandHooks: {
           beforeBundling: () => [],
           beforeInstall: () => [],

@@ -1,15 +1,19 @@
 /**
  * What `npm start` serves beside the API, with no authorizer: the OpenAPI document at
  * `GET /openapi.json`, the admin page at `GET /admin/` (plain ES modules and CSS from
- * admin/, read from the repository at each request: no build step, no CDN), and the one page of
- * docs/ the admin page links to, docs/receiving.md, at `GET /docs/receiving.md`.
+ * admin/, read from the repository at each request: no build step, no CDN), and the project's
+ * pages rendered as HTML (markdown.ts), so the admin page's link to docs/receiving.md opens a
+ * readable page: every docs/*.md at `GET /docs/<page>.md`, and the README at `GET /README.md`,
+ * so that links between them work.
  * The page reads the catalog, the protocols, its API paths and the token endpoint from the
  * document, so it follows the operations table and the configuration like everything else.
  */
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import { readdirSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { sendJson, sendResponse } from './gateway/http-body';
+import { markdownPage } from './markdown';
 
 export const OPENAPI_PATH = '/openapi.json';
 export const ADMIN_PATH = '/admin/';
@@ -23,8 +27,18 @@ const SITE_FILES: Readonly<Record<string, { file: string; contentType: string }>
   [`${ADMIN_PATH}app.js`]: { file: 'admin/app.js', contentType: 'text/javascript; charset=utf-8' },
   [`${ADMIN_PATH}api-client.js`]: { file: 'admin/api-client.js', contentType: 'text/javascript; charset=utf-8' },
   [`${ADMIN_PATH}admin.css`]: { file: 'admin/admin.css', contentType: 'text/css; charset=utf-8' },
-  [RECEIVING_DOC_PATH]: { file: 'docs/receiving.md', contentType: 'text/markdown; charset=utf-8' },
+  [`${ADMIN_PATH}favicon.svg`]: { file: 'admin/favicon.svg', contentType: 'image/svg+xml' },
+  [`${ADMIN_PATH}docs.css`]: { file: 'admin/docs.css', contentType: 'text/css; charset=utf-8' },
 };
+
+/** The markdown pages served as HTML, by URL path: the README and docs/*.md, as they are now in the repository. */
+function documentationPages(): Record<string, string> {
+  const pages: Record<string, string> = { '/README.md': 'README.md' };
+  for (const name of readdirSync(fileURLToPath(new URL('docs/', REPOSITORY)))) {
+    if (/^[a-z0-9-]+\.md$/.test(name)) pages[`/docs/${name}`] = `docs/${name}`;
+  }
+  return pages;
+}
 
 // Everything the page loads or calls comes from this origin; nothing inline, nothing framed.
 const PAGE_HEADERS = {
@@ -57,6 +71,13 @@ export function adminSiteRoutes(openApiDocument: unknown): Record<string, Reques
     routes[path] = onlyGet(async (request, response) => {
       const content = await readFile(fileURLToPath(new URL(file, REPOSITORY)));
       sendResponse(request, response, 200, { 'content-type': contentType, ...PAGE_HEADERS }, content);
+    });
+  }
+  for (const [path, file] of Object.entries(documentationPages())) {
+    routes[path] = onlyGet(async (request, response) => {
+      const markdown = await readFile(fileURLToPath(new URL(file, REPOSITORY)), 'utf8');
+      const html = markdownPage(markdown, `${ADMIN_PATH}docs.css`);
+      sendResponse(request, response, 200, { 'content-type': 'text/html; charset=utf-8', ...PAGE_HEADERS }, html);
     });
   }
   return routes;

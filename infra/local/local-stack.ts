@@ -64,16 +64,21 @@ const RECORDER_TIMEOUT_MS = 30_000;
 export const LOCAL_CREDENTIALS = { accessKeyId: LOCAL_SERVICE_ACCESS_KEY_ID, secretAccessKey: 'local' } as const;
 
 const HOST = '127.0.0.1';
+/** How many free ports the API tries when each found free is taken before it is bound. */
+const FREE_PORT_ATTEMPTS = 3;
 
+/**
+ * The ports have no default here, on purpose: `npm start` (start.ts) gives DEFAULT_PORTS or what
+ * the environment says, and every test gives 0 (a free port) or ports it found free. A default
+ * would let a suite that forgot one take the port of the `npm start` running beside it.
+ */
 export interface LocalStackOptions {
-  /** The API and token endpoint; default 3000, 0 = a free port. */
-  readonly port?: number;
-  /** Default 8000, 0 = a free port. */
-  readonly dynamoDbPort?: number;
-  /** Default 9911, 0 = a free port. */
-  readonly snsPort?: number;
-  /** The EventBridge stand-in; default 9912, 0 = a free port. */
-  readonly eventsPort?: number;
+  /** The API and token endpoint; 0 = a free port. */
+  readonly port: number;
+  readonly dynamoDbPort: number;
+  readonly snsPort: number;
+  /** The EventBridge stand-in. */
+  readonly eventsPort: number;
   /** The bus the stand-in routes to the dispatcher; default EVENT_BUS_NAME or webhooks-portal-events. */
   readonly eventBusName?: string;
   /** How long a failed event waits before it is tried again; default 1 s. */
@@ -145,24 +150,20 @@ export interface LocalStack {
   stop(): Promise<void>;
 }
 
-export async function startLocalStack(options: LocalStackOptions = {}): Promise<LocalStack> {
+export async function startLocalStack(options: LocalStackOptions): Promise<LocalStack> {
   const log = options.log ?? (() => undefined);
   const dataDir = options.inMemory ? undefined : resolve(options.dataDir ?? DEFAULT_DATA_DIR);
   // Read first: a broken clients file should fail before anything is started.
   const clients = loadOAuthClients(options.clientsFile ?? DEFAULT_CLIENTS_FILE);
   const region = process.env.AWS_REGION?.trim() || 'us-east-1';
 
-  // The API's port is fixed before anything starts: the issuer URL, which tokens carry, holds it.
-  const apiPort = options.port === 0 ? await freePort() : (options.port ?? DEFAULT_PORTS.api);
-  const dynamoDbPort = options.dynamoDbPort ?? DEFAULT_PORTS.dynamoDb;
-  const snsPort = options.snsPort ?? DEFAULT_PORTS.sns;
-  const eventsPort = options.eventsPort ?? DEFAULT_PORTS.events;
+  const { dynamoDbPort, snsPort, eventsPort } = options;
   const eventBusName = options.eventBusName ?? (process.env.EVENT_BUS_NAME?.trim() || DEFAULT_EVENT_BUS_NAME);
   await Promise.all([
-    ensurePortFree(apiPort, 'PORT'),
-    ensurePortFree(dynamoDbPort, 'DYNAMODB_PORT'),
-    ensurePortFree(snsPort, 'SNS_PORT'),
-    ensurePortFree(eventsPort, 'EVENTS_PORT'),
+    ensurePortFree(options.port, 'api'),
+    ensurePortFree(dynamoDbPort, 'dynamoDb'),
+    ensurePortFree(snsPort, 'sns'),
+    ensurePortFree(eventsPort, 'events'),
   ]);
 
   // What has started so far, stopped in reverse: the gateway first, so no request reaches the
@@ -283,31 +284,45 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       log: (line) => log(`[events] ${line}`),
     });
 
-    const issuer = `http://${HOST}:${apiPort}`;
     const audience = options.audience ?? DEFAULT_AUDIENCE;
     const signingKey =
       options.signingKey ??
       (dataDir ? await loadOrCreateSigningKey(join(dataDir, 'oauth-signing-key.json')) : await generateSigningKey());
-    const oauth = createOAuthServer({
-      issuer,
-      audience,
-      portalClaim: process.env.PORTAL_CLAIM?.trim() || DEFAULT_PORTAL_CLAIM,
-      signingKey,
-      clients,
-    });
     // Imported once the handlers' environment is set: the request schemas it renders read it.
     const { buildOpenApiDocument } = await import('../../shared/contract/openapi-document');
     const { config } = await import('../../shared/environment');
-    const openApiDocument = buildOpenApiDocument({ eventKinds: config.eventKinds, tokenUrl: oauth.tokenUrl, serverUrl: issuer });
-    gateway = await startGateway({
-      port: apiPort,
-      host: HOST,
-      handlers,
-      authorize: createJwtAuthorizer({ issuer, audience: [audience], keySet: keySetOf(signingKey) }),
-      region,
-      publicRoutes: { ...oauth.routes, ...adminSiteRoutes(openApiDocument) },
-      log: (line) => log(`[gateway] ${line}`),
-    });
+    // The API's port is fixed before the gateway starts: the issuer URL, which tokens carry,
+    // holds it. A free one (port 0) is chosen only now, just before it is bound, and chosen
+    // again should another process take it in between.
+    let issuer: string;
+    let oauth: ReturnType<typeof createOAuthServer>;
+    for (let attempt = 1; ; attempt++) {
+      const apiPort = options.port === 0 ? await freePort() : options.port;
+      issuer = `http://${HOST}:${apiPort}`;
+      oauth = createOAuthServer({
+        issuer,
+        audience,
+        portalClaim: process.env.PORTAL_CLAIM?.trim() || DEFAULT_PORTAL_CLAIM,
+        signingKey,
+        clients,
+      });
+      const openApiDocument = buildOpenApiDocument({ eventKinds: config.eventKinds, tokenUrl: oauth.tokenUrl, serverUrl: issuer });
+      try {
+        gateway = await startGateway({
+          port: apiPort,
+          host: HOST,
+          handlers,
+          authorize: createJwtAuthorizer({ issuer, audience: [audience], keySet: keySetOf(signingKey) }),
+          region,
+          publicRoutes: { ...oauth.routes, ...adminSiteRoutes(openApiDocument) },
+          log: (line) => log(`[gateway] ${line}`),
+        });
+        break;
+      } catch (error) {
+        const taken = (error as NodeJS.ErrnoException).code === 'EADDRINUSE';
+        if (options.port !== 0 || !taken || attempt >= FREE_PORT_ATTEMPTS) throw taken ? new PortInUseError(apiPort, 'api') : error;
+      }
+    }
 
     return {
       apiUrl: gateway.url,
@@ -372,21 +387,39 @@ function useLocalServices(region: string, endpoints: { dynamoDb: string; sns: st
   return tableName;
 }
 
+export type LocalStackPart = keyof typeof DEFAULT_PORTS;
+
+const PART_NAMES: Record<LocalStackPart, string> = {
+  api: 'the API',
+  dynamoDb: 'DynamoDB Local',
+  sns: 'the SNS emulator',
+  events: 'the EventBridge stand-in',
+};
+
 /**
- * Fails with a message naming the variable when something listens on the port already. For
- * DynamoDB Local this matters beyond the message: a server already answering there would be
- * taken for the one just started.
+ * A port asked for is taken. The message names the part, not a variable: only the caller knows
+ * how its user chooses ports (`npm start` reads PORT, EVENTS_PORT...; a test picks free ones).
  */
-async function ensurePortFree(port: number, variable: string): Promise<void> {
+export class PortInUseError extends Error {
+  constructor(
+    readonly port: number,
+    readonly part: LocalStackPart,
+  ) {
+    super(`Port ${port} on ${HOST} is in use: ${PART_NAMES[part]} cannot listen there.`);
+    this.name = 'PortInUseError';
+  }
+}
+
+/**
+ * Fails when something listens on the port already. For DynamoDB Local this matters beyond the
+ * message: a server already answering there would be taken for the one just started.
+ */
+async function ensurePortFree(port: number, part: LocalStackPart): Promise<void> {
   if (port === 0) return;
   await new Promise<void>((resolvePort, reject) => {
     const probe = createServer();
     probe.once('error', (error: NodeJS.ErrnoException) => {
-      reject(
-        error.code === 'EADDRINUSE'
-          ? new Error(`Port ${port} on ${HOST} is in use: stop what listens there or set ${variable} to another port.`)
-          : error,
-      );
+      reject(error.code === 'EADDRINUSE' ? new PortInUseError(port, part) : error);
     });
     probe.listen(port, HOST, () => probe.close(() => resolvePort()));
   });

@@ -8,12 +8,24 @@
  *   LOCAL_OAUTH_CLIENTS (infra/local/auth/clients.json)  and the service's own variables.
  */
 import { relative } from 'node:path';
-import { DEFAULT_DATA_DIR, DEFAULT_PORTS, DEFAULT_TABLE_NAME, LOCAL_CREDENTIALS, type LocalStack, startLocalStack } from './local-stack';
+import {
+  DEFAULT_DATA_DIR,
+  DEFAULT_PORTS,
+  DEFAULT_TABLE_NAME,
+  LOCAL_CREDENTIALS,
+  type LocalStack,
+  type LocalStackPart,
+  PortInUseError,
+  startLocalStack,
+} from './local-stack';
 import { SCOPES } from '../../shared/operations';
 import { DEFAULT_CLIENTS_FILE } from './auth/clients';
 
 /** How long stopping may take before the process exits anyway (DynamoDB Local gets 5 s before SIGKILL). */
 const STOP_TIMEOUT_MS = 15_000;
+
+/** The variable that chooses each part's port. */
+const PORT_VARIABLES: Record<LocalStackPart, string> = { api: 'PORT', dynamoDb: 'DYNAMODB_PORT', sns: 'SNS_PORT', events: 'EVENTS_PORT' };
 
 function portFromEnv(name: string, fallback: number): number {
   const text = process.env[name]?.trim();
@@ -147,6 +159,13 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
+  if (error instanceof PortInUseError) {
+    const variable = PORT_VARIABLES[error.part];
+    console.error(
+      `npm start failed: ${error.message} Stop what listens there (another npm start?), or choose another port: ${variable}=${error.port + 100} npm start`,
+    );
+    process.exit(1);
+  }
   console.error(`npm start failed: ${error instanceof Error ? error.message : String(error)}`);
   process.exit(1);
 });

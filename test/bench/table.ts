@@ -31,8 +31,10 @@ export interface Row {
 
 const ratioOf = ({ function: fn, floor, ratio }: Pair) => ratio ?? fn / floor;
 
-function pairCell(pair: Pair | undefined, digits: number, target?: number): { text: string; missed: boolean } {
+function pairCell(pair: Pair | undefined, digits: number, target?: number, smoke = false): { text: string; missed: boolean } {
   if (!pair) return { text: '', missed: false };
+  // A smoke run's figures only show that each was measured: no ratio, no judgement.
+  if (smoke) return { text: `${pair.function.toFixed(digits)} / ${pair.floor.toFixed(digits)}`, missed: false };
   const ratio = ratioOf(pair);
   const missed = target !== undefined && ratio > target;
   return { text: `${pair.function.toFixed(digits)} / ${pair.floor.toFixed(digits)} (${ratio.toFixed(2)}x${missed ? ' !' : ''})`, missed };
@@ -46,7 +48,20 @@ export interface Table {
   coldStartVsCdkDefault?: number;
 }
 
-export function formatTable(rows: readonly Row[]): Table {
+export interface TableOptions {
+  /**
+   * `--quick`: few iterations on whatever else the machine runs, so ratios and verdicts would
+   * only mislead. The table shows the figures without them and says why; AWS calls, which do
+   * not depend on time, are still counted but not judged either.
+   */
+  readonly smoke?: boolean;
+}
+
+/** The first line of a smoke run's output, and the one its summary repeats. */
+export const SMOKE_RUN_NOTE =
+  'Smoke run (--quick): few iterations on a machine doing other things, so these figures show only that each was measured; they are not compared or judged. `npm run bench` (no --quick) on an idle machine gives the figures docs/performance.md quotes.';
+
+export function formatTable(rows: readonly Row[], { smoke = false }: TableOptions = {}): Table {
   const lines = [
     '| function | bundle KB: fn / floor (ratio) | module load ms | first invocation ms | warm median ms | warm p99 ms | cold start ms: fn / default CDK build (ratio) | AWS calls per invocation (minimum) | notes |',
     '|---|---|---|---|---|---|---|---|---|',
@@ -54,17 +69,19 @@ export function formatTable(rows: readonly Row[]): Table {
   let overTarget = 0;
   let coldStartVsCdkDefault: number | undefined;
   for (const row of rows) {
-    const bundle = pairCell(row.bundleBytes && { function: row.bundleBytes.function / 1024, floor: row.bundleBytes.floor / 1024 }, 0, TARGETS.bundle);
-    const load = pairCell(row.loadMs, 1, TARGETS.load);
-    const first = pairCell(row.firstMs, 1);
-    const warm = pairCell(row.warmMedianMs, 2, TARGETS.warmMedian);
-    const p99 = pairCell(row.warmP99Ms, 2);
-    const cold = pairCell(row.coldStartMs, 1, TARGETS.coldStartVsCdkDefault);
+    const bundle = pairCell(row.bundleBytes && { function: row.bundleBytes.function / 1024, floor: row.bundleBytes.floor / 1024 }, 0, TARGETS.bundle, smoke);
+    const load = pairCell(row.loadMs, 1, TARGETS.load, smoke);
+    const first = pairCell(row.firstMs, 1, undefined, smoke);
+    const warm = pairCell(row.warmMedianMs, 2, TARGETS.warmMedian, smoke);
+    const p99 = pairCell(row.warmP99Ms, 2, undefined, smoke);
+    const cold = pairCell(row.coldStartMs, 1, TARGETS.coldStartVsCdkDefault, smoke);
     if (row.coldStartMs) coldStartVsCdkDefault = Math.max(coldStartVsCdkDefault ?? 0, ratioOf(row.coldStartMs));
     let callsText = '';
     let callsMissed = false;
     const notes: string[] = [];
-    if (row.calls && row.minimum) {
+    if (row.calls && row.minimum && smoke) {
+      callsText = round([...row.calls.values()].reduce((sum, count) => sum + count, 0));
+    } else if (row.calls && row.minimum) {
       const verdict = judgeCalls(row.calls, row.minimum);
       callsMissed = !verdict.met;
       callsText = `${round(verdict.total)} (${verdict.minimum})${callsMissed ? ' !' : ''}`;
@@ -72,10 +89,16 @@ export function formatTable(rows: readonly Row[]): Table {
       if (verdict.excess.length > 0) notes.push(`over: ${verdict.excess.join(', ')}`);
       if (row.wireRequests !== undefined && Math.abs(row.wireRequests - verdict.total) > 1e-9) notes.push(`${round(row.wireRequests)} requests on the wire (SDK retries)`);
     }
-    if (row.note) notes.push(row.note);
-    const missed = bundle.missed || load.missed || warm.missed || cold.missed || callsMissed || row.noteMissed === true;
+    // A scaling row's note holds its own ratios and verdict: not shown for a smoke run.
+    if (row.note && !smoke) notes.push(row.note);
+    const missed = !smoke && (bundle.missed || load.missed || warm.missed || cold.missed || callsMissed || row.noteMissed === true);
     if (missed) overTarget++;
-    lines.push(`| ${row.label} | ${bundle.text} | ${load.text} | ${first.text} | ${warm.text} | ${p99.text} | ${cold.text} | ${callsText} | ${[missed ? 'OVER TARGET' : 'met', ...notes].join('; ')} |`);
+    const verdict = smoke ? 'not judged (smoke run)' : missed ? 'OVER TARGET' : 'met';
+    lines.push(`| ${row.label} | ${bundle.text} | ${load.text} | ${first.text} | ${warm.text} | ${p99.text} | ${cold.text} | ${callsText} | ${[verdict, ...notes].join('; ')} |`);
+  }
+  if (smoke) {
+    lines.push('', SMOKE_RUN_NOTE);
+    return { text: lines.join('\n'), rowCount: rows.length, overTarget: 0 };
   }
   lines.push(
     '',

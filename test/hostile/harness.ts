@@ -17,10 +17,11 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { LOCAL_CREDENTIALS, type LocalStack, startLocalStack } from '../../infra/local/local-stack';
+import { LOCAL_CREDENTIALS, type LocalStack } from '../../infra/local/local-stack';
 import { DEFAULT_CLIENTS_FILE, type OAuthClient } from '../../infra/local/auth/clients';
 import { API_PREFIXES, SCOPES } from '../../shared/operations';
 import { RATE_LIMIT_KEY_PREFIX } from '../../shared/subscriptions/table';
+import { startTestStack, type TestStack } from '../support/local-stack-client';
 import type { OperationName } from './requests';
 
 export const OPERATION_NAMES: readonly OperationName[] = ['create', 'update', 'activate', 'list', 'rename', 'delete'];
@@ -148,14 +149,16 @@ export async function startHostileHarness(): Promise<HostileHarness> {
   // The suite sends hundreds of creates from one portal, far past what a person sends: the
   // per-portal limit is raised for it (test/service/rate-limits.test.ts tests the limit).
   Object.assign(process.env, { PORTAL_SEND_BURST: '100000', PORTAL_SEND_RATE_PER_MINUTE: '600000' });
-  let stack: LocalStack;
+  let testStack: TestStack;
   try {
-    stack = await startLocalStack({ port: 0, dynamoDbPort: 0, snsPort: 0, inMemory: true, clientsFile });
+    // The one way a suite starts a stack: in memory, every port a free one.
+    testStack = await startTestStack({ clientsFile });
   } catch (error) {
     rmSync(workDir, { recursive: true, force: true });
     throw error;
   }
 
+  const { stack } = testStack;
   const tokens = new Map<string, string>();
   tokens.set('bystander', (await stack.issueToken(BYSTANDER_CLIENT)).access_token);
   for (const operation of OPERATION_NAMES) tokens.set(operation, (await stack.issueToken(clientOf(operation))).access_token);
@@ -241,7 +244,7 @@ export async function startHostileHarness(): Promise<HostileHarness> {
       agent.destroy();
       db.destroy();
       sns.destroy();
-      await stack.stop();
+      await testStack.stop();
       rmSync(workDir, { recursive: true, force: true });
     },
   };

@@ -5,12 +5,15 @@
  * a value synth accepted. Synthesized without bundling: only the template matters here.
  */
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { DEFAULT_SETTINGS, deploymentSettingsFrom } from '../../infra/aws/deployment-settings';
 import { LOCAL_SERVICE_ROLE_ARN } from '../../infra/aws/local-account';
+import { PROJECT_ROOT } from '../../infra/aws/service-function';
 import { OPERATION_PERMISSIONS } from '../../infra/aws/operation-permissions';
 import { ConfigurationError, loadConfig } from '../../shared/config';
 import { OPERATIONS } from '../../shared/operations';
-import { REQUIRED_CONTEXT, serviceApp } from '../support/cdk-app';
+import { REQUIRED_CONTEXT, serviceApp, validationReportsOf } from '../support/cdk-app';
 
 function synthWith(context: Record<string, unknown>): Template {
   return Template.fromStack(serviceApp({ context, bundle: false }).stack);
@@ -34,6 +37,19 @@ describe('synth without what only the operator knows', () => {
     expect(() => synthWith({})).toThrow(
       /jwtIssuer is required[\s\S]*jwtAudience is required[\s\S]*npx cdk synth -c jwtIssuer=https:\/\/\S+ -c jwtAudience=\S+/,
     );
+  });
+});
+
+describe("the README's synth command", () => {
+  it('is `npm run synth` with example values that synth accepts, quiet (no template on the terminal)', () => {
+    const readme = readFileSync(join(PROJECT_ROOT, 'README.md'), 'utf8');
+    const command = /`npm run synth -- ((?:-c \w+=\S+ ?)+)`/.exec(readme);
+    expect(command).not.toBeNull();
+    const context = Object.fromEntries([...command![1]!.matchAll(/-c (\w+)=(\S+)/g)].map(([, key, value]) => [key, value]));
+    expect(Object.keys(context).sort()).toEqual(['jwtAudience', 'jwtIssuer']);
+    expect(() => synthWith(context)).not.toThrow();
+    const scripts = (JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
+    expect(scripts.synth).toBe('cdk synth -q');
   });
 });
 
@@ -209,7 +225,7 @@ function accepts(read: () => unknown): boolean {
 
 describe('synth for sam local invoke against npm start', () => {
   it('declares the local endpoints in every function, and warns not to deploy it', () => {
-    const { stack } = serviceApp({
+    const { app, stack } = serviceApp({
       context: {
         ...REQUIRED_CONTEXT,
         localDynamoDbEndpoint: 'http://127.0.0.1:8000',
@@ -218,6 +234,8 @@ describe('synth for sam local invoke against npm start', () => {
       bundle: false,
     });
     const template = Template.fromStack(stack);
+    // Said at synth, in the validation report the CDK writes (kept by the suite, not printed).
+    expect(validationReportsOf(app).join('\n')).toContain('do not deploy it.');
 
     const functions = Object.values(template.findResources('AWS::Lambda::Function'));
     expect(functions).toHaveLength(OPERATIONS.length + 4);

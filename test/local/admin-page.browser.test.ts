@@ -81,6 +81,31 @@ async function alertSays(text: string | RegExp): Promise<void> {
   await page.locator('#page-error').filter({ hasText: text }).waitFor();
 }
 
+/** Whether the element is wholly inside the window as the person sees it now (not scrolled out of view). */
+async function inView(selector: string): Promise<boolean> {
+  return page.evaluate<boolean>(`(() => {
+    const box = document.querySelector(${JSON.stringify(selector)}).getBoundingClientRect();
+    return box.height > 0 && box.top >= 0 && box.bottom <= window.innerHeight;
+  })()`);
+}
+
+/** Scrolls to the foot of the page (where the create form is), and answers how far down that is. */
+const scrollToFoot = () => page.evaluate<number>('(() => { window.scrollTo(0, document.documentElement.scrollHeight); return window.scrollY; })()');
+
+/**
+ * Run in the page: the parts of an endpoint (between the line-break opportunities the page puts
+ * after its separators) and the times of the subscriptions' table that do not sit on one line.
+ */
+const BROKEN_TOKENS = `(() => {
+  const broken = [];
+  const lines = (node) => { const range = document.createRange(); range.selectNodeContents(node); return new Set([...range.getClientRects()].map((rect) => Math.round(rect.top))).size; };
+  for (const endpoint of document.querySelectorAll('#subscription-rows .endpoint')) {
+    for (const part of endpoint.childNodes) if (part.nodeType === Node.TEXT_NODE && lines(part) > 1) broken.push(part.textContent);
+  }
+  for (const time of document.querySelectorAll('#subscription-rows time')) if (lines(time) > 1) broken.push(time.textContent);
+  return broken;
+})()`;
+
 /** A time as the page shows it. */
 const utc = (time: string | number) => `${new Date(time).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 
@@ -242,9 +267,13 @@ describeWithChromium('the admin page, in Chromium with the keyboard', () => {
     await page.getByLabel('Endpoint').fill('ops@example.com');
     await page.getByRole('checkbox', { name: 'asset_bank.media.create' }).press('Space');
     await page.getByRole('checkbox', { name: 'workflow.job.create' }).press('Space');
+    // At a laptop's window size, the form is below the fold: the person has scrolled down to it.
+    expect(await scrollToFoot()).toBeGreaterThan(0);
     await page.getByRole('button', { name: 'Create subscription' }).press('Enter');
 
     await statusSays('Subscription created. (Hooks)');
+    // The answer shows where the person is, not above the fold.
+    expect(await inView('#status')).toBe(true);
     const cells = await row('Hooks').getByRole('cell').allTextContents();
     expect(cells.slice(0, 6)).toEqual([
       'emailops@example.com',
@@ -304,10 +333,14 @@ describeWithChromium('the admin page, in Chromium with the keyboard', () => {
     page.on('request', onRequest);
     const sendTest = row('Media hooks').getByRole('button', { name: 'Send test: Media hooks' });
     expect(await sendTest.getAttribute('aria-disabled')).toBe('true');
+    expect(await scrollToFoot()).toBeGreaterThan(0);
 
-    await sendTest.press('Enter');
+    // With the mouse on the greyed button (force: Playwright itself waits for an aria-disabled
+    // button to be enabled), from wherever the page is scrolled to.
+    await sendTest.click({ force: true });
 
     await alertSays('No test event sent: the endpoint of "Media hooks" has not confirmed its subscription yet, so it would not arrive.');
+    expect(await inView('#page-error')).toBe(true);
     page.off('request', onRequest);
     expect(testRequests).toEqual([]);
     // One message area: the deactivation's success no longer stands above this.
@@ -387,6 +420,73 @@ describeWithChromium('the admin page, in Chromium with the keyboard', () => {
     expect((await listed()).map((subscription) => subscription.name)).toEqual(['Media hooks']);
     // One message area: the refresh's success no longer stands above the refusal.
     expect(await statusText()).toBe('');
+  });
+
+  step('breaks a long endpoint only between its parts, and a date not at all', async () => {
+    const longId = await createdElsewhere({
+      name: 'Long endpoint',
+      protocol: 'https',
+      endpoint: 'https://webhooks.integration-partner.example.invalid/portal-events/asset-bank/media-updates?tenant=portal-alpha&source=admin',
+    });
+    await refreshList(2);
+
+    expect(await row('Long endpoint').locator('.endpoint').textContent()).toBe(
+      'https://webhooks.integration-partner.example.invalid/portal-events/asset-bank/media-updates?tenant=portal-alpha&source=admin',
+    );
+    // It does wrap (the column is narrower than it), between its parts.
+    expect(await row('Long endpoint').locator('.endpoint').evaluate((element) => element.getClientRects().length > 0 && element.getBoundingClientRect().height > 30)).toBe(true);
+    expect(await page.evaluate<string[]>(BROKEN_TOKENS)).toEqual([]);
+
+    await deletedElsewhere(longId);
+    await refreshList(1);
+  });
+
+  step('shows the answer of a create in view when the new row lands far down a long list', async () => {
+    const fillers: string[] = [];
+    for (let index = 1; index <= 6; index++) fillers.push(await createdElsewhere({ name: `Earlier ${index}` }));
+    await refreshList(7);
+    await page.getByLabel('Name', { exact: true }).fill('Far down');
+    await page.getByLabel('Protocol').selectOption('email');
+    await page.getByLabel('Endpoint').fill('far@example.com');
+    await page.getByRole('checkbox', { name: 'workflow.job.create' }).press('Space');
+    expect(await scrollToFoot()).toBeGreaterThan(0);
+
+    await page.getByRole('button', { name: 'Create subscription' }).press('Enter');
+
+    await statusSays('Subscription created. (Far down)');
+    expect(await inView('#status')).toBe(true);
+    const created = (await listed()).find((subscription) => subscription.name === 'Far down')!;
+    for (const configId of [...fillers, created.configId]) await deletedElsewhere(configId);
+    await refreshList(1);
+  });
+
+  step('opens docs/receiving.md in a new tab, rendered, and keeps this one signed in', async () => {
+    const link = page.getByRole('link', { name: 'docs/receiving.md' });
+    expect(await link.getAttribute('target')).toBe('_blank');
+
+    const [opened] = await Promise.all([page.context().waitForEvent('page'), link.click()]);
+    try {
+      await opened.waitForLoadState();
+      expect(await opened.getByRole('heading', { level: 1 }).textContent()).toBe('Receiving webhooks');
+      expect(await opened.getByRole('table').count()).toBeGreaterThan(0);
+      expect(await opened.getByRole('heading', { name: 'What to answer' }).getAttribute('id')).toBe('what-to-answer');
+      // Rendered, not shown as markdown (the command blocks aside, whose comments start with #).
+      expect(await opened.locator('pre code').count()).toBeGreaterThan(0);
+      const prose = await opened.evaluate<string>("[...document.querySelectorAll('main > :not(pre)')].map((element) => element.innerText).join('\\n')");
+      expect(prose).not.toMatch(/^#+ |\*\*|\]\(|```/m);
+    } finally {
+      await opened.close();
+    }
+    expect(page.url()).toBe(local.stack.adminUrl);
+    expect(await page.getByRole('heading', { name: 'Subscriptions', exact: true }).isVisible()).toBe(true);
+    expect(await page.locator('#signed-in-as').textContent()).toBe(`Signed in as ${admin.clientId} (portal ${admin.portalId})`);
+  });
+
+  step('has a favicon (no 404 in the console)', async () => {
+    const href = await page.locator('link[rel="icon"]').getAttribute('href');
+    const icon = await fetch(new URL(href!, local.stack.adminUrl));
+    expect([icon.status, icon.headers.get('content-type')]).toEqual([200, 'image/svg+xml']);
+    expect(await icon.text()).toMatch(/^<svg /);
   });
 
   step('tells two subscriptions of the same name apart by short id and creation date', async () => {

@@ -116,6 +116,44 @@ function signedNotification(identity: SigningIdentity, origin: string, topicArn:
   return { ...fields, ...signatureFields(identity, origin, overrides.version ?? '2', fields) };
 }
 
+describe('a start that cannot work', () => {
+  /** `npm run receiver` with `variables`, until it exits: its code and everything it printed. */
+  async function runUntilExit(variables: Record<string, string>) {
+    const child = spawn('npm', ['run', 'receiver'], { cwd: PROJECT_ROOT, env: { ...process.env, ...variables }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    let output = '';
+    child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const timer = setTimeout(() => process.kill(-child.pid!, 'SIGKILL'), 30_000);
+    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+    clearTimeout(timer);
+    return { code, output };
+  }
+  const variables = (port: number) => ({ RECEIVER_PORT: String(port), TOPIC_ARNS: 'arn:aws:sns:us-east-1:000000000000:webhooks-*' });
+
+  it('without TOPIC_ARNS says so in one line, no stack trace', async () => {
+    const { code, output } = await runUntilExit({ ...variables(await freePort()), TOPIC_ARNS: '' });
+    expect(code).toBe(1);
+    expect(output).toContain('\nnpm run receiver failed: Set TOPIC_ARNS to the topics to accept (a trailing * makes a prefix).\n');
+    expect(output).not.toMatch(/\n\s+at |Error:|throw/);
+  }, 40_000);
+
+  it('on a port in use says so in one line, naming RECEIVER_PORT, no stack trace', async () => {
+    const busy = createServer();
+    await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
+    const { port } = busy.address() as AddressInfo;
+    try {
+      const { code, output } = await runUntilExit(variables(port));
+      expect(code).toBe(1);
+      expect(output).toContain(
+        `\nnpm run receiver failed: Port ${port} on 127.0.0.1 is in use: stop what listens there (another receiver?), or choose another port: RECEIVER_PORT=${port + 1} npm run receiver\n`,
+      );
+      expect(output).not.toMatch(/\n\s+at |Unhandled|EADDRINUSE/);
+    } finally {
+      await closeServer(busy);
+    }
+  }, 40_000);
+});
+
 describe('against npm start', () => {
   let stack: NpmStart;
   let receiver: ReceiverProcess;

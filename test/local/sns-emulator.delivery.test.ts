@@ -382,6 +382,28 @@ describe('a failing endpoint', () => {
     await expect(sns.send(new CreateTopicCommand({ Name: 'still-alive' }))).resolves.toHaveProperty('TopicArn');
   });
 
+  it('says plainly, in one line per attempt, that an endpoint it cannot reach will be tried again', async () => {
+    const topicArn = await newTopic();
+    const refusedUrl = `http://127.0.0.1:${await freePort()}/refused`;
+    const unresolvedUrl = 'http://hooks.example.invalid/unresolved';
+    await subscribeHttp(topicArn, refusedUrl);
+    await subscribeHttp(topicArn, unresolvedUrl);
+
+    for (const url of [refusedUrl, unresolvedUrl]) await waitFor('giving up', () => logLines.find((line) => line.startsWith('gave up') && line.includes(url)));
+
+    const lines = logLines.filter((line) => line.includes(refusedUrl) || line.includes(unresolvedUrl));
+    const port = new URL(refusedUrl).port;
+    expect(lines.filter((line) => line.includes(refusedUrl) && line.startsWith('retrying'))).toEqual(
+      [1, 2, 3].map((attempt) =>
+        expect.stringMatching(new RegExp(`^retrying SubscriptionConfirmation \\S+ to ${refusedUrl} in \\d+ ms: attempt ${attempt} of 4 failed, nothing listens at 127\\.0\\.0\\.1:${port} \\(connection refused\\)$`)),
+      ),
+    );
+    expect(lines.filter((line) => line.includes(unresolvedUrl) && line.startsWith('retrying'))).toEqual(
+      [1, 2, 3].map((attempt) => expect.stringMatching(new RegExp(`: attempt ${attempt} of 4 failed, its host hooks\\.example\\.invalid does not resolve$`))),
+    );
+    expect(lines.filter((line) => /ECONNREFUSED|ENOTFOUND|EAI_AGAIN|getaddrinfo|\n|^\s+at |Error:/.test(line))).toEqual([]);
+  });
+
   it.each([
     ['an Unsubscribe', (_topicArn: string, subscriptionArn: string) => new UnsubscribeCommand({ SubscriptionArn: subscriptionArn })],
     ['a DeleteTopic of its topic', (topicArn: string) => new DeleteTopicCommand({ TopicArn: topicArn })],

@@ -27,7 +27,7 @@ const logLines: string[] = [];
 
 beforeAll(async () => {
   receiver = await startWebhookReceiver();
-  local = await startTestStack({ eventsPort: 0, log: (line) => logLines.push(line) });
+  local = await startTestStack({ log: (line) => logLines.push(line) });
   events = new EventBridgeClient({ endpoint: local.stack.events.endpoint, region: local.stack.region, credentials: LOCAL_CREDENTIALS });
   token = await tokenFor(local.stack, TEST_CLIENTS.alphaAdmin);
 }, 90_000);

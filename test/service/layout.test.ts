@@ -215,3 +215,27 @@ describe("the project's imports", () => {
     expect(importCircles(tangled)).toEqual(['a.ts → b.ts → c.ts → a.ts', 'e.ts → e.ts']);
   });
 });
+
+describe('the licence', () => {
+  it('is MIT, in LICENSE and in package.json alike, so a user can tell what they may do with it', () => {
+    const licence = readFileSync(join(PROJECT_ROOT, 'LICENSE'), 'utf8');
+    expect(licence).toMatch(/^MIT License\n\nCopyright \(c\) 2026 The webhook-subscriptions authors\n/);
+    expect(licence).toContain('Permission is hereby granted, free of charge');
+    const packageJson = JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')) as { license?: string };
+    expect(packageJson.license).toBe('MIT');
+  });
+});
+
+describe('docs/deploy.md', () => {
+  it('names every function SAM can invoke (one per file of functions/), each with its sample event', () => {
+    const deployPage = readFileSync(join(PROJECT_ROOT, 'docs/deploy.md'), 'utf8');
+    const samSection = deployPage.slice(deployPage.indexOf('## Run one function with SAM'), deployPage.indexOf('### Against a deployed stack'));
+    const functionIds = readdirSync(join(PROJECT_ROOT, 'functions'))
+      .filter((name) => name.endsWith('.ts'))
+      .map((name) => name.replace(/\.ts$/, ''));
+    expect(functionIds.length).toBeGreaterThan(10);
+    expect(functionIds.filter((id) => !samSection.includes(`\`${id}\``))).toEqual([]);
+    const sampleEvents = readdirSync(join(PROJECT_ROOT, 'events')).map((name) => name.replace(/\.json$/, ''));
+    expect(functionIds.filter((id) => !sampleEvents.includes(id))).toEqual([]);
+  });
+});

@@ -49,7 +49,7 @@ export function useDeliveryStack(): DeliveryStack {
 
   beforeAll(async () => {
     receiver = await startWebhookReceiver();
-    local = await startTestStack({ eventsPort: 0, eventRetryDelayMs: 50, snsDelivery: { deliveryBackoffMs: 5 } });
+    local = await startTestStack({ eventRetryDelayMs: 50, snsDelivery: { deliveryBackoffMs: 5 } });
     const { stack } = local;
     events = new EventBridgeClient({ endpoint: stack.events.endpoint, region: stack.region, credentials: LOCAL_CREDENTIALS });
   }, 90_000);

@@ -45,8 +45,14 @@ export interface TestStack {
   stop(): Promise<void>;
 }
 
-/** A stack in memory on free ports, with TEST_CLIENTS; `overrides` may ask for more. */
-export async function startTestStack(overrides: Partial<LocalStackOptions> = {}): Promise<TestStack> {
+/**
+ * The one way a suite starts the local stack in its own process: in memory, every port a free
+ * one (never a default: `npm start` may run beside `npm test`), with TEST_CLIENTS; `overrides`
+ * may ask for more, but not for ports.
+ */
+export async function startTestStack(
+  overrides: Partial<Omit<LocalStackOptions, 'port' | 'dynamoDbPort' | 'snsPort' | 'eventsPort'>> = {},
+): Promise<TestStack> {
   const workDir = mkdtempSync(join(tmpdir(), 'local-stack-'));
   const clientsFile = join(workDir, 'oauth-clients.json');
   writeFileSync(clientsFile, JSON.stringify(Object.values(TEST_CLIENTS)));

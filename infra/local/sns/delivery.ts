@@ -179,7 +179,7 @@ export class DeliveryQueue {
     } catch (error) {
       if (timeout.aborted) return { retryable: true, reason: `no answer within ${this.settings.timeoutMs} ms` };
       if (this.stopping.signal.aborted) return 'cut short';
-      return { retryable: true, reason: (error as Error).message || String(error) };
+      return { retryable: true, reason: plainReason(error, new URL(delivery.url)) };
     }
   }
 
@@ -200,7 +200,9 @@ export class DeliveryQueue {
     // Stopping: kept as it is, to be retried after the next start.
     if (this.stopping.signal.aborted) return;
     const delay = this.settings.backoffMs * Math.min(2 ** (delivery.attempts - 1), MAX_BACKOFF_FACTOR);
-    this.hooks.log(`retrying ${labelOf(delivery)} in ${delay} ms: ${outcome.reason}`);
+    // One plain line per failed attempt that will be retried: an endpoint that cannot be reached
+    // (the walk-through's hooks.example.invalid never resolves) is expected locally, not alarming.
+    this.hooks.log(`retrying ${labelOf(delivery)} in ${delay} ms: attempt ${delivery.attempts} of ${delivery.retries + 1} failed, ${outcome.reason}`);
     const timer = setTimeout(() => {
       this.timers.delete(timer);
       const lane = this.lanes.get(delivery.subscriptionArn)!;
@@ -223,6 +225,18 @@ export class DeliveryQueue {
 }
 
 /** One POST to the subscriber's endpoint, and only there: no redirects followed, no other host. Resolves with the status. */
+/** Why an attempt found no endpoint to talk to, in words rather than a system error code. */
+function plainReason(error: unknown, url: URL): string {
+  const code = (error as NodeJS.ErrnoException).code ?? '';
+  const port = url.port || (url.protocol === 'https:' ? '443' : '80');
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return `its host ${url.hostname} does not resolve`;
+  if (code === 'ECONNREFUSED') return `nothing listens at ${url.hostname}:${port} (connection refused)`;
+  if (code === 'ECONNRESET' || code === 'EPIPE') return 'the endpoint closed the connection before answering';
+  if (code === 'EHOSTUNREACH' || code === 'ENETUNREACH') return `${url.hostname} cannot be reached from this machine`;
+  if (/CERT|SELF_SIGNED|UNABLE_TO_VERIFY/.test(code)) return `its TLS certificate is not trusted (${code})`;
+  return (error as Error).message || String(error);
+}
+
 function postOnce(delivery: PendingDelivery, signal: AbortSignal): Promise<number> {
   return new Promise((resolve, reject) => {
     const url = new URL(delivery.url);
