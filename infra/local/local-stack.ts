@@ -189,20 +189,29 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   let attemptsRecorder: LogSubscriptionHandler | undefined;
   const statusesBeforeRecorder: DeliveryStatusLogEvent[] = [];
   let attemptsHandedOver: Promise<void> = Promise.resolve();
+  // Records that arrive while the consumer works wait and go together, one subscription event per
+  // log group, as CloudWatch Logs batches them: a burst of deliveries is not a burst of invocations.
+  const waitingStatuses: DeliveryStatusLogEvent[] = [];
+  const handOverWaiting = async (recorder: LogSubscriptionHandler) => {
+    const byGroup = new Map<string, DeliveryStatusLogEvent[]>();
+    for (const logEvent of waitingStatuses.splice(0)) byGroup.set(logEvent.logGroup, [...(byGroup.get(logEvent.logGroup) ?? []), logEvent]);
+    for (const [logGroup, logEvents] of byGroup) {
+      try {
+        const event = logSubscriptionEventOf(LOCAL_ACCOUNT_ID, logGroup, logEvents[0]!.logStream, logEvents.map((logEvent) => logEvent.event));
+        await recorder(event, lambdaContext(ATTEMPTS_RECORDER.handler, region, RECORDER_TIMEOUT_MS, 256, randomUUID()));
+      } catch (error) {
+        log(`[attempts] ${logEvents.length} delivery status record(s) of ${logGroup} not kept: ${String(error)}`);
+      }
+    }
+  };
   const toAttemptsRecorder = (logEvent: DeliveryStatusLogEvent) => {
     if (!attemptsRecorder) {
       statusesBeforeRecorder.push(logEvent);
       return;
     }
     const recorder = attemptsRecorder;
-    attemptsHandedOver = attemptsHandedOver.then(async () => {
-      try {
-        const event = logSubscriptionEventOf(LOCAL_ACCOUNT_ID, logEvent.logGroup, logEvent.logStream, [logEvent.event]);
-        await recorder(event, lambdaContext(ATTEMPTS_RECORDER.handler, region, RECORDER_TIMEOUT_MS, 256, randomUUID()));
-      } catch (error) {
-        log(`[attempts] delivery status record of ${logEvent.logGroup} not kept: ${String(error)}`);
-      }
-    });
+    waitingStatuses.push(logEvent);
+    if (waitingStatuses.length === 1) attemptsHandedOver = attemptsHandedOver.then(() => handOverWaiting(recorder));
   };
   let stopping: Promise<void> | undefined;
   const stop = () => {

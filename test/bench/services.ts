@@ -8,6 +8,7 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { startDynamoDbLocal, type DynamoDbLocal } from '../../infra/local/dynamodb/dynamodb-local';
 import { ensureSubscriptionTable } from '../../infra/local/dynamodb/subscription-table';
 import { startSnsEmulator, type SnsEmulator } from '../../infra/local/sns/emulator';
+import { trustAuthorityOf } from '../support/local-authority';
 import { startCallCounter, type CallCounter } from './call-counter';
 
 /** The environment every function and floor runs with, the services' endpoints aside. */
@@ -62,6 +63,8 @@ export function benchServices(): ServiceSet {
     async start() {
       const [dynamoDb, sns] = await Promise.all([startDynamoDbLocal(), startSnsEmulator({ deliveryRetries: 0 })]);
       Object.assign(started, { dynamoDb, sns });
+      // The fixtures follow the emulator's https:// SubscribeURLs (test/support/local-authority.ts).
+      trustAuthorityOf(sns);
       const env = { ...FUNCTION_ENV, AWS_ENDPOINT_URL_DYNAMODB: dynamoDb.endpoint, AWS_ENDPOINT_URL_SNS: sns.endpoint };
       // The in-process setup (fixtures.ts) runs the handlers' sources with the same configuration.
       Object.assign(process.env, env, { POWERTOOLS_LOG_LEVEL: 'SILENT', NODE_OPTIONS: '' });

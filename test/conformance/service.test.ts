@@ -15,6 +15,7 @@ import { PORTAL_EVENT_SOURCE, parsePortalEvent } from '../../shared/delivery/por
 import { snsSubscriptionAttributesFor } from '../../shared/subscriptions/delivery-policy';
 import { subscriptionStateOf } from '../../shared/subscriptions/sns-subscription';
 import { open, subscribeAgain } from '../../shared/subscriptions/topics';
+import { trustAuthorityOf } from '../support/local-authority';
 import { waitFor } from '../support/wait-for';
 import { startReceiver, type Received } from './support';
 
@@ -24,6 +25,8 @@ let receiver: Awaited<ReturnType<typeof startReceiver>>;
 
 beforeAll(async () => {
   emulator = await startSnsEmulator({ deliveryRetries: 0 });
+  // Its SubscribeURLs are https:// under the emulator's own authority (test/support/local-authority.ts).
+  trustAuthorityOf(emulator);
   sns = new SNSClient({ endpoint: emulator.endpoint, region: 'us-east-1', credentials: { accessKeyId: 'test', secretAccessKey: 'test' } });
   receiver = await startReceiver();
 });

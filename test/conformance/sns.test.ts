@@ -25,6 +25,7 @@ import {
 } from '@aws-sdk/client-sns';
 import type { Server } from 'node:http';
 import { type SnsEmulator, startSnsEmulator } from '../../infra/local/sns/emulator';
+import { trustAuthorityOf } from '../support/local-authority';
 import { waitFor } from '../support/wait-for';
 import { answer, expectConforms, type Received, recordings, type Scenario, startReceiver, tally, titleCaseHeaders, xmlAnswer } from './support';
 
@@ -36,6 +37,8 @@ let topicCount = 0;
 
 beforeAll(async () => {
   emulator = await startSnsEmulator({ deliveryRetries: 0 });
+  // Its SubscribeURLs are https:// under the emulator's own authority (test/support/local-authority.ts).
+  trustAuthorityOf(emulator);
   sns = new SNSClient({ endpoint: emulator.endpoint, region: 'us-east-1', credentials: { accessKeyId: 'test', secretAccessKey: 'test' } });
   receiver = await startReceiver();
 });

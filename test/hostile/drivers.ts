@@ -326,6 +326,10 @@ export function listDriver(base: DriverBase): OperationDriver {
             deadLetters: 0,
             lastDeadLetterAt: null,
             deadLettersDropped: 0,
+            lastDeliveredAt: null,
+            lastFailedAt: null,
+            deliveredLast24h: 0,
+            failedLast24h: 0,
           };
         });
       if (!same(canonical(answer.json.configs), canonical(expected))) failAccepted(request, answer, `configs must be ${JSON.stringify(expected)}`);

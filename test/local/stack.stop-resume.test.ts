@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LOCAL_CREDENTIALS } from '../../infra/local/local-stack';
 import { API_PREFIXES } from '../../shared/operations';
+import { trustAuthorityFile } from '../support/local-authority';
 import { type NpmStart, startNpmStart, tokenFor } from '../support/npm-start';
 import { waitFor } from '../support/wait-for';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver';
@@ -38,6 +39,8 @@ afterAll(async () => {
 async function start(): Promise<NpmStart> {
   const stack = await startNpmStart({ variables: { IN_MEMORY: '', DATA_DIR: dataDir } });
   started.push(stack);
+  // The receiver follows the emulator's https:// SubscribeURL, under the authority kept in DATA_DIR.
+  trustAuthorityFile(join(dataDir, 'sns', 'local-ca.pem'));
   return stack;
 }
 

@@ -154,6 +154,16 @@ describe('an endpoint with a password', () => {
   it('is subscribed again with its password by confirm: SNS keeps one subscription, none with ****', async () => {
     const portalId = freshPortal('credentials-confirm');
     const { record } = (await created(portalId, 'confirm')).body;
+    // Create's own confirmation request is 5 minutes old, as a person waiting would find it.
+    const fiveMinutesAgo = new Date(Date.now() - 5 * 60_000).toISOString();
+    await DynamoDBDocumentClient.from(new DynamoDBClient({})).send(
+      new UpdateCommand({
+        TableName: TABLE_NAME,
+        Key: { portalId, sk: `subscription#${record.configId}` },
+        UpdateExpression: 'SET createdAt = :at, confirmationRequestedAt = :at',
+        ExpressionAttributeValues: { ':at': fiveMinutesAgo },
+      }),
+    );
 
     const confirm = await call('confirmSubscriptionRoute', { portalId, body: { config_id: record.configId } });
 

@@ -80,6 +80,10 @@ describe('list over many DynamoDB pages', () => {
       deadLetters: 0,
       lastDeadLetterAt: null,
       deadLettersDropped: 0,
+      lastDeliveredAt: null,
+      lastFailedAt: null,
+      deliveredLast24h: 0,
+      failedLast24h: 0,
     });
   });
 });

@@ -5,9 +5,15 @@
  * is read only when a process starts, so here the process's default CA list is extended instead.
  * test/local/sns-validator.test.ts checks the receiver's way, in a process of its own.
  */
+import { readFileSync } from 'node:fs';
 import { getCACertificates, setDefaultCACertificates } from 'node:tls';
 
 export function trustAuthorityOf(emulator: { certificateAuthority: { pem: string } }): void {
   const trusted = getCACertificates('default');
   if (!trusted.includes(emulator.certificateAuthority.pem)) setDefaultCACertificates([...trusted, emulator.certificateAuthority.pem]);
+}
+
+/** The same for an `npm start` with a DATA_DIR: its authority is the file it keeps there. */
+export function trustAuthorityFile(file: string): void {
+  trustAuthorityOf({ certificateAuthority: { pem: readFileSync(file, 'utf8') } });
 }
