@@ -1,6 +1,6 @@
 import { documentClient } from '../shared/aws/dynamodb';
 import { snsClient } from '../shared/aws/sns';
-import { topicPublishersOf } from '../shared/config';
+import { topicManagersOf, topicPublishersOf } from '../shared/config';
 import { config } from '../shared/environment';
 import { deliveryStatusOf } from '../shared/subscriptions/delivery-status';
 import { logger, withInvocationLogging } from '../shared/logger';
@@ -11,7 +11,7 @@ import { close, recreateTopic, reopen, topicsOf } from '../shared/subscriptions/
 const deps = {
   sns: snsClient,
   repository: repositoryOf({ db: documentClient, tableName: config.tableName }, { scanAllSubscriptions, find, replaceDeliveryArns, storeSubscriptionState, storeDeliveryStatusMark }),
-  topics: topicsOf({ sns: snsClient, topicPrefix: config.topicPrefix, publisherArns: topicPublishersOf(config), deliveryStatus: deliveryStatusOf(config) }, { close, reopen, recreateTopic }),
+  topics: topicsOf({ sns: snsClient, topicPrefix: config.topicPrefix, publisherArns: topicPublishersOf(config), managerArns: topicManagersOf(config), deliveryStatus: deliveryStatusOf(config) }, { close, reopen, recreateTopic }),
   topicPrefix: config.topicPrefix,
   deadLetterQueueArn: config.deliveryDeadLetterQueueArn,
   graceMs: config.reconcileGraceMinutes * 60_000,

@@ -107,7 +107,7 @@ describe('create', () => {
     const portalId = freshPortal();
     const deps = {
       repository: subscriptionRepository(documentClient, TEST_ENV.TABLE_NAME),
-      topics: subscriptionTopics(snsClient, TEST_ENV.TOPIC_PREFIX, TEST_ENV.TOPIC_PUBLISHER_ARNS.split(',')),
+      topics: subscriptionTopics(snsClient, TEST_ENV.TOPIC_PREFIX, TEST_ENV.TOPIC_PUBLISHER_ARNS.split(','), TEST_ENV.TOPIC_MANAGER_ARNS.split(',')),
       maxSubscriptionsPerPortal: 10,
       deadLetterQueueArn: TEST_ENV.DELIVERY_DEAD_LETTER_QUEUE_ARN,
       allowedEndpointAccounts: [SERVICE_ACCOUNT],
