@@ -823,7 +823,7 @@ describe('the bundles', () => {
     // No developer's ~/.aws files, as in a sandbox.
     const child = spawn(process.execPath, ['--eval', script], {
       cwd: directory,
-      env: { PATH: process.env.PATH, TABLE_NAME: 'subscriptions', AWS_REGION: 'us-east-1', TOPIC_PUBLISHER_ARNS: 'arn:aws:iam::000000000000:role/publisher', AWS_CONFIG_FILE: '/nonexistent/config', AWS_SHARED_CREDENTIALS_FILE: '/nonexistent/credentials', ...env },
+      env: { PATH: process.env.PATH, TABLE_NAME: 'subscriptions', AWS_REGION: 'us-east-1', TOPIC_PUBLISHER_ARNS: 'arn:aws:iam::000000000000:role/publisher', TOPIC_MANAGER_ARNS: 'arn:aws:iam::000000000000:role/manager', AWS_CONFIG_FILE: '/nonexistent/config', AWS_SHARED_CREDENTIALS_FILE: '/nonexistent/credentials', ...env },
     });
     let logs = '';
     child.stdout.on('data', (chunk: Buffer) => (logs += chunk.toString()));
