@@ -24,6 +24,7 @@
  * as without a topic policy. Topic policies: SNS developer guide, "Overview of managing access
  * in Amazon SNS" and "Example cases for Amazon SNS access control".
  */
+import { createHash } from 'node:crypto';
 
 /** The actions only the service's topic managers may take on a topic (the Deny's list). */
 export const MANAGEMENT_ACTIONS = ['sns:Subscribe', 'sns:SetTopicAttributes', 'sns:AddPermission', 'sns:RemovePermission', 'sns:DeleteTopic'] as const;
@@ -64,4 +65,23 @@ export function topicAccessPolicy(topicArn: string, publisherArns: readonly stri
       },
     ],
   });
+}
+
+/**
+ * What a record remembers of the access policy its topic was given by the reconciler (attribute
+ * TOPIC_POLICY_ATTRIBUTE): the policy's version and a digest of the principals it names. A record
+ * whose mark differs has its topic's policy set again (shared/reconciliation/reconcile.ts), so
+ * topics made before a statement or a principal was added get it.
+ */
+export const TOPIC_POLICY_ATTRIBUTE = 'topicPolicy';
+const TOPIC_POLICY_VERSION = 2;
+export function topicPolicyMarkOf({ publisherArns, managerArns }: TopicPolicyPrincipals): string {
+  const digest = createHash('sha256').update(JSON.stringify([publisherArns, managerArns])).digest('hex').slice(0, 16);
+  return `${TOPIC_POLICY_VERSION}|${digest}`;
+}
+
+/** The principals a topic's access policy names. */
+export interface TopicPolicyPrincipals {
+  readonly publisherArns: readonly string[];
+  readonly managerArns: readonly string[];
 }
