@@ -1,6 +1,6 @@
 import { documentClient } from '../shared/aws/dynamodb';
 import { snsClient } from '../shared/aws/sns';
-import { topicPublishersOf } from '../shared/config';
+import { topicManagersOf, topicPublishersOf } from '../shared/config';
 import { type CreateSubscriptionRequest, createSubscriptionRequest } from '../shared/contract/request-bodies';
 import { config } from '../shared/environment';
 import { deliveryStatusOf } from '../shared/subscriptions/delivery-status';
@@ -15,7 +15,7 @@ import { deleteTopicAfterFailure, open, topicArnFor, topicsOf } from '../shared/
 
 const deps = {
   repository: repositoryOf({ db: documentClient, tableName: config.tableName }, { countFor, insert, isStored }),
-  topics: topicsOf({ sns: snsClient, topicPrefix: config.topicPrefix, publisherArns: topicPublishersOf(config), deliveryStatus: deliveryStatusOf(config) }, { topicArnFor, open, deleteTopicAfterFailure }),
+  topics: topicsOf({ sns: snsClient, topicPrefix: config.topicPrefix, publisherArns: topicPublishersOf(config), managerArns: topicManagersOf(config), deliveryStatus: deliveryStatusOf(config) }, { topicArnFor, open, deleteTopicAfterFailure }),
   maxSubscriptionsPerPortal: config.maxSubscriptionsPerPortal,
   deadLetterQueueArn: config.deliveryDeadLetterQueueArn,
   allowedEndpointAccounts: config.allowedEndpointAccounts,

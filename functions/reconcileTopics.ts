@@ -1,22 +1,24 @@
 import { documentClient } from '../shared/aws/dynamodb';
 import { snsClient } from '../shared/aws/sns';
-import { topicPublishersOf } from '../shared/config';
+import { topicManagersOf, topicPublishersOf } from '../shared/config';
 import { config } from '../shared/environment';
 import { deliveryStatusOf } from '../shared/subscriptions/delivery-status';
 import { logger, withInvocationLogging } from '../shared/logger';
 import { type ReconcileSummary, reconcileTopics } from '../shared/reconciliation/reconcile';
-import { find, replaceDeliveryArns, repositoryOf, scanAllSubscriptions, storeDeliveryStatusMark, storeSubscriptionState } from '../shared/subscriptions/repository';
+import { find, replaceDeliveryArns, repositoryOf, scanAllSubscriptions, storeDeliveryStatusMark, storeSubscriptionState, storeTopicPolicyMark } from '../shared/subscriptions/repository';
 import { close, recreateTopic, reopen, topicsOf } from '../shared/subscriptions/topics';
 
 const deps = {
   sns: snsClient,
-  repository: repositoryOf({ db: documentClient, tableName: config.tableName }, { scanAllSubscriptions, find, replaceDeliveryArns, storeSubscriptionState, storeDeliveryStatusMark }),
-  topics: topicsOf({ sns: snsClient, topicPrefix: config.topicPrefix, publisherArns: topicPublishersOf(config), deliveryStatus: deliveryStatusOf(config) }, { close, reopen, recreateTopic }),
+  repository: repositoryOf({ db: documentClient, tableName: config.tableName }, { scanAllSubscriptions, find, replaceDeliveryArns, storeSubscriptionState, storeDeliveryStatusMark, storeTopicPolicyMark }),
+  topics: topicsOf({ sns: snsClient, topicPrefix: config.topicPrefix, publisherArns: topicPublishersOf(config), managerArns: topicManagersOf(config), deliveryStatus: deliveryStatusOf(config) }, { close, reopen, recreateTopic }),
   topicPrefix: config.topicPrefix,
   deadLetterQueueArn: config.deliveryDeadLetterQueueArn,
   graceMs: config.reconcileGraceMinutes * 60_000,
   now: Date.now,
   deliveryStatus: deliveryStatusOf(config),
+  // Topics made before the access policy had its present statements or principals get it again.
+  topicPolicy: { publisherArns: topicPublishersOf(config), managerArns: topicManagersOf(config) },
 };
 
 /** The schedule's event, or `{"dryRun": true}` from an operator's `aws lambda invoke`. */

@@ -43,6 +43,12 @@ export interface ServiceConfig {
    */
   readonly topicPublisherArns: readonly string[];
   /**
+   * The IAM principals (role ARNs) that subscribe endpoints to the service's topics and change or
+   * delete them: create, confirm, delete and the reconciler. Every topic's access policy denies
+   * those actions to every other principal but the account's root user (topicManagersOf).
+   */
+  readonly topicManagerArns: readonly string[];
+  /**
    * Accounts whose sqs and lambda endpoints may be subscribed although they are the service's own
    * (SNS confirms those without their owner's consent); none by default.
    */
@@ -191,6 +197,12 @@ export function loadConfig(env: NodeJS.ProcessEnv): ServiceConfig {
     );
   }
 
+  const topicManagerArns = splitList(read('TOPIC_MANAGER_ARNS') ?? '');
+  const invalidManagers = topicManagerArns.filter((arn) => !IAM_PRINCIPAL_ARN.test(arn));
+  if (invalidManagers.length > 0) {
+    problems.push(`TOPIC_MANAGER_ARNS must be a comma-separated list of IAM role or user ARNs (invalid: ${invalidManagers.join(', ')}).`);
+  }
+
   const graceText = read('RECONCILE_GRACE_MINUTES') ?? String(DEFAULT_RECONCILE_GRACE_MINUTES);
   check('RECONCILE_GRACE_MINUTES', settingProblems.reconcileGraceMinutes(graceText));
 
@@ -238,6 +250,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): ServiceConfig {
     deliveryDeadLetterQueueArn,
     reconcileGraceMinutes: Number(graceText),
     topicPublisherArns,
+    topicManagerArns,
     allowedEndpointAccounts,
     allowLoopbackEndpoints: loopbackText === 'true',
     deliveryStatusRoleArn,
@@ -263,4 +276,19 @@ export function topicPublishersOf(config: Pick<ServiceConfig, 'topicPublisherArn
     );
   }
   return config.topicPublisherArns;
+}
+
+/**
+ * The principals every topic a function creates lets subscribe and change or delete it. Only
+ * the functions that create topics call this, at cold start: without them, the service itself
+ * could not subscribe an endpoint to its own topic, so such a function fails to start.
+ */
+export function topicManagersOf(config: Pick<ServiceConfig, 'topicManagerArns'>): readonly string[] {
+  if (config.topicManagerArns.length === 0) {
+    throw new ConfigurationError(
+      'Invalid configuration: TOPIC_MANAGER_ARNS is required by the functions that create topics: ' +
+        'set it to the ARNs of the roles that subscribe endpoints and change or delete topics (create, confirm, delete, the reconciler).',
+    );
+  }
+  return config.topicManagerArns;
 }

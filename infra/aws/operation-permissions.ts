@@ -13,6 +13,7 @@ import { DELIVERY_PARTITIONS_PATTERN } from '../../shared/delivery/progress';
 import type { OperationId } from '../../shared/operations';
 import { IDEMPOTENCY_PARTITIONS_PATTERN, TABLE_KEYS } from '../../shared/subscriptions/table';
 import { DELIVERY_STATUS_ATTRIBUTE } from '../../shared/subscriptions/delivery-status';
+import { TOPIC_POLICY_ATTRIBUTE } from '../../shared/subscriptions/topic-policy';
 
 /**
  * The partitions that are no portal's: the idempotency records' and the dispatcher's delivery
@@ -137,9 +138,10 @@ export const RATE_LIMIT_PERMISSIONS = ['dynamodb:UpdateItem'] as const;
 export const RECONCILER_PERMISSIONS = {
   scan: ['dynamodb:Scan'],
   records: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
-  // replaceDeliveryArns, storeSubscriptionState and storeDeliveryStatusMark (repository.ts).
-  writtenAttributes: withKeys('topicArn', ...SUBSCRIPTION_STATE, DELIVERY_STATUS_ATTRIBUTE),
-  // SetTopicAttributes: delivery status logging on topics made before it (delivery-status.ts).
+  // replaceDeliveryArns, storeSubscriptionState, storeDeliveryStatusMark and storeTopicPolicyMark (repository.ts).
+  writtenAttributes: withKeys('topicArn', ...SUBSCRIPTION_STATE, DELIVERY_STATUS_ATTRIBUTE, TOPIC_POLICY_ATTRIBUTE),
+  // SetTopicAttributes: delivery status logging and the present access policy on topics made
+  // before them (delivery-status.ts, topic-policy.ts).
   topics: ['sns:CreateTopic', 'sns:TagResource', 'sns:Subscribe', 'sns:DeleteTopic', 'sns:SetTopicAttributes'],
   accountListings: ['sns:ListTopics', 'sns:ListSubscriptions'],
 } as const;

@@ -25,6 +25,7 @@ import {
 import { type DeploymentSettings, stackTopicPrefix } from './deployment-settings';
 import { DEFAULT_TOPIC_PREFIX } from '../../shared/config';
 import { PORTAL_EVENT_SOURCE } from '../../shared/delivery/portal-event';
+import { MANAGEMENT_ACTIONS } from '../../shared/subscriptions/topic-policy';
 import { LOCAL_DELIVERY_STATUS_ROLE_ARN, LOCAL_SERVICE_ROLE_ARN, localDeliveryDeadLetterQueueArn } from './local-account';
 import { OPERATION_PERMISSIONS, type OperationPermissions, RATE_LIMIT_PERMISSIONS } from './operation-permissions';
 import { DeliveryAttempts } from './delivery-attempts';
@@ -190,6 +191,12 @@ export class WebhookSubscriptionsStack extends Stack {
     ];
     const topicPublisherArns = settings.localEndpoints ? LOCAL_SERVICE_ROLE_ARN : Fn.join(',', publishers);
     functions.get('createSubscriptionRoute')!.function.addEnvironment('TOPIC_PUBLISHER_ARNS', topicPublisherArns);
+    // The only principals (with the account's root user) the same policy lets subscribe and change
+    // or delete a topic: the operations IAM grants any of those actions, and the reconciler (its
+    // role is added below, once made).
+    const managingOperations = OPERATIONS.filter((operation) =>
+      (OPERATION_PERMISSIONS[operation.id].topics as readonly string[]).some((action) => (MANAGEMENT_ACTIONS as readonly string[]).includes(action)),
+    ).map((operation) => functions.get(operation.id)!.role.roleArn);
 
     this.attempts = new DeliveryAttempts(this, 'Attempts', {
       table: this.table,
@@ -235,6 +242,10 @@ export class WebhookSubscriptionsStack extends Stack {
       logRetention: LOG_RETENTION,
       everyMinutes: settings.reconcileEveryMinutes,
     });
+    const topicManagerArns = settings.localEndpoints
+      ? LOCAL_SERVICE_ROLE_ARN
+      : Fn.join(',', [...managingOperations, this.reconciliation.reconciler.role.roleArn]);
+    for (const fn of [create.function, this.reconciliation.reconciler.function]) fn.addEnvironment('TOPIC_MANAGER_ARNS', topicManagerArns);
     passLoggingRole(this.reconciliation.reconciler);
     const reconcilerRole = Validations.of(this.reconciliation.reconciler.role);
     reconcilerRole.acknowledge(topicWildcardAcknowledgement(topicPrefix));

@@ -385,6 +385,7 @@ function useLocalServices(region: string, endpoints: { dynamoDb: string; sns: st
     DELIVERY_DEAD_LETTER_QUEUE_ARN: localDeliveryDeadLetterQueueArn(region),
     // The principal the SNS emulator takes LOCAL_CREDENTIALS for: the topics' one publisher.
     TOPIC_PUBLISHER_ARNS: LOCAL_SERVICE_ROLE_ARN,
+    TOPIC_MANAGER_ARNS: LOCAL_SERVICE_ROLE_ARN,
     // Receivers on this machine (the reference receiver, a developer's own) are loopback hosts,
     // which the functions refuse by default (as on AWS, where none can be a receiver).
     ALLOW_LOOPBACK_ENDPOINTS: process.env.ALLOW_LOOPBACK_ENDPOINTS?.trim() || 'true',

@@ -45,6 +45,7 @@ async function main(): Promise<number> {
     DELIVERY_DEAD_LETTER_QUEUE_ARN: process.env.DELIVERY_DEAD_LETTER_QUEUE_ARN?.trim() || localDeliveryDeadLetterQueueArn(region),
     // Recreated topics let the local stack's functions publish, as npm start's do.
     TOPIC_PUBLISHER_ARNS: LOCAL_SERVICE_ROLE_ARN,
+    TOPIC_MANAGER_ARNS: LOCAL_SERVICE_ROLE_ARN,
     // Readable lines, which leave the handler's `reconciliation summary` to the line printed below.
     LOG_FORMAT: process.env.LOG_FORMAT?.trim() || 'pretty',
   });

@@ -33,7 +33,7 @@
  * item is counted and logged, and the run goes on; a failing listing or scan ends the run before
  * anything is changed (deciding what is an orphan from half a listing could delete live topics).
  */
-import type { SNSClient } from '@aws-sdk/client-sns';
+import { type SNSClient, SetTopicAttributesCommand } from '@aws-sdk/client-sns';
 import { mapWithConcurrency } from '../aws/bounded-concurrency';
 import { logger } from '../logger';
 import { hasMaskedPassword, maskCredentials } from '../masked-credentials';
@@ -45,13 +45,14 @@ import type { SubscriptionRepository } from '../subscriptions/repository';
 import type { SubscriptionState } from '../subscriptions/sns-subscription';
 import { DELIVERY_STATUS_ATTRIBUTE, type DeliveryStatusLogging, deliveryStatusMarkOf, enableDeliveryStatus } from '../subscriptions/delivery-status';
 import type { SubscriptionTopics } from '../subscriptions/topics';
+import { TOPIC_POLICY_ATTRIBUTE, type TopicPolicyPrincipals, topicAccessPolicy, topicPolicyMarkOf } from '../subscriptions/topic-policy';
 import { classifyTopic } from './topic-names';
 import { type ListedSubscription, listAllSubscriptions, listAllTopicArns, PENDING_CONFIRMATION } from './sns-inventory';
 
 export interface ReconcileDeps {
   sns: SNSClient;
   repository: Pick<SubscriptionRepository, 'scanAllSubscriptions' | 'find' | 'replaceDeliveryArns' | 'storeSubscriptionState'> &
-    Partial<Pick<SubscriptionRepository, 'storeDeliveryStatusMark'>>;
+    Partial<Pick<SubscriptionRepository, 'storeDeliveryStatusMark' | 'storeTopicPolicyMark'>>;
   topics: Pick<SubscriptionTopics, 'close' | 'reopen' | 'recreateTopic'>;
   topicPrefix: string;
   /** Named in the redrive policy of every recreated SNS subscription, as create does. */
@@ -64,6 +65,8 @@ export interface ReconcileDeps {
   dryRun: boolean;
   /** Delivery status logging every topic should have; unset, none is set. */
   deliveryStatus?: DeliveryStatusLogging;
+  /** The principals every topic's access policy should name (topic-policy.ts); unset, no policy is set. */
+  topicPolicy?: TopicPolicyPrincipals;
 }
 
 /** What one run found and did; a dry run counts what it would do, under names that say so. */
@@ -86,6 +89,9 @@ interface RunCounts {
   /** With delivery status logging configured: topics it was set on (would be, in a dry run). */
   deliveryStatusLoggingSet?: number;
   wouldSetDeliveryStatusLogging?: number;
+  /** With the topic policy's principals configured: topics whose policy was set again (would be, in a dry run). */
+  topicPoliciesSet?: number;
+  wouldSetTopicPolicies?: number;
   /** Topics of the prefix whose name is not `${prefix}-<UUIDv7>`: not the service's, left alone. */
   unrecognizedTopics: string[];
 }
@@ -168,6 +174,31 @@ export async function reconcileTopics(deps: ReconcileDeps): Promise<ReconcileSum
     });
   }
 
+  // Topics made before the access policy had its present statements or principals get it again.
+  let topicPoliciesSet = 0;
+  const principals = deps.topicPolicy;
+  if (principals) {
+    const mark = topicPolicyMarkOf(principals);
+    const outdated = records.filter(
+      (record) => existingTopics.has(record.topicArn) && (record as unknown as Record<string, unknown>)[TOPIC_POLICY_ATTRIBUTE] !== mark,
+    );
+    await mapWithConcurrency(outdated, CHANGES_IN_FLIGHT, async (record) => {
+      const item = { portalId: record.portalId, configId: record.configId, topicArn: record.topicArn };
+      try {
+        if (!dryRun) {
+          const policy = topicAccessPolicy(record.topicArn, principals.publisherArns, principals.managerArns);
+          await sns.send(new SetTopicAttributesCommand({ TopicArn: record.topicArn, AttributeName: 'Policy', AttributeValue: policy }));
+          await repository.storeTopicPolicyMark?.(record, mark);
+        }
+        topicPoliciesSet++;
+        logger.info(dryRun ? 'topic access policy would be set' : 'topic access policy set', item);
+      } catch (error) {
+        summary.errors++;
+        logger.error('could not set the topic access policy', { ...item, error: error as Error });
+      }
+    });
+  }
+
   const withoutTopic = records.filter((record) => !existingTopics.has(record.topicArn));
   const observed = records
     .filter((record) => existingTopics.has(record.topicArn))
@@ -191,6 +222,8 @@ export async function reconcileTopics(deps: ReconcileDeps): Promise<ReconcileSum
     const item = { portalId: record.portalId, configId: record.configId, topicArn: record.topicArn };
     try {
       if (dryRun || (await repair(deps, record))) {
+        // The recreated topic has the present access policy: remembered, so the next run leaves it.
+        if (!dryRun && principals) await repository.storeTopicPolicyMark?.(record, topicPolicyMarkOf(principals));
         repairedRecords++;
         logger.info(dryRun ? 'record would be repaired' : 'record repaired: topic and SNS subscription recreated', item);
       }
@@ -201,7 +234,11 @@ export async function reconcileTopics(deps: ReconcileDeps): Promise<ReconcileSum
   });
 
   const { topicsSeen, recordsSeen, ...counts } = summary;
-  const rest = { ...counts, ...(logging && (dryRun ? { wouldSetDeliveryStatusLogging: deliveryStatusSet } : { deliveryStatusLoggingSet: deliveryStatusSet })) };
+  const rest = {
+    ...counts,
+    ...(logging && (dryRun ? { wouldSetDeliveryStatusLogging: deliveryStatusSet } : { deliveryStatusLoggingSet: deliveryStatusSet })),
+    ...(principals && (dryRun ? { wouldSetTopicPolicies: topicPoliciesSet } : { topicPoliciesSet })),
+  };
   return dryRun
     ? {
         topicsSeen,

@@ -17,6 +17,7 @@ import { SubscriptionLimitReachedError, SubscriptionNotFoundError } from './erro
 import type { Subscription } from './model';
 import type { SubscriptionState } from './sns-subscription';
 import { DELIVERY_STATUS_ATTRIBUTE } from './delivery-status';
+import { TOPIC_POLICY_ATTRIBUTE } from './topic-policy';
 import { PORTAL_COUNTER_KEY, SUBSCRIPTION_KEY_PREFIX, subscriptionKeyOf } from './table';
 
 /** What rename, update and activate may change. */
@@ -255,6 +256,33 @@ export async function storeDeliveryStatusMark(
 }
 
 /**
+ * Remembers on the record the access policy its topic was given (topic-policy.ts), only while the
+ * record still has that topic; false when it has not.
+ */
+export async function storeTopicPolicyMark(
+  table: RecordTable,
+  { portalId, configId, topicArn }: Pick<Subscription, 'portalId' | 'configId' | 'topicArn'>,
+  mark: string,
+): Promise<boolean> {
+  try {
+    await table.db.send(
+      new UpdateCommand({
+        TableName: table.tableName,
+        Key: { portalId, sk: subscriptionKeyOf(configId) },
+        UpdateExpression: 'SET #mark = :mark',
+        ConditionExpression: 'topicArn = :topicArn',
+        ExpressionAttributeNames: { '#mark': TOPIC_POLICY_ATTRIBUTE },
+        ExpressionAttributeValues: { ':mark': mark, ':topicArn': topicArn },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) return false;
+    throw error;
+  }
+}
+
+/**
  * Sets only the given attributes, and only if the subscription exists in this portal, so
  * concurrent changes of different attributes never overwrite each other.
  */
@@ -335,7 +363,7 @@ async function transact(
   }
 }
 
-const RECORD_OPERATIONS = { countFor, insert, find, isStored, listFor, scanAllSubscriptions, replaceDeliveryArns, storeSubscriptionState, storeDeliveryStatusMark, update, remove };
+const RECORD_OPERATIONS = { countFor, insert, find, isStored, listFor, scanAllSubscriptions, replaceDeliveryArns, storeSubscriptionState, storeDeliveryStatusMark, storeTopicPolicyMark, update, remove };
 
 /** Every operation on the records, bound to one table. The domain takes the ones it uses (a Pick of this). */
 export type SubscriptionRepository = Bound<RecordTable, typeof RECORD_OPERATIONS>;

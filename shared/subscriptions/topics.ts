@@ -43,6 +43,8 @@ export interface TopicSettings {
   readonly sns: SNSClient;
   readonly topicPrefix: string;
   readonly publisherArns?: readonly string[];
+  /** The principals it lets subscribe and change or delete the topic (topic-policy.ts). */
+  readonly managerArns?: readonly string[];
   /** Delivery status logging every topic is made with (delivery-status.ts); none when unset. */
   readonly deliveryStatus?: DeliveryStatusLogging;
 }
@@ -167,6 +169,8 @@ async function subscribe({ sns }: TopicSettings, topicArn: string, { protocol, e
 async function createTopic(settings: TopicSettings, portalId: string, configId: string, topicArn: string): Promise<string> {
   const publisherArns = settings.publisherArns ?? [];
   if (publisherArns.length === 0) throw new Error('no topic publishers configured (TOPIC_PUBLISHER_ARNS)');
+  const managerArns = settings.managerArns ?? [];
+  if (managerArns.length === 0) throw new Error('no topic managers configured (TOPIC_MANAGER_ARNS)');
   try {
     const { TopicArn } = await settings.sns.send(
       new CreateTopicCommand({
@@ -176,7 +180,7 @@ async function createTopic(settings: TopicSettings, portalId: string, configId: 
         // Delivery status logging in the same call, so no topic of the service is ever without it.
         Attributes: {
           SignatureVersion: '2',
-          Policy: topicAccessPolicy(topicArn, publisherArns),
+          Policy: topicAccessPolicy(topicArn, publisherArns, managerArns),
           ...(settings.deliveryStatus && deliveryStatusAttributes(settings.deliveryStatus)),
         },
         Tags: [
@@ -205,6 +209,11 @@ export const topicsOf = <Operations extends { [Name in keyof Operations]: Operat
   bindOperations(settings, operations);
 
 /** Every operation on the topics: for the reconciler and the suites, which use most of them. */
-export function subscriptionTopics(sns: SNSClient, topicPrefix: string, publisherArns: readonly string[] = []): SubscriptionTopics {
-  return topicsOf({ sns, topicPrefix, publisherArns }, TOPIC_OPERATIONS);
+export function subscriptionTopics(
+  sns: SNSClient,
+  topicPrefix: string,
+  publisherArns: readonly string[] = [],
+  managerArns: readonly string[] = [],
+): SubscriptionTopics {
+  return topicsOf({ sns, topicPrefix, publisherArns, managerArns }, TOPIC_OPERATIONS);
 }

@@ -31,6 +31,7 @@ export const FUNCTION_ENV = {
   DELIVERY_DEAD_LETTER_QUEUE_ARN: 'arn:aws:sqs:us-east-1:000000000000:webhooks-bench-dead-letters',
   // The principal the SNS emulator takes the access key id above for: the topics' publisher.
   TOPIC_PUBLISHER_ARNS: 'arn:aws:iam::000000000000:role/bench',
+  TOPIC_MANAGER_ARNS: 'arn:aws:iam::000000000000:role/bench',
   // As deployed (service-function.ts): the functions log at INFO; no NODE_OPTIONS, as neither
   // they nor the CDK's default build set any.
   POWERTOOLS_LOG_LEVEL: 'INFO',

@@ -36,7 +36,7 @@ afterAll(async () => {
   await new Promise((resolve) => receiver.server.close(resolve));
 });
 
-const settings = () => ({ sns, topicPrefix: 'conformance-service', publisherArns: ['arn:aws:iam::000000000000:role/test'] });
+const settings = () => ({ sns, topicPrefix: 'conformance-service', publisherArns: ['arn:aws:iam::000000000000:role/test'], managerArns: ['arn:aws:iam::000000000000:role/test'] });
 const topicArnOf = (configId: string) => `arn:aws:sns:us-east-1:000000000000:conformance-service-${configId}`;
 
 it('a dead-letter queue that is not an ARN fails the create as the service\'s own fault, leaving no topic', async () => {

@@ -4,10 +4,10 @@
  * change applies to the very next event; no SNS subscription carries a filter policy (SNS would
  * apply a changed one only after up to 15 minutes, docs/delivery.md). `POST /test` reaches a
  * subscription whatever its events and status. And nobody but the service publishes to a
- * subscription's topic: its access policy denies every other principal, which the SNS emulator
- * enforces as SNS does. Checked in what SNS holds and delivers, through the real SDK clients.
+ * subscription's topic, and nobody but the service subscribes an endpoint to it: its access
+ * policy denies every other principal, which the SNS emulator enforces as SNS does. Checked in what SNS holds and delivers, through the real SDK clients.
  */
-import { GetSubscriptionAttributesCommand, PublishCommand, SNSClient } from '@aws-sdk/client-sns';
+import { GetSubscriptionAttributesCommand, GetTopicAttributesCommand, ListSubscriptionsByTopicCommand, PublishCommand, SNSClient, SubscribeCommand } from '@aws-sdk/client-sns';
 import { documentClient } from '../../shared/aws/dynamodb';
 import { snsClient } from '../../shared/aws/sns';
 import { createSubscription } from '../../shared/subscriptions/create-subscription';
@@ -107,7 +107,7 @@ describe('create', () => {
     const portalId = freshPortal();
     const deps = {
       repository: subscriptionRepository(documentClient, TEST_ENV.TABLE_NAME),
-      topics: subscriptionTopics(snsClient, TEST_ENV.TOPIC_PREFIX, TEST_ENV.TOPIC_PUBLISHER_ARNS.split(',')),
+      topics: subscriptionTopics(snsClient, TEST_ENV.TOPIC_PREFIX, TEST_ENV.TOPIC_PUBLISHER_ARNS.split(','), TEST_ENV.TOPIC_MANAGER_ARNS.split(',')),
       maxSubscriptionsPerPortal: 10,
       deadLetterQueueArn: TEST_ENV.DELIVERY_DEAD_LETTER_QUEUE_ARN,
       allowedEndpointAccounts: [SERVICE_ACCOUNT],
@@ -208,5 +208,53 @@ describe("who may publish to a subscription's topic", () => {
     expect((await call('testSubscriptionRoute', { portalId, body: { config_id: configId } })).statusCode).toBe(200);
     expect((await notificationsTo(subscriptionArn)).map(({ event }) => event)).toEqual(['webhooks.test']);
     intruder.destroy();
+  });
+});
+
+describe("who may subscribe to a subscription's topic", () => {
+  it("refuses a Subscribe signed by another principal of the account than the service's, as SNS does (AuthorizationError, 403), and adds no subscription", async () => {
+    const portalId = freshPortal();
+    const { topicArn, subscriptionArn } = await confirmedQueue(portalId, [CREATE]);
+    const intruder = new SNSClient({ credentials: { accessKeyId: 'intruder', secretAccessKey: 'intruder' } });
+
+    const refused = await intruder
+      .send(new SubscribeCommand({ TopicArn: topicArn, Protocol: 'sqs', Endpoint: `arn:aws:sqs:us-east-1:${SERVICE_ACCOUNT}:eavesdropper` }))
+      .catch((error: unknown) => error as Error & { $metadata: { httpStatusCode: number } });
+    intruder.destroy();
+
+    expect(refused).toMatchObject({
+      name: 'AuthorizationErrorException',
+      message: `User: arn:aws:iam::${SERVICE_ACCOUNT}:role/intruder is not authorized to perform: SNS:Subscribe on resource: ${topicArn} with an explicit deny`,
+      $metadata: { httpStatusCode: 403 },
+    });
+    const { Subscriptions } = await inspectSns.send(new ListSubscriptionsByTopicCommand({ TopicArn: topicArn }));
+    expect(Subscriptions!.map((subscription) => subscription.SubscriptionArn)).toEqual([subscriptionArn]);
+  });
+
+  it("is held by the topic's policy: Subscribe and the topic-changing actions denied to all but the service's managers and the account root, everything denied without TLS", async () => {
+    const { topicArn } = await confirmedQueue(freshPortal(), [CREATE]);
+
+    const { Attributes } = await inspectSns.send(new GetTopicAttributesCommand({ TopicArn: topicArn }));
+
+    const managing = ['sns:Subscribe', 'sns:SetTopicAttributes', 'sns:AddPermission', 'sns:RemovePermission', 'sns:DeleteTopic'];
+    expect(JSON.parse(Attributes!.Policy!).Statement).toEqual([
+      expect.objectContaining({ Effect: 'Deny', Action: 'sns:Publish', Resource: topicArn }),
+      {
+        Sid: 'OnlyTheServiceSubscribesAndManages',
+        Effect: 'Deny',
+        Principal: '*',
+        Action: managing,
+        Resource: topicArn,
+        Condition: { ArnNotEquals: { 'aws:PrincipalArn': [...TEST_ENV.TOPIC_MANAGER_ARNS.split(','), `arn:aws:iam::${SERVICE_ACCOUNT}:root`] } },
+      },
+      {
+        Sid: 'OnlyOverTls',
+        Effect: 'Deny',
+        Principal: '*',
+        Action: ['sns:Publish', ...managing],
+        Resource: topicArn,
+        Condition: { Bool: { 'aws:SecureTransport': 'false' } },
+      },
+    ]);
   });
 });

@@ -20,6 +20,7 @@ import { esbuildOptionsFor } from '../../infra/aws/function-bundling';
 import { ownSourceMap, type SourceMapV3 } from '../../infra/aws/own-source-map';
 import { PROJECT_ROOT } from '../../infra/aws/service-function';
 import { OPERATION_PERMISSIONS, RATE_LIMIT_PERMISSIONS } from '../../infra/aws/operation-permissions';
+import { MANAGEMENT_ACTIONS } from '../../shared/subscriptions/topic-policy';
 import { STACK_NAME } from '../../infra/aws/webhook-subscriptions-app';
 import type { WebhookSubscriptionsStack } from '../../infra/aws/webhook-subscriptions-stack';
 import { loadConfig } from '../../shared/config';
@@ -104,7 +105,7 @@ describe('the functions', () => {
           DELIVERY_DEAD_LETTER_QUEUE_ARN: { 'Fn::GetAtt': [logicalIdOf(stack, stack.delivery.deliveryDeadLetterQueue), 'Arn'] },
         }),
         // Only create makes topics, and gives each the access policy naming the publishers and delivery status logging.
-        ...(op.id === 'createSubscriptionRoute' && { TOPIC_PUBLISHER_ARNS: publishersVariable(), ...deliveryStatusVariables() }),
+        ...(op.id === 'createSubscriptionRoute' && { TOPIC_PUBLISHER_ARNS: publishersVariable(), TOPIC_MANAGER_ARNS: managersVariable(), ...deliveryStatusVariables() }),
         // The routes that make SNS send hold each portal to its limit; confirm, the endpoint to its confirmation requests.
         ...(op.limitedPerPortal && {
           PORTAL_SEND_BURST: String(DEFAULT_SETTINGS.portalSendBurst),
@@ -153,11 +154,13 @@ describe('the functions', () => {
       // CloudFormation fills in the references; these are values of the same shape.
       const publishers = ['arn:aws:iam::123456789012:role/Dispatcher-1A2B', 'arn:aws:iam::123456789012:role/Test-3C4D'];
       const loggingRole = 'arn:aws:iam::123456789012:role/SnsDeliveryStatusLogging-5E6F';
+      const managers = ['arn:aws:iam::123456789012:role/Create-7A8B', 'arn:aws:iam::123456789012:role/Reconciler-9C0D'];
       const variables = {
         ...deployed,
         TABLE_NAME: 'subscriptions',
         ...(deployed.DELIVERY_DEAD_LETTER_QUEUE_ARN && { DELIVERY_DEAD_LETTER_QUEUE_ARN: deadLetterQueueArn }),
         ...(deployed.TOPIC_PUBLISHER_ARNS && { TOPIC_PUBLISHER_ARNS: publishers.join(',') }),
+        ...(deployed.TOPIC_MANAGER_ARNS && { TOPIC_MANAGER_ARNS: managers.join(',') }),
         ...(deployed.DELIVERY_STATUS_ROLE_ARN && { DELIVERY_STATUS_ROLE_ARN: loggingRole }),
       };
 
@@ -170,6 +173,7 @@ describe('the functions', () => {
         deliveryDeadLetterQueueArn: deployed.DELIVERY_DEAD_LETTER_QUEUE_ARN ? deadLetterQueueArn : undefined,
         reconcileGraceMinutes: 15,
         topicPublisherArns: deployed.TOPIC_PUBLISHER_ARNS ? publishers : [],
+        topicManagerArns: deployed.TOPIC_MANAGER_ARNS ? managers : [],
         allowedEndpointAccounts: [],
         // On AWS no loopback host can be a receiver: the stack never turns it on.
         allowLoopbackEndpoints: false,
@@ -287,6 +291,33 @@ describe('who may publish to the topics', () => {
   });
 });
 
+describe('who may subscribe to, change and delete the topics', () => {
+  it('is named to the functions that create topics: the operations granted any of those actions, and the reconciler', () => {
+    const managing = OPERATIONS.filter((op) => (OPERATION_PERMISSIONS[op.id].topics as readonly string[]).some((action) => (MANAGEMENT_ACTIONS as readonly string[]).includes(action)));
+    expect(managing.map((op) => op.id).sort()).toEqual(['confirmSubscriptionRoute', 'createSubscriptionRoute', 'deleteSubscriptionRoute']);
+    const creating = [stack.functions.get('createSubscriptionRoute')!, stack.reconciliation.reconciler];
+    for (const fn of creating) {
+      expect(resources[logicalIdOf(stack, fn.function)]!.Properties.Environment.Variables.TOPIC_MANAGER_ARNS).toEqual(managersVariable());
+    }
+    const naming = ofType('AWS::Lambda::Function').filter(([, fn]) => fn.Properties.Environment.Variables.TOPIC_MANAGER_ARNS !== undefined);
+    expect(naming.map(([id]) => id).sort()).toEqual(creating.map((fn) => logicalIdOf(stack, fn.function)).sort());
+  });
+
+  it('names exactly the roles granted sns:Subscribe, sns:SetTopicAttributes or sns:DeleteTopic on the topics', () => {
+    const [, arns] = managersVariable()['Fn::Join'];
+    const named = arns.map((arn) => arn['Fn::GetAtt'][0]).sort();
+    const managingRoles = ofType('AWS::IAM::Policy')
+      .filter(([, policy]) =>
+        policy.Properties.PolicyDocument.Statement.some((statement: { Action: string | string[] }) =>
+          [statement.Action].flat().some((action) => (MANAGEMENT_ACTIONS as readonly string[]).includes(action)),
+        ),
+      )
+      .flatMap(([, policy]) => policy.Properties.Roles.map((role: { Ref: string }) => role.Ref))
+      .sort();
+    expect(named).toEqual([...new Set(managingRoles)].sort());
+  });
+});
+
 describe('IAM', () => {
   it('grants nothing on "*" but the reconciler its two account-wide SNS listings, and uses no managed policies', () => {
     const onEverything: unknown[] = [];
@@ -385,7 +416,7 @@ describe('what each function may do', () => {
       'own log group: logs:CreateLogStream logs:PutLogEvents',
       'table: dynamodb:Scan',
       `table: dynamodb:GetItem ${PORTALS}`,
-      `table: dynamodb:UpdateItem ${PORTALS} and ${ATTRIBUTES} portalId,sk,topicArn,subscriptionArn,subscriptionState,subscriptionStateAt,deliveryStatusLogging`,
+      `table: dynamodb:UpdateItem ${PORTALS} and ${ATTRIBUTES} portalId,sk,topicArn,subscriptionArn,subscriptionState,subscriptionStateAt,deliveryStatusLogging,topicPolicy`,
       'service topics: sns:CreateTopic sns:DeleteTopic sns:SetTopicAttributes sns:Subscribe sns:TagResource',
       'delivery status logging role: iam:PassRole when StringEquals iam:PassedToService sns.amazonaws.com',
       '*: sns:ListSubscriptions sns:ListTopics',
@@ -792,7 +823,7 @@ describe('the bundles', () => {
     // No developer's ~/.aws files, as in a sandbox.
     const child = spawn(process.execPath, ['--eval', script], {
       cwd: directory,
-      env: { PATH: process.env.PATH, TABLE_NAME: 'subscriptions', AWS_REGION: 'us-east-1', TOPIC_PUBLISHER_ARNS: 'arn:aws:iam::000000000000:role/publisher', AWS_CONFIG_FILE: '/nonexistent/config', AWS_SHARED_CREDENTIALS_FILE: '/nonexistent/credentials', ...env },
+      env: { PATH: process.env.PATH, TABLE_NAME: 'subscriptions', AWS_REGION: 'us-east-1', TOPIC_PUBLISHER_ARNS: 'arn:aws:iam::000000000000:role/publisher', TOPIC_MANAGER_ARNS: 'arn:aws:iam::000000000000:role/manager', AWS_CONFIG_FILE: '/nonexistent/config', AWS_SHARED_CREDENTIALS_FILE: '/nonexistent/credentials', ...env },
     });
     let logs = '';
     child.stdout.on('data', (chunk: Buffer) => (logs += chunk.toString()));
@@ -861,6 +892,23 @@ function publishersVariable(): { 'Fn::Join': [string, { 'Fn::GetAtt': [string, s
     'Fn::Join': [
       ',',
       [roleArn(stack.delivery.dispatcher), roleArn(stack.functions.get('testSubscriptionRoute')!), roleArn(stack.functions.get('replayDeadLettersRoute')!)],
+    ],
+  };
+}
+
+function managersVariable(): { 'Fn::Join': [string, { 'Fn::GetAtt': [string, string] }[]] } {
+  const roleArn = (fn: { role: { node: { defaultChild?: unknown } } }): { 'Fn::GetAtt': [string, string] } => ({
+    'Fn::GetAtt': [logicalIdOf(stack, fn.role), 'Arn'],
+  });
+  return {
+    'Fn::Join': [
+      ',',
+      [
+        roleArn(stack.functions.get('createSubscriptionRoute')!),
+        roleArn(stack.functions.get('deleteSubscriptionRoute')!),
+        roleArn(stack.functions.get('confirmSubscriptionRoute')!),
+        roleArn(stack.reconciliation.reconciler),
+      ],
     ],
   };
 }

@@ -1,10 +1,19 @@
 /**
  * The SNS emulator and a topic's access policy, through @aws-sdk/client-sns: the policy is
- * checked when set and stored as given; Publish is refused, as SNS refuses it, when a Deny
- * statement matches the sender, whose principal is the role its access key id names
+ * checked when set and stored as given; Publish and Subscribe are refused, as SNS refuses them,
+ * when a Deny statement matches the sender, whose principal is the role its access key id names
  * (docs/local.md, "How local differs from AWS"); a topic without a policy takes anyone's.
  */
-import { CreateTopicCommand, GetTopicAttributesCommand, PublishCommand, SetTopicAttributesCommand, SNSClient, SubscribeCommand } from '@aws-sdk/client-sns';
+import {
+  CreateTopicCommand,
+  GetTopicAttributesCommand,
+  ListSubscriptionsByTopicCommand,
+  PublishCommand,
+  SetTopicAttributesCommand,
+  SNSClient,
+  SubscribeCommand,
+} from '@aws-sdk/client-sns';
+import { topicAccessPolicy } from '../../shared/subscriptions/topic-policy';
 import { type SnsEmulator, startSnsEmulator } from '../../infra/local/sns/emulator';
 
 const ACCOUNT = '000000000000';
@@ -122,4 +131,47 @@ it.each([
   await expect(
     signingAs('owner').send(new SetTopicAttributesCommand({ TopicArn: topicArn, AttributeName: 'Policy', AttributeValue: policy })),
   ).rejects.toMatchObject({ name: 'InvalidParameterException' });
+});
+
+describe("the service's topic policy (shared/subscriptions/topic-policy.ts)", () => {
+  const serviceTopic = async () => {
+    const name = `service-${++topics}`;
+    const topicArn = `arn:aws:sns:us-east-1:${ACCOUNT}:${name}`;
+    const policy = topicAccessPolicy(topicArn, [roleOf('publisher')], [roleOf('manager')]);
+    const { TopicArn } = await signingAs('manager').send(new CreateTopicCommand({ Name: name, Attributes: { Policy: policy } }));
+    expect(TopicArn).toBe(topicArn);
+    return topicArn;
+  };
+  const subscribeAs = (accessKeyId: string, topicArn: string) =>
+    signingAs(accessKeyId).send(new SubscribeCommand({ TopicArn: topicArn, Protocol: 'sqs', Endpoint: `arn:aws:sqs:us-east-1:${ACCOUNT}:tap-${accessKeyId}` }));
+
+  it('refuses the Subscribe of a principal it does not name, even a publisher, with AuthorizationError (403), and adds no subscription', async () => {
+    const topicArn = await serviceTopic();
+
+    for (const principal of ['someone', 'publisher']) {
+      await expect(subscribeAs(principal, topicArn)).rejects.toMatchObject({
+        name: 'AuthorizationErrorException',
+        message: `User: ${roleOf(principal)} is not authorized to perform: SNS:Subscribe on resource: ${topicArn} with an explicit deny`,
+        $metadata: { httpStatusCode: 403 },
+      });
+    }
+    const { Subscriptions } = await signingAs('manager').send(new ListSubscriptionsByTopicCommand({ TopicArn: topicArn }));
+    expect(Subscriptions).toEqual([]);
+  });
+
+  it("takes the Subscribe of the managers it names, and of the account's root user", async () => {
+    const topicArn = await serviceTopic();
+
+    await expect(subscribeAs('manager', topicArn)).resolves.toMatchObject({ SubscriptionArn: expect.any(String) });
+    // The root user's ARN is arn:aws:iam::<account>:root; the emulator names principals role/<key>, so none is root.
+    const { Attributes } = await signingAs('manager').send(new GetTopicAttributesCommand({ TopicArn: topicArn }));
+    expect(JSON.parse(Attributes!.Policy!).Statement[1].Condition.ArnNotEquals['aws:PrincipalArn']).toContain(`arn:aws:iam::${ACCOUNT}:root`);
+  });
+
+  it('takes the deny of requests not made over TLS as not applicable locally: the publisher publishes over the plain HTTP endpoint', async () => {
+    const topicArn = await serviceTopic();
+
+    await expect(publishAs('publisher', topicArn)).resolves.toMatchObject({ MessageId: expect.any(String) });
+    await expect(publishAs('someone', topicArn)).rejects.toMatchObject({ name: 'AuthorizationErrorException' });
+  });
 });

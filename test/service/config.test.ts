@@ -1,5 +1,5 @@
 /** Bad configuration fails the function's start with a message naming the variable. */
-import { loadConfig, topicPublishersOf } from '../../shared/config';
+import { loadConfig, topicManagersOf, topicPublishersOf } from '../../shared/config';
 
 describe('loadConfig', () => {
   it('applies the documented defaults', () => {
@@ -20,6 +20,7 @@ describe('loadConfig', () => {
       portalClaim: 'portal_id',
       reconcileGraceMinutes: 15,
       topicPublisherArns: [],
+      topicManagerArns: [],
       allowedEndpointAccounts: [],
       allowLoopbackEndpoints: false,
       deliveryStatusSuccessSampleRate: 100,
@@ -60,6 +61,7 @@ describe('loadConfig', () => {
       portalClaim: 'custom:portal',
       reconcileGraceMinutes: 30,
       topicPublisherArns: ['arn:aws:iam::123456789012:role/Dispatcher-1A', 'arn:aws:iam::123456789012:role/service/Test-2B'],
+      topicManagerArns: [],
       allowedEndpointAccounts: ['123456789012'],
       allowLoopbackEndpoints: true,
       deliveryStatusRoleArn: 'arn:aws:iam::123456789012:role/SnsDeliveryStatus-3C',
@@ -77,6 +79,14 @@ describe('loadConfig', () => {
     expect(topicPublishersOf(loadConfig({ TABLE_NAME: 't', TOPIC_PUBLISHER_ARNS: 'arn:aws:iam::123456789012:role/x' }))).toEqual([
       'arn:aws:iam::123456789012:role/x',
     ]);
+  });
+
+  it('leaves the functions that create topics unable to start without topic managers', () => {
+    expect(() => topicManagersOf(loadConfig({ TABLE_NAME: 't' }))).toThrow(/TOPIC_MANAGER_ARNS is required by the functions that create topics/);
+    expect(topicManagersOf(loadConfig({ TABLE_NAME: 't', TOPIC_MANAGER_ARNS: 'arn:aws:iam::123456789012:role/x' }))).toEqual([
+      'arn:aws:iam::123456789012:role/x',
+    ]);
+    expect(() => loadConfig({ TABLE_NAME: 't', TOPIC_MANAGER_ARNS: 'not-an-arn' })).toThrow(/TOPIC_MANAGER_ARNS must be a comma-separated list of IAM role or user ARNs/);
   });
 
   it.each([

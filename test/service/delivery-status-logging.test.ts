@@ -36,7 +36,7 @@ const LOGGING_ATTRIBUTES = (role: string, rate: number) =>
 
 /** A subscription of its own prefix (so the reconciler sees its topic alone), stored, with its topic made by `settings`. */
 async function madeSubscription(prefix: string, deliveryStatus?: { roleArn: string; successSampleRate: number }): Promise<Subscription> {
-  const settings = { sns: snsClient, topicPrefix: prefix, publisherArns: PUBLISHERS, deliveryStatus };
+  const settings = { sns: snsClient, topicPrefix: prefix, publisherArns: PUBLISHERS, managerArns: PUBLISHERS, deliveryStatus };
   const topics = topicsOf(settings, { open, topicArnFor });
   const configId = newConfigId();
   const portalId = `portal-${randomUUID().slice(0, 8)}`;
@@ -63,7 +63,7 @@ function reconcileWith(prefix: string, record: Subscription, deliveryStatus: { r
     sns: snsClient,
     // This suite's record alone: the table is shared with the other suites.
     repository: { ...repository, scanAllSubscriptions: async () => [(await repository.find(record.portalId, record.configId))!] },
-    topics: subscriptionTopics(snsClient, prefix, PUBLISHERS),
+    topics: subscriptionTopics(snsClient, prefix, PUBLISHERS, PUBLISHERS),
     topicPrefix: prefix,
     deadLetterQueueArn: undefined,
     graceMs: 15 * 60_000,

@@ -72,7 +72,7 @@ function reconcile() {
   return reconcileTopics({
     sns: snsClient,
     repository: subscriptionRepository(documentClient, TABLE_NAME),
-    topics: subscriptionTopics(snsClient, TOPIC_PREFIX, TEST_ENV.TOPIC_PUBLISHER_ARNS.split(',')),
+    topics: subscriptionTopics(snsClient, TOPIC_PREFIX, TEST_ENV.TOPIC_PUBLISHER_ARNS.split(','), TEST_ENV.TOPIC_MANAGER_ARNS.split(',')),
     topicPrefix: TOPIC_PREFIX,
     deadLetterQueueArn: TEST_ENV.DELIVERY_DEAD_LETTER_QUEUE_ARN,
     graceMs: 15 * 60_000,

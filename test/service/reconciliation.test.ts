@@ -21,6 +21,7 @@ import {
   GetTopicAttributesCommand,
   ListSubscriptionsByTopicCommand,
   ListTagsForResourceCommand,
+  SetTopicAttributesCommand,
   SNSClient,
   UnsubscribeCommand,
 } from '@aws-sdk/client-sns';
@@ -58,13 +59,14 @@ const { subscriptionRepository } = await import('../../shared/subscriptions/repo
 const { subscriptionTopics } = await import('../../shared/subscriptions/topics');
 const { HTTP_DELIVERY_POLICY } = await import('../../shared/subscriptions/delivery-policy');
 const { listAllTopicArns } = await import('../../shared/reconciliation/sns-inventory');
+const { topicAccessPolicy } = await import('../../shared/subscriptions/topic-policy');
 
 /** A reconciler run as the scheduled function makes it, `minutesLater` than now by its clock. */
 function reconcile({ minutesLater = 0, dryRun = false } = {}) {
   return reconcileTopics({
     sns: snsClient,
     repository: subscriptionRepository(documentClient, TABLE_NAME),
-    topics: subscriptionTopics(snsClient, TOPIC_PREFIX, TEST_ENV.TOPIC_PUBLISHER_ARNS.split(',')),
+    topics: subscriptionTopics(snsClient, TOPIC_PREFIX, TEST_ENV.TOPIC_PUBLISHER_ARNS.split(','), TEST_ENV.TOPIC_MANAGER_ARNS.split(',')),
     topicPrefix: TOPIC_PREFIX,
     deadLetterQueueArn: TEST_ENV.DELIVERY_DEAD_LETTER_QUEUE_ARN,
     graceMs: GRACE_MS,
@@ -438,12 +440,14 @@ describe('topics of the prefix made by hand', () => {
     // The scheduled function itself, on the real clock.
     const summary = await reconcileHandler({}, lambdaContext('reconcileTopics'));
 
-    expect(summary).toEqual({ ...unchanged(4, 1, 1), orphanTopicsDeleted: 1, unrecognizedTopics: [foreign] });
+    // Its topic made by create has the present access policy, not yet remembered on its record: set once.
+    expect(summary).toEqual({ ...unchanged(4, 1, 1), orphanTopicsDeleted: 1, unrecognizedTopics: [foreign], topicPoliciesSet: 1 });
     expect(await topicsOfPrefix()).toEqual([kept.topicArn, young, foreign].sort());
     expect(await topicsOfPrefix()).not.toContain(old);
     expect(await reconcileHandler({}, lambdaContext('reconcileTopics'))).toEqual({
       ...unchanged(3, 1, 1),
       unrecognizedTopics: [foreign],
+      topicPoliciesSet: 0,
     });
   });
 
@@ -455,6 +459,43 @@ describe('topics of the prefix made by hand', () => {
     expect(await reconcile()).toEqual({ ...unchanged(2, 0), orphanTopicsDeleted: 1, errors: 1 });
     expect(await reconcile()).toEqual({ ...unchanged(1, 0), orphanTopicsDeleted: 1 });
     expect(await topicsOfPrefix()).toEqual([]);
+  });
+});
+
+describe("a topic made before its access policy's present statements", () => {
+  it('gets the present policy from the next run, once; again when the principals change; a dry run only counts it', async () => {
+    const { topicArn } = await createOne(freshPortal());
+    const publishOnly = JSON.stringify({
+      Version: '2012-10-17',
+      Statement: [{ Sid: 'OnlyTheServicePublishes', Effect: 'Deny', Principal: '*', Action: 'sns:Publish', Resource: topicArn, Condition: { ArnNotEquals: { 'aws:PrincipalArn': ['arn:aws:iam::000000000000:role/test'] } } }],
+    });
+    await inspectSns.send(new SetTopicAttributesCommand({ TopicArn: topicArn, AttributeName: 'Policy', AttributeValue: publishOnly }));
+    const principals = { publisherArns: TEST_ENV.TOPIC_PUBLISHER_ARNS.split(','), managerArns: TEST_ENV.TOPIC_MANAGER_ARNS.split(',') };
+    const run = (topicPolicy: typeof principals, dryRun = false) =>
+      reconcileTopics({
+        sns: snsClient,
+        repository: subscriptionRepository(documentClient, TABLE_NAME),
+        topics: subscriptionTopics(snsClient, TOPIC_PREFIX, principals.publisherArns, principals.managerArns),
+        topicPrefix: TOPIC_PREFIX,
+        deadLetterQueueArn: TEST_ENV.DELIVERY_DEAD_LETTER_QUEUE_ARN,
+        graceMs: GRACE_MS,
+        now: Date.now,
+        dryRun,
+        topicPolicy,
+      });
+    const policyOf = async () => (await inspectSns.send(new GetTopicAttributesCommand({ TopicArn: topicArn }))).Attributes!.Policy;
+
+    expect(await run(principals, true)).toMatchObject({ wouldSetTopicPolicies: 1, errors: 0 });
+    expect(await policyOf()).toBe(publishOnly);
+
+    expect(await run(principals)).toMatchObject({ topicPoliciesSet: 1, errors: 0 });
+    expect(await policyOf()).toBe(topicAccessPolicy(topicArn, principals.publisherArns, principals.managerArns));
+    // Remembered on the record: the next run asks SNS nothing.
+    expect(await run(principals)).toMatchObject({ topicPoliciesSet: 0, errors: 0 });
+    // A managing role added: every topic names it.
+    const more = { ...principals, managerArns: [...principals.managerArns, 'arn:aws:iam::000000000000:role/new-manager'] };
+    expect(await run(more)).toMatchObject({ topicPoliciesSet: 1, errors: 0 });
+    expect(JSON.parse((await policyOf())!).Statement[1].Condition.ArnNotEquals['aws:PrincipalArn']).toContain('arn:aws:iam::000000000000:role/new-manager');
   });
 });
 
@@ -532,14 +573,22 @@ describe('npm run reconcile', () => {
     const seen = { topicsSeen: 1, recordsSeen: 1, skippedYoung: 0, subscriptionsGone: 0, errors: 0, unrecognizedTopics: [] };
 
     const dryRun = await reconcileCli('--dry-run');
-    expect(summaryOf(dryRun.stdout)).toEqual({ ...seen, wouldDeleteOrphanTopics: 1, wouldRepairRecords: 1, wouldUpdateSubscriptionStates: 0, dryRun: true });
+    expect(summaryOf(dryRun.stdout)).toEqual({
+      ...seen,
+      wouldDeleteOrphanTopics: 1,
+      wouldRepairRecords: 1,
+      wouldUpdateSubscriptionStates: 0,
+      wouldSetTopicPolicies: 0,
+      dryRun: true,
+    });
     expect(await topicsOfPrefix()).toEqual([orphan]);
 
     const run = await reconcileCli();
-    expect(summaryOf(run.stdout)).toEqual({ ...seen, orphanTopicsDeleted: 1, recordsRepaired: 1, subscriptionStatesUpdated: 0, dryRun: false });
+    expect(summaryOf(run.stdout)).toEqual({ ...seen, orphanTopicsDeleted: 1, recordsRepaired: 1, subscriptionStatesUpdated: 0, topicPoliciesSet: 0, dryRun: false });
     await expectAgreement([], [LOCAL_SERVICE_ROLE_ARN]);
 
-    expect(summaryOf((await reconcileCli()).stdout)).toEqual(unchanged(1, 1));
+    // The recreated topic's policy is remembered: nothing to set again.
+    expect(summaryOf((await reconcileCli()).stdout)).toEqual({ ...unchanged(1, 1), topicPoliciesSet: 0 });
   }, 120_000);
 
   it('prints a dry run’s summary once, and every log line of it says what would be done, not what was', async () => {

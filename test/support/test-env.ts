@@ -20,6 +20,8 @@ export const TEST_ENV = {
   // (localPrincipalArn): `test` above, and `local` where a suite starts a local stack in its own
   // process, which signs the handlers' calls so; the topics they create let these publish.
   TOPIC_PUBLISHER_ARNS: 'arn:aws:iam::000000000000:role/test,arn:aws:iam::000000000000:role/local',
+  // The same principals subscribe endpoints and change or delete the topics.
+  TOPIC_MANAGER_ARNS: 'arn:aws:iam::000000000000:role/test,arn:aws:iam::000000000000:role/local',
   // The suites' receivers listen on 127.0.0.1, as under npm start.
   ALLOW_LOOPBACK_ENDPOINTS: 'true',
   POWERTOOLS_LOG_LEVEL: 'SILENT',

@@ -1,15 +1,18 @@
 /**
  * A topic's access policy (its `Policy` attribute), as far as the emulator enforces it: the Deny
- * statements, for Publish (and PublishBatch, which SNS authorizes as Publish). The emulator models no IAM: a request's principal is the role its
+ * statements, for Publish (and PublishBatch, which SNS authorizes as Publish) and Subscribe. The emulator models no IAM: a request's principal is the role its
  * SigV4 access key id names (localPrincipalArn, infra/aws/local-account.ts), and whatever no
  * Deny refuses is allowed, as for a principal of the topic's account whose IAM policies allow
  * it. So a policy that denies Publish to every principal but some is enforced as on AWS, and
  * an Allow statement grants nothing beyond that (docs/local.md, "How local differs from AWS").
  *
  * Conditions are evaluated for the operators String(Not)Equals, String(Not)Like, Arn(Not)Equals
- * and Arn(Not)Like on the keys aws:PrincipalArn and aws:PrincipalAccount. A Deny statement with
- * any other condition counts as matching: the emulator denies rather than allows what it cannot
- * judge.
+ * and Arn(Not)Like on the keys aws:PrincipalArn and aws:PrincipalAccount, and Bool on
+ * aws:SecureTransport, which is taken as true: the local API is plain HTTP on loopback by design
+ * (the SDK and CLI are pointed at http://127.0.0.1), so a policy's deny of requests not made
+ * over TLS is treated as not applicable locally rather than refusing every request. A Deny
+ * statement with any other condition counts as matching: the emulator denies rather than allows
+ * what it cannot judge.
  */
 import { SnsError } from './errors';
 
@@ -25,7 +28,7 @@ interface Statement {
 export interface PolicyRequest {
   principalArn: string;
   principalAccount: string;
-  /** As IAM writes it, `sns:Publish`. */
+  /** As IAM writes it, `sns:Publish`, `sns:Subscribe`. */
   action: string;
   resource: string;
 }
@@ -65,6 +68,7 @@ function principalMatches(principal: unknown, request: PolicyRequest): boolean {
 const CONDITION_KEYS: Record<string, (request: PolicyRequest) => string> = {
   'aws:principalarn': (request) => request.principalArn,
   'aws:principalaccount': (request) => request.principalAccount,
+  'aws:securetransport': () => 'true',
 };
 
 /** Whether every condition holds; undefined when one cannot be judged here. */
@@ -74,12 +78,15 @@ function conditionsHold(condition: unknown, request: PolicyRequest): boolean | u
   for (const [operator, keys] of Object.entries(condition)) {
     const negated = /^(String|Arn)Not/.test(operator);
     const like = /Like$/.test(operator);
-    if (!/^(String|Arn)(Not)?(Equals|Like)$/.test(operator) || typeof keys !== 'object' || keys === null) return undefined;
+    const bool = operator === 'Bool';
+    if (!(bool || /^(String|Arn)(Not)?(Equals|Like)$/.test(operator)) || typeof keys !== 'object' || keys === null) return undefined;
     for (const [key, expected] of Object.entries(keys)) {
       const read = CONDITION_KEYS[key.toLowerCase()];
       if (!read) return undefined;
       const actual = read(request);
-      const anyMatches = values(expected).some((value) => (like ? matchesPattern(value, actual) : value === actual));
+      // Bool compares true/false whatever their case, and a policy may write them unquoted.
+      const expectedValues = bool ? [expected].flat().map((value) => String(value).toLowerCase()) : values(expected);
+      const anyMatches = expectedValues.some((value) => (like ? matchesPattern(value, actual) : value === actual));
       if (negated ? anyMatches : !anyMatches) return false;
     }
   }

@@ -5,6 +5,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { localPrincipalArn } from '../../../aws/local-account';
 import { SnsError, invalidParameter } from '../errors';
+import { authorizationError, explicitlyDenied } from '../topic-policy';
 import { parseFilterPolicy } from '../filter-policy';
 import { maskPasswords } from '../masking';
 import { attributesXml, el, type QueryParams } from '../query-protocol';
@@ -181,6 +182,12 @@ export function newToken(): string {
 
 export const subscribe: Handler = (sns, params, request) => {
   const topic = sns.topic(params.require('TopicArn'));
+  // The topic's access policy first, as SNS authorizes a request before it reads its parameters.
+  if (topic.attributes.Policy) {
+    const { accountId } = sns.settings;
+    const check = { principalArn: localPrincipalArn(request.accessKeyId ?? '', accountId), principalAccount: accountId, action: 'sns:Subscribe', resource: topic.arn };
+    if (explicitlyDenied(topic.attributes.Policy, check)) throw authorizationError(check);
+  }
   const protocol = params.require('Protocol').toLowerCase();
   const rule = Object.hasOwn(ENDPOINT_RULES, protocol) ? ENDPOINT_RULES[protocol] : undefined;
   if (!rule) throw invalidParameter(`Amazon SNS does not support this protocol string: ${protocol}`);
