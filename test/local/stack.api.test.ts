@@ -65,6 +65,10 @@ describe.each(API_PREFIXES.map((prefix) => [prefix]))('the API under %s', (prefi
       deadLetters: 0,
       lastDeadLetterAt: null,
       deadLettersDropped: 0,
+      deliveredLast24h: 0,
+      failedLast24h: 0,
+      lastDeliveredAt: null,
+      lastFailedAt: null,
     });
 
     // Rename
