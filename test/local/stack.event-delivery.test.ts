@@ -214,8 +214,12 @@ describe('events put together', () => {
       },
       { withTopic: true },
     );
+    // Meanwhile the attempts consumer, in this process too, keeps SNS's delivery status records of
+    // these deliveries (its calls are held in test/delivery/attempts-recorder.test.ts): not the dispatcher's.
+    const attemptsConsumerCalls = new Set(['GetItemCommand', 'ListTagsForResourceCommand', 'TransactWriteItemsCommand']);
+    const dispatcherCalls = calls.filter((call) => !attemptsConsumerCalls.has(call));
 
-    expect(calls.sort()).toEqual(
+    expect(dispatcherCalls.sort()).toEqual(
       ['QueryCommand', 'QueryCommand', ...[alphaOne, alphaTwo, beta].map((subscription) => `PublishBatchCommand ${subscription.topicArn}`)].sort(),
     );
     const [alphaCreate, betaCreate, alphaUpdate, alphaCreateAgain] = ids;

@@ -71,6 +71,23 @@ describe.each([0, 1] as const)('the operations under prefix %i', (prefix) => {
           Resource: record.topicArn,
           Condition: { ArnNotEquals: { 'aws:PrincipalArn': TEST_ENV.TOPIC_PUBLISHER_ARNS.split(',') } },
         },
+        // Only the service's roles (and the account's root) subscribe endpoints or change the topic.
+        {
+          Sid: 'OnlyTheServiceSubscribesAndManages',
+          Effect: 'Deny',
+          Principal: '*',
+          Action: ['sns:Subscribe', 'sns:SetTopicAttributes', 'sns:AddPermission', 'sns:RemovePermission', 'sns:DeleteTopic'],
+          Resource: record.topicArn,
+          Condition: { ArnNotEquals: { 'aws:PrincipalArn': [...TEST_ENV.TOPIC_MANAGER_ARNS.split(','), 'arn:aws:iam::000000000000:root'] } },
+        },
+        {
+          Sid: 'OnlyOverTls',
+          Effect: 'Deny',
+          Principal: '*',
+          Action: ['sns:Publish', 'sns:Subscribe', 'sns:SetTopicAttributes', 'sns:AddPermission', 'sns:RemovePermission', 'sns:DeleteTopic'],
+          Resource: record.topicArn,
+          Condition: { Bool: { 'aws:SecureTransport': 'false' } },
+        },
       ],
     });
     expect(topicAttributes).not.toHaveProperty('KmsMasterKeyId');
