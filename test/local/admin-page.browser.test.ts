@@ -185,7 +185,8 @@ async function deadLettersKept(configId: string, count: number): Promise<DeadLet
 /** Creates a subscription through the API, as another client of the portal would. */
 async function createdElsewhere(overrides: Record<string, unknown> = {}): Promise<string> {
   const answer = await call(local.stack, 'POST', PREFIX, { token, body: newSubscription(overrides) });
-  expect(answer.status).toBe(200);
+  // The body too, so a refusal says why.
+  expect({ status: answer.status, body: answer.body }).toMatchObject({ status: 200 });
   return answer.body.record.configId;
 }
 

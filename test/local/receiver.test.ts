@@ -133,7 +133,7 @@ describe('a start that cannot work', () => {
   it('without TOPIC_ARNS says so in one line, no stack trace', async () => {
     const { code, output } = await runUntilExit({ ...variables(await freePort()), TOPIC_ARNS: '' });
     expect(code).toBe(1);
-    expect(output).toContain('\nnpm run receiver failed: Set TOPIC_ARNS to the topics to accept (a trailing * makes a prefix).\n');
+    expect(`\n${output}`).toContain('\nnpm run receiver failed: Set TOPIC_ARNS to the topics to accept (a trailing * makes a prefix).\n');
     expect(output).not.toMatch(/\n\s+at |Error:|throw/);
   }, 40_000);
 
@@ -144,7 +144,7 @@ describe('a start that cannot work', () => {
     try {
       const { code, output } = await runUntilExit(variables(port));
       expect(code).toBe(1);
-      expect(output).toContain(
+      expect(`\n${output}`).toContain(
         `\nnpm run receiver failed: Port ${port} on 127.0.0.1 is in use: stop what listens there (another receiver?), or choose another port: RECEIVER_PORT=${port + 1} npm run receiver\n`,
       );
       expect(output).not.toMatch(/\n\s+at |Unhandled|EADDRINUSE/);

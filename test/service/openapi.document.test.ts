@@ -357,17 +357,20 @@ describe('the local stack', () => {
     expect(page.headers.get('content-security-policy')).toContain("default-src 'self'");
     const html = await page.text();
     expect(html).toContain('<script type="module" src="app.js"></script>');
-    // It links integrators to the page on the receiving side, which the same server serves, that
-    // file of docs/ alone, with the page's headers.
-    const link = /<a href="([^"]+)">docs\/receiving\.md<\/a>/.exec(html)?.[1];
+    // It links integrators to the page on the receiving side, in a tab of its own (the admin tab
+    // stays signed in), which the same server serves rendered from docs/, with the page's headers.
+    const link = /<a href="([^"]+)" target="_blank" rel="noopener">docs\/receiving\.md<\/a>/.exec(html)?.[1];
     expect(link).toBeDefined();
     const receiving = await fetch(new URL(link!, local.stack.adminUrl));
     expect(receiving.status).toBe(200);
-    expect(receiving.headers.get('content-type')).toBe('text/markdown; charset=utf-8');
+    expect(receiving.headers.get('content-type')).toBe('text/html; charset=utf-8');
     expect(receiving.headers.get('content-security-policy')).toContain("default-src 'self'");
     expect(receiving.headers.get('x-content-type-options')).toBe('nosniff');
-    expect(await receiving.text()).toBe(readFileSync(fileURLToPath(new URL('../../docs/receiving.md', import.meta.url)), 'utf8'));
-    expect((await fetch(new URL('../docs/local.md', local.stack.adminUrl))).status).toBe(404);
+    const firstHeading = /^# (.+)$/m.exec(readFileSync(fileURLToPath(new URL('../../docs/receiving.md', import.meta.url)), 'utf8'))![1]!;
+    expect(await receiving.text()).toContain(`>${firstHeading}</h1>`);
+    // Only the repository's markdown pages: no other file of docs/ or of the repository.
+    expect((await fetch(new URL('../docs/admin-page.png', local.stack.adminUrl))).status).toBe(404);
+    expect((await fetch(new URL('../docs/no-such-page.md', local.stack.adminUrl))).status).toBe(404);
     const script = await fetch(`${local.stack.adminUrl}app.js`);
     expect(script.headers.get('content-type')).toMatch(/^text\/javascript/);
     expect(await script.text()).toContain("from './api-client.js'");
