@@ -98,7 +98,8 @@ describe('create', () => {
       code: 'ENDPOINT_IN_SERVICE_ACCOUNT',
       message: expect.stringMatching(new RegExp(`^The ${protocol} endpoint is in the service's own AWS account`)),
     });
-    expect(calls).toEqual([]);
+    // Only the portal's rate limit is counted (its middleware runs before the operation); no SNS call.
+    expect(calls).toEqual(['UpdateItemCommand']);
     expect(await subscriptionItems(portalId)).toEqual([]);
     expect(await portalTopicArns(portalId)).toEqual([]);
   });

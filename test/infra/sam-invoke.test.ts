@@ -14,7 +14,7 @@ import { gunzipSync } from 'node:zlib';
 import { logSubscriptionEventOf } from '../../shared/attempts/delivery-status-record';
 import { ATTEMPTS_RECORDER, DEAD_LETTER_RECORDER, DISPATCHER, OPERATIONS, RECONCILER } from '../../shared/operations';
 import { freshPortal } from '../support/api';
-import { allTopicArns, subscriptionItems } from '../support/aws-state';
+import { allTopicArns, lastConfirmationRequestMinutesAgo, subscriptionItems } from '../support/aws-state';
 import { REQUIRED_CONTEXT, serviceApp, validationReportsOf } from '../support/cdk-app';
 import {
   invokeFunction,
@@ -301,6 +301,8 @@ describe('the synthesized functions, invoked as sam local invoke does', () => {
 
   it('confirm answers 200 and asks the pending endpoint to confirm again', async () => {
     const { portalId, configId } = await createdSubscription();
+    // Create's own confirmation request is 5 minutes old, as a person waiting would find it.
+    await lastConfirmationRequestMinutesAgo(portalId, configId, 5);
 
     const answer = await samLocalInvoke('confirmSubscription', sampleEvent('confirmSubscription', { portalId, configId }));
 

@@ -254,7 +254,7 @@ describe('an http subscription', () => {
       SignatureVersion: '1',
       Signature: expect.any(String),
       SigningCertURL: emulator.signingCertUrl,
-      UnsubscribeURL: `${emulator.endpoint}/?Action=Unsubscribe&SubscriptionArn=${subscriptionArn}`,
+      UnsubscribeURL: `${emulator.httpsEndpoint}/?Action=Unsubscribe&SubscriptionArn=${subscriptionArn}`,
       MessageAttributes: { kind: { Type: 'String', Value: 'asset_bank.media.create' } },
     });
     expect(await snsSignatureVerifies(notification.json!)).toBe(true);
