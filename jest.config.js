@@ -15,4 +15,6 @@ export default {
   // The service's log lines a test provokes and does not capture are held back (quiet-logs.ts).
   setupFilesAfterEnv: ['<rootDir>/test/support/quiet-logs.ts'],
   testTimeout: 30_000,
+  // Per-suite wall times after every run of more than one suite (suite-times-reporter.js).
+  reporters: ['default', '<rootDir>/test/support/suite-times-reporter.js'],
 };
