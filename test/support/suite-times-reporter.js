@@ -11,7 +11,7 @@ const SHOWN_ON_CONSOLE = 12;
 export default class SuiteTimesReporter {
   #rootDir;
   #times = [];
-  #startedAt = Date.now(); // before the global setup starts the services, so it counts too
+  #startedAt = Date.now(); // after the global setup (DynamoDB Local, the SNS emulator): jest makes reporters then
 
   constructor(globalConfig) {
     this.#rootDir = globalConfig.rootDir;
