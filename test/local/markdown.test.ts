@@ -6,6 +6,7 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { adminSiteRoutes } from '../../infra/local/admin-site';
 import { headingAnchor, markdownPage, markdownToHtml } from '../../infra/local/markdown';
 import { PROJECT_ROOT } from '../support/npm-start';
 
@@ -44,6 +45,11 @@ describe.each(PAGES)('%s', (page) => {
     const anchors = new Set([...html.matchAll(/<h\d id="([^"]+)"/g)].map((match) => match[1]!));
     expect([...new Set(anchorsLinked)].filter((anchor) => !anchors.has(anchor))).toEqual([]);
   });
+});
+
+it('serves every one of these pages on the local site, so links between them work there too', () => {
+  const served = Object.keys(adminSiteRoutes({}));
+  expect(PAGES.map((page) => `/${page}`).filter((path) => !served.includes(path))).toEqual([]);
 });
 
 it('escapes what a page holds, so nothing in it becomes markup', () => {
