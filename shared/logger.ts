@@ -14,7 +14,7 @@
  *
  * Our own rather than Powertools' Logger, which throws on a looping cause, a throwing getter or
  * Proxy, and adds about 17 KB and several ms of module load to a bundle, close to the 1.15x of its
- * floor a function is held to (docs/performance.md; the measurements: docs/decisions.md).
+ * floor a function is held to (docs/performance.md; the measurements: docs/decisions/own-logger.md).
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Context } from 'aws-lambda';

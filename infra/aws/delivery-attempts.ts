@@ -1,7 +1,6 @@
 /**
- * Delivery attempts on AWS (docs/decisions.md, "Delivery attempts: from SNS's logs into the
- * portal's partition"): the role SNS assumes to write each topic's delivery status logs, and the
- * consumer that keeps every attempt for its tenant.
+ * Delivery attempts on AWS (docs/decisions/attempts-from-sns-logs.md): the role SNS assumes to
+ * write each topic's delivery status logs, and the consumer that keeps every attempt for its tenant.
  *
  * SNS writes to log groups it creates itself, one per topic and outcome
  * (`sns/<region>/<account>/<topic>` and `.../Failure`), on the first delivery it logs, so no

@@ -3,8 +3,8 @@
  * `GET /openapi.json`, the admin page at `GET /admin/` (plain ES modules and CSS from
  * admin/, read from the repository at each request: no build step, no CDN), and the project's
  * pages rendered as HTML (markdown.ts), so the admin page's link to docs/receiving.md opens a
- * readable page: every docs/*.md at `GET /docs/<page>.md`, and the README at `GET /README.md`,
- * so that links between them work.
+ * readable page: every docs/*.md at `GET /docs/<page>.md`, the decision records at
+ * `GET /docs/decisions/<record>.md`, and the README at `GET /README.md`, so that links between them work.
  * The page reads the catalog, the protocols, its API paths and the token endpoint from the
  * document, so it follows the operations table and the configuration like everything else.
  */
@@ -31,11 +31,16 @@ const SITE_FILES: Readonly<Record<string, { file: string; contentType: string }>
   [`${ADMIN_PATH}docs.css`]: { file: 'admin/docs.css', contentType: 'text/css; charset=utf-8' },
 };
 
-/** The markdown pages served as HTML, by URL path: the README and docs/*.md, as they are now in the repository. */
+/**
+ * The markdown pages served as HTML, by URL path: the README, docs/*.md and the decision records
+ * (docs/decisions/*.md, their index among them), as they are now in the repository.
+ */
 function documentationPages(): Record<string, string> {
   const pages: Record<string, string> = { '/README.md': 'README.md' };
-  for (const name of readdirSync(fileURLToPath(new URL('docs/', REPOSITORY)))) {
-    if (/^[a-z0-9-]+\.md$/.test(name)) pages[`/docs/${name}`] = `docs/${name}`;
+  for (const folder of ['docs/', 'docs/decisions/']) {
+    for (const name of readdirSync(fileURLToPath(new URL(folder, REPOSITORY)))) {
+      if (/^([a-z0-9-]+|README)\.md$/.test(name)) pages[`/${folder}${name}`] = `${folder}${name}`;
+    }
   }
   return pages;
 }

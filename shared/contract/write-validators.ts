@@ -128,8 +128,8 @@ const REFERENCE_OPTIONS = ', parentData, parentDataProperty, rootData=data, dyna
  * ajv writes each of a validator's errors out in full, seven statements apiece; create's body has
  * sixty of them. Written as one push of an object that `failure()` (FAILURE_HELPER, declared once
  * per module) builds where it can, the same errors in the same order take a third less code:
- * bytes every cold start of create reads and compiles (docs/decisions.md, "Cold start ahead of
- * the default CDK build").
+ * bytes every cold start of create reads and compiles
+ * (docs/decisions/validators-compiled-at-build-time.md).
  */
 function withShorterErrors(code: string, name: string): string {
   const shorter = code.replace(ERROR_PUSH, (_whole, _variable: string, error: string) => {

@@ -3,7 +3,7 @@
  * client with its settings), bound to it for the code that calls them. Plain functions rather
  * than a class's methods, so that a function's bundle carries only the operations it names: a
  * class's methods all stay in every bundle that constructs it, with the SDK commands they send
- * (docs/decisions.md, "Cold start ahead of the default CDK build").
+ * (docs/decisions/bundles-carry-only-their-operation.md).
  */
 
 export type Operation<Target> = (target: Target, ...args: never[]) => unknown;

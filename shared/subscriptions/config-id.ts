@@ -26,7 +26,7 @@ let sequence = 0;
  * topic's age from its name (topic-names.ts). Within one millisecond the counter keeps this
  * process's ids in order: it starts at a random value below 2048 and counts up, and a full
  * counter moves on to the next millisecond. Our own rather than the uuid package's v7: a
- * kilobyte less in create's bundle (docs/decisions.md, "Cold start ahead of the default CDK build").
+ * kilobyte less in create's bundle (docs/decisions/bundles-carry-only-their-operation.md).
  */
 export function newConfigId(now: number = Date.now()): string {
   const bytes = randomFillSync(Buffer.alloc(16));

@@ -1,14 +1,24 @@
 /**
- * The project's pages as the admin site serves them (infra/local/markdown.ts): every docs page
- * and the README render with no markdown left showing, headings carry GitHub's anchors (so the
- * pages' links to each other's sections work), and nothing in a page becomes markup.
+ * The project's pages as the admin site serves them (infra/local/markdown.ts): every docs page,
+ * every decision record and the README render with no markdown left showing, headings carry
+ * GitHub's anchors (so the pages' links to each other's sections work), and nothing in a page
+ * becomes markup.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { adminSiteRoutes } from '../../infra/local/admin-site';
 import { headingAnchor, markdownPage, markdownToHtml } from '../../infra/local/markdown';
 import { PROJECT_ROOT } from '../support/npm-start';
 
-const PAGES = ['README.md', ...readdirSync(join(PROJECT_ROOT, 'docs')).filter((name) => name.endsWith('.md')).map((name) => `docs/${name}`)];
+/** The pages the local site serves: the README, docs/*.md and the decision records (docs/decisions/*.md). */
+const PAGES = [
+  'README.md',
+  ...['docs', 'docs/decisions'].flatMap((folder) =>
+    readdirSync(join(PROJECT_ROOT, folder))
+      .filter((name) => name.endsWith('.md'))
+      .map((name) => `${folder}/${name}`),
+  ),
+];
 
 /** The text a reader sees outside code: tags and code removed, entities kept. */
 function proseOf(html: string): string {
@@ -35,6 +45,11 @@ describe.each(PAGES)('%s', (page) => {
     const anchors = new Set([...html.matchAll(/<h\d id="([^"]+)"/g)].map((match) => match[1]!));
     expect([...new Set(anchorsLinked)].filter((anchor) => !anchors.has(anchor))).toEqual([]);
   });
+});
+
+it('serves every one of these pages on the local site, so links between them work there too', () => {
+  const served = Object.keys(adminSiteRoutes({}));
+  expect(PAGES.map((page) => `/${page}`).filter((path) => !served.includes(path))).toEqual([]);
 });
 
 it('escapes what a page holds, so nothing in it becomes markup', () => {
