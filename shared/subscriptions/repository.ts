@@ -232,38 +232,22 @@ export async function storeSubscriptionState(
  * Remembers on the record the delivery status logging its topic was given (delivery-status.ts),
  * only while the record still has that topic; false when it has not.
  */
-export async function storeDeliveryStatusMark(
-  table: RecordTable,
-  { portalId, configId, topicArn }: Pick<Subscription, 'portalId' | 'configId' | 'topicArn'>,
-  mark: string,
-): Promise<boolean> {
-  try {
-    await table.db.send(
-      new UpdateCommand({
-        TableName: table.tableName,
-        Key: { portalId, sk: subscriptionKeyOf(configId) },
-        UpdateExpression: 'SET #mark = :mark',
-        ConditionExpression: 'topicArn = :topicArn',
-        ExpressionAttributeNames: { '#mark': DELIVERY_STATUS_ATTRIBUTE },
-        ExpressionAttributeValues: { ':mark': mark, ':topicArn': topicArn },
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return false;
-    throw error;
-  }
+export async function storeDeliveryStatusMark(table: RecordTable, record: TopicOfRecord, mark: string): Promise<boolean> {
+  return storeTopicMark(table, record, DELIVERY_STATUS_ATTRIBUTE, mark);
 }
 
 /**
  * Remembers on the record the access policy its topic was given (topic-policy.ts), only while the
  * record still has that topic; false when it has not.
  */
-export async function storeTopicPolicyMark(
-  table: RecordTable,
-  { portalId, configId, topicArn }: Pick<Subscription, 'portalId' | 'configId' | 'topicArn'>,
-  mark: string,
-): Promise<boolean> {
+export async function storeTopicPolicyMark(table: RecordTable, record: TopicOfRecord, mark: string): Promise<boolean> {
+  return storeTopicMark(table, record, TOPIC_POLICY_ATTRIBUTE, mark);
+}
+
+type TopicOfRecord = Pick<Subscription, 'portalId' | 'configId' | 'topicArn'>;
+
+/** A mark of what the reconciler set on a record's topic, kept only while the record has that topic. */
+async function storeTopicMark(table: RecordTable, { portalId, configId, topicArn }: TopicOfRecord, attribute: string, mark: string): Promise<boolean> {
   try {
     await table.db.send(
       new UpdateCommand({
@@ -271,7 +255,7 @@ export async function storeTopicPolicyMark(
         Key: { portalId, sk: subscriptionKeyOf(configId) },
         UpdateExpression: 'SET #mark = :mark',
         ConditionExpression: 'topicArn = :topicArn',
-        ExpressionAttributeNames: { '#mark': TOPIC_POLICY_ATTRIBUTE },
+        ExpressionAttributeNames: { '#mark': attribute },
         ExpressionAttributeValues: { ':mark': mark, ':topicArn': topicArn },
       }),
     );
