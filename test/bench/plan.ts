@@ -3,7 +3,8 @@
  * ./floors/), the scaling rows of list and the dispatcher, and how many runs of each.
  *
  *   --quick       a smoke run with few iterations and small scaling rows; its figures mean nothing
- *   --only a,b    those functions' rows alone (list's and the dispatcher's scaling rows with them)
+ *   --only a,b    those functions' rows alone (list's and the dispatcher's scaling rows with them,
+ *                 and with the dispatcher the end-to-end row)
  */
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -61,6 +62,8 @@ export interface Iterations {
   /** The dispatcher's batches; the first is the dispatcher's own row. */
   dispatchShapes: DispatchShape[];
   dispatchIterations: number;
+  /** Events timed from PutEvents to the endpoint under `npm start`'s path, after warm-up ones not counted (./end-to-end.ts). */
+  endToEnd: { events: number; warmUp: number };
 }
 
 /** The full run stays well under 10 minutes on 2 loaded cores. */
@@ -90,6 +93,8 @@ const FULL: Iterations = {
     { events: 10, portals: 10, recipients: 1 },
   ],
   dispatchIterations: 200,
+  // 200 for a p99 that is more than the largest few; the first 20 warm the JIT and DynamoDB Local's paths.
+  endToEnd: { events: 200, warmUp: 20 },
 };
 
 // The quick run saves processes (each costs seconds on a loaded machine): no load-only ones,
@@ -111,6 +116,7 @@ const QUICK: Iterations = {
     { events: 3, portals: 3, recipients: 1 },
   ],
   dispatchIterations: 2,
+  endToEnd: { events: 3, warmUp: 1 },
 };
 
 export interface BenchPlan {
