@@ -8,7 +8,7 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { EndToEndResult } from './end-to-end-run';
 import { ROOT, type BenchPlan } from './plan';
-import { median, quantile } from './statistics';
+import { median, medianInterval, quantile } from './statistics';
 import type { Row } from './table';
 
 /** Starting the stack (DynamoDB Local's JVM), confirming, and some 220 events one at a time. */
@@ -39,9 +39,10 @@ export async function endToEndRow({ iterations, outDir }: BenchPlan): Promise<Ro
   if (code !== 0) throw new Error(`the end-to-end run exited ${code}: ${stderr.trim().slice(-1500)}`);
   const { totalMs, directMs, hops } = JSON.parse(readFileSync(resultPath, 'utf8')) as EndToEndResult;
   const share = (values: number[]) => `${median(values).toFixed(1)} ms`;
+  const ratios = totalMs.map((total, index) => total / directMs[index]!);
   return {
     label: END_TO_END_LABEL,
-    warmMedianMs: { function: median(totalMs), floor: median(directMs), ratio: median(totalMs.map((total, index) => total / directMs[index]!)) },
+    warmMedianMs: { function: median(totalMs), floor: median(directMs), ratio: median(ratios), ratioInterval: medianInterval(ratios) },
     warmP99Ms: { function: quantile(totalMs, 0.99), floor: quantile(directMs, 0.99) },
     note:
       `${totalMs.length} events one at a time (p50 and p99 in the warm columns), each beside a direct POST of the same body (the floor); ` +

@@ -77,12 +77,14 @@ const FULL: Iterations = {
   blocks: 10,
   counted: 3,
   listScale: [10, 1_000, 10_000],
-  // A 10,000-record portal is some 5 Query pages and an answer of about 2 MB per invocation
-  // (every endpoint confirmed: no SNS call), and each turn's process spends its first invocation
-  // too: fewer warm ones than the main rows, in turns.
+  // Enough turns for a verdict that holds from run to run (docs/performance.md, "Verdicts that
+  // hold"): with 5 turns the 1,000-record row's ratio swung from 0.75x to 1.52x between runs.
+  // Each turn is a fresh process whose first invocation is not counted; a 10,000-record portal is
+  // some 6 Query pages and an answer of about 2 MB per invocation (every endpoint confirmed: no
+  // SNS call), so its turns hold fewer invocations.
   listTurns: [
-    { warm: 30, blocks: 5 },
-    { warm: 10, blocks: 5 },
+    { warm: 150, blocks: 15 },
+    { warm: 30, blocks: 10 },
   ],
   // One event, one recipient (the function's own row); a bulk upload's batch (ten events of one
   // portal of ten recipients: 1 Query and 10 PublishBatch, against 110 calls one event at a time);
