@@ -3,7 +3,8 @@
  * ./floors/), the scaling rows of list and the dispatcher, and how many runs of each.
  *
  *   --quick       a smoke run with few iterations and small scaling rows; its figures mean nothing
- *   --only a,b    those functions' rows alone (list's and the dispatcher's scaling rows with them)
+ *   --only a,b    those functions' rows alone (list's and the dispatcher's scaling rows with them,
+ *                 and with the dispatcher the end-to-end row)
  */
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -61,6 +62,8 @@ export interface Iterations {
   /** The dispatcher's batches; the first is the dispatcher's own row. */
   dispatchShapes: DispatchShape[];
   dispatchIterations: number;
+  /** Events timed from PutEvents to the endpoint under `npm start`'s path, after warm-up ones not counted (./end-to-end.ts). */
+  endToEnd: { events: number; warmUp: number };
 }
 
 /** The full run stays well under 10 minutes on 2 loaded cores. */
@@ -74,12 +77,14 @@ const FULL: Iterations = {
   blocks: 10,
   counted: 3,
   listScale: [10, 1_000, 10_000],
-  // A 10,000-record portal is some 5 Query pages and an answer of about 2 MB per invocation
-  // (every endpoint confirmed: no SNS call), and each turn's process spends its first invocation
-  // too: fewer warm ones than the main rows, in turns.
+  // Enough turns for a verdict that holds from run to run (docs/performance.md, "Verdicts that
+  // hold"): with 5 turns the 1,000-record row's ratio swung from 0.75x to 1.52x between runs.
+  // Each turn is a fresh process whose first invocation is not counted; a 10,000-record portal is
+  // some 6 Query pages and an answer of about 2 MB per invocation (every endpoint confirmed: no
+  // SNS call), so its turns hold fewer invocations.
   listTurns: [
-    { warm: 30, blocks: 5 },
-    { warm: 10, blocks: 5 },
+    { warm: 150, blocks: 15 },
+    { warm: 30, blocks: 10 },
   ],
   // One event, one recipient (the function's own row); a bulk upload's batch (ten events of one
   // portal of ten recipients: 1 Query and 10 PublishBatch, against 110 calls one event at a time);
@@ -90,6 +95,8 @@ const FULL: Iterations = {
     { events: 10, portals: 10, recipients: 1 },
   ],
   dispatchIterations: 200,
+  // 200 for a p99 that is more than the largest few; the first 20 warm the JIT and DynamoDB Local's paths.
+  endToEnd: { events: 200, warmUp: 20 },
 };
 
 // The quick run saves processes (each costs seconds on a loaded machine): no load-only ones,
@@ -111,6 +118,7 @@ const QUICK: Iterations = {
     { events: 3, portals: 3, recipients: 1 },
   ],
   dispatchIterations: 2,
+  endToEnd: { events: 3, warmUp: 1 },
 };
 
 export interface BenchPlan {

@@ -5,12 +5,14 @@
  * the same clients, nothing else); starts DynamoDB Local and the SNS emulator; measures bundle
  * size, module load (fresh Node processes), the first invocation after load, warm invocations,
  * cold starts beside the CDK's default build of each function, and AWS calls per invocation;
- * prints one table and stops what it started.
+ * then, its services stopped, the end-to-end time from PutEvents to an http endpoint under
+ * `npm start`'s path (./end-to-end.ts); prints one table and stops what it started.
  *
  * `--quick` and `--only`: plan.ts. Exits non-zero only when it could not measure, never because
  * a target is missed.
  */
 import { buildBundles } from './build';
+import { END_TO_END_LABEL, endToEndRow } from './end-to-end';
 import { bundleProcesses } from './invocations';
 import { planFrom, type BenchPlan } from './plan';
 import { log } from './progress';
@@ -31,26 +33,37 @@ async function main(plan: BenchPlan): Promise<void> {
       void services.stop().then(() => process.exit(130));
     });
   }
+  let measured: Awaited<ReturnType<typeof measureRows>>;
   try {
     log('starting DynamoDB Local and the SNS emulator');
-    const { rows, unmeasured } = await measureRows(plan, bundles, processes, await services.start());
-    const { text, rowCount, overTarget, coldStartVsCdkDefault } = formatTable(rows, { smoke: plan.quick });
-    process.stdout.write(`${text}\n`);
-    log('done');
-    for (const failure of unmeasured) process.stdout.write(`could not measure ${failure}\n`);
-    if (plan.quick) {
-      // No verdict and no ratio: a smoke run's would mislead (formatTable, SMOKE_RUN_NOTE).
-      process.stdout.write(`bench: smoke run, ${rowCount} rows measured, none judged (figures: npm run bench without --quick)\n`);
-      if (unmeasured.length > 0) throw new Error(`${unmeasured.length} row(s) could not be measured (above)`);
-      return;
-    }
-    process.stdout.write(`bench: ${rowCount} rows, ${overTarget} over target\n`);
-    // The largest ratio over the functions: the target (targets.ts) holds for every one of them.
-    if (coldStartVsCdkDefault !== undefined) process.stdout.write(`bench: cold start vs default CDK build: ${coldStartVsCdkDefault.toFixed(2)}x\n`);
-    if (unmeasured.length > 0) throw new Error(`${unmeasured.length} row(s) could not be measured (above)`);
+    measured = await measureRows(plan, bundles, processes, await services.start());
   } finally {
     await services.stop();
   }
+  const { rows, unmeasured } = measured;
+  // After the bench's own services stopped: the local stack starts a DynamoDB Local of its own.
+  if (plan.measures('dispatchPortalEvents')) {
+    log(`end to end: ${plan.iterations.endToEnd.events} events from PutEvents to an http endpoint under npm start's path`);
+    try {
+      rows.push(await endToEndRow(plan));
+    } catch (error) {
+      unmeasured.push(`${END_TO_END_LABEL}: ${(error as Error).message.slice(0, 500)}`);
+    }
+  }
+  const { text, rowCount, overTarget, coldStartVsCdkDefault } = formatTable(rows, { smoke: plan.quick });
+  process.stdout.write(`${text}\n`);
+  log('done');
+  for (const failure of unmeasured) process.stdout.write(`could not measure ${failure}\n`);
+  if (plan.quick) {
+    // No verdict and no ratio: a smoke run's would mislead (formatTable, SMOKE_RUN_NOTE).
+    process.stdout.write(`bench: smoke run, ${rowCount} rows measured, none judged (figures: npm run bench without --quick)\n`);
+    if (unmeasured.length > 0) throw new Error(`${unmeasured.length} row(s) could not be measured (above)`);
+    return;
+  }
+  process.stdout.write(`bench: ${rowCount} rows, ${overTarget} over target\n`);
+  // The largest ratio over the functions: the target (targets.ts) holds for every one of them.
+  if (coldStartVsCdkDefault !== undefined) process.stdout.write(`bench: cold start vs default CDK build: ${coldStartVsCdkDefault.toFixed(2)}x\n`);
+  if (unmeasured.length > 0) throw new Error(`${unmeasured.length} row(s) could not be measured (above)`);
 }
 
 const plan = planFrom(process.argv);

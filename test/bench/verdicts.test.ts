@@ -1,0 +1,62 @@
+/**
+ * The bench's verdicts (docs/performance.md, "Verdicts that hold"): a ratio measured in turns is
+ * over its target only when the whole interval around its median is; a row without a target
+ * prints its reason and no verdict.
+ */
+import { medianInterval, pairedFigures } from './statistics';
+import { formatTable, type Row } from './table';
+
+const warmRow = (label: string, ratio: number, ratioInterval: [number, number], extra: Partial<Row> = {}): Row => ({
+  label,
+  warmMedianMs: { function: 10 * ratio, floor: 10, ratio, ratioInterval },
+  warmP99Ms: { function: 20, floor: 20 },
+  ...extra,
+});
+
+const lineOf = (text: string, label: string) => text.split('\n').find((line) => line.startsWith(`| ${label} |`))!;
+
+describe('the interval around a median', () => {
+  it('is the k-th smallest to the k-th largest value, about 95% whatever the distribution', () => {
+    const values = (count: number) => Array.from({ length: count }, (_, index) => count - index);
+
+    expect(medianInterval(values(5))).toEqual([1, 5]);
+    expect(medianInterval(values(10))).toEqual([2, 9]);
+    expect(medianInterval(values(15))).toEqual([4, 12]);
+    expect(medianInterval(values(20))).toEqual([6, 15]);
+    expect(medianInterval(values(30))).toEqual([10, 21]);
+  });
+
+  it('is the interval of the turns\' ratios in a pair measured in turns', () => {
+    const pair = pairedFigures([12, 11, 13, 30, 12, 11, 12, 13, 12, 11], [10, 10, 10, 10, 10, 10, 10, 10, 10, 10]);
+
+    expect(pair.ratio).toBeCloseTo(1.2);
+    expect(pair.ratioInterval).toEqual([1.1, 1.3]);
+  });
+});
+
+describe('a row\'s verdict', () => {
+  it('misses the warm target only when the whole interval is over it, and says so with "!"', () => {
+    const { text, overTarget } = formatTable([
+      warmRow('straddling', 1.3, [1.1, 1.5]),
+      warmRow('over', 1.3, [1.25, 1.4]),
+      warmRow('under', 1.05, [1.01, 1.09]),
+    ]);
+
+    expect(lineOf(text, 'straddling')).toContain('(1.30x 1.10-1.50) |');
+    expect(lineOf(text, 'straddling')).toMatch(/\| met \|$/);
+    expect(lineOf(text, 'over')).toContain('(1.30x 1.25-1.40 !) |');
+    expect(lineOf(text, 'over')).toMatch(/\| OVER TARGET \|$/);
+    expect(lineOf(text, 'under')).toMatch(/\| met \|$/);
+    expect(overTarget).toBe(1);
+  });
+
+  it('of a row without a target prints its ratio and its reason, and no verdict', () => {
+    const { text, overTarget } = formatTable([warmRow('end to end', 27, [25, 30], { untargeted: 'no target: the floor is the last hop alone' })]);
+
+    const line = lineOf(text, 'end to end');
+    expect(line).toContain('(27.00x 25.00-30.00) |');
+    expect(line).toMatch(/\| no target: the floor is the last hop alone \|$/);
+    expect(line).not.toMatch(/OVER TARGET|\bmet\b|!/);
+    expect(overTarget).toBe(0);
+  });
+});
