@@ -1,11 +1,11 @@
-/** Floor of create: the counter read, CreateTopic (with its access policy), Subscribe (with its attributes), the insert transaction. */
+/** Floor of create: the portal's rate-limit token, the counter read, CreateTopic (with its access policy), Subscribe (with its attributes), the insert transaction. */
 import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { CreateTopicCommand, SubscribeCommand } from '@aws-sdk/client-sns';
 import type { Context } from 'aws-lambda';
 import { randomUUID } from 'node:crypto';
 import { documentClient } from '../../../shared/aws/dynamodb';
 import { snsClient } from '../../../shared/aws/sns';
-import { type FloorEvent, TABLE_NAME, bodyOf, ok, portalOf } from './floor-http';
+import { type FloorEvent, TABLE_NAME, bodyOf, ok, portalOf, takePortalToken } from './floor-http';
 
 const DEAD_LETTER_QUEUE_ARN = process.env.DELIVERY_DEAD_LETTER_QUEUE_ARN;
 const PUBLISHERS = process.env.TOPIC_PUBLISHER_ARNS!.split(',');
@@ -21,6 +21,7 @@ export async function handler(event: FloorEvent, context: Context) {
   const portalId = portalOf(event);
   const body = bodyOf<CreateBody>(event);
   const configId = randomUUID();
+  await takePortalToken(portalId, 'createSubscription');
   await documentClient.send(new GetCommand({ TableName: TABLE_NAME, Key: { portalId, sk: 'portal' }, ConsistentRead: true }));
   const name = `${process.env.TOPIC_PREFIX}-${configId}`;
   const [, partition, , , account] = context.invokedFunctionArn.split(':');

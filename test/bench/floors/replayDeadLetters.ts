@@ -1,17 +1,19 @@
 /**
- * Floor of POST /replay: GetItem (the record), GetSubscriptionAttributes (confirmed?), one Query of
- * the kept dead letters, then per message a Publish and a transaction removing it and its count.
+ * Floor of POST /replay: the portal's rate-limit token, GetItem (the record), GetSubscriptionAttributes
+ * (confirmed?), one Query of the kept dead letters, then per message a conditional UpdateItem claiming
+ * it, a Publish and a transaction removing it and its count.
  */
-import { GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { GetSubscriptionAttributesCommand, PublishCommand } from '@aws-sdk/client-sns';
 import type { Context } from 'aws-lambda';
 import { documentClient } from '../../../shared/aws/dynamodb';
 import { snsClient } from '../../../shared/aws/sns';
-import { type FloorEvent, TABLE_NAME, bodyOf, ok, portalOf } from './floor-http';
+import { type FloorEvent, TABLE_NAME, bodyOf, ok, portalOf, takePortalToken } from './floor-http';
 
 export async function handler(event: FloorEvent, _context: Context) {
   const portalId = portalOf(event);
   const { config_id: configId } = bodyOf<{ config_id: string }>(event);
+  await takePortalToken(portalId, 'replayDeadLetters');
   const { Item } = await documentClient.send(new GetCommand({ TableName: TABLE_NAME, Key: { portalId, sk: `subscription#${configId}` }, ConsistentRead: true }));
   await snsClient.send(new GetSubscriptionAttributesCommand({ SubscriptionArn: Item!.subscriptionArn }));
   const { Items = [] } = await documentClient.send(
@@ -25,6 +27,16 @@ export async function handler(event: FloorEvent, _context: Context) {
   );
   await Promise.all(
     Items.map(async (letter) => {
+      const until = Date.now() + 60_000;
+      await documentClient.send(
+        new UpdateCommand({
+          TableName: TABLE_NAME,
+          Key: { portalId, sk: letter.sk },
+          UpdateExpression: 'SET replayClaimedUntil = :until, replayClaimedBy = :by',
+          ConditionExpression: 'attribute_exists(sk) AND (attribute_not_exists(replayClaimedUntil) OR replayClaimedUntil <= :now)',
+          ExpressionAttributeValues: { ':until': until, ':by': 'floor', ':now': Date.now() },
+        }),
+      ).catch(() => undefined); // a floor takes the claim's cost, not its verdict
       await snsClient.send(
         new PublishCommand({ TopicArn: Item!.topicArn, Message: letter.message, MessageAttributes: { event: { DataType: 'String', StringValue: letter.event } } }),
       );

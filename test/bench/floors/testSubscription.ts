@@ -1,15 +1,16 @@
-/** Floor of test: GetItem (find the record), GetSubscriptionAttributes (only a confirmed endpoint gets it), Publish. */
+/** Floor of test: the portal's rate-limit token, GetItem (find the record), GetSubscriptionAttributes (only a confirmed endpoint gets it), Publish. */
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { GetSubscriptionAttributesCommand, PublishCommand } from '@aws-sdk/client-sns';
 import type { Context } from 'aws-lambda';
 import { randomUUID } from 'node:crypto';
 import { documentClient } from '../../../shared/aws/dynamodb';
 import { snsClient } from '../../../shared/aws/sns';
-import { type FloorEvent, TABLE_NAME, bodyOf, ok, portalOf } from './floor-http';
+import { type FloorEvent, TABLE_NAME, bodyOf, ok, portalOf, takePortalToken } from './floor-http';
 
 export async function handler(event: FloorEvent, _context: Context) {
   const portalId = portalOf(event);
   const { config_id: configId } = bodyOf<{ config_id: string }>(event);
+  await takePortalToken(portalId, 'testSubscription');
   const { Item } = await documentClient.send(
     new GetCommand({ TableName: TABLE_NAME, Key: { portalId, sk: `subscription#${configId}` }, ConsistentRead: true }),
   );
