@@ -91,6 +91,10 @@ export class SnsBackend {
           : this.subscriptions.has(delivery.subscriptionArn),
       gaveUp: (delivery, reason) => this.gaveUp(delivery, reason),
       delivered: (delivery) => this.logDeliveryStatus(delivery, { delivered: true, statusCode: delivery.lastStatusCode ?? null, providerResponse: 'OK' }),
+      maxReceivesPerSecondOf: (subscriptionArn) => {
+        const subscription = this.subscriptions.get(subscriptionArn);
+        return subscription && maxReceivesPerSecondOf(deliveryPolicyOf(subscription), this.topics.get(subscription.topicArn));
+      },
       log: settings.log,
     });
   }
@@ -339,7 +343,24 @@ export class SnsBackend {
 
 interface DeliveryPolicy {
   healthyRetryPolicy?: { numRetries?: unknown } | null;
+  throttlePolicy?: { maxReceivesPerSecond?: unknown } | null;
   requestPolicy?: { headerContentType?: unknown } | null;
+}
+
+/**
+ * The subscription's throttle: its delivery policy's `throttlePolicy.maxReceivesPerSecond`, else
+ * its topic's `http.defaultThrottlePolicy`; a value SNS would not take (below 1, not whole) is none.
+ */
+function maxReceivesPerSecondOf(policy: DeliveryPolicy | undefined, topic: TopicRecord | undefined): number | undefined {
+  const valid = (rate: unknown) => (typeof rate === 'number' && Number.isInteger(rate) && rate >= 1 ? rate : undefined);
+  const own = valid(policy?.throttlePolicy?.maxReceivesPerSecond);
+  if (own !== undefined || !topic?.attributes.DeliveryPolicy) return own;
+  try {
+    const topicPolicy = JSON.parse(topic.attributes.DeliveryPolicy) as { http?: { defaultThrottlePolicy?: { maxReceivesPerSecond?: unknown } } } | null;
+    return valid(topicPolicy?.http?.defaultThrottlePolicy?.maxReceivesPerSecond);
+  } catch {
+    return undefined;
+  }
 }
 
 /** The subscription's DeliveryPolicy (checked to be JSON when it was set), or undefined. */
