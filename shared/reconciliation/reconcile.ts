@@ -23,9 +23,11 @@
  *   from the stored one (confirmed, pending, unsubscribed, read off the listing), so that list,
  *   which trusts a stored `confirmed`, shows a confirmation that lapsed within one run;
  * - a topic of the prefix with any other name is reported and left alone;
- * - an http/https record whose SNS subscription exists gets its delivery policy (retries and the
- *   tenant's throttle, delivery-policy.ts) set again when SNS holds another (changed by hand, or
- *   an update whose SNS call failed): one GetSubscriptionAttributes per such subscription per run;
+ * - a record with a throttle (`maxReceivesPerSecond`) whose SNS subscription exists gets its
+ *   delivery policy (the retries and the throttle, delivery-policy.ts) set again when SNS holds
+ *   another (changed by hand, or an update whose SNS call failed): one GetSubscriptionAttributes
+ *   per throttled subscription per run. Only those: reading every subscription's policy would
+ *   cost 100,000 calls a run at the scale docs/scale.md plans for, more than a run has time for;
  * - with delivery status logging configured, a record whose topic exists but was not given the
  *   logging configured now (made before it, or with another role or sample rate) gets it set on
  *   its topic, and remembers so (shared/subscriptions/delivery-status.ts): SNS's listing shows no
@@ -225,9 +227,11 @@ export async function reconcileTopics(deps: ReconcileDeps): Promise<ReconcileSum
       logger.error('could not update a subscription state', { ...item, error: error as Error });
     }
   });
-  // Delivery policies: read where SNS has the subscription (confirmed or pending), set where drifted.
+  // Throttled subscriptions' delivery policies: read where SNS has the subscription (confirmed or pending), set where drifted.
   let deliveryPoliciesSet = 0;
-  const withPolicy = observed.filter(({ record, state }) => state !== 'unsubscribed' && takesDeliveryPolicy(record.protocol));
+  const withPolicy = observed.filter(
+    ({ record, state }) => state !== 'unsubscribed' && record.maxReceivesPerSecond !== undefined && takesDeliveryPolicy(record.protocol),
+  );
   await mapWithConcurrency(withPolicy, CHANGES_IN_FLIGHT, async ({ record }) => {
     const item = { portalId: record.portalId, configId: record.configId, subscriptionArn: record.subscriptionArn };
     try {
