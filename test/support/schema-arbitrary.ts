@@ -150,11 +150,15 @@ function branchesOf(schema: Schema, document: Schema): Branch[] {
 export function objectArbitrary(schema: Schema, document: Schema): fc.Arbitrary<Record<string, unknown>> {
   const properties = Object.entries((schema.properties ?? {}) as Record<string, Schema>);
   const required = new Set<string>(schema.required ?? []);
+  // Required only when another field is absent (an `if`/`then` of `allOf`): mostly present too.
+  const mostlyRequired = new Set<string>(
+    ((schema.allOf ?? []) as Schema[]).flatMap((branch) => ((branch.then as Schema | undefined)?.required as string[] | undefined) ?? []),
+  );
   const record = fc.record(
     Object.fromEntries(
       properties.map(([name, property]) => [
         name,
-        fc.option(mostlyMeeting(valueArbitraries([property], document)), { freq: required.has(name) ? 12 : 2, nil: undefined }),
+        fc.option(mostlyMeeting(valueArbitraries([property], document)), { freq: required.has(name) || mostlyRequired.has(name) ? 12 : 2, nil: undefined }),
       ]),
     ),
   );
