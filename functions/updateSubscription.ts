@@ -16,7 +16,7 @@ export const handler = httpOperation('updateSubscriptionRoute', {
   run: async ({ portalId, body: { configId, events, maxReceivesPerSecond } }) => {
     const updated = await updateSubscription(deps, portalId, configId, { events, maxReceivesPerSecond });
     return {
-      message: events ? 'Subscription events updated.' : 'Subscription throttle updated.',
+      message: `Subscription ${[events && 'events', maxReceivesPerSecond !== undefined && 'throttle'].filter(Boolean).join(' and ')} updated.`,
       record: { configId: updated.configId, events: updated.events, portalId: updated.portalId, ...throttleOf(updated) },
     };
   },
