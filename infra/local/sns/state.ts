@@ -363,16 +363,29 @@ function maxReceivesPerSecondOf(policy: DeliveryPolicy | undefined, topic: Topic
   }
 }
 
+/**
+ * Parsed delivery policies by their text: every message, and every attempt (its throttle), reads
+ * its subscription's policy, and a stack holds few distinct ones (the service gives all the same).
+ * Cleared when it grows past a bound, so hand-made policies cannot grow it without end.
+ */
+const parsedPolicies = new Map<string, DeliveryPolicy | undefined>();
+const PARSED_POLICIES_KEPT = 1_000;
+
 /** The subscription's DeliveryPolicy (checked to be JSON when it was set), or undefined. */
 function deliveryPolicyOf(subscription: SubscriptionRecord): DeliveryPolicy | undefined {
   const text = subscription.attributes.DeliveryPolicy;
   if (!text) return undefined;
+  if (parsedPolicies.has(text)) return parsedPolicies.get(text);
+  let parsed: DeliveryPolicy | undefined;
   try {
     const policy: unknown = JSON.parse(text);
-    return typeof policy === 'object' && policy !== null ? (policy as DeliveryPolicy) : undefined;
+    parsed = typeof policy === 'object' && policy !== null ? (policy as DeliveryPolicy) : undefined;
   } catch {
-    return undefined;
+    parsed = undefined;
   }
+  if (parsedPolicies.size >= PARSED_POLICIES_KEPT) parsedPolicies.clear();
+  parsedPolicies.set(text, parsed);
+  return parsed;
 }
 
 /**
