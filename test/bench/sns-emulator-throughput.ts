@@ -1,26 +1,30 @@
 /**
  * The SNS emulator's publish-to-delivery latency and throughput, for docs/performance.md
  * ("The SNS emulator"). Not part of `npm run bench` (which measures the functions): run by hand,
- * against this tree or another checkout of the project, so two versions are measured by the same
- * script with the same SDK client:
+ * against this tree and, to compare, another checkout of the project:
  *
- *   node --import tsx test/bench/sns-emulator-throughput.ts [<tree>]
+ *   node --import tsx test/bench/sns-emulator-throughput.ts [<tree> ...]
  *
- * It starts the emulator of `<tree>` (default: this one) in this process, an http receiver on
- * 127.0.0.1, subscribes the receiver with the service's delivery policy and confirms it, then:
- * - latency: 200 Publish calls one after another, each timed from the call to the receiver's
- *   arrival (median and 95th percentile);
- * - throughput: 2,000 messages in PublishBatch calls of 10, 8 calls at a time, timed from the
- *   first call to the last arrival, with the process's CPU time per message over that phase.
- * Prints one JSON line.
+ * It starts the emulator of each tree (default: this one) in this one process, each with its own
+ * http receiver on 127.0.0.1 and a topic whose http subscription has the service's delivery
+ * policy, confirmed. Then 10 rounds; in each, every emulator in turn (the order alternating from
+ * round to round, so a slower stretch of a shared machine falls on all of them) gets:
+ * - latency: 20 Publish calls one after another, each timed from the call to the receiver's
+ *   arrival;
+ * - throughput: 200 messages in PublishBatch calls of 10, 8 calls at a time, timed from the first
+ *   call to the last arrival.
+ * Prints one JSON line per tree: the latencies' median and 95th percentile over all rounds, the
+ * median of the rounds' throughputs, and, for a second tree, the median of its rounds' ratios to
+ * the first tree's in the same round.
  */
 import { ConfirmSubscriptionCommand, CreateTopicCommand, PublishBatchCommand, PublishCommand, SNSClient, SubscribeCommand } from '@aws-sdk/client-sns';
-import { createServer } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
 
-const LATENCY_MESSAGES = 200;
-const THROUGHPUT_MESSAGES = 2_000;
+const ROUNDS = 10;
+const LATENCY_MESSAGES = 20;
+const THROUGHPUT_MESSAGES = 200;
 const BATCHES_IN_FLIGHT = 8;
 /** The service's http/https delivery policy (shared/subscriptions/delivery-policy.ts), written out so that any version takes it. */
 const DELIVERY_POLICY = JSON.stringify({
@@ -28,28 +32,24 @@ const DELIVERY_POLICY = JSON.stringify({
   requestPolicy: { headerContentType: 'application/json' },
 });
 
-const tree = resolve(process.argv[2] ?? '.');
-const { startSnsEmulator } = (await import(resolve(tree, 'infra/local/sns/emulator.ts'))) as {
-  startSnsEmulator(options: { log?: (line: string) => void }): Promise<{ endpoint: string; close(): Promise<unknown> }>;
-};
+interface Emulator {
+  endpoint: string;
+  close(): Promise<unknown>;
+}
 
-const arrivals = new Map<string, number>();
-let confirmationToken: string | undefined;
-const receiver = createServer((request, response) => {
-  const chunks: Buffer[] = [];
-  request.on('data', (chunk: Buffer) => chunks.push(chunk));
-  request.on('end', () => {
-    const envelope = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { Type: string; Message: string; Token?: string };
-    if (envelope.Type === 'SubscriptionConfirmation') confirmationToken = envelope.Token;
-    else arrivals.set(envelope.Message, performance.now());
-    response.end();
-  });
-});
-await new Promise<void>((done) => receiver.listen(0, '127.0.0.1', done));
-const endpoint = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+interface Target {
+  tree: string;
+  emulator: Emulator;
+  receiver: Server;
+  sns: SNSClient;
+  topicArn: string;
+  arrivals: Map<string, number>;
+  latencies: number[];
+  throughputs: number[];
+}
 
-const emulator = await startSnsEmulator({ log: () => {} });
-const sns = new SNSClient({ endpoint: emulator.endpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+const percentile = (values: number[], share: number) => [...values].sort((a, b) => a - b)[Math.floor(values.length * share)]!;
 
 async function until(what: string, done: () => boolean, timeoutMs = 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -59,56 +59,85 @@ async function until(what: string, done: () => boolean, timeoutMs = 60_000): Pro
   }
 }
 
-try {
+async function targetOf(tree: string): Promise<Target> {
+  const { startSnsEmulator } = (await import(resolve(tree, 'infra/local/sns/emulator.ts'))) as {
+    startSnsEmulator(options: { log?: (line: string) => void }): Promise<Emulator>;
+  };
+  const arrivals = new Map<string, number>();
+  let token: string | undefined;
+  const receiver = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      const envelope = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { Type: string; Message: string; Token?: string };
+      if (envelope.Type === 'SubscriptionConfirmation') token = envelope.Token;
+      else arrivals.set(envelope.Message, performance.now());
+      response.end();
+    });
+  });
+  await new Promise<void>((done) => receiver.listen(0, '127.0.0.1', done));
+  const emulator = await startSnsEmulator({ log: () => {} });
+  const sns = new SNSClient({ endpoint: emulator.endpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
   const { TopicArn } = await sns.send(new CreateTopicCommand({ Name: `throughput-${Date.now()}` }));
+  const endpoint = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
   await sns.send(new SubscribeCommand({ TopicArn, Protocol: 'http', Endpoint: endpoint, Attributes: { DeliveryPolicy: DELIVERY_POLICY } }));
-  await until('the confirmation', () => confirmationToken !== undefined);
-  await sns.send(new ConfirmSubscriptionCommand({ TopicArn, Token: confirmationToken }));
+  await until('the confirmation', () => token !== undefined);
+  await sns.send(new ConfirmSubscriptionCommand({ TopicArn, Token: token }));
+  return { tree, emulator, receiver, sns, topicArn: TopicArn!, arrivals, latencies: [], throughputs: [] };
+}
 
-  const latencies: number[] = [];
-  for (let index = 0; index < LATENCY_MESSAGES; index++) {
-    const message = `latency-${index}`;
+async function round(target: Target, index: number): Promise<void> {
+  const { sns, topicArn: TopicArn, arrivals } = target;
+  for (let message = 0; message < LATENCY_MESSAGES; message++) {
+    const text = `latency-${index}-${message}`;
     const sentAt = performance.now();
-    await sns.send(new PublishCommand({ TopicArn, Message: message }));
-    await until(message, () => arrivals.has(message));
-    latencies.push(arrivals.get(message)! - sentAt);
+    await sns.send(new PublishCommand({ TopicArn, Message: text }));
+    await until(text, () => arrivals.has(text));
+    target.latencies.push(arrivals.get(text)! - sentAt);
   }
-  latencies.sort((a, b) => a - b);
-
   const batches = Array.from({ length: THROUGHPUT_MESSAGES / 10 }, (_, batch) =>
-    Array.from({ length: 10 }, (_, entry) => ({ Id: `e${entry}`, Message: `throughput-${batch * 10 + entry}` })),
+    Array.from({ length: 10 }, (_, entry) => ({ Id: `e${entry}`, Message: `throughput-${index}-${batch * 10 + entry}` })),
   );
   const startedAt = performance.now();
-  const cpuBefore = process.cpuUsage();
   let next = 0;
   await Promise.all(
     Array.from({ length: BATCHES_IN_FLIGHT }, async () => {
-      while (next < batches.length) {
-        const entries = batches[next++]!;
-        await sns.send(new PublishBatchCommand({ TopicArn, PublishBatchRequestEntries: entries }));
-      }
+      while (next < batches.length) await sns.send(new PublishBatchCommand({ TopicArn, PublishBatchRequestEntries: batches[next++]! }));
     }),
   );
-  await until('every batch delivered', () => arrivals.size >= LATENCY_MESSAGES + THROUGHPUT_MESSAGES, 120_000);
-  const lastArrival = Math.max(...[...arrivals.entries()].filter(([message]) => message.startsWith('throughput-')).map(([, at]) => at));
-  const seconds = (lastArrival - startedAt) / 1000;
-  // CPU time of the whole process (emulator, receiver and client alike in both versions) per
-  // message: what a busy machine's waits do not change, unlike the wall-clock figures.
-  const cpu = process.cpuUsage(cpuBefore);
-  const cpuMsPerMessage = (cpu.user + cpu.system) / 1000 / THROUGHPUT_MESSAGES;
+  const mine = batches.flat().map(({ Message }) => Message);
+  await until('the round delivered', () => mine.every((text) => arrivals.has(text)), 120_000);
+  const lastArrival = Math.max(...mine.map((text) => arrivals.get(text)!));
+  target.throughputs.push(THROUGHPUT_MESSAGES / ((lastArrival - startedAt) / 1000));
+}
 
-  console.log(
-    JSON.stringify({
-      tree,
-      latencyMedianMs: Number(latencies[Math.floor(latencies.length / 2)]!.toFixed(2)),
-      latencyP95Ms: Number(latencies[Math.floor(latencies.length * 0.95)]!.toFixed(2)),
-      throughputPerSecond: Math.round(THROUGHPUT_MESSAGES / seconds),
-      cpuMsPerMessage: Number(cpuMsPerMessage.toFixed(3)),
-    }),
-  );
+const trees = (process.argv.length > 2 ? process.argv.slice(2) : ['.']).map((tree) => resolve(tree));
+const targets: Target[] = [];
+try {
+  for (const tree of trees) targets.push(await targetOf(tree));
+  for (let index = 0; index < ROUNDS; index++) {
+    const order = index % 2 === 0 ? targets : [...targets].reverse();
+    for (const target of order) await round(target, index);
+  }
+  const [first] = targets;
+  for (const target of targets) {
+    console.log(
+      JSON.stringify({
+        tree: target.tree,
+        latencyMedianMs: Number(median(target.latencies).toFixed(2)),
+        latencyP95Ms: Number(percentile(target.latencies, 0.95).toFixed(2)),
+        throughputPerSecond: Math.round(median(target.throughputs)),
+        ...(target !== first && {
+          throughputRatioToFirst: Number(median(target.throughputs.map((value, index) => value / first!.throughputs[index]!)).toFixed(2)),
+        }),
+      }),
+    );
+  }
 } finally {
-  sns.destroy();
-  await emulator.close();
-  receiver.closeAllConnections();
-  await new Promise((done) => receiver.close(done));
+  for (const target of targets) {
+    target.sns.destroy();
+    await target.emulator.close();
+    target.receiver.closeAllConnections();
+    await new Promise((done) => target.receiver.close(done));
+  }
 }
