@@ -1,20 +1,23 @@
 import { documentClient } from '../shared/aws/dynamodb';
+import { snsClient } from '../shared/aws/sns';
 import { updateSubscriptionRequest } from '../shared/contract/request-bodies';
 import { config } from '../shared/environment';
 import { jsonInput } from '../shared/http/json-input';
 import { httpOperation } from '../shared/http/operation';
+import { throttleOf } from '../shared/subscriptions/model';
 import { repositoryOf, update } from '../shared/subscriptions/repository';
+import { updateSubscription } from '../shared/subscriptions/update-subscription';
 
-const repository = repositoryOf({ db: documentClient, tableName: config.tableName }, { update });
+const deps = { repository: repositoryOf({ db: documentClient, tableName: config.tableName }, { update }), sns: snsClient };
 
-/** Replaces the subscription's event list: one conditional write, which the dispatcher reads. */
+/** Replaces the subscription's event list (which the dispatcher reads), sets its throttle (which SNS enforces), or both. */
 export const handler = httpOperation('updateSubscriptionRoute', {
   body: jsonInput(updateSubscriptionRequest),
-  run: async ({ portalId, body: { configId, events } }) => {
-    const updated = await repository.update(portalId, configId, { events });
+  run: async ({ portalId, body: { configId, events, maxReceivesPerSecond } }) => {
+    const updated = await updateSubscription(deps, portalId, configId, { events, maxReceivesPerSecond });
     return {
-      message: 'Subscription events updated.',
-      record: { configId: updated.configId, events: updated.events, portalId: updated.portalId },
+      message: `Subscription ${[events && 'events', maxReceivesPerSecond !== undefined && 'throttle'].filter(Boolean).join(' and ')} updated.`,
+      record: { configId: updated.configId, events: updated.events, portalId: updated.portalId, ...throttleOf(updated) },
     };
   },
 });

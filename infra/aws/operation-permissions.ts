@@ -56,7 +56,7 @@ export interface OperationPermissions {
 }
 
 /**
- * Update, activate and rename: one conditional UpdateItem each of the one attribute they change
+ * Activate and rename: one conditional UpdateItem each of the one attribute they change
  * (repository.ts's update: its condition names `sk`), and nothing in SNS (the dispatcher reads
  * the events and status when it publishes; subscriptions carry no filter).
  */
@@ -75,7 +75,13 @@ export const OPERATION_PERMISSIONS = {
     // redrive policies in the same call.
     topics: ['sns:CreateTopic', 'sns:TagResource', 'sns:Subscribe', 'sns:DeleteTopic'],
   },
-  updateSubscriptionRoute: changeOf('events'),
+  // UpdateItem: the events and the throttle (repository.ts's update); SetSubscriptionAttributes:
+  // the delivery policy with the new throttle on the record's SNS subscription (update-subscription.ts).
+  updateSubscriptionRoute: {
+    table: ['dynamodb:UpdateItem'],
+    writtenAttributes: withKeys('events', 'maxReceivesPerSecond'),
+    topics: ['sns:SetSubscriptionAttributes'],
+  },
   activateSubscriptionRoute: changeOf('status'),
   // GetSubscriptionAttributes: the state of a subscription not known to be confirmed;
   // UpdateItem: the conditional write-back of a state SNS answered (subscription-states.ts).
@@ -141,7 +147,16 @@ export const RECONCILER_PERMISSIONS = {
   // replaceDeliveryArns, storeSubscriptionState, storeDeliveryStatusMark and storeTopicPolicyMark (repository.ts).
   writtenAttributes: withKeys('topicArn', ...SUBSCRIPTION_STATE, DELIVERY_STATUS_ATTRIBUTE, TOPIC_POLICY_ATTRIBUTE),
   // SetTopicAttributes: delivery status logging and the present access policy on topics made
-  // before them (delivery-status.ts, topic-policy.ts).
-  topics: ['sns:CreateTopic', 'sns:TagResource', 'sns:Subscribe', 'sns:DeleteTopic', 'sns:SetTopicAttributes'],
+  // before them (delivery-status.ts, topic-policy.ts). Get/SetSubscriptionAttributes: the
+  // delivery policy of an http/https subscription read, and set again when it drifted.
+  topics: [
+    'sns:CreateTopic',
+    'sns:TagResource',
+    'sns:Subscribe',
+    'sns:DeleteTopic',
+    'sns:SetTopicAttributes',
+    'sns:GetSubscriptionAttributes',
+    'sns:SetSubscriptionAttributes',
+  ],
   accountListings: ['sns:ListTopics', 'sns:ListSubscriptions'],
 } as const;

@@ -89,7 +89,9 @@ const OPERATION_DOCS: Record<OperationId, OperationDoc> = {
       'host cannot be public (a loopback, private, link-local or reserved IP literal, or `localhost`) is refused (400 ' +
       '`ENDPOINT_NOT_PUBLIC`), and so is a user name or password in a plain http:// URL (400 ' +
       '`ENDPOINT_CREDENTIALS_OVER_HTTP`). A basic-auth password (`https://user:password@host/...`) is passed to SNS and ' +
-      'never shown again: every answer shows the endpoint as `https://user:****@host/...`.',
+      'never shown again: every answer shows the endpoint as `https://user:****@host/...`. `maxReceivesPerSecond` ' +
+      '(http/https only; otherwise 400 `THROTTLE_NOT_SUPPORTED`) has SNS send at most that many deliveries a second to ' +
+      'the endpoint, holding the rest back.',
     request: createSubscriptionRequest,
     requestExample: {
       name: 'Media updates',
@@ -104,8 +106,11 @@ const OPERATION_DOCS: Record<OperationId, OperationDoc> = {
     idempotencyKey: true,
   },
   updateSubscriptionRoute: {
-    summary: 'Replace the event list of a subscription',
-    description: 'Replaces the event kinds; duplicates are dropped, order kept. `configId` is accepted as an alias of `config_id`.',
+    summary: 'Replace the event list or set the throttle of a subscription',
+    description:
+      'Replaces the event kinds (duplicates are dropped, order kept), sets the throttle `maxReceivesPerSecond` in the ' +
+      'SNS subscription\'s delivery policy (a number; `null` removes it; http/https only, otherwise 400 ' +
+      '`THROTTLE_NOT_SUPPORTED`), or both; at least one of the two. `configId` is accepted as an alias of `config_id`.',
     request: updateSubscriptionRequest,
     requestExample: { config_id: EXAMPLE_CONFIG_ID, events: ['asset_bank.media.deleted'] },
     success: 'UpdateSubscriptionResponse',

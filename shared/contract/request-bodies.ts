@@ -74,22 +74,28 @@ export interface CreateSubscriptionRequest {
   endpoint: string;
   protocol: Protocol;
   events: string[];
+  maxReceivesPerSecond?: number;
 }
 
 export const createSubscriptionRequest = /* @__PURE__ */ bodyReader(createSchema, {
   prepare: lowerCaseProtocol,
   checks: [eventsInCatalog],
-  output: ({ name, endpoint, protocol, events }: CreateSubscriptionRequest): CreateSubscriptionRequest => ({
+  output: ({ name, endpoint, protocol, events, maxReceivesPerSecond }: CreateSubscriptionRequest): CreateSubscriptionRequest => ({
     name: name.trim(),
     endpoint,
     protocol,
     events: withoutRepeats(events),
+    ...(maxReceivesPerSecond !== undefined && { maxReceivesPerSecond }),
   }),
 });
 
 export const updateSubscriptionRequest = /* @__PURE__ */ bodyReader(updateSchema, {
   checks: [eventsInCatalog, aliasesAgree],
-  output: (body: Addressing & { events: string[] }) => ({ events: withoutRepeats(body.events), configId: addressed(body) }),
+  output: (body: Addressing & { events?: string[]; maxReceivesPerSecond?: number | null }) => ({
+    events: body.events && withoutRepeats(body.events),
+    maxReceivesPerSecond: body.maxReceivesPerSecond,
+    configId: addressed(body),
+  }),
 });
 
 export const activateSubscriptionRequest = /* @__PURE__ */ bodyReader(activateSchema, {

@@ -124,6 +124,28 @@ const eventKinds = {
   },
 } as const;
 
+/**
+ * SNS's `throttlePolicy.maxReceivesPerSecond` of an http/https subscription's delivery policy:
+ * an `int`, "1 or greater", no throttling by default (SNS Developer Guide, "Amazon SNS message
+ * delivery retries", section "Creating an HTTP/S delivery policy", its table of the policy's
+ * attributes; https://docs.aws.amazon.com/sns/latest/dg/sns-message-delivery-retries.html).
+ * The page names no upper bound; its JSON format ("SetSubscriptionAttributes delivery policy
+ * JSON format") calls the value an int, so the largest is the largest 32-bit integer.
+ */
+export const MIN_RECEIVES_PER_SECOND = 1;
+export const MAX_RECEIVES_PER_SECOND = 2_147_483_647;
+
+const receivesPerSecond = {
+  type: 'integer',
+  minimum: MIN_RECEIVES_PER_SECOND,
+  maximum: MAX_RECEIVES_PER_SECOND,
+  description:
+    'At most this many deliveries per second to the endpoint (SNS\'s `throttlePolicy.maxReceivesPerSecond`); ' +
+    'http and https subscriptions only. Deliveries over the rate wait their turn; none is dropped. Absent: no throttling.',
+  examples: [10],
+  'x-error': `must be a whole number from ${MIN_RECEIVES_PER_SECOND} to ${MAX_RECEIVES_PER_SECOND} (SNS's bounds).`,
+} as const;
+
 const subscriptionId = {
   type: 'string',
   pattern: UUID_PATTERN,
@@ -213,7 +235,7 @@ export const createSubscriptionRequest = {
   $id: schemaId('CreateSubscriptionRequest'),
   type: 'object',
   description: `A new subscription. ${UNKNOWN_FIELDS}`,
-  properties: { name: subscriptionName, endpoint: endpointText, protocol: protocolName, events: eventKinds },
+  properties: { name: subscriptionName, endpoint: endpointText, protocol: protocolName, events: eventKinds, maxReceivesPerSecond: receivesPerSecond },
   required: ['name', 'endpoint', 'protocol', 'events'],
   allOf: endpointSuitsProtocol,
 } as const;
@@ -222,10 +244,18 @@ export const updateSubscriptionRequest = {
   $schema: SCHEMA_DIALECT,
   $id: schemaId('UpdateSubscriptionRequest'),
   type: 'object',
-  description: `${ADDRESSING_DESCRIPTION}${UNKNOWN_FIELDS}`,
-  properties: { ...addressing.properties, events: eventKinds },
-  required: ['events'],
-  allOf: addressing.allOf,
+  description: `${ADDRESSING_DESCRIPTION}Replaces the event list, sets the throttle, or both. ${UNKNOWN_FIELDS}`,
+  properties: {
+    ...addressing.properties,
+    events: eventKinds,
+    maxReceivesPerSecond: {
+      ...receivesPerSecond,
+      type: ['integer', 'null'],
+      description: `${receivesPerSecond.description} null removes the throttle; absent leaves it as it is.`,
+    },
+  },
+  // `events` may be left out when the throttle alone changes.
+  allOf: [...addressing.allOf, { if: { not: { required: ['maxReceivesPerSecond'] } }, then: { required: ['events'] } }],
 } as const;
 
 export const activateSubscriptionRequest = {
@@ -408,6 +438,11 @@ const createdId = { type: 'string', pattern: '^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]
 const sentence = { type: 'string', minLength: 1 } as const;
 const text = { type: 'string' } as const;
 const storedEvents = { type: 'array', items: text, description: 'Event kinds, without repeats, in the order chosen.' } as const;
+const storedReceivesPerSecond = {
+  type: 'integer',
+  minimum: MIN_RECEIVES_PER_SECOND,
+  description: 'The throttle chosen: at most this many deliveries per second (SNS\'s `throttlePolicy.maxReceivesPerSecond`). Absent: none.',
+} as const;
 
 export const subscriptionRecord = {
   $schema: SCHEMA_DIALECT,
@@ -426,6 +461,7 @@ export const subscriptionRecord = {
     status: ref(subscriptionStatusAnswer),
     confirmed: { type: 'boolean' },
     subscriptionState: ref(subscriptionState),
+    maxReceivesPerSecond: storedReceivesPerSecond,
   },
   required: [
     'configId',
@@ -470,6 +506,7 @@ export const subscriptionListEntry = {
     lastFailedAt: { type: ['string', 'null'], description: 'When SNS last logged a failed delivery to the endpoint (ISO 8601); null if none is known.' },
     deliveredLast24h: { type: 'integer', minimum: 0, description: 'Deliveries SNS logged over the last 24 hours (to the hour).' },
     failedLast24h: { type: 'integer', minimum: 0, description: 'Failed deliveries SNS logged over the last 24 hours (to the hour).' },
+    maxReceivesPerSecond: storedReceivesPerSecond,
   },
   required: [
     'configId',
@@ -509,10 +546,10 @@ export const createSubscriptionResponse = success(
   'The subscription was created (or, for a repeated Idempotency-Key, the first answer again).',
   { record: ref(subscriptionRecord) },
 );
-export const updateSubscriptionResponse = success('UpdateSubscriptionResponse', 'The event list was replaced.', {
+export const updateSubscriptionResponse = success('UpdateSubscriptionResponse', 'The event list was replaced, the throttle set, or both.', {
   record: {
     type: 'object',
-    properties: { configId: createdId, events: storedEvents, portalId: text },
+    properties: { configId: createdId, events: storedEvents, portalId: text, maxReceivesPerSecond: storedReceivesPerSecond },
     required: ['configId', 'events', 'portalId'],
     additionalProperties: false,
   },

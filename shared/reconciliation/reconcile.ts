@@ -23,6 +23,11 @@
  *   from the stored one (confirmed, pending, unsubscribed, read off the listing), so that list,
  *   which trusts a stored `confirmed`, shows a confirmation that lapsed within one run;
  * - a topic of the prefix with any other name is reported and left alone;
+ * - a record with a throttle (`maxReceivesPerSecond`) whose SNS subscription exists gets its
+ *   delivery policy (the retries and the throttle, delivery-policy.ts) set again when SNS holds
+ *   another (changed by hand, or an update whose SNS call failed): one GetSubscriptionAttributes
+ *   per throttled subscription per run. Only those: reading every subscription's policy would
+ *   cost 100,000 calls a run at the scale docs/scale.md plans for, more than a run has time for;
  * - with delivery status logging configured, a record whose topic exists but was not given the
  *   logging configured now (made before it, or with another role or sample rate) gets it set on
  *   its topic, and remembers so (shared/subscriptions/delivery-status.ts): SNS's listing shows no
@@ -33,11 +38,11 @@
  * item is counted and logged, and the run goes on; a failing listing or scan ends the run before
  * anything is changed (deciding what is an orphan from half a listing could delete live topics).
  */
-import { type SNSClient, SetTopicAttributesCommand } from '@aws-sdk/client-sns';
+import { GetSubscriptionAttributesCommand, type SNSClient, SetTopicAttributesCommand } from '@aws-sdk/client-sns';
 import { mapWithConcurrency } from '../aws/bounded-concurrency';
 import { logger } from '../logger';
 import { hasMaskedPassword, maskCredentials } from '../masked-credentials';
-import { snsSubscriptionAttributesFor } from '../subscriptions/delivery-policy';
+import { deliveryPolicyHolds, snsSubscriptionAttributesFor, takesDeliveryPolicy } from '../subscriptions/delivery-policy';
 import { accountOf, confirmedAtCreation } from '../subscriptions/endpoint-account';
 import { SubscriptionNotFoundError } from '../subscriptions/errors';
 import type { Subscription } from '../subscriptions/model';
@@ -45,6 +50,7 @@ import type { SubscriptionRepository } from '../subscriptions/repository';
 import type { SubscriptionState } from '../subscriptions/sns-subscription';
 import { DELIVERY_STATUS_ATTRIBUTE, type DeliveryStatusLogging, deliveryStatusMarkOf, enableDeliveryStatus } from '../subscriptions/delivery-status';
 import type { SubscriptionTopics } from '../subscriptions/topics';
+import { applyDeliveryPolicy } from '../subscriptions/update-subscription';
 import { TOPIC_POLICY_ATTRIBUTE, type TopicPolicyPrincipals, topicAccessPolicy, topicPolicyMarkOf } from '../subscriptions/topic-policy';
 import { classifyTopic } from './topic-names';
 import { type ListedSubscription, listAllSubscriptions, listAllTopicArns, PENDING_CONFIRMATION } from './sns-inventory';
@@ -92,6 +98,9 @@ interface RunCounts {
   /** With the topic policy's principals configured: topics whose policy was set again (would be, in a dry run). */
   topicPoliciesSet?: number;
   wouldSetTopicPolicies?: number;
+  /** http/https subscriptions whose delivery policy had drifted and was set again (would be, in a dry run). */
+  deliveryPoliciesSet?: number;
+  wouldSetDeliveryPolicies?: number;
   /** Topics of the prefix whose name is not `${prefix}-<UUIDv7>`: not the service's, left alone. */
   unrecognizedTopics: string[];
 }
@@ -218,6 +227,26 @@ export async function reconcileTopics(deps: ReconcileDeps): Promise<ReconcileSum
       logger.error('could not update a subscription state', { ...item, error: error as Error });
     }
   });
+  // Throttled subscriptions' delivery policies: read where SNS has the subscription (confirmed or pending), set where drifted.
+  let deliveryPoliciesSet = 0;
+  const withPolicy = observed.filter(
+    ({ record, state }) => state !== 'unsubscribed' && record.maxReceivesPerSecond !== undefined && takesDeliveryPolicy(record.protocol),
+  );
+  await mapWithConcurrency(withPolicy, CHANGES_IN_FLIGHT, async ({ record }) => {
+    const item = { portalId: record.portalId, configId: record.configId, subscriptionArn: record.subscriptionArn };
+    try {
+      const { Attributes } = await sns.send(new GetSubscriptionAttributesCommand({ SubscriptionArn: record.subscriptionArn }));
+      if (deliveryPolicyHolds(Attributes?.DeliveryPolicy, record)) return;
+      if (!dryRun) await applyDeliveryPolicy(sns, record);
+      deliveryPoliciesSet++;
+      logger.info(dryRun ? 'drifted delivery policy would be set again' : 'drifted delivery policy set again', item);
+    } catch (error) {
+      // Gone since the listing: the next run counts it with the subscriptions gone.
+      if ((error as Error).name === 'NotFoundException') return;
+      summary.errors++;
+      logger.error('could not check or set a delivery policy', { ...item, error: error as Error });
+    }
+  });
   await mapWithConcurrency(withoutTopic, CHANGES_IN_FLIGHT, async (record) => {
     const item = { portalId: record.portalId, configId: record.configId, topicArn: record.topicArn };
     try {
@@ -236,6 +265,7 @@ export async function reconcileTopics(deps: ReconcileDeps): Promise<ReconcileSum
   const { topicsSeen, recordsSeen, ...counts } = summary;
   const rest = {
     ...counts,
+    ...(dryRun ? { wouldSetDeliveryPolicies: deliveryPoliciesSet } : { deliveryPoliciesSet }),
     ...(logging && (dryRun ? { wouldSetDeliveryStatusLogging: deliveryStatusSet } : { deliveryStatusLoggingSet: deliveryStatusSet })),
     ...(principals && (dryRun ? { wouldSetTopicPolicies: topicPoliciesSet } : { topicPoliciesSet })),
   };

@@ -2,10 +2,10 @@ import { mayHaveBeenApplied } from '../aws/failures';
 import { logger } from '../logger';
 import { maskCredentials } from '../masked-credentials';
 import { newConfigId } from './config-id';
-import { snsSubscriptionAttributesFor } from './delivery-policy';
+import { snsSubscriptionAttributesFor, takesDeliveryPolicy } from './delivery-policy';
 import { accountOf, checkEndpointAccount, confirmedAtCreation } from './endpoint-account';
 import { checkEndpointUrl } from './endpoint-url';
-import { SubscriptionLimitReachedError } from './errors';
+import { SubscriptionLimitReachedError, ThrottleNotSupportedError } from './errors';
 import { ACTIVATED, type Protocol, type Subscription } from './model';
 import type { SubscriptionRepository } from './repository';
 import type { SubscriptionState } from './sns-subscription';
@@ -30,6 +30,8 @@ export interface NewSubscription {
   protocol: Protocol;
   /** Kinds of the catalog, without duplicates. */
   events: string[];
+  /** http/https only: SNS's throttle of deliveries to the endpoint (delivery-policy.ts). */
+  maxReceivesPerSecond?: number;
 }
 
 export interface CreatedSubscription {
@@ -64,6 +66,7 @@ export async function createSubscription(
   const serviceAccount = accountOf(invokedFunctionArn);
   checkEndpointAccount(request, serviceAccount, allowedEndpointAccounts);
   checkEndpointUrl(request, { allowLoopbackEndpoints });
+  if (request.maxReceivesPerSecond !== undefined && !takesDeliveryPolicy(request.protocol)) throw new ThrottleNotSupportedError(request.protocol);
   // Cheap early refusal; the transaction below is what actually enforces the limit.
   if ((await repository.countFor(portalId)) >= maxSubscriptionsPerPortal) {
     throw new SubscriptionLimitReachedError(maxSubscriptionsPerPortal);
@@ -84,6 +87,7 @@ export async function createSubscription(
     endpoint: maskCredentials(request.endpoint),
     protocol: request.protocol,
     events: request.events,
+    ...(request.maxReceivesPerSecond !== undefined && { maxReceivesPerSecond: request.maxReceivesPerSecond }),
     status: ACTIVATED,
     ...topic,
     createdAt,

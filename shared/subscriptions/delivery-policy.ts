@@ -33,13 +33,54 @@ export const HTTP_DELIVERY_POLICY = {
 
 const HTTP_PROTOCOLS: ReadonlySet<Protocol> = new Set(['http', 'https']);
 
+/** Whether SNS takes a delivery policy (and so a throttle) for the protocol: http/https only. */
+export const takesDeliveryPolicy = (protocol: Protocol): boolean => HTTP_PROTOCOLS.has(protocol);
+
+type PolicyInputs = Pick<Subscription, 'protocol'> & Partial<Pick<Subscription, 'maxReceivesPerSecond'>>;
+
+/**
+ * The delivery policy of an http/https subscription: the retries above and, when the tenant chose
+ * one, SNS's throttle (`throttlePolicy.maxReceivesPerSecond`: SNS sends at most that many
+ * deliveries per second to the subscription, and the rest wait; "Amazon SNS message delivery
+ * retries", section "Creating an HTTP/S delivery policy").
+ */
+export function deliveryPolicyFor(subscription: PolicyInputs): string {
+  const { maxReceivesPerSecond } = subscription;
+  return JSON.stringify({ ...HTTP_DELIVERY_POLICY, ...(maxReceivesPerSecond !== undefined && { throttlePolicy: { maxReceivesPerSecond } }) });
+}
+
 /** The attributes a new SNS subscription is created with (Subscribe's Attributes). */
-export function snsSubscriptionAttributesFor(
-  subscription: Pick<Subscription, 'protocol'>,
-  deadLetterQueueArn: string | undefined,
-): Record<string, string> {
+export function snsSubscriptionAttributesFor(subscription: PolicyInputs, deadLetterQueueArn: string | undefined): Record<string, string> {
   return {
     ...(deadLetterQueueArn && { RedrivePolicy: JSON.stringify({ deadLetterTargetArn: deadLetterQueueArn }) }),
-    ...(HTTP_PROTOCOLS.has(subscription.protocol) && { DeliveryPolicy: JSON.stringify(HTTP_DELIVERY_POLICY) }),
+    ...(takesDeliveryPolicy(subscription.protocol) && { DeliveryPolicy: deliveryPolicyFor(subscription) }),
   };
+}
+
+/**
+ * Whether the DeliveryPolicy SNS holds (GetSubscriptionAttributes, stored as SNS normalizes it:
+ * the policies not given as null, `guaranteed` false) is the one `deliveryPolicyFor` gives.
+ * Compared policy by policy, so SNS's normalization is no difference; a missing one is.
+ */
+export function deliveryPolicyHolds(stored: string | undefined, subscription: PolicyInputs): boolean {
+  let held: Record<string, unknown>;
+  try {
+    held = JSON.parse(stored ?? 'null') as Record<string, unknown>;
+  } catch {
+    return false;
+  }
+  if (typeof held !== 'object' || held === null) return false;
+  const wanted = JSON.parse(deliveryPolicyFor(subscription)) as Record<string, unknown>;
+  return ['healthyRetryPolicy', 'throttlePolicy', 'requestPolicy'].every((name) => sameJson(held[name] ?? null, wanted[name] ?? null));
+}
+
+/** Deep equality of JSON values, whatever the order of object keys. */
+function sameJson(a: unknown, b: unknown): boolean {
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return a === b;
+  if (Array.isArray(a) || Array.isArray(b)) {
+    return Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((item, index) => sameJson(item, b[index]));
+  }
+  const aKeys = Object.keys(a);
+  const bRecord = b as Record<string, unknown>;
+  return aKeys.length === Object.keys(b).length && aKeys.every((key) => key in bRecord && sameJson((a as Record<string, unknown>)[key], bRecord[key]));
 }

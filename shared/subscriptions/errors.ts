@@ -143,3 +143,16 @@ export class AttemptsNotRecordedError extends RefusalError {
     super(`SNS records no delivery attempts for ${protocol} subscriptions; only http, https, sqs and lambda endpoints have them.`);
   }
 }
+
+/**
+ * A throttle (`maxReceivesPerSecond`) asked for a subscription whose protocol SNS does not
+ * throttle: only http/https deliveries take a custom delivery policy ("Amazon SNS message
+ * delivery retries": "Only HTTP/S supports custom policies").
+ */
+export class ThrottleNotSupportedError extends RefusalError {
+  override readonly name = 'ThrottleNotSupportedError';
+  readonly code = 'THROTTLE_NOT_SUPPORTED';
+  constructor(readonly protocol: string) {
+    super(`maxReceivesPerSecond applies to http and https subscriptions only, and this one's protocol is ${protocol}; leave it out.`);
+  }
+}

@@ -25,6 +25,8 @@ export interface Subscription {
   subscriptionState?: SubscriptionState;
   /** When `subscriptionState` was observed (ISO 8601); the reconciler never overwrites a newer one. */
   subscriptionStateAt?: string;
+  /** http/https only: SNS's `throttlePolicy.maxReceivesPerSecond` of its delivery policy (delivery-policy.ts). Absent: none. */
+  maxReceivesPerSecond?: number;
 }
 
 export const PROTOCOLS = ['https', 'http', 'email', 'email-json', 'sqs', 'lambda'] as const;
@@ -42,7 +44,20 @@ export function recordView(subscription: Subscription, subscriptionState: Subscr
   const { configId, endpoint, events, name, portalId, protocol, subscriptionArn, topicArn, status } = subscription;
   const confirmed = subscriptionState === 'confirmed';
   // Stored masked; masked again for a record written before passwords were (docs/security.md).
-  return { configId, endpoint: maskCredentials(endpoint), events, name, portalId, protocol, subscriptionArn, topicArn, status, confirmed, subscriptionState };
+  return {
+    configId,
+    endpoint: maskCredentials(endpoint),
+    events,
+    name,
+    portalId,
+    protocol,
+    subscriptionArn,
+    topicArn,
+    status,
+    confirmed,
+    subscriptionState,
+    ...throttleOf(subscription),
+  };
 }
 
 /**
@@ -66,5 +81,11 @@ export function listEntryView(subscription: Subscription, subscriptionState: Sub
     deadLettersDropped,
     // The 24-hour counts do not depend on how long attempts are kept: any keeping time will do.
     ...attemptHealthOf(subscription as unknown as Record<string, unknown>, 1),
+    ...throttleOf(subscription),
   };
+}
+
+/** `maxReceivesPerSecond` when the subscription has a throttle; nothing otherwise. */
+export function throttleOf(subscription: Pick<Subscription, 'maxReceivesPerSecond'>): { maxReceivesPerSecond?: number } {
+  return subscription.maxReceivesPerSecond === undefined ? {} : { maxReceivesPerSecond: subscription.maxReceivesPerSecond };
 }

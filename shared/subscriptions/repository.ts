@@ -13,7 +13,7 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { type Bound, bindOperations, type Operation } from './bound-operations';
-import { SubscriptionLimitReachedError, SubscriptionNotFoundError } from './errors';
+import { SubscriptionLimitReachedError, SubscriptionNotFoundError, ThrottleNotSupportedError } from './errors';
 import type { Subscription } from './model';
 import type { SubscriptionState } from './sns-subscription';
 import { DELIVERY_STATUS_ATTRIBUTE } from './delivery-status';
@@ -21,7 +21,10 @@ import { TOPIC_POLICY_ATTRIBUTE } from './topic-policy';
 import { PORTAL_COUNTER_KEY, SUBSCRIPTION_KEY_PREFIX, subscriptionKeyOf } from './table';
 
 /** What rename, update and activate may change. */
-export type SubscriptionChanges = Partial<Pick<Subscription, 'name' | 'events' | 'status'>>;
+export type SubscriptionChanges = Partial<Pick<Subscription, 'name' | 'events' | 'status'>> & {
+  /** A number sets the throttle (http/https records only); null removes it. */
+  maxReceivesPerSecond?: number | null;
+};
 
 /** Where a record's deliveries go: its topic and its endpoint's SNS subscription. */
 export type DeliveryArns = Pick<Subscription, 'topicArn' | 'subscriptionArn'>;
@@ -267,27 +270,44 @@ async function storeTopicMark(table: RecordTable, { portalId, configId, topicArn
 }
 
 /**
- * Sets only the given attributes, and only if the subscription exists in this portal, so
- * concurrent changes of different attributes never overwrite each other.
+ * Sets only the given attributes (a null one is removed), and only if the subscription exists in
+ * this portal, so concurrent changes of different attributes never overwrite each other. A
+ * throttle is set only on an http/https record, in the same condition: protocols never change.
  */
 export async function update(table: RecordTable, portalId: string, configId: string, changes: SubscriptionChanges): Promise<Subscription> {
-  const names = Object.keys(changes) as (keyof SubscriptionChanges)[];
+  const names = (Object.keys(changes) as (keyof SubscriptionChanges)[]).filter((name) => changes[name] !== undefined);
+  const set = names.filter((name) => changes[name] !== null);
+  const removed = names.filter((name) => changes[name] === null);
+  const throttled = typeof changes.maxReceivesPerSecond === 'number';
   try {
     const { Attributes } = await table.db.send(
       new UpdateCommand({
         TableName: table.tableName,
         Key: { portalId, sk: subscriptionKeyOf(configId) },
-        UpdateExpression: `SET ${names.map((name) => `#${name} = :${name}`).join(', ')}`,
-        ConditionExpression: 'attribute_exists(sk)',
-        ExpressionAttributeNames: Object.fromEntries(names.map((name) => [`#${name}`, name])),
-        ExpressionAttributeValues: Object.fromEntries(names.map((name) => [`:${name}`, changes[name]])),
+        UpdateExpression: [
+          set.length > 0 ? `SET ${set.map((name) => `#${name} = :${name}`).join(', ')}` : '',
+          removed.length > 0 ? `REMOVE ${removed.map((name) => `#${name}`).join(', ')}` : '',
+        ].join(' '),
+        ConditionExpression: throttled ? 'attribute_exists(sk) AND #protocol IN (:http, :https)' : 'attribute_exists(sk)',
+        ExpressionAttributeNames: {
+          ...Object.fromEntries(names.map((name) => [`#${name}`, name])),
+          ...(throttled && { '#protocol': 'protocol' }),
+        },
+        // DynamoDB refuses an empty map: none when the update only removes.
+        ExpressionAttributeValues:
+          set.length > 0
+            ? { ...Object.fromEntries(set.map((name) => [`:${name}`, changes[name]])), ...(throttled && { ':http': 'http', ':https': 'https' }) }
+            : undefined,
         ReturnValues: 'ALL_NEW',
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       }),
     );
     return toSubscription(Attributes!);
   } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) throw new SubscriptionNotFoundError(configId);
-    throw error;
+    if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    const protocol = error.Item?.protocol;
+    if (throttled && protocol) throw new ThrottleNotSupportedError(String((protocol as { S?: string }).S ?? protocol));
+    throw new SubscriptionNotFoundError(configId);
   }
 }
 

@@ -476,6 +476,40 @@ it('An http subscription with a dead-letter queue (documented)', async () => {
   expectConforms(recorded.get('An http subscription with a dead-letter queue'), { 'set-redrive-policy': set, 'redrive-policy': Attributes?.RedrivePolicy });
 });
 
+it('A pending subscription subscribed again (documented)', async () => {
+  const TopicArn = await newTopic();
+  // An endpoint that never confirms: a closed port.
+  const subscribe = (ReturnSubscriptionArn?: boolean) =>
+    answer(sns.send(new SubscribeCommand({ TopicArn, Protocol: 'http', Endpoint: 'http://127.0.0.1:9/pending-again', ReturnSubscriptionArn })));
+  const first = await subscribe(true);
+  const again = await subscribe();
+  const againWithArn = await subscribe(true);
+  const { Attributes } = await sns.send(new GetSubscriptionAttributesCommand({ SubscriptionArn: first.SubscriptionArn as string }));
+  expectConforms(recorded.get('A pending subscription subscribed again'), {
+    subscribe: first,
+    'subscribe-again': again,
+    'subscribe-again-with-arn': againWithArn,
+    'pending-confirmation': Attributes?.PendingConfirmation,
+  });
+});
+
+it('PublishBatch answers each entry on its own (documented)', async () => {
+  const TopicArn = await newTopic();
+  await sqsSubscription(TopicArn);
+  const batch = await answer(
+    sns.send(
+      new PublishBatchCommand({
+        TopicArn,
+        PublishBatchRequestEntries: [
+          { Id: 'first', Message: 'one' },
+          { Id: 'second', Message: 'two' },
+        ],
+      }),
+    ),
+  );
+  expectConforms(recorded.get('PublishBatch answers each entry on its own'), { 'publish-batch': batch });
+});
+
 it('TagResource, UntagResource, ListTagsForResource', async () => {
   const ResourceArn = await newTopic();
   // The recorded test sorts the listing by key itself: SNS's order is its own.

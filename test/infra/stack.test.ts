@@ -360,7 +360,11 @@ describe('what each function may do', () => {
       'service topics: sns:CreateTopic sns:DeleteTopic sns:Subscribe sns:TagResource',
       'delivery status logging role: iam:PassRole when StringEquals iam:PassedToService sns.amazonaws.com',
     ],
-    updateSubscription: ['own log group: logs:CreateLogStream logs:PutLogEvents', `table: dynamodb:UpdateItem ${PORTALS} and ${ATTRIBUTES} portalId,sk,events`],
+    updateSubscription: [
+      'own log group: logs:CreateLogStream logs:PutLogEvents',
+      `table: dynamodb:UpdateItem ${PORTALS} and ${ATTRIBUTES} portalId,sk,events,maxReceivesPerSecond`,
+      'service topics: sns:SetSubscriptionAttributes',
+    ],
     activateSubscription: ['own log group: logs:CreateLogStream logs:PutLogEvents', `table: dynamodb:UpdateItem ${PORTALS} and ${ATTRIBUTES} portalId,sk,status`],
     listSubscriptions: [
       'own log group: logs:CreateLogStream logs:PutLogEvents',
@@ -417,7 +421,7 @@ describe('what each function may do', () => {
       'table: dynamodb:Scan',
       `table: dynamodb:GetItem ${PORTALS}`,
       `table: dynamodb:UpdateItem ${PORTALS} and ${ATTRIBUTES} portalId,sk,topicArn,subscriptionArn,subscriptionState,subscriptionStateAt,deliveryStatusLogging,topicPolicy`,
-      'service topics: sns:CreateTopic sns:DeleteTopic sns:SetTopicAttributes sns:Subscribe sns:TagResource',
+      'service topics: sns:CreateTopic sns:DeleteTopic sns:GetSubscriptionAttributes sns:SetSubscriptionAttributes sns:SetTopicAttributes sns:Subscribe sns:TagResource',
       'delivery status logging role: iam:PassRole when StringEquals iam:PassedToService sns.amazonaws.com',
       '*: sns:ListSubscriptions sns:ListTopics',
     ],
@@ -445,12 +449,19 @@ describe('what each function may do', () => {
     expect(allFunctions()).toHaveLength(ofType('AWS::Lambda::Function').length);
   });
 
-  it('leaves sns:SetSubscriptionAttributes to no role: no function changes an SNS subscription', () => {
-    const granted = ofType('AWS::IAM::Policy').flatMap(([, policy]) =>
-      policy.Properties.PolicyDocument.Statement.flatMap((statement: { Action: string | string[] }) => [statement.Action].flat()),
-    );
-    expect(granted).not.toContain('sns:SetSubscriptionAttributes');
-    expect(granted).toContain('sns:Subscribe');
+  it('grants sns:SetSubscriptionAttributes to update (the throttle) and the reconciler (a drifted delivery policy) only', () => {
+    const granting = allFunctions()
+      .filter(([, fn]) =>
+        ofType('AWS::IAM::Policy').some(
+          ([, policy]) =>
+            JSON.stringify(policy.Properties.Roles).includes(logicalIdOf(stack, fn.role)) &&
+            policy.Properties.PolicyDocument.Statement.some((statement: { Action: string | string[] }) =>
+              [statement.Action].flat().includes('sns:SetSubscriptionAttributes'),
+            ),
+        ),
+      )
+      .map(([name]) => name);
+    expect(granting.sort()).toEqual(['reconcileTopics', 'updateSubscription']);
   });
 
   it.each(Object.keys(EXPECTED))('%s may do exactly what is listed, on what is listed', (name) => {

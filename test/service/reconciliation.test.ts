@@ -21,6 +21,7 @@ import {
   GetTopicAttributesCommand,
   ListSubscriptionsByTopicCommand,
   ListTagsForResourceCommand,
+  SetSubscriptionAttributesCommand,
   SetTopicAttributesCommand,
   SNSClient,
   UnsubscribeCommand,
@@ -86,6 +87,7 @@ function unchanged(topicsSeen: number, recordsSeen: number, skippedYoung = 0) {
     skippedYoung,
     subscriptionsGone: 0,
     errors: 0,
+    deliveryPoliciesSet: 0,
     unrecognizedTopics: [],
     dryRun: false,
   };
@@ -499,6 +501,36 @@ describe("a topic made before its access policy's present statements", () => {
   });
 });
 
+describe('a delivery policy changed behind the service’s back', () => {
+  const throttleOf = async (subscriptionArn: string) =>
+    JSON.parse((await subscriptionAttributes(subscriptionArn))!.DeliveryPolicy!).throttlePolicy as { maxReceivesPerSecond: number } | null;
+
+  it('is set again from the record of a throttled subscription in one run; a dry run only counts it; the next run finds nothing to do', async () => {
+    const { subscriptionArn } = await createOne(freshPortal(), { maxReceivesPerSecond: 3 });
+    const other = await createOne(freshPortal(), { maxReceivesPerSecond: 7 });
+    // A person (or an update whose SNS call failed) leaves other policies in SNS.
+    await inspectSns.send(
+      new SetSubscriptionAttributesCommand({ SubscriptionArn: subscriptionArn, AttributeName: 'DeliveryPolicy', AttributeValue: JSON.stringify({ throttlePolicy: { maxReceivesPerSecond: 50 } }) }),
+    );
+    await inspectSns.send(
+      new SetSubscriptionAttributesCommand({ SubscriptionArn: other.subscriptionArn, AttributeName: 'DeliveryPolicy', AttributeValue: JSON.stringify(HTTP_DELIVERY_POLICY) }),
+    );
+
+    expect(await reconcile({ dryRun: true })).toMatchObject({ wouldSetDeliveryPolicies: 2, errors: 0 });
+    expect(await throttleOf(subscriptionArn)).toEqual({ maxReceivesPerSecond: 50 });
+
+    expect(await reconcile()).toEqual({ ...unchanged(2, 2), deliveryPoliciesSet: 2 });
+    expect(JSON.parse((await subscriptionAttributes(subscriptionArn))!.DeliveryPolicy!)).toEqual({
+      ...HTTP_DELIVERY_POLICY,
+      throttlePolicy: { maxReceivesPerSecond: 3 },
+      sicklyRetryPolicy: null,
+      guaranteed: false,
+    });
+    expect(await throttleOf(other.subscriptionArn)).toEqual({ maxReceivesPerSecond: 7 });
+    expect(await reconcile()).toEqual(unchanged(2, 2));
+  });
+});
+
 describe('a create in flight during a run', () => {
   it('keeps its topic, whose record is not written yet, and completes', async () => {
     const portalId = freshPortal();
@@ -579,12 +611,21 @@ describe('npm run reconcile', () => {
       wouldRepairRecords: 1,
       wouldUpdateSubscriptionStates: 0,
       wouldSetTopicPolicies: 0,
+      wouldSetDeliveryPolicies: 0,
       dryRun: true,
     });
     expect(await topicsOfPrefix()).toEqual([orphan]);
 
     const run = await reconcileCli();
-    expect(summaryOf(run.stdout)).toEqual({ ...seen, orphanTopicsDeleted: 1, recordsRepaired: 1, subscriptionStatesUpdated: 0, topicPoliciesSet: 0, dryRun: false });
+    expect(summaryOf(run.stdout)).toEqual({
+      ...seen,
+      orphanTopicsDeleted: 1,
+      recordsRepaired: 1,
+      subscriptionStatesUpdated: 0,
+      topicPoliciesSet: 0,
+      deliveryPoliciesSet: 0,
+      dryRun: false,
+    });
     await expectAgreement([], [LOCAL_SERVICE_ROLE_ARN]);
 
     // The recreated topic's policy is remembered: nothing to set again.

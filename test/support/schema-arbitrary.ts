@@ -96,7 +96,10 @@ function arrayArbitraries(all: readonly Schema[], document: Schema): { meeting: 
 /** Values that meet all of these schemas, and values that break one of their rules. */
 export function valueArbitraries(schemas: readonly Schema[], document: Schema): { meeting: fc.Arbitrary<unknown>; breaking: fc.Arbitrary<unknown> } {
   const all = flattened(schemas, document);
-  const type = all.find((part) => typeof part.type === 'string')?.type as string | undefined;
+  // A type list such as ['integer', 'null'] is its first type, with null meeting it too.
+  const typed = all.find((part) => part.type !== undefined)?.type as string | string[] | undefined;
+  const nullable = Array.isArray(typed) && typed.includes('null');
+  const type = Array.isArray(typed) ? typed.find((name) => name !== 'null') : typed;
   let own: { meeting: fc.Arbitrary<unknown>; breaking: fc.Arbitrary<unknown> };
   switch (type) {
     case 'string':
@@ -108,13 +111,23 @@ export function valueArbitraries(schemas: readonly Schema[], document: Schema): 
     case 'integer':
     case 'number': {
       const values = all.flatMap((part) => part.enum ?? []);
-      own = { meeting: fc.constantFrom(...(values.length > 0 ? values : [0])), breaking: fc.oneof(fc.integer({ min: -2, max: 3 }), fc.constantFrom(1.5, '1', '0')) };
+      const minimum = all.find((part) => typeof part.minimum === 'number')?.minimum as number | undefined;
+      const maximum = all.find((part) => typeof part.maximum === 'number')?.maximum as number | undefined;
+      const low = minimum ?? 0;
+      const high = maximum ?? low + 1_000;
+      const inRange = fc.oneof(fc.integer({ min: low, max: Math.min(high, low + 1_000) }), fc.constantFrom(low, high));
+      const outOfRange = [...(minimum !== undefined ? [minimum - 1] : []), ...(maximum !== undefined ? [maximum + 1] : [])];
+      own = {
+        meeting: values.length > 0 ? fc.constantFrom(...values) : inRange,
+        breaking: fc.oneof(fc.integer({ min: -2, max: 3 }), fc.constantFrom(1.5, '1', '0', ...outOfRange)),
+      };
       break;
     }
     default:
       own = { meeting: fc.oneof(fc.string(), fc.integer()), breaking: fc.oneof(fc.string(), fc.integer()) };
   }
-  return { meeting: own.meeting, breaking: fc.oneof({ arbitrary: own.breaking, weight: 4 }, { arbitrary: WRONG_TYPES, weight: 1 }) };
+  const meeting = nullable ? fc.oneof({ arbitrary: own.meeting, weight: 3 }, { arbitrary: fc.constant(null), weight: 1 }) : own.meeting;
+  return { meeting, breaking: fc.oneof({ arbitrary: own.breaking, weight: 4 }, { arbitrary: WRONG_TYPES, weight: 1 }) };
 }
 
 /** Mostly values that meet the schemas, now and then one that breaks them. */
@@ -150,11 +163,15 @@ function branchesOf(schema: Schema, document: Schema): Branch[] {
 export function objectArbitrary(schema: Schema, document: Schema): fc.Arbitrary<Record<string, unknown>> {
   const properties = Object.entries((schema.properties ?? {}) as Record<string, Schema>);
   const required = new Set<string>(schema.required ?? []);
+  // Required only when another field is absent (an `if`/`then` of `allOf`): mostly present too.
+  const mostlyRequired = new Set<string>(
+    ((schema.allOf ?? []) as Schema[]).flatMap((branch) => ((branch.then as Schema | undefined)?.required as string[] | undefined) ?? []),
+  );
   const record = fc.record(
     Object.fromEntries(
       properties.map(([name, property]) => [
         name,
-        fc.option(mostlyMeeting(valueArbitraries([property], document)), { freq: required.has(name) ? 12 : 2, nil: undefined }),
+        fc.option(mostlyMeeting(valueArbitraries([property], document)), { freq: required.has(name) || mostlyRequired.has(name) ? 12 : 2, nil: undefined }),
       ]),
     ),
   );

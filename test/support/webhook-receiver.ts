@@ -16,6 +16,8 @@ export interface ReceivedMessage {
   /** For notifications: the service's message, parsed from Message. */
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the delivery message JSON
   message: any;
+  /** When the request's body had arrived (Unix ms, the receiver's clock). */
+  arrivedAt: number;
 }
 
 export interface WebhookReceiver {
@@ -60,7 +62,7 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
       } catch {
         message = envelope.Message;
       }
-      received.push({ path, headers: request.headers, envelope, message });
+      received.push({ path, headers: request.headers, envelope, message, arrivedAt: Date.now() });
       if (envelope.Type === 'SubscriptionConfirmation') {
         if (!unconfirmedPaths.has(path) && envelope.SubscribeURL) {
           await fetch(envelope.SubscribeURL, { signal: AbortSignal.timeout(5_000) }).catch(() => undefined);

@@ -52,6 +52,11 @@ export interface DeliveryHooks {
   gaveUp(delivery: PendingDelivery, reason: string): void;
   /** Called once for a delivery the endpoint took (2xx). */
   delivered?(delivery: PendingDelivery): void;
+  /**
+   * The subscription's throttle (its delivery policy's `throttlePolicy.maxReceivesPerSecond`),
+   * read before each attempt so a change applies to what is still waiting; undefined: none.
+   */
+  maxReceivesPerSecondOf?(subscriptionArn: string): number | undefined;
   log(line: string): void;
 }
 
@@ -75,6 +80,8 @@ interface Lane {
   inFlight: number;
   /** Waiting, in flight or backing off. */
   pending: number;
+  /** Set while the lane waits for its throttle's next slot. */
+  throttleTimer?: NodeJS.Timeout;
 }
 
 function labelOf(delivery: PendingDelivery): string {
@@ -105,6 +112,11 @@ export class DeliveryQueue {
   private readonly timers = new Set<NodeJS.Timeout>();
   private readonly inFlight = new Set<Promise<void>>();
   private readonly stopping = new AbortController();
+  /**
+   * When a throttled subscription may start its next attempt (Unix ms). Kept apart from the lanes,
+   * which go when they empty: a delivery arriving right after the last one finished still waits.
+   */
+  private readonly nextSlots = new Map<string, number>();
 
   constructor(
     private readonly settings: DeliverySettings,
@@ -150,6 +162,7 @@ export class DeliveryQueue {
 
   private pump(lane: Lane): void {
     while (lane.inFlight < this.settings.limits.inFlightPerSubscription && lane.waiting.length > 0) {
+      if (lane.throttleTimer || !this.takeSlot(lane, lane.waiting[0]!.subscriptionArn)) return;
       const delivery = lane.waiting.shift()!;
       if (!this.hooks.stillWanted(delivery)) {
         this.hooks.log(`dropped ${labelOf(delivery)}: its subscription no longer exists`);
@@ -167,6 +180,30 @@ export class DeliveryQueue {
       this.inFlight.add(run);
       void run.finally(() => this.inFlight.delete(run));
     }
+  }
+
+  /**
+   * SNS's throttle: at most `maxReceivesPerSecond` attempts a second, evenly spaced, the rest
+   * waiting their turn (none dropped; "Amazon SNS message delivery retries", "Creating an HTTP/S
+   * delivery policy"). True when an attempt may start now; otherwise the lane is woken at its slot.
+   */
+  private takeSlot(lane: Lane, subscriptionArn: string): boolean {
+    const rate = this.hooks.maxReceivesPerSecondOf?.(subscriptionArn);
+    if (rate === undefined) return true;
+    const now = Date.now();
+    const slot = this.nextSlots.get(subscriptionArn) ?? now;
+    if (slot <= now) {
+      this.nextSlots.set(subscriptionArn, now + 1000 / rate);
+      return true;
+    }
+    const timer = setTimeout(() => {
+      this.timers.delete(timer);
+      lane.throttleTimer = undefined;
+      this.pump(lane);
+    }, slot - now);
+    lane.throttleTimer = timer;
+    this.timers.add(timer);
+    return false;
   }
 
   private async tryOnce(delivery: PendingDelivery): Promise<AttemptOutcome> {
@@ -220,7 +257,10 @@ export class DeliveryQueue {
   private finish(delivery: PendingDelivery): void {
     this.unfinished.delete(delivery);
     const lane = this.lanes.get(delivery.subscriptionArn);
-    if (lane && --lane.pending === 0) this.lanes.delete(delivery.subscriptionArn);
+    if (lane && --lane.pending === 0) {
+      this.lanes.delete(delivery.subscriptionArn);
+      if ((this.nextSlots.get(delivery.subscriptionArn) ?? 0) <= Date.now()) this.nextSlots.delete(delivery.subscriptionArn);
+    }
   }
 }
 

@@ -91,6 +91,10 @@ export class SnsBackend {
           : this.subscriptions.has(delivery.subscriptionArn),
       gaveUp: (delivery, reason) => this.gaveUp(delivery, reason),
       delivered: (delivery) => this.logDeliveryStatus(delivery, { delivered: true, statusCode: delivery.lastStatusCode ?? null, providerResponse: 'OK' }),
+      maxReceivesPerSecondOf: (subscriptionArn) => {
+        const subscription = this.subscriptions.get(subscriptionArn);
+        return subscription && maxReceivesPerSecondOf(deliveryPolicyOf(subscription), this.topics.get(subscription.topicArn));
+      },
       log: settings.log,
     });
   }
@@ -339,19 +343,49 @@ export class SnsBackend {
 
 interface DeliveryPolicy {
   healthyRetryPolicy?: { numRetries?: unknown } | null;
+  throttlePolicy?: { maxReceivesPerSecond?: unknown } | null;
   requestPolicy?: { headerContentType?: unknown } | null;
 }
+
+/**
+ * The subscription's throttle: its delivery policy's `throttlePolicy.maxReceivesPerSecond`, else
+ * its topic's `http.defaultThrottlePolicy`; a value SNS would not take (below 1, not whole) is none.
+ */
+function maxReceivesPerSecondOf(policy: DeliveryPolicy | undefined, topic: TopicRecord | undefined): number | undefined {
+  const valid = (rate: unknown) => (typeof rate === 'number' && Number.isInteger(rate) && rate >= 1 ? rate : undefined);
+  const own = valid(policy?.throttlePolicy?.maxReceivesPerSecond);
+  if (own !== undefined || !topic?.attributes.DeliveryPolicy) return own;
+  try {
+    const topicPolicy = JSON.parse(topic.attributes.DeliveryPolicy) as { http?: { defaultThrottlePolicy?: { maxReceivesPerSecond?: unknown } } } | null;
+    return valid(topicPolicy?.http?.defaultThrottlePolicy?.maxReceivesPerSecond);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Parsed delivery policies by their text: every message, and every attempt (its throttle), reads
+ * its subscription's policy, and a stack holds few distinct ones (the service gives all the same).
+ * Cleared when it grows past a bound, so hand-made policies cannot grow it without end.
+ */
+const parsedPolicies = new Map<string, DeliveryPolicy | undefined>();
+const PARSED_POLICIES_KEPT = 1_000;
 
 /** The subscription's DeliveryPolicy (checked to be JSON when it was set), or undefined. */
 function deliveryPolicyOf(subscription: SubscriptionRecord): DeliveryPolicy | undefined {
   const text = subscription.attributes.DeliveryPolicy;
   if (!text) return undefined;
+  if (parsedPolicies.has(text)) return parsedPolicies.get(text);
+  let parsed: DeliveryPolicy | undefined;
   try {
     const policy: unknown = JSON.parse(text);
-    return typeof policy === 'object' && policy !== null ? (policy as DeliveryPolicy) : undefined;
+    parsed = typeof policy === 'object' && policy !== null ? (policy as DeliveryPolicy) : undefined;
   } catch {
-    return undefined;
+    parsed = undefined;
   }
+  if (parsedPolicies.size >= PARSED_POLICIES_KEPT) parsedPolicies.clear();
+  parsedPolicies.set(text, parsed);
+  return parsed;
 }
 
 /**
