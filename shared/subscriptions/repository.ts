@@ -14,11 +14,12 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { type Bound, bindOperations, type Operation } from './bound-operations';
 import { SubscriptionLimitReachedError, SubscriptionNotFoundError } from './errors';
-import type { Subscription } from './model';
+import { ACTIVATED, type Subscription } from './model';
 import type { SubscriptionState } from './sns-subscription';
 import { DELIVERY_STATUS_ATTRIBUTE } from './delivery-status';
 import { TOPIC_POLICY_ATTRIBUTE } from './topic-policy';
 import { PORTAL_COUNTER_KEY, SUBSCRIPTION_KEY_PREFIX, subscriptionKeyOf } from './table';
+import { DISABLED_AT_ATTRIBUTE, DISABLED_REASON_ATTRIBUTE, FAILING_SINCE_ATTRIBUTE } from '../dead-letters/due-work';
 
 /** What rename, update and activate may change. */
 export type SubscriptionChanges = Partial<Pick<Subscription, 'name' | 'events' | 'status'>>;
@@ -288,14 +289,16 @@ export async function storeTopicPolicyMark(
  */
 export async function update(table: RecordTable, portalId: string, configId: string, changes: SubscriptionChanges): Promise<Subscription> {
   const names = Object.keys(changes) as (keyof SubscriptionChanges)[];
+  // Activating clears a disabling for failing and its streak: the count starts again (docs/failed-deliveries.md).
+  const cleared = changes.status === ACTIVATED ? CLEARED_BY_ACTIVATION : [];
   try {
     const { Attributes } = await table.db.send(
       new UpdateCommand({
         TableName: table.tableName,
         Key: { portalId, sk: subscriptionKeyOf(configId) },
-        UpdateExpression: `SET ${names.map((name) => `#${name} = :${name}`).join(', ')}`,
+        UpdateExpression: `SET ${names.map((name) => `#${name} = :${name}`).join(', ')}${cleared.length > 0 ? ` REMOVE ${cleared.map((name) => `#${name}`).join(', ')}` : ''}`,
         ConditionExpression: 'attribute_exists(sk)',
-        ExpressionAttributeNames: Object.fromEntries(names.map((name) => [`#${name}`, name])),
+        ExpressionAttributeNames: Object.fromEntries([...names, ...cleared].map((name) => [`#${name}`, name])),
         ExpressionAttributeValues: Object.fromEntries(names.map((name) => [`:${name}`, changes[name]])),
         ReturnValues: 'ALL_NEW',
       }),
@@ -306,6 +309,9 @@ export async function update(table: RecordTable, portalId: string, configId: str
     throw error;
   }
 }
+
+/** What activating a subscription removes from its record. */
+export const CLEARED_BY_ACTIVATION = [DISABLED_REASON_ATTRIBUTE, DISABLED_AT_ATTRIBUTE, FAILING_SINCE_ATTRIBUTE] as const;
 
 /** Deletes the record and uncounts it in one transaction. */
 export async function remove(table: RecordTable, portalId: string, configId: string): Promise<void> {
