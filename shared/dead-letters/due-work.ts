@@ -88,10 +88,16 @@ export function beginsStreak(record: Record<string, unknown>): boolean {
   return typeof lastDeliveredAt === 'string' && lastDeliveredAt > failingSince;
 }
 
+/** Dead-letter attributes of the retry schedule. */
+export const RETRIES_ATTRIBUTE = 'retries';
+export const NEXT_RETRY_ATTRIBUTE = 'nextRetryAt';
+
 /** Record attributes of the failing streak and of a disabling (what list shows, what activate clears). */
 export const FAILING_SINCE_ATTRIBUTE = 'failingSince';
 export const DISABLED_REASON_ATTRIBUTE = 'disabledReason';
 export const DISABLED_AT_ATTRIBUTE = 'disabledAt';
+/** What activating a subscription removes from its record: a disabling, and its streak (the count starts again). */
+export const CLEARED_BY_ACTIVATION = [DISABLED_REASON_ATTRIBUTE, DISABLED_AT_ATTRIBUTE, FAILING_SINCE_ATTRIBUTE] as const;
 /** The one reason the service disables a subscription for. */
 export const DISABLED_FOR_FAILING = 'failing';
 

@@ -12,7 +12,7 @@ import type { RecordTable } from '../subscriptions/repository';
 import { deadLetterKeyOf, deadLetterPrefixOf, EXPIRY_ATTRIBUTE, retryLedgerKeyOf, subscriptionKeyOf } from '../subscriptions/table';
 import { dayCounterOf, DROPPED_ATTRIBUTE, expiryOf, LAST_DEAD_LETTER_ATTRIBUTE } from './day-counts';
 import type { DeadLetter } from './dead-letter-message';
-import { dueItemOf, FAILING_SINCE_ATTRIBUTE, type RetryLedger, retryKeyOf } from './due-work';
+import { dueItemOf, FAILING_SINCE_ATTRIBUTE, NEXT_RETRY_ATTRIBUTE, RETRIES_ATTRIBUTE, type RetryLedger, retryKeyOf } from './due-work';
 
 /**
  * A dead letter as read back (its topic is its subscription's), with its sort key to remove it by,
@@ -20,9 +20,6 @@ import { dueItemOf, FAILING_SINCE_ATTRIBUTE, type RetryLedger, retryKeyOf } from
  */
 export type KeptDeadLetter = Omit<DeadLetter, 'topicArn'> & { sk: string; retries: number; nextRetryAt: string | null };
 
-/** Dead-letter attributes of the retry schedule. */
-export const RETRIES_ATTRIBUTE = 'retries';
-export const NEXT_RETRY_ATTRIBUTE = 'nextRetryAt';
 /** A ledger outlives the dead letters of its event (14 to 15 days) by a day. */
 const LEDGER_KEEP_S = 16 * 86_400;
 

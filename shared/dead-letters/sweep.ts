@@ -31,10 +31,11 @@ import {
   type DueWork,
   FAILING_SINCE_ATTRIBUTE,
   NEVER_DISABLED_PROTOCOLS,
+  NEXT_RETRY_ATTRIBUTE,
 } from './due-work';
 import { DISABLED_EVENT_KIND, FAILING_EVENT_KIND, sendNotice, type SubscriptionNotice } from './notices';
 import { CLAIM_LEASE_MS } from './replay';
-import { claim, ledgerItemOf, NEXT_RETRY_ATTRIBUTE, toKept, unclaim } from './store';
+import { claim, ledgerItemOf, toKept, unclaim } from './store';
 
 export interface SweepDeps {
   table: RecordTable;

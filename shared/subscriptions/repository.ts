@@ -19,7 +19,7 @@ import type { SubscriptionState } from './sns-subscription';
 import { DELIVERY_STATUS_ATTRIBUTE } from './delivery-status';
 import { TOPIC_POLICY_ATTRIBUTE } from './topic-policy';
 import { PORTAL_COUNTER_KEY, SUBSCRIPTION_KEY_PREFIX, subscriptionKeyOf } from './table';
-import { DISABLED_AT_ATTRIBUTE, DISABLED_REASON_ATTRIBUTE, FAILING_SINCE_ATTRIBUTE } from '../dead-letters/due-work';
+import { CLEARED_BY_ACTIVATION } from '../dead-letters/due-work';
 
 /** What rename, update and activate may change. */
 export type SubscriptionChanges = Partial<Pick<Subscription, 'name' | 'events' | 'status'>>;
@@ -309,9 +309,6 @@ export async function update(table: RecordTable, portalId: string, configId: str
     throw error;
   }
 }
-
-/** What activating a subscription removes from its record. */
-export const CLEARED_BY_ACTIVATION = [DISABLED_REASON_ATTRIBUTE, DISABLED_AT_ATTRIBUTE, FAILING_SINCE_ATTRIBUTE] as const;
 
 /** Deletes the record and uncounts it in one transaction. */
 export async function remove(table: RecordTable, portalId: string, configId: string): Promise<void> {
