@@ -192,8 +192,7 @@ export class WebhookSubscriptionsStack extends Stack {
     Validations.of(this.retries.sweeper.role).acknowledge(topicWildcardAcknowledgement(topicPrefix));
     // The recorder writes the sweep's work (due-work.ts), replay removes a dead letter's due retry: there only.
     this.delivery.recorder.allow(RECORDER_DUE_WORK_WRITES.actions, [this.table.tableArn], {
-      ...RETRY_DUE_PARTITIONS_ONLY,
-      'ForAllValues:StringLike': { 'dynamodb:Attributes': [...RECORDER_DUE_WORK_WRITES.attributes] },
+      'ForAllValues:StringLike': { ...RETRY_DUE_PARTITIONS_ONLY['ForAllValues:StringLike'], 'dynamodb:Attributes': [...RECORDER_DUE_WORK_WRITES.attributes] },
     });
     functions.get('replayDeadLettersRoute')!.allow(REPLAY_DUE_WORK, [this.table.tableArn], {
       ...RETRY_DUE_PARTITIONS_ONLY,
