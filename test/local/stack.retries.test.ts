@@ -5,9 +5,12 @@
  * dead letter leaves; one that always fails ends exhausted, is disabled, and the portal's other
  * subscription that chose them hears `webhooks.subscription.failing`, then
  * `webhooks.subscription.disabled` (the failing one never does); activating clears the reason. A
- * replay cancels a schedule; a deactivated subscription's schedule stops.
+ * replay cancels a schedule; a deactivated subscription's schedule stops; sweeps that run at once
+ * send a due retry once.
  */
 import { PutEventsCommand } from '@aws-sdk/client-eventbridge';
+import { randomUUID } from 'node:crypto';
+import { lambdaContext } from '../../infra/local/gateway/event';
 import { API_PREFIXES } from '../../shared/operations';
 import { call, TEST_CLIENTS } from '../support/local-stack-client';
 import { useDeliveryStack } from '../support/delivery-stack';
@@ -153,3 +156,22 @@ it('stops a deactivated subscription\'s schedule, and a replay cancels it', asyn
   }, 15_000, 100);
   expect(again).toMatchObject({ retries: stopped!.retries, nextRetryAt: null });
 }, 90_000);
+
+it('sends a due retry once however many sweeps run at once', async () => {
+  const { configId, path } = await subscribe('raced', [CREATE]);
+  delivery.receiver.statusOf.set(path, 400);
+  const eventId = await putEvent();
+  await waitFor('the dead letter', async () => ((await deadLetters(configId)).length === 1 ? true : undefined), 15_000);
+  const ofEvent = () => delivery.receiver.notificationsAt(path).filter((entry) => entry.message?.eventId === eventId);
+  const before = ofEvent().length;
+  delivery.receiver.statusOf.delete(path);
+  // The stack's own sweep (every 2 s) and five more, the same handler, started together as the retry falls due.
+  const { handler } = (await import('../../functions/retryDeadLetters')) as { handler: (event: unknown, context: unknown) => Promise<unknown> };
+  const sweep = () => handler({}, lambdaContext('retryDeadLetters', delivery.stack.region, 60_000, 256, randomUUID()));
+  await new Promise((resolve) => setTimeout(resolve, 1_000));
+  await Promise.all(Array.from({ length: 5 }, sweep));
+  await waitFor('the dead letter gone', async () => ((await deadLetters(configId)).length === 0 ? true : undefined), 10_000, 100);
+  // Anything sent twice would be on its way by now.
+  await new Promise((resolve) => setTimeout(resolve, 3_000));
+  expect(ofEvent().length - before).toBe(1);
+}, 60_000);
