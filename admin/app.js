@@ -250,9 +250,22 @@ function rowActions(subscription) {
   return buttons;
 }
 
+/** Active or Inactive; one the service disabled for failing says so, since when, and what to do. */
+function statusOf(subscription) {
+  if (subscription.status === 1) return [element('span', { className: 'badge on', textContent: 'Active' })];
+  if (subscription.disabledReason !== 'failing') return [element('span', { className: 'badge off', textContent: 'Inactive' })];
+  return [
+    element('span', { className: 'badge warn', textContent: 'Disabled: failing' }),
+    element('div', { className: 'meta disabled-reason' }, [
+      'No successful delivery for too long; disabled ',
+      timeElement(subscription.disabledAt),
+      '. Fix the endpoint, then activate it.',
+    ]),
+  ];
+}
+
 function renderSubscriptions() {
   const rows = state.subscriptions.map((subscription) => {
-    const active = subscription.status === 1;
     const cell = (label, properties, children) => {
       const td = element('td', properties, children);
       td.dataset.label = label;
@@ -275,7 +288,7 @@ function renderSubscriptions() {
         element('div', { className: 'endpoint' }, withBreaks(subscription.endpoint)),
       ]),
       cell('Events', {}, [element('ul', {}, subscription.events.map((kind) => element('li', { textContent: kind })))]),
-      cell('Status', {}, [element('span', { className: `badge ${active ? 'on' : 'off'}`, textContent: active ? 'Active' : 'Inactive' })]),
+      cell('Status', {}, statusOf(subscription)),
       cell('Confirmation', { textContent: SUBSCRIPTION_STATES[subscription.subscriptionState] ?? subscription.subscriptionState }),
       deliveries,
       failed,

@@ -25,7 +25,15 @@ export const handler = httpOperation('listDeadLettersRoute', {
     const count = page.deadLetters.length;
     return {
       message: `${count} dead letter${count === 1 ? '' : 's'} on this page${page.nextKey ? '; more on the next' : ''}.`,
-      deadLetters: page.deadLetters.map(({ eventId, event, occurredAt, failedAt, messageId }) => ({ eventId, event, occurredAt, failedAt, messageId })),
+      deadLetters: page.deadLetters.map(({ eventId, event, occurredAt, failedAt, messageId, retries, nextRetryAt }) => ({
+        eventId,
+        event,
+        occurredAt,
+        failedAt,
+        messageId,
+        retries,
+        nextRetryAt,
+      })),
       nextCursor: page.nextKey ? cursorOf(page.nextKey) : null,
       deadLettersDropped: deadLetterSummaryOf(record).deadLettersDropped,
     };

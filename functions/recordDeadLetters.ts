@@ -3,11 +3,11 @@ import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda'
 import { documentClient } from '../shared/aws/dynamodb';
 import { readDeadLetter } from '../shared/dead-letters/dead-letter-message';
 import { DeadLetterBatch } from '../shared/dead-letters/recorder';
-import { deadLetterStoreOf, oldest, store, subscriptionRecord } from '../shared/dead-letters/store';
+import { deadLetterStoreOf, oldest, retryLedger, store, subscriptionRecord } from '../shared/dead-letters/store';
 import { config } from '../shared/environment';
 import { logger, withInvocationLogging } from '../shared/logger';
 
-const deadLetters = deadLetterStoreOf({ db: documentClient, tableName: config.tableName }, { subscriptionRecord, oldest, store });
+const deadLetters = deadLetterStoreOf({ db: documentClient, tableName: config.tableName }, { subscriptionRecord, retryLedger, oldest, store });
 const processor = new BatchProcessor(EventType.SQS);
 
 /**
@@ -28,7 +28,8 @@ async function recordOne(batch: DeadLetterBatch, record: SQSRecord): Promise<voi
   else if (outcome.kind === 'duplicate') logger.info('dead letter already kept', fields);
   else {
     // SNS's ErrorMessage is left out: nothing says it never quotes the endpoint (and its credentials).
-    logger.info('dead letter kept', { ...fields, failedAt: letter.failedAt, errorCode: reason.errorCode, requestId: reason.requestId });
+    const { retries, nextRetryAt } = outcome.schedule;
+    logger.info('dead letter kept', { ...fields, failedAt: letter.failedAt, errorCode: reason.errorCode, requestId: reason.requestId, retries, nextRetryAt: nextRetryAt ?? null });
     if (outcome.evicted) logger.warn('oldest dead letter dropped: the subscription keeps at most 1,000', { ...fields, droppedEventId: outcome.evicted.eventId });
   }
 }
@@ -36,7 +37,7 @@ async function recordOne(batch: DeadLetterBatch, record: SQSRecord): Promise<voi
 /** Consumes the delivery dead-letter queue in batches, one record at a time, reporting failed records. */
 export const handler = withInvocationLogging('recordDeadLetters', (event: SQSEvent, context: Context): Promise<SQSBatchResponse> => {
   // What the batch read of each subscription serves its other records: in order, not in parallel.
-  const batch = new DeadLetterBatch(deadLetters);
+  const batch = new DeadLetterBatch(deadLetters, config);
   return processPartialResponse(event, (record: SQSRecord) => recordOne(batch, record), processor, {
     context,
     // A batch whose every record failed fails the invocation: Lambda counts it in Errors, which the

@@ -1,3 +1,5 @@
+import { durationMs } from './durations';
+
 /**
  * The service configuration: its defaults and the rules each value must follow.
  * Pure: the functions load theirs once per cold start in environment.ts; the CDK app checks
@@ -14,6 +16,9 @@ export const DEFAULT_EVENT_KINDS = [
   'asset_bank.media.pre_archived',
   'workflow.job.create',
   'antivirus.scan.failed',
+  // The service's own (shared/dead-letters/notices.ts): a subscription of the portal began failing, or was disabled.
+  'webhooks.subscription.failing',
+  'webhooks.subscription.disabled',
 ] as const;
 
 export interface ServiceConfig {
@@ -80,6 +85,13 @@ export interface ServiceConfig {
   readonly confirmationRequestsPerDay: number;
   /** How long a pending confirmation request protects its endpoint from another one, in ms (5 minutes). */
   readonly confirmationRequestIntervalMs: number;
+  /**
+   * When a dead letter is published again, after SNS's own retries (DELIVERY_RETRY_SCHEDULE): the
+   * wait before each scheduled retry, in ms, counted from when the last try became a dead letter.
+   */
+  readonly deliveryRetryScheduleMs: readonly number[];
+  /** How long a subscription may fail, with no success, before it is disabled (DISABLE_FAILING_AFTER), in ms. */
+  readonly disableFailingAfterMs: number;
 }
 
 export class ConfigurationError extends Error {
@@ -101,6 +113,12 @@ export const DEFAULT_PORTAL_SEND_RATE_PER_MINUTE = 20;
 export const DEFAULT_CONFIRMATION_REQUESTS_PER_DAY = 5;
 /** No new confirmation request while one sent less than this ago is pending. */
 export const DEFAULT_CONFIRMATION_REQUEST_INTERVAL_SECONDS = 300;
+/** About 27 hours of retries after SNS's own, as Svix spaces them (docs/failed-deliveries.md#scheduled-retries). */
+export const DEFAULT_DELIVERY_RETRY_SCHEDULE = '5m,30m,2h,5h,10h,10h';
+export const DEFAULT_DISABLE_FAILING_AFTER = '5d';
+/** A dead letter is kept 14 days at least: every retry must fall within them. */
+const MAX_RETRY_SCHEDULE_MS = 14 * 86_400_000;
+const MAX_SCHEDULED_RETRIES = 20;
 
 // SNS topic names are at most 256 characters of [A-Za-z0-9_-]; the suffix is '-' + a 36-character UUID.
 const TOPIC_PREFIX_PATTERN = /^[A-Za-z0-9_-]{1,219}$/;
@@ -149,6 +167,18 @@ export const settingProblems = {
   portalSendRatePerMinute: (text: string) => wholeNumberProblem(text, 1, 600_000),
   confirmationRequestsPerDay: (text: string) => wholeNumberProblem(text, 1, 1_000_000),
   confirmationRequestIntervalSeconds: (text: string) => wholeNumberProblem(text, 0, 86_400),
+  deliveryRetrySchedule: (text: string) => {
+    const waits = splitListKeepingRepeats(text).map(durationMs);
+    if (waits.length === 0 || waits.length > MAX_SCHEDULED_RETRIES || waits.some((wait) => wait === undefined)) {
+      return `must be a comma-separated list of 1 to ${MAX_SCHEDULED_RETRIES} durations such as 5m,30m,2h (a whole number and s, m, h or d; got "${text}").`;
+    }
+    const total = (waits as number[]).reduce((sum, wait) => sum + wait, 0);
+    return total <= MAX_RETRY_SCHEDULE_MS ? undefined : `must add up to at most 14d, the least time a dead letter is kept (got "${text}").`;
+  },
+  disableFailingAfter: (text: string) =>
+    durationMs(text) !== undefined && durationMs(text)! <= 90 * 86_400_000
+      ? undefined
+      : `must be a duration from 1s to 90d, a whole number and s, m, h or d such as 5d (got "${text}").`,
   allowedEndpointAccounts: (accounts: readonly string[]) => {
     const invalid = accounts.filter((account) => !ACCOUNT_ID.test(account));
     return invalid.length === 0 ? undefined : `must be a comma-separated list of 12-digit AWS account ids (invalid: ${invalid.join(', ')}).`;
@@ -157,6 +187,11 @@ export const settingProblems = {
 
 function wholeNumberProblem(text: string, min: number, max: number): string | undefined {
   return /^\d+$/.test(text) && Number(text) >= min && Number(text) <= max ? undefined : `must be a whole number from ${min} to ${max} (got "${text}").`;
+}
+
+/** A comma-separated list, trimmed, without empty entries; repeats kept (a schedule may wait 10h twice). */
+export function splitListKeepingRepeats(text: string): string[] {
+  return text.split(',').map((item) => item.trim()).filter(Boolean);
 }
 
 /** A comma-separated list, trimmed, without empty entries or duplicates. */
@@ -238,6 +273,11 @@ export function loadConfig(env: NodeJS.ProcessEnv): ServiceConfig {
   const intervalText = read('CONFIRMATION_REQUEST_INTERVAL_SECONDS') ?? String(DEFAULT_CONFIRMATION_REQUEST_INTERVAL_SECONDS);
   check('CONFIRMATION_REQUEST_INTERVAL_SECONDS', settingProblems.confirmationRequestIntervalSeconds(intervalText));
 
+  const scheduleText = read('DELIVERY_RETRY_SCHEDULE') ?? DEFAULT_DELIVERY_RETRY_SCHEDULE;
+  check('DELIVERY_RETRY_SCHEDULE', settingProblems.deliveryRetrySchedule(scheduleText));
+  const disableText = read('DISABLE_FAILING_AFTER') ?? DEFAULT_DISABLE_FAILING_AFTER;
+  check('DISABLE_FAILING_AFTER', settingProblems.disableFailingAfter(disableText));
+
   if (problems.length > 0) {
     throw new ConfigurationError(`Invalid configuration: ${problems.join(' ')}`);
   }
@@ -260,6 +300,8 @@ export function loadConfig(env: NodeJS.ProcessEnv): ServiceConfig {
     portalSendLimit: { burst: Number(burstText), ratePerMinute: Number(rateText) },
     confirmationRequestsPerDay: Number(confirmationsText),
     confirmationRequestIntervalMs: Number(intervalText) * 1000,
+    deliveryRetryScheduleMs: splitListKeepingRepeats(scheduleText).map((wait) => durationMs(wait)!),
+    disableFailingAfterMs: durationMs(disableText)!,
   };
 }
 

@@ -109,3 +109,11 @@ export const ATTEMPTS_RECORDER = { handler: 'recordDeliveryAttempts', entry: 'fu
  * `npm run reconcile` runs the same handler against the local stack.
  */
 export const RECONCILER = { handler: 'reconcileTopics', entry: 'functions/reconcileTopics.ts' } as const;
+
+/**
+ * The scheduled sweep of the work that is due (shared/dead-letters/sweep.ts): the scheduled
+ * retries of dead letters (DELIVERY_RETRY_SCHEDULE), the notices of failing subscriptions and
+ * their disabling (DISABLE_FAILING_AFTER). On AWS an EventBridge rule runs it every minute;
+ * locally a timer runs the same handler.
+ */
+export const RETRY_SWEEPER = { handler: 'retryDeadLetters', entry: 'functions/retryDeadLetters.ts' } as const;

@@ -15,9 +15,8 @@ import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyDocument, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { CfnAccountPolicy, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { DELIVERY_PARTITIONS_PATTERN } from '../../shared/delivery/progress';
 import { ATTEMPTS_RECORDER } from '../../shared/operations';
-import { IDEMPOTENCY_PARTITIONS_PATTERN } from '../../shared/subscriptions/table';
+import { NOT_PORTAL_PARTITIONS } from './operation-permissions';
 import { ATTEMPTS_RECORDER_READS, ATTEMPTS_RECORDER_WRITES } from './recorder-permissions';
 import { ServiceFunction } from './service-function';
 
@@ -77,7 +76,7 @@ export class DeliveryAttempts extends Construct {
       environment: props.environment,
       logRetention: props.logRetention,
     });
-    const portalsOnly = { 'dynamodb:LeadingKeys': [IDEMPOTENCY_PARTITIONS_PATTERN, DELIVERY_PARTITIONS_PATTERN] };
+    const portalsOnly = { 'dynamodb:LeadingKeys': [...NOT_PORTAL_PARTITIONS] };
     this.consumer.allow(ATTEMPTS_RECORDER_READS.actions, [props.table.tableArn], { 'ForAllValues:StringNotLike': portalsOnly });
     for (const { actions, attributes } of ATTEMPTS_RECORDER_WRITES) {
       this.consumer.allow(actions, [props.table.tableArn], {

@@ -20,6 +20,8 @@ import {
   DEFAULT_PORTAL_SEND_BURST,
   DEFAULT_PORTAL_SEND_RATE_PER_MINUTE,
   DEFAULT_RECONCILE_GRACE_MINUTES,
+  DEFAULT_DELIVERY_RETRY_SCHEDULE,
+  DEFAULT_DISABLE_FAILING_AFTER,
   settingProblems,
   splitList,
 } from '../../shared/config';
@@ -76,6 +78,10 @@ export interface DeploymentSettings {
   readonly deliveryStatusSuccessSampleRate: number;
   /** ATTEMPT_KEEP_DAYS: days a delivery attempt is kept for GET /attempts; 7 by default. */
   readonly attemptKeepDays: number;
+  /** DELIVERY_RETRY_SCHEDULE: the waits of the scheduled retries of a dead letter, `5m,30m,2h,5h,10h,10h` by default. */
+  readonly deliveryRetrySchedule: string;
+  /** DISABLE_FAILING_AFTER: how long a subscription may fail, with no success, before it is disabled; `5d` by default. */
+  readonly disableFailingAfter: string;
   /**
    * For `sam local invoke` only: DynamoDB and SNS endpoints (those of `npm start`) that the
    * template then declares as AWS_ENDPOINT_URL_DYNAMODB / AWS_ENDPOINT_URL_SNS. SAM passes a
@@ -99,6 +105,8 @@ export const DEFAULT_SETTINGS = {
   portalSendBurst: DEFAULT_PORTAL_SEND_BURST,
   portalSendRatePerMinute: DEFAULT_PORTAL_SEND_RATE_PER_MINUTE,
   confirmationRequestsPerDay: DEFAULT_CONFIRMATION_REQUESTS_PER_DAY,
+  deliveryRetrySchedule: DEFAULT_DELIVERY_RETRY_SCHEDULE,
+  disableFailingAfter: DEFAULT_DISABLE_FAILING_AFTER,
 } as const;
 
 /** The context keys, as an operator types them after `-c`. */
@@ -121,6 +129,8 @@ export const CONTEXT_KEYS = [
   'operatorEmails',
   'deliveryStatusSuccessSampleRate',
   'attemptKeepDays',
+  'deliveryRetrySchedule',
+  'disableFailingAfter',
   'localDynamoDbEndpoint',
   'localSnsEndpoint',
 ] as const;
@@ -247,6 +257,11 @@ export function deploymentSettingsFrom(readContext: (key: ContextKey) => unknown
   const keepDaysText = text('attemptKeepDays') ?? String(DEFAULT_SETTINGS.attemptKeepDays);
   check('attemptKeepDays', settingProblems.attemptKeepDays(keepDaysText));
 
+  const deliveryRetrySchedule = text('deliveryRetrySchedule') ?? DEFAULT_SETTINGS.deliveryRetrySchedule;
+  check('deliveryRetrySchedule', settingProblems.deliveryRetrySchedule(deliveryRetrySchedule));
+  const disableFailingAfter = text('disableFailingAfter') ?? DEFAULT_SETTINGS.disableFailingAfter;
+  check('disableFailingAfter', settingProblems.disableFailingAfter(disableFailingAfter));
+
   const localDynamoDbEndpoint = text('localDynamoDbEndpoint');
   const localSnsEndpoint = text('localSnsEndpoint');
   for (const [key, value] of [
@@ -284,6 +299,8 @@ export function deploymentSettingsFrom(readContext: (key: ContextKey) => unknown
     operatorEmails,
     deliveryStatusSuccessSampleRate: Number(sampleRateText),
     attemptKeepDays: Number(keepDaysText),
+    deliveryRetrySchedule,
+    disableFailingAfter,
     localEndpoints:
       localDynamoDbEndpoint && localSnsEndpoint ? { dynamoDb: localDynamoDbEndpoint, sns: localSnsEndpoint } : undefined,
   };

@@ -11,17 +11,20 @@
  */
 import { DELIVERY_PARTITIONS_PATTERN } from '../../shared/delivery/progress';
 import type { OperationId } from '../../shared/operations';
-import { IDEMPOTENCY_PARTITIONS_PATTERN, TABLE_KEYS } from '../../shared/subscriptions/table';
+import { CLEARED_BY_ACTIVATION } from '../../shared/dead-letters/due-work';
+import { IDEMPOTENCY_PARTITIONS_PATTERN, RETRY_DUE_PARTITIONS_PATTERN, TABLE_KEYS } from '../../shared/subscriptions/table';
 import { DELIVERY_STATUS_ATTRIBUTE } from '../../shared/subscriptions/delivery-status';
 import { TOPIC_POLICY_ATTRIBUTE } from '../../shared/subscriptions/topic-policy';
 
 /**
- * The partitions that are no portal's: the idempotency records' and the dispatcher's delivery
- * records'. A grant on the portals' partitions is held there by `dynamodb:LeadingKeys` (the
+ * The partitions that are no portal's: the idempotency records', the dispatcher's delivery
+ * records' and the retry sweep's due work. A grant on the portals' partitions is held there by `dynamodb:LeadingKeys` (the
  * partition key of every item a request names, "Using IAM policy conditions for fine-grained
  * access control", DynamoDB Developer Guide): `ForAllValues:StringNotLike` these patterns.
  */
-export const NOT_PORTAL_PARTITIONS = [IDEMPOTENCY_PARTITIONS_PATTERN, DELIVERY_PARTITIONS_PATTERN] as const;
+export const NOT_PORTAL_PARTITIONS = [IDEMPOTENCY_PARTITIONS_PATTERN, DELIVERY_PARTITIONS_PATTERN, RETRY_DUE_PARTITIONS_PATTERN] as const;
+/** A grant held to the retry sweep's due work. */
+export const RETRY_DUE_PARTITIONS_ONLY = { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [RETRY_DUE_PARTITIONS_PATTERN] } } as const;
 export const PORTAL_PARTITIONS_ONLY = { 'ForAllValues:StringNotLike': { 'dynamodb:LeadingKeys': [...NOT_PORTAL_PARTITIONS] } } as const;
 
 /** The DynamoDB actions that change items (a transaction is authorized as these, per item). */
@@ -82,7 +85,8 @@ export const OPERATION_PERMISSIONS = {
     writtenAttributes: withKeys('events', 'maxReceivesPerSecond'),
     topics: ['sns:SetSubscriptionAttributes'],
   },
-  activateSubscriptionRoute: changeOf('status'),
+  // Activating also removes a disabling for failing and its streak (repository.ts's CLEARED_BY_ACTIVATION).
+  activateSubscriptionRoute: { table: ['dynamodb:UpdateItem'], writtenAttributes: withKeys('status', ...CLEARED_BY_ACTIVATION), topics: [] },
   // GetSubscriptionAttributes: the state of a subscription not known to be confirmed;
   // UpdateItem: the conditional write-back of a state SNS answered (subscription-states.ts).
   listSubscriptionsRoute: {
@@ -115,9 +119,10 @@ export const OPERATION_PERMISSIONS = {
   listDeadLettersRoute: { table: ['dynamodb:GetItem', 'dynamodb:Query'], topics: [] },
   // GetItem: the record (with its dead-letter counts); GetSubscriptionAttributes: whether the endpoint
   // confirmed; Query: the dead letters chosen; UpdateItem: the claim of each (and its release);
-  // Publish: each again; DeleteItem + UpdateItem: the transaction removing one and uncounting it.
+  // Publish: each again; DeleteItem + UpdateItem + PutItem: the transaction removing one, uncounting
+  // it and ending its schedule in its ledger (its due retry: REPLAY_DUE_WORK).
   replayDeadLettersRoute: {
-    table: ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:DeleteItem', 'dynamodb:UpdateItem'],
+    table: ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:DeleteItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem'],
     // shared/http/idempotency.ts, as for create.
     idempotencyRecords: ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem', 'dynamodb:DeleteItem'],
     topics: ['sns:GetSubscriptionAttributes', 'sns:Publish'],
@@ -126,6 +131,9 @@ export const OPERATION_PERMISSIONS = {
   // attempts (shared/attempts/store.ts).
   listAttemptsRoute: { table: ['dynamodb:GetItem', 'dynamodb:Query'], topics: [] },
 } as const satisfies Record<OperationId, OperationPermissions>;
+
+/** Replay deletes the due retry of each dead letter it sends, in the retry-due partitions (shared/dead-letters/store.ts remove). */
+export const REPLAY_DUE_WORK = ['dynamodb:DeleteItem'] as const;
 
 /**
  * The operations the operations table marks `limitedPerPortal` also update their portal's rate

@@ -14,26 +14,67 @@ import {
   LAST_DELIVERED_ATTRIBUTE,
   LAST_FAILED_ATTRIBUTE,
 } from '../../shared/attempts/counts';
+import { FAILING_SINCE_ATTRIBUTE, NEXT_RETRY_ATTRIBUTE, RETRIES_ATTRIBUTE } from '../../shared/dead-letters/due-work';
 import { EXPIRY_ATTRIBUTE, TABLE_KEYS } from '../../shared/subscriptions/table';
 
 const KEYS = [TABLE_KEYS.partitionKey, TABLE_KEYS.sortKey];
 
-/** GetItem: a subscription's record, once per batch; Query: its oldest dead letters, at the cap. */
+/** GetItem: a subscription's record, once per batch, and a dead letter's retry ledger; Query: its oldest dead letters, at the cap. */
 export const RECORDER_READS = { actions: ['dynamodb:GetItem', 'dynamodb:Query'] } as const;
 
 export const RECORDER_WRITES = [
   {
     // A dead letter: stored (conditionally on its key being new), or deleted when the oldest gives way.
     actions: ['dynamodb:PutItem', 'dynamodb:DeleteItem'],
-    attributes: [...KEYS, 'configId', 'eventId', 'event', 'occurredAt', 'failedAt', 'messageId', 'message', EXPIRY_ATTRIBUTE],
+    attributes: [...KEYS, 'configId', 'eventId', 'event', 'occurredAt', 'failedAt', 'messageId', 'message', RETRIES_ATTRIBUTE, NEXT_RETRY_ATTRIBUTE, EXPIRY_ATTRIBUTE],
   },
   {
-    // The subscription's record: its day counters, latest failure and dropped count; its topicArn is
-    // only read, by the condition that the record still has the dead letter's topic.
+    // The subscription's record: its day counters, latest failure, dropped count and failing streak;
+    // its topicArn is only read, by the condition that the record still has the dead letter's topic.
     actions: ['dynamodb:UpdateItem'],
-    attributes: [...KEYS, 'topicArn', LAST_DEAD_LETTER_ATTRIBUTE, DROPPED_ATTRIBUTE, `${DAY_COUNTER_PREFIX}*`],
+    attributes: [...KEYS, 'topicArn', LAST_DEAD_LETTER_ATTRIBUTE, DROPPED_ATTRIBUTE, FAILING_SINCE_ATTRIBUTE, `${DAY_COUNTER_PREFIX}*`],
   },
 ] as const;
+
+/** The attributes of the sweep's due work (shared/dead-letters/due-work.ts), with the key. */
+export const DUE_WORK_ATTRIBUTES = [...KEYS, 'kind', 'dueAt', 'subscriptionPortalId', 'configId', 'letterSk', FAILING_SINCE_ATTRIBUTE, EXPIRY_ATTRIBUTE] as const;
+
+/** The recorder puts the sweep's work a dead letter brings in the retry-due partitions (and nothing else there). */
+export const RECORDER_DUE_WORK_WRITES = { actions: ['dynamodb:PutItem'], attributes: DUE_WORK_ATTRIBUTES } as const;
+
+/**
+ * The retry sweep (shared/dead-letters/sweep.ts). In the retry-due partitions: Query, what is
+ * due; UpdateItem, its claim; DeleteItem, once done. In the portals' partitions: GetItem, the
+ * record and the dead letter; Query, the portal's subscriptions for a notice; UpdateItem, the dead
+ * letter's claim (a replay's), its next retry removed, its day counter, the disabling of the
+ * record; DeleteItem, the dead letter sent; PutItem, its retry ledger.
+ */
+export const SWEEPER_DUE_WORK = {
+  actions: ['dynamodb:Query', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
+  attributes: [...KEYS, 'claimedUntil', 'claimedBy'],
+} as const;
+export const SWEEPER_READS = { actions: ['dynamodb:GetItem', 'dynamodb:Query'] } as const;
+export const SWEEPER_WRITES = {
+  actions: ['dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:PutItem'],
+  attributes: [
+    ...KEYS,
+    // The dead letter's claim, shared with replay, and its schedule.
+    'replayClaimedUntil',
+    'replayClaimedBy',
+    NEXT_RETRY_ATTRIBUTE,
+    // Its ledger.
+    RETRIES_ATTRIBUTE,
+    'cancelled',
+    EXPIRY_ATTRIBUTE,
+    // The record: a day counter less, or the disabling (its condition reads the streak and the last success).
+    `${DAY_COUNTER_PREFIX}*`,
+    'status',
+    'disabledReason',
+    'disabledAt',
+    FAILING_SINCE_ATTRIBUTE,
+    LAST_DELIVERED_ATTRIBUTE,
+  ],
+} as const;
 
 /** The attempts consumer (shared/attempts/store.ts): GetItem, its subscription's record; Query, the oldest attempts at the cap. */
 export const ATTEMPTS_RECORDER_READS = { actions: ['dynamodb:GetItem', 'dynamodb:Query'] } as const;

@@ -14,11 +14,9 @@ import { AttributeType, BillingMode, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { handlerEntryOf, OPERATIONS, type OperationId } from '../../shared/operations';
-import { DELIVERY_PARTITIONS_PATTERN } from '../../shared/delivery/progress';
 import {
   BUCKET_FULL_AT_ATTRIBUTE,
   EXPIRY_ATTRIBUTE,
-  IDEMPOTENCY_PARTITIONS_PATTERN,
   idempotencyPartitionOf,
   TABLE_KEYS,
 } from '../../shared/subscriptions/table';
@@ -27,13 +25,15 @@ import { DEFAULT_TOPIC_PREFIX } from '../../shared/config';
 import { PORTAL_EVENT_SOURCE } from '../../shared/delivery/portal-event';
 import { MANAGEMENT_ACTIONS } from '../../shared/subscriptions/topic-policy';
 import { LOCAL_DELIVERY_STATUS_ROLE_ARN, LOCAL_SERVICE_ROLE_ARN, localDeliveryDeadLetterQueueArn } from './local-account';
-import { OPERATION_PERMISSIONS, type OperationPermissions, RATE_LIMIT_PERMISSIONS } from './operation-permissions';
+import { NOT_PORTAL_PARTITIONS, OPERATION_PERMISSIONS, type OperationPermissions, RATE_LIMIT_PERMISSIONS, REPLAY_DUE_WORK, RETRY_DUE_PARTITIONS_ONLY } from './operation-permissions';
+import { RECORDER_DUE_WORK_WRITES } from './recorder-permissions';
 import { DeliveryAttempts } from './delivery-attempts';
 import { OperatorAlarms } from './operator-alarms';
 import { PortalEventDelivery } from './portal-event-delivery';
 import { ServiceFunction } from './service-function';
 import { allowOnPortalPartitions } from './table-grants';
 import { TopicReconciliation } from './topic-reconciliation';
+import { DeadLetterRetries } from './dead-letter-retries';
 
 export interface WebhookSubscriptionsStackProps extends StackProps {
   readonly settings: DeploymentSettings;
@@ -71,6 +71,8 @@ export class WebhookSubscriptionsStack extends Stack {
   readonly delivery: PortalEventDelivery;
   /** The scheduled reconciler of table and SNS. */
   readonly reconciliation: TopicReconciliation;
+  /** The scheduled sweep of dead letters' retries, failing notices and disabling. */
+  readonly retries: DeadLetterRetries;
   /** SNS's delivery status logging role and the consumer keeping every attempt for its tenant. */
   readonly attempts: DeliveryAttempts;
   /** The alarms that tell the operator, and their topic. */
@@ -110,6 +112,9 @@ export class WebhookSubscriptionsStack extends Stack {
       MAX_SUBSCRIPTIONS_PER_PORTAL: String(settings.maxSubscriptionsPerPortal),
       PORTAL_CLAIM: settings.portalClaim,
       EVENT_KINDS: settings.eventKinds.join(','),
+      // Read by the recorder (each dead letter's next retry) and the sweep; every function checks them at start.
+      DELIVERY_RETRY_SCHEDULE: settings.deliveryRetrySchedule,
+      DISABLE_FAILING_AFTER: settings.disableFailingAfter,
       ...(settings.localEndpoints && {
         AWS_ENDPOINT_URL_DYNAMODB: settings.localEndpoints.dynamoDb,
         AWS_ENDPOINT_URL_SNS: settings.localEndpoints.sns,
@@ -156,7 +161,7 @@ export class WebhookSubscriptionsStack extends Stack {
       if (operation.limitedPerPortal) {
         // The portal's rate limit item: in the portals' partitions, its key and two attributes only.
         fn.allow(RATE_LIMIT_PERMISSIONS, [this.table.tableArn], {
-          'ForAllValues:StringNotLike': { 'dynamodb:LeadingKeys': [IDEMPOTENCY_PARTITIONS_PATTERN, DELIVERY_PARTITIONS_PATTERN] },
+          'ForAllValues:StringNotLike': { 'dynamodb:LeadingKeys': [...NOT_PORTAL_PARTITIONS] },
           'ForAllValues:StringEquals': { 'dynamodb:Attributes': [TABLE_KEYS.partitionKey, TABLE_KEYS.sortKey, BUCKET_FULL_AT_ATTRIBUTE, EXPIRY_ATTRIBUTE] },
         });
         fn.function.addEnvironment('PORTAL_SEND_BURST', String(settings.portalSendBurst));
@@ -183,8 +188,19 @@ export class WebhookSubscriptionsStack extends Stack {
     // The only principals each topic's access policy lets publish (shared/subscriptions/topic-policy.ts):
     // the dispatcher and the operations that publish. The functions that create topics name them
     // (for sam local invoke: the principal the SNS emulator takes the local credentials for).
+    this.retries = new DeadLetterRetries(this, 'Retries', { table: this.table, topicArnPattern, environment, logRetention: LOG_RETENTION });
+    Validations.of(this.retries.sweeper.role).acknowledge(topicWildcardAcknowledgement(topicPrefix));
+    // The recorder writes the sweep's work (due-work.ts), replay removes a dead letter's due retry: there only.
+    this.delivery.recorder.allow(RECORDER_DUE_WORK_WRITES.actions, [this.table.tableArn], {
+      'ForAllValues:StringLike': { ...RETRY_DUE_PARTITIONS_ONLY['ForAllValues:StringLike'], 'dynamodb:Attributes': [...RECORDER_DUE_WORK_WRITES.attributes] },
+    });
+    functions.get('replayDeadLettersRoute')!.allow(REPLAY_DUE_WORK, [this.table.tableArn], {
+      ...RETRY_DUE_PARTITIONS_ONLY,
+      'ForAllValues:StringEquals': { 'dynamodb:Attributes': [TABLE_KEYS.partitionKey, TABLE_KEYS.sortKey] },
+    });
     const publishers = [
       this.delivery.dispatcher.role.roleArn,
+      this.retries.sweeper.role.roleArn,
       ...OPERATIONS.filter((operation) => (OPERATION_PERMISSIONS[operation.id].topics as readonly string[]).includes('sns:Publish')).map(
         (operation) => functions.get(operation.id)!.role.roleArn,
       ),

@@ -15,7 +15,7 @@ import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import { DEFAULT_PORTAL_CLAIM } from '../../shared/config';
 import { DEFAULT_EVENT_BUS_NAME } from '../../shared/delivery/portal-event';
-import { API_PREFIXES, ATTEMPTS_RECORDER, DEAD_LETTER_RECORDER, DISPATCHER } from '../../shared/operations';
+import { API_PREFIXES, ATTEMPTS_RECORDER, DEAD_LETTER_RECORDER, DISPATCHER, RETRY_SWEEPER } from '../../shared/operations';
 import { logSubscriptionEventOf } from '../../shared/attempts/delivery-status-record';
 import { ADMIN_PATH, adminSiteRoutes, OPENAPI_PATH } from './admin-site';
 import { type DynamoDbLocal, startDynamoDbLocal } from './dynamodb/dynamodb-local';
@@ -34,7 +34,8 @@ import {
 import { createJwtAuthorizer } from './gateway/jwt-authorizer';
 import { DEFAULT_CLIENTS_FILE, loadOAuthClients, type OAuthClient } from './auth/clients';
 import { createOAuthServer, type TokenResponse } from './auth/token-endpoint';
-import { loadAttemptsRecorder, loadDeadLetterRecorder, loadDispatcher, loadOperationHandlers, type LogSubscriptionHandler } from './operation-handlers';
+import { loadAttemptsRecorder, loadDeadLetterRecorder, loadDispatcher, loadOperationHandlers, loadRetrySweeper, type LogSubscriptionHandler } from './operation-handlers';
+import { startRetrySweeps, type RetrySweeps } from './retry-sweeps';
 import { generateSigningKey, keySetOf, loadOrCreateSigningKey, type SigningKey } from './auth/signing-key';
 import {
   type DeadLetter,
@@ -57,6 +58,10 @@ const LOCAL_EVENT_RETRY_DELAY_MS = 1_000;
 const DISPATCHER_TIMEOUT_MS = 30_000;
 /** The dead-letter recorder's, likewise. */
 const RECORDER_TIMEOUT_MS = 30_000;
+/** The retry sweep's, likewise (infra/aws/dead-letter-retries.ts). */
+const SWEEPER_TIMEOUT_MS = 60_000;
+/** How often the retry sweep runs: every minute on AWS; locally, where time is compressed, every 2 s. */
+const LOCAL_RETRY_SWEEP_INTERVAL_MS = 2_000;
 /**
  * Credentials the handlers sign with locally; the emulators accept any, and the SNS emulator
  * takes the access key id for the principal (the topics' access policy lets only this one publish).
@@ -85,6 +90,8 @@ export interface LocalStackOptions {
   readonly eventRetryDelayMs?: number;
   /** The SNS emulator's http/https retries, backoff, and (for tests) timeout and limits; default its own. */
   readonly snsDelivery?: Pick<SnsEmulatorOptions, 'deliveryRetries' | 'deliveryBackoffMs' | 'deliveryTimeoutMs' | 'limits'>;
+  /** How often the retry sweep runs (scheduled retries, failing notices, disabling); default 2 s. */
+  readonly retrySweepIntervalMs?: number;
   /** Where state is kept between starts; default `.data`. */
   readonly dataDir?: string;
   /** Keep nothing: DynamoDB Local in memory, no SNS state file, new signing keys (tokens and SNS messages). */
@@ -174,6 +181,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   let events: EventBus | undefined;
   let eventQueue: EventQueue | undefined;
   let deadLetterQueue: EventQueue | undefined;
+  let retrySweeps: RetrySweeps | undefined;
   // SNS may give up on a delivery (one resumed from the last stop) before the recorder is loaded.
   const deadLettersBeforeRecorder: DeadLetter[] = [];
   const toDeadLetterQueue = (letter: DeadLetter) => {
@@ -216,7 +224,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   let stopping: Promise<void> | undefined;
   const stop = () => {
     stopping ??= (async () => {
-      await Promise.all([gateway?.close(), events?.close()]);
+      await Promise.all([gateway?.close(), events?.close(), retrySweeps?.close()]);
       await eventQueue?.close();
       // SNS first: its deliveries cut short are kept, and none is given up on into a closed queue.
       await sns?.close();
@@ -284,6 +292,12 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     for (const letter of deadLettersBeforeRecorder.splice(0)) toDeadLetterQueue(letter);
     attemptsRecorder = await loadAttemptsRecorder();
     for (const logEvent of statusesBeforeRecorder.splice(0)) toAttemptsRecorder(logEvent);
+    retrySweeps = startRetrySweeps({
+      handler: await loadRetrySweeper(),
+      context: () => lambdaContext(RETRY_SWEEPER.handler, region, SWEEPER_TIMEOUT_MS, 256, randomUUID()),
+      intervalMs: options.retrySweepIntervalMs ?? LOCAL_RETRY_SWEEP_INTERVAL_MS,
+      log: (line) => log(`[retries] ${line}`),
+    });
     events = await startEventBus({
       port: eventsPort,
       busName: eventBusName,

@@ -5,7 +5,7 @@
  */
 import type { APIGatewayProxyEventV2WithJWTAuthorizer, Context } from 'aws-lambda';
 import { writeValidators } from '../../shared/contract/write-validators';
-import { ATTEMPTS_RECORDER, DEAD_LETTER_RECORDER, DISPATCHER, handlerEntryOf, OPERATIONS } from '../../shared/operations';
+import { ATTEMPTS_RECORDER, DEAD_LETTER_RECORDER, DISPATCHER, handlerEntryOf, OPERATIONS, RETRY_SWEEPER } from '../../shared/operations';
 import type { SqsHandler } from './events/event-queue';
 
 export type OperationHandler = (event: APIGatewayProxyEventV2WithJWTAuthorizer, context: Context) => Promise<unknown>;
@@ -81,6 +81,15 @@ async function importHandler<Handler>(entry: string): Promise<Handler> {
   const module = (await import(new URL(`../../${entry}`, import.meta.url).href)) as { handler?: unknown };
   if (typeof module.handler !== 'function') throw new Error(`${entry} does not export a handler function.`);
   return module.handler as Handler;
+}
+
+/** A function an EventBridge schedule invokes, as Lambda invokes it. */
+export type ScheduledHandler = (event: unknown, context: Context) => Promise<unknown>;
+
+/** The retry sweep's handler; the same rules as for the operations' apply. */
+export async function loadRetrySweeper(): Promise<ScheduledHandler> {
+  checkEnvironmentUnchanged();
+  return importHandler<ScheduledHandler>(RETRY_SWEEPER.entry);
 }
 
 /** A consumer of CloudWatch Logs subscription events, as Lambda invokes one. */

@@ -507,6 +507,12 @@ export const subscriptionListEntry = {
     deliveredLast24h: { type: 'integer', minimum: 0, description: 'Deliveries SNS logged over the last 24 hours (to the hour).' },
     failedLast24h: { type: 'integer', minimum: 0, description: 'Failed deliveries SNS logged over the last 24 hours (to the hour).' },
     maxReceivesPerSecond: storedReceivesPerSecond,
+    disabledReason: {
+      type: ['string', 'null'],
+      enum: ['failing', null],
+      description: 'Why the service deactivated it: `failing` (no successful delivery for DISABLE_FAILING_AFTER while a dead letter of it exhausted its retries); null when it did not. Activating it clears it.',
+    },
+    disabledAt: { type: ['string', 'null'], description: 'When the service deactivated it (ISO 8601); null when it did not.' },
   },
   required: [
     'configId',
@@ -524,6 +530,8 @@ export const subscriptionListEntry = {
     'lastFailedAt',
     'deliveredLast24h',
     'failedLast24h',
+    'disabledReason',
+    'disabledAt',
   ],
   additionalProperties: false,
 } as const;
@@ -583,8 +591,13 @@ export const deadLetter = {
     occurredAt: { type: 'string', description: 'When the event happened (the message\'s occurredAt).' },
     failedAt: { type: 'string', description: 'When SNS gave up on the delivery (ISO 8601).' },
     messageId: { type: 'string', description: 'SNS\'s message id of the delivery that failed.' },
+    retries: { type: 'integer', minimum: 0, description: 'How many scheduled retries (DELIVERY_RETRY_SCHEDULE) its event had for this subscription before it failed this time.' },
+    nextRetryAt: {
+      type: ['string', 'null'],
+      description: 'When its next scheduled retry is due (ISO 8601); null once the schedule is spent, after a replay, or while the subscription is deactivated or deleted.',
+    },
   },
-  required: ['eventId', 'event', 'occurredAt', 'failedAt', 'messageId'],
+  required: ['eventId', 'event', 'occurredAt', 'failedAt', 'messageId', 'retries', 'nextRetryAt'],
   additionalProperties: false,
 } as const;
 export const listDeadLettersResponse = success(

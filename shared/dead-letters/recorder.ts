@@ -6,13 +6,20 @@
  */
 import { dayCountersOf, deadLetterSummaryOf, MAX_KEPT_PER_SUBSCRIPTION } from './day-counts';
 import type { DeadLetter } from './dead-letter-message';
-import type { DeadLetterStore, DeadLetterEntry } from './store';
+import { beginsStreak, FAILING_SINCE_ATTRIBUTE, isExhausted, NEVER_DISABLED_PROTOCOLS, scheduleOf } from './due-work';
+import type { DeadLetterStore, DeadLetterEntry, ScheduleWrite } from './store';
 
 /** What the recorder does with the store. */
-export type RecorderStore = Pick<DeadLetterStore, 'subscriptionRecord' | 'oldest' | 'store'>;
+export type RecorderStore = Pick<DeadLetterStore, 'subscriptionRecord' | 'retryLedger' | 'oldest' | 'store'>;
+
+/** The schedule of retries after SNS's own, and how long a subscription may fail before it is disabled. */
+export interface RetrySettings {
+  readonly deliveryRetryScheduleMs: readonly number[];
+  readonly disableFailingAfterMs: number;
+}
 
 export type RecordOutcome =
-  | { kind: 'stored'; evicted?: DeadLetterEntry }
+  | { kind: 'stored'; evicted?: DeadLetterEntry; schedule: ScheduleWrite }
   | { kind: 'duplicate' }
   /** No record of that subscription in that portal, or one with another topic: nothing is kept. */
   | { kind: 'subscription gone' };
@@ -26,6 +33,8 @@ interface SubscriptionState {
   staleCounters: string[];
   /** The oldest kept ones, read when the cap is reached, to give way in that order. */
   oldest?: DeadLetterEntry[];
+  /** The record itself as read (its status, protocol, failing streak and last success). */
+  record: Record<string, unknown>;
 }
 
 const MAX_ATTEMPTS = 3;
@@ -34,7 +43,10 @@ const MAX_ATTEMPTS = 3;
 export class DeadLetterBatch {
   private readonly subscriptions = new Map<string, SubscriptionState>();
 
-  constructor(private readonly store: RecorderStore) {}
+  constructor(
+    private readonly store: RecorderStore,
+    private readonly settings: RetrySettings,
+  ) {}
 
   async record(letter: DeadLetter): Promise<RecordOutcome> {
     for (let attempt = 1; ; attempt++) {
@@ -46,7 +58,8 @@ export class DeadLetterBatch {
         evict = state.oldest.shift();
       }
       const lastDeadLetterAt = state.lastDeadLetterAt && state.lastDeadLetterAt > letter.failedAt ? state.lastDeadLetterAt : letter.failedAt;
-      const outcome = await this.store.store(letter, { evict, staleCounters: state.staleCounters, lastDeadLetterAt });
+      const schedule = await this.scheduleFor(letter, state.record);
+      const outcome = await this.store.store(letter, { evict, staleCounters: state.staleCounters, lastDeadLetterAt, schedule });
       if (outcome === 'duplicate') {
         if (evict) state.oldest!.unshift(evict);
         return { kind: 'duplicate' };
@@ -58,13 +71,35 @@ export class DeadLetterBatch {
       if (outcome === 'stored') {
         state.staleCounters = [];
         state.lastDeadLetterAt = lastDeadLetterAt;
+        if (schedule.beginsStreak) state.record = { ...state.record, [FAILING_SINCE_ATTRIBUTE]: letter.failedAt };
         if (!evict) state.kept++;
-        return { kind: 'stored', ...(evict && { evicted: evict }) };
+        return { kind: 'stored', ...(evict && { evicted: evict }), schedule };
       }
       // The oldest was removed meanwhile (a replay): read the subscription again and retry.
       this.subscriptions.delete(keyOf(letter));
       if (attempt >= MAX_ATTEMPTS) throw new Error(`Dead letter ${letter.messageId} not stored: the oldest kept ones kept changing.`);
     }
+  }
+
+  /**
+   * Where the dead letter stands in its schedule (its event's retries so far, from the ledger), and
+   * what it means for its subscription: a new failing streak, or a spent schedule to check the
+   * subscription for disabling after DISABLE_FAILING_AFTER.
+   */
+  private async scheduleFor(letter: DeadLetter, record: Record<string, unknown>): Promise<ScheduleWrite> {
+    const { deliveryRetryScheduleMs: scheduleMs, disableFailingAfterMs } = this.settings;
+    const ledger = await this.store.retryLedger(letter.portalId, letter.configId, letter.eventId);
+    const activated = record.status === 1;
+    const schedule: ScheduleWrite = scheduleOf(letter.failedAt, ledger, scheduleMs, activated);
+    const newStreak = beginsStreak(record);
+    if (newStreak) schedule.beginsStreak = true;
+    const failingSince = newStreak ? letter.failedAt : String(record[FAILING_SINCE_ATTRIBUTE]);
+    const spent = !ledger?.cancelled && isExhausted(schedule.retries, scheduleMs);
+    if (spent && activated && !NEVER_DISABLED_PROTOCOLS.includes(String(record.protocol))) {
+      const at = new Date(Math.max(Date.parse(failingSince) + disableFailingAfterMs, Date.parse(letter.failedAt))).toISOString();
+      schedule.disableCheck = { at, failingSince };
+    }
+    return schedule;
   }
 
   private async stateOf(letter: DeadLetter): Promise<SubscriptionState> {
@@ -79,8 +114,9 @@ export class DeadLetterBatch {
             kept: deadLetterSummaryOf(record).deadLetters,
             lastDeadLetterAt: deadLetterSummaryOf(record).lastDeadLetterAt,
             staleCounters: dayCountersOf(record).stale,
+            record,
           }
-        : { exists: false, kept: 0, lastDeadLetterAt: null, staleCounters: [] };
+        : { exists: false, kept: 0, lastDeadLetterAt: null, staleCounters: [], record: {} };
       this.subscriptions.set(key, state);
     }
     return state;

@@ -9,12 +9,29 @@ import { ConditionalCheckFailedException, TransactionCanceledException } from '@
 import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { type Bound, bindOperations, type Operation } from '../subscriptions/bound-operations';
 import type { RecordTable } from '../subscriptions/repository';
-import { deadLetterKeyOf, deadLetterPrefixOf, EXPIRY_ATTRIBUTE, subscriptionKeyOf } from '../subscriptions/table';
+import { deadLetterKeyOf, deadLetterPrefixOf, EXPIRY_ATTRIBUTE, retryLedgerKeyOf, subscriptionKeyOf } from '../subscriptions/table';
 import { dayCounterOf, DROPPED_ATTRIBUTE, expiryOf, LAST_DEAD_LETTER_ATTRIBUTE } from './day-counts';
 import type { DeadLetter } from './dead-letter-message';
+import { dueItemOf, FAILING_SINCE_ATTRIBUTE, NEXT_RETRY_ATTRIBUTE, RETRIES_ATTRIBUTE, type RetryLedger, retryKeyOf } from './due-work';
 
-/** A dead letter as read back (its topic is its subscription's), with its sort key to remove it by. */
-export type KeptDeadLetter = Omit<DeadLetter, 'topicArn'> & { sk: string };
+/**
+ * A dead letter as read back (its topic is its subscription's), with its sort key to remove it by,
+ * how many scheduled retries its event had and when the next is due (null: none).
+ */
+export type KeptDeadLetter = Omit<DeadLetter, 'topicArn'> & { sk: string; retries: number; nextRetryAt: string | null };
+
+/** A ledger outlives the dead letters of its event (14 to 15 days) by a day. */
+const LEDGER_KEEP_S = 16 * 86_400;
+
+/** What the recorder learned of a dead letter's schedule and its subscription's streak, stored with it. */
+export interface ScheduleWrite {
+  retries: number;
+  nextRetryAt?: string;
+  /** The dead letter begins a failing streak: the record's failingSince, and the `failing` notice due now. */
+  beginsStreak?: boolean;
+  /** The schedule is spent: the subscription is checked for disabling at `at`, for the streak begun `failingSince`. */
+  disableCheck?: { at: string; failingSince: string };
+}
 /** A kept dead letter without its message: what pages and eviction read (a message may be 256 KB). */
 export type DeadLetterEntry = Omit<KeptDeadLetter, 'message'>;
 
@@ -44,7 +61,11 @@ export async function subscriptionRecord(table: RecordTable, portalId: string, c
  * when it failed). `evict`: the oldest kept one, deleted (and uncounted, and counted as dropped)
  * in the same transaction. `staleCounters`: day counters of the record past their time, removed.
  */
-export async function store(table: RecordTable, letter: DeadLetter, options: { evict?: DeadLetterEntry; staleCounters?: readonly string[]; lastDeadLetterAt: string }): Promise<StoreOutcome> {
+export async function store(
+  table: RecordTable,
+  letter: DeadLetter,
+  options: { evict?: DeadLetterEntry; staleCounters?: readonly string[]; lastDeadLetterAt: string; schedule?: ScheduleWrite },
+): Promise<StoreOutcome> {
   const { portalId, configId } = letter;
   const names: Record<string, string> = { '#day': dayCounterOf(letter.failedAt), '#last': LAST_DEAD_LETTER_ATTRIBUTE };
   const values: Record<string, unknown> = { ':one': 1, ':topicArn': letter.topicArn, ':last': options.lastDeadLetterAt };
@@ -66,8 +87,15 @@ export async function store(table: RecordTable, letter: DeadLetter, options: { e
   }
   const stale = (options.staleCounters ?? []).filter((name) => name !== dayCounterOf(letter.failedAt) && !Object.values(names).includes(name));
   stale.forEach((name, index) => (names[`#stale${index}`] = name));
+  const schedule = options.schedule ?? { retries: 0 };
+  const sets = ['#last = :last'];
+  if (schedule.beginsStreak) {
+    names['#failingSince'] = FAILING_SINCE_ATTRIBUTE;
+    values[':failingSince'] = letter.failedAt;
+    sets.push('#failingSince = :failingSince');
+  }
   const update =
-    `SET #last = :last ADD ${adds.join(', ')}` + (stale.length > 0 ? ` REMOVE ${stale.map((_, index) => `#stale${index}`).join(', ')}` : '');
+    `SET ${sets.join(', ')} ADD ${adds.join(', ')}` + (stale.length > 0 ? ` REMOVE ${stale.map((_, index) => `#stale${index}`).join(', ')}` : '');
   const items = [
     {
       Put: {
@@ -82,6 +110,8 @@ export async function store(table: RecordTable, letter: DeadLetter, options: { e
           failedAt: letter.failedAt,
           messageId: letter.messageId,
           message: letter.message,
+          [RETRIES_ATTRIBUTE]: schedule.retries,
+          ...(schedule.nextRetryAt && { [NEXT_RETRY_ATTRIBUTE]: schedule.nextRetryAt }),
           [EXPIRY_ATTRIBUTE]: expiryOf(letter.failedAt),
         },
         ConditionExpression: 'attribute_not_exists(sk)',
@@ -98,6 +128,9 @@ export async function store(table: RecordTable, letter: DeadLetter, options: { e
       },
     },
     ...(evict ? [{ Delete: { TableName: table.tableName, Key: { portalId, sk: evict.sk }, ConditionExpression: 'attribute_exists(sk)' } }] : []),
+    // The sweep's work this dead letter brings (due-work.ts): after the conditional items, whose
+    // cancellation reasons are read by position below.
+    ...dueWorkOf(letter, schedule).map((Item) => ({ Put: { TableName: table.tableName, Item } })),
   ];
   try {
     await table.db.send(new TransactWriteCommand({ TransactItems: items }));
@@ -110,6 +143,38 @@ export async function store(table: RecordTable, letter: DeadLetter, options: { e
     if (deleted === 'ConditionalCheckFailed') return 'evicted one gone';
     throw error;
   }
+}
+
+/** The sweep's work a new dead letter brings: its next retry, the notice of a new streak, the check of a spent schedule. */
+function dueWorkOf(letter: DeadLetter, schedule: ScheduleWrite) {
+  const whose = { subscriptionPortalId: letter.portalId, configId: letter.configId };
+  return [
+    ...(schedule.nextRetryAt
+      ? [dueItemOf({ kind: 'retry', dueAt: schedule.nextRetryAt, ...whose, letterSk: deadLetterKeyOf(letter.configId, letter.failedAt, letter.messageId) })]
+      : []),
+    ...(schedule.beginsStreak ? [dueItemOf({ kind: 'failing', dueAt: letter.failedAt, ...whose, failingSince: letter.failedAt })] : []),
+    ...(schedule.disableCheck ? [dueItemOf({ kind: 'disable', dueAt: schedule.disableCheck.at, ...whose, failingSince: schedule.disableCheck.failingSince })] : []),
+  ];
+}
+
+/** How many scheduled retries the event had for the subscription, and whether a replay ended them; undefined before the first. */
+export async function retryLedger(table: RecordTable, portalId: string, configId: string, eventId: string): Promise<RetryLedger | undefined> {
+  const { Item } = await table.db.send(
+    new GetCommand({ TableName: table.tableName, Key: { portalId, sk: retryLedgerKeyOf(configId, eventId) }, ConsistentRead: true }),
+  );
+  if (!Item || (typeof Item[EXPIRY_ATTRIBUTE] === 'number' && Item[EXPIRY_ATTRIBUTE] <= nowSeconds())) return undefined;
+  return { retries: typeof Item.retries === 'number' ? Item.retries : 0, cancelled: Item.cancelled === true };
+}
+
+/** The ledger item of an event's retries for a subscription (written when a retry or a replay sends it). */
+export function ledgerItemOf(letter: Pick<KeptDeadLetter, 'portalId' | 'configId' | 'eventId'>, ledger: RetryLedger) {
+  return {
+    portalId: letter.portalId,
+    sk: retryLedgerKeyOf(letter.configId, letter.eventId),
+    retries: ledger.retries,
+    cancelled: ledger.cancelled,
+    [EXPIRY_ATTRIBUTE]: nowSeconds() + LEDGER_KEEP_S,
+  };
 }
 
 /** The `count` oldest dead letters kept for the subscription (not expired), oldest first. */
@@ -148,14 +213,19 @@ export async function select(table: RecordTable, portalId: string, configId: str
 }
 
 /**
- * Removes a dead letter and uncounts it, in one transaction; false when it was already gone (a
- * concurrent replay, or the cap). Throws when DynamoDB did not do it for another reason.
+ * Removes a dead letter a replay sent and uncounts it, in one transaction, which also ends its
+ * schedule: its next retry is dropped, and its ledger says a replay sent it (should it fail again,
+ * the new dead letter waits for a person). False when it was already gone (a concurrent replay,
+ * or the cap). Throws when DynamoDB did not do it for another reason.
  */
 export async function remove(table: RecordTable, letter: KeptDeadLetter): Promise<boolean> {
+  const retry = retryKeyOf(letter);
   try {
     await table.db.send(
       new TransactWriteCommand({
         TransactItems: [
+          ...(retry ? [{ Delete: { TableName: table.tableName, Key: retry } }] : []),
+          { Put: { TableName: table.tableName, Item: ledgerItemOf(letter, { retries: letter.retries, cancelled: true }) } },
           { Delete: { TableName: table.tableName, Key: { portalId: letter.portalId, sk: letter.sk }, ConditionExpression: 'attribute_exists(sk)' } },
           {
             Update: {
@@ -172,7 +242,7 @@ export async function remove(table: RecordTable, letter: KeptDeadLetter): Promis
     );
     return true;
   } catch (error) {
-    if (error instanceof TransactionCanceledException && error.CancellationReasons?.[0]?.Code === 'ConditionalCheckFailed') return false;
+    if (error instanceof TransactionCanceledException && error.CancellationReasons?.some((reason) => reason.Code === 'ConditionalCheckFailed')) return false;
     throw error;
   }
 }
@@ -225,7 +295,7 @@ export async function unclaim(table: RecordTable, letter: KeptDeadLetter, claima
 }
 
 /** The attributes of a DeadLetterEntry: a page or an eviction reads these, never the message. */
-const ENTRY_ATTRIBUTES = ['sk', 'configId', 'eventId', 'event', 'occurredAt', 'failedAt', 'messageId'] as const;
+const ENTRY_ATTRIBUTES = ['sk', 'configId', 'eventId', 'event', 'occurredAt', 'failedAt', 'messageId', RETRIES_ATTRIBUTE, NEXT_RETRY_ATTRIBUTE] as const;
 
 /** The subscription's dead letters not expired, without their messages, page by page. */
 function entries(table: RecordTable, portalId: string, configId: string, options: { newestFirst: boolean; pageSize: number; afterKey?: string }) {
@@ -263,7 +333,7 @@ async function* items(
   throw new Error(`The dead letters of ${configId} did not end within ${MAX_PAGES} pages.`);
 }
 
-const DEAD_LETTER_OPERATIONS = { subscriptionRecord, store, oldest, page, select, claim, unclaim, remove };
+const DEAD_LETTER_OPERATIONS = { subscriptionRecord, retryLedger, store, oldest, page, select, claim, unclaim, remove };
 
 /** Every operation on the dead letters, bound to one table; each function takes the ones it uses (a Pick of this). */
 export type DeadLetterStore = Bound<RecordTable, typeof DEAD_LETTER_OPERATIONS>;
@@ -283,9 +353,11 @@ function toEntry(item: Record<string, unknown>, portalId: string): DeadLetterEnt
     occurredAt: text('occurredAt'),
     failedAt: text('failedAt'),
     messageId: text('messageId'),
+    retries: typeof item[RETRIES_ATTRIBUTE] === 'number' ? item[RETRIES_ATTRIBUTE] : 0,
+    nextRetryAt: typeof item[NEXT_RETRY_ATTRIBUTE] === 'string' ? item[NEXT_RETRY_ATTRIBUTE] : null,
   };
 }
 
-function toKept(item: Record<string, unknown>, portalId: string): KeptDeadLetter {
+export function toKept(item: Record<string, unknown>, portalId: string): KeptDeadLetter {
   return { ...toEntry(item, portalId), message: String(item.message ?? '') };
 }

@@ -9,7 +9,7 @@ import { type BatchEntry, batchesOf, isTopicGone, publishBatch } from './publish
 export interface DispatchDeps {
   repository: Pick<SubscriptionRepository, 'listFor'>;
   sns: SNSClient;
-  progress: DeliveryProgress;
+  progress: Pick<DeliveryProgress, 'deliveredTo' | 'add'>;
 }
 
 /** The subscriptions an event goes to: activated, and listing its kind. */
@@ -35,6 +35,8 @@ export function mayFollowEarlierTry(receiveCount: number, event: PortalEvent, no
 export interface QueuedEvent {
   event: PortalEvent;
   afterEarlierTry: boolean;
+  /** A subscription never to get it, whatever it chose: the failing one a notice is about (shared/dead-letters/notices.ts). */
+  except?: string;
 }
 
 /** A recipient whose Publish failed, with SNS's error. */
@@ -161,8 +163,8 @@ async function dispatchForPortal(
       outcomes.set(position, { unread: earlier.reason });
       return;
     }
-    const { event } = batch[position]!;
-    const recipients = recipientsOf(subscriptions.value, event.kind);
+    const { event, except } = batch[position]!;
+    const recipients = recipientsOf(subscriptions.value, event.kind).filter((subscription) => subscription.configId !== except);
     const inputs = recipients.map((subscription) =>
       publishInputFor(subscription.topicArn, {
         event: event.kind,

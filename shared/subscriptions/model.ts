@@ -1,5 +1,6 @@
 import { attemptHealthOf } from '../attempts/counts';
 import { deadLetterSummaryOf } from '../dead-letters/day-counts';
+import { DISABLED_AT_ATTRIBUTE, DISABLED_REASON_ATTRIBUTE } from '../dead-letters/due-work';
 import { maskCredentials } from '../masked-credentials';
 import type { SubscriptionState } from './sns-subscription';
 
@@ -82,10 +83,18 @@ export function listEntryView(subscription: Subscription, subscriptionState: Sub
     // The 24-hour counts do not depend on how long attempts are kept: any keeping time will do.
     ...attemptHealthOf(subscription as unknown as Record<string, unknown>, 1),
     ...throttleOf(subscription),
+    ...disablingOf(subscription as unknown as Record<string, unknown>),
   };
 }
 
 /** `maxReceivesPerSecond` when the subscription has a throttle; nothing otherwise. */
 export function throttleOf(subscription: Pick<Subscription, 'maxReceivesPerSecond'>): { maxReceivesPerSecond?: number } {
   return subscription.maxReceivesPerSecond === undefined ? {} : { maxReceivesPerSecond: subscription.maxReceivesPerSecond };
+}
+
+/** Why and when the service deactivated the subscription (shared/dead-letters/sweep.ts); nulls when it did not. */
+function disablingOf(record: Record<string, unknown>) {
+  const reason = record[DISABLED_REASON_ATTRIBUTE];
+  const at = record[DISABLED_AT_ATTRIBUTE];
+  return { disabledReason: reason === 'failing' ? ('failing' as const) : null, disabledAt: typeof at === 'string' ? at : null };
 }

@@ -14,11 +14,12 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { type Bound, bindOperations, type Operation } from './bound-operations';
 import { SubscriptionLimitReachedError, SubscriptionNotFoundError, ThrottleNotSupportedError } from './errors';
-import type { Subscription } from './model';
+import { ACTIVATED, type Subscription } from './model';
 import type { SubscriptionState } from './sns-subscription';
 import { DELIVERY_STATUS_ATTRIBUTE } from './delivery-status';
 import { TOPIC_POLICY_ATTRIBUTE } from './topic-policy';
 import { PORTAL_COUNTER_KEY, SUBSCRIPTION_KEY_PREFIX, subscriptionKeyOf } from './table';
+import { CLEARED_BY_ACTIVATION } from '../dead-letters/due-work';
 
 /** What rename, update and activate may change. */
 export type SubscriptionChanges = Partial<Pick<Subscription, 'name' | 'events' | 'status'>> & {
@@ -277,7 +278,8 @@ async function storeTopicMark(table: RecordTable, { portalId, configId, topicArn
 export async function update(table: RecordTable, portalId: string, configId: string, changes: SubscriptionChanges): Promise<Subscription> {
   const names = (Object.keys(changes) as (keyof SubscriptionChanges)[]).filter((name) => changes[name] !== undefined);
   const set = names.filter((name) => changes[name] !== null);
-  const removed = names.filter((name) => changes[name] === null);
+  // Activating clears a disabling for failing and its streak: the count starts again (docs/failed-deliveries.md).
+  const removed: string[] = [...names.filter((name) => changes[name] === null), ...(changes.status === ACTIVATED ? CLEARED_BY_ACTIVATION : [])];
   const throttled = typeof changes.maxReceivesPerSecond === 'number';
   try {
     const { Attributes } = await table.db.send(
@@ -290,7 +292,7 @@ export async function update(table: RecordTable, portalId: string, configId: str
         ].join(' '),
         ConditionExpression: throttled ? 'attribute_exists(sk) AND #protocol IN (:http, :https)' : 'attribute_exists(sk)',
         ExpressionAttributeNames: {
-          ...Object.fromEntries(names.map((name) => [`#${name}`, name])),
+          ...Object.fromEntries([...set, ...removed].map((name) => [`#${name}`, name])),
           ...(throttled && { '#protocol': 'protocol' }),
         },
         // DynamoDB refuses an empty map: none when the update only removes.

@@ -57,3 +57,20 @@ export const deadLetterKeyOf = (configId: string, failedAt: string, messageId: s
 export const ATTEMPT_KEY_PREFIX = 'attempt#';
 export const attemptPrefixOf = (configId: string) => `${ATTEMPT_KEY_PREFIX}${configId}#`;
 export const attemptKeyOf = (configId: string, at: string, messageId: string) => `${attemptPrefixOf(configId)}${at}#${messageId}`;
+
+/**
+ * Work the retry sweep (shared/dead-letters/sweep.ts) is to do at a time: a dead letter's next
+ * scheduled retry, a notice to send, a failing subscription to check. In partitions of their own,
+ * `retry-due#<shard>` (never a portal's), sorted by when each is due, so one Query per shard finds
+ * what is due now (shared/dead-letters/due-work.ts).
+ */
+export const retryDuePartitionOf = (shard: number) => `retry-due#${shard}`;
+/** Every retry-due partition, as an IAM `StringLike` pattern of `dynamodb:LeadingKeys`. */
+export const RETRY_DUE_PARTITIONS_PATTERN = 'retry-due#*';
+
+/**
+ * How many scheduled retries a dead letter's event had for a subscription, kept in its portal's
+ * partition while the retry is on its way (the dead letter itself is removed when it is sent, and
+ * comes back as a new one if it fails again): `retried#<configId>#<eventId>`.
+ */
+export const retryLedgerKeyOf = (configId: string, eventId: string) => `retried#${configId}#${eventId}`;

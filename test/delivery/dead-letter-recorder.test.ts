@@ -87,7 +87,9 @@ describe('the dead-letter recorder', () => {
     expect(item!.idempotencyExpiresAt).toBe((Date.parse(`${failedAt.slice(0, 10)}T00:00:00Z`) + 15 * DAY_MS) / 1000);
     expect(await listEntry(subscription)).toMatchObject({ deadLetters: 1, lastDeadLetterAt: failedAt, deadLettersDropped: 0 });
     const listed = await deadLettersListed(subscription);
-    expect(listed.body.deadLetters).toEqual([{ eventId: JSON.parse(message).eventId, event: CREATE, occurredAt: '2026-11-24T08:15:00Z', failedAt, messageId: snsMessageId }]);
+    // Its first scheduled retry, 5 minutes (DELIVERY_RETRY_SCHEDULE's default) after it failed.
+    const nextRetryAt = new Date(Date.parse(failedAt) + 5 * 60_000).toISOString();
+    expect(listed.body.deadLetters).toEqual([{ eventId: JSON.parse(message).eventId, event: CREATE, occurredAt: '2026-11-24T08:15:00Z', failedAt, messageId: snsMessageId, retries: 0, nextRetryAt }]);
   });
 
   it('keeps a dead letter SQS hands out twice only once, and counts it once', async () => {

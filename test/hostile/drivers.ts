@@ -330,6 +330,8 @@ export function listDriver(base: DriverBase): OperationDriver {
             lastFailedAt: null,
             deliveredLast24h: 0,
             failedLast24h: 0,
+            disabledReason: null,
+            disabledAt: null,
           };
         });
       if (!same(canonical(answer.json.configs), canonical(expected))) failAccepted(request, answer, `configs must be ${JSON.stringify(expected)}`);

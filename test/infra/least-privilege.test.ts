@@ -9,8 +9,8 @@
 import { stackTopicPrefix } from '../../infra/aws/deployment-settings';
 import { DYNAMODB_WRITES } from '../../infra/aws/operation-permissions';
 import type { WebhookSubscriptionsStack } from '../../infra/aws/webhook-subscriptions-stack';
-import { DEAD_LETTER_RECORDER, DISPATCHER, OPERATIONS, RECONCILER } from '../../shared/operations';
-import { idempotencyPartitionOf } from '../../shared/subscriptions/table';
+import { DEAD_LETTER_RECORDER, DISPATCHER, OPERATIONS, RECONCILER, RETRY_SWEEPER } from '../../shared/operations';
+import { idempotencyPartitionOf, retryDuePartitionOf } from '../../shared/subscriptions/table';
 import { deliveryPartitionOf } from '../../shared/delivery/progress';
 import { logicalIdOf, REQUIRED_CONTEXT, serviceApp } from '../support/cdk-app';
 import { evaluate, type Request, type Statement } from '../support/iam-policy';
@@ -33,6 +33,7 @@ function roles(): [string, Statement[]][] {
     [DISPATCHER.handler, stack.delivery.dispatcher] as const,
     [DEAD_LETTER_RECORDER.handler, stack.delivery.recorder] as const,
     [RECONCILER.handler, stack.reconciliation.reconciler] as const,
+    [RETRY_SWEEPER.handler, stack.retries.sweeper] as const,
   ];
   return functions.map(([name, fn]) => {
     const roleId = logicalIdOf(stack, fn.role);
@@ -80,6 +81,21 @@ describe('every role that may write to the table', () => {
     expect(reached).toEqual([]);
   });
 
+  it('cannot write the retry sweep\'s due work, unless it is the recorder (puts it), replay (deletes a retry) or the sweep (claims and deletes it)', () => {
+    const partition = retryDuePartitionOf(3);
+    const reached: string[] = [];
+    for (const [name, statements] of roles()) {
+      for (const action of writesOf(statements)) {
+        if (evaluate(statements, write(action, partition, [])) === 'allowed') reached.push(`${name} ${action}`);
+      }
+    }
+    expect(reached.sort()).toEqual(['recordDeadLetters dynamodb:PutItem', 'replayDeadLetters dynamodb:DeleteItem', 'retryDeadLetters dynamodb:DeleteItem', 'retryDeadLetters dynamodb:UpdateItem']);
+    // Nor do the sweep's claims reach beyond their own attributes: due work is never rewritten to another dead letter.
+    const sweeper = new Map(roles()).get('retryDeadLetters')!;
+    expect(evaluate(sweeper, write('dynamodb:UpdateItem', partition, ['claimedUntil', 'claimedBy']))).toBe('allowed');
+    expect(evaluate(sweeper, write('dynamodb:UpdateItem', partition, ['letterSk']))).toBe('not allowed');
+  });
+
   it('may write, in a portal\'s partition, only the attributes its operation writes', () => {
     const byRole = new Map(roles());
     const allowed = (name: string, attributes: string[]) => evaluate(byRole.get(name)!, write('dynamodb:UpdateItem', 'portal-a', attributes));
@@ -98,6 +114,11 @@ describe('every role that may write to the table', () => {
     expect(allowed('listSubscriptions', ['topicArn'])).toBe('not allowed');
     expect(allowed('confirmSubscription', ['endpoint'])).toBe('not allowed');
     expect(allowed('reconcileTopics', ['events'])).toBe('not allowed');
+    // The sweep disables a failing subscription and retries its dead letters, but cannot repoint or rename it.
+    expect(allowed('retryDeadLetters', ['status', 'disabledReason', 'disabledAt', 'failingSince', 'lastDeliveredAt'])).toBe('allowed');
+    expect(allowed('retryDeadLetters', ['topicArn'])).toBe('not allowed');
+    expect(allowed('retryDeadLetters', ['events'])).toBe('not allowed');
+    expect(allowed('activateSubscription', ['status', 'disabledReason', 'disabledAt', 'failingSince'])).toBe('allowed');
   });
 });
 

@@ -12,7 +12,7 @@ import { PROJECT_ROOT } from '../../infra/aws/service-function';
 import { STACK_NAME } from '../../infra/aws/webhook-subscriptions-app';
 import { gunzipSync } from 'node:zlib';
 import { logSubscriptionEventOf } from '../../shared/attempts/delivery-status-record';
-import { ATTEMPTS_RECORDER, DEAD_LETTER_RECORDER, DISPATCHER, OPERATIONS, RECONCILER } from '../../shared/operations';
+import { ATTEMPTS_RECORDER, DEAD_LETTER_RECORDER, DISPATCHER, OPERATIONS, RECONCILER, RETRY_SWEEPER } from '../../shared/operations';
 import { freshPortal } from '../support/api';
 import { allTopicArns, lastConfirmationRequestMinutesAgo, subscriptionItems } from '../support/aws-state';
 import { REQUIRED_CONTEXT, serviceApp, validationReportsOf } from '../support/cdk-app';
@@ -94,10 +94,11 @@ async function createdSubscription() {
 }
 
 describe('the synthesized functions, invoked as sam local invoke does', () => {
-  it('has one function per operation, the dispatcher, the dead-letter recorder, the attempts consumer and the reconciler, each with its sample event in events/', () => {
+  it('has one function per operation, the dispatcher, the dead-letter recorder, the attempts consumer, the reconciler and the retry sweep, each with its sample event in events/', () => {
     expect([...functions.keys()].sort()).toEqual(
-      [...OPERATIONS.map((op) => op.handler), DISPATCHER.handler, DEAD_LETTER_RECORDER.handler, ATTEMPTS_RECORDER.handler, RECONCILER.handler].sort(),
+      [...OPERATIONS.map((op) => op.handler), DISPATCHER.handler, DEAD_LETTER_RECORDER.handler, ATTEMPTS_RECORDER.handler, RECONCILER.handler, RETRY_SWEEPER.handler].sort(),
     );
+    expect(JSON.parse(readFileSync(join(PROJECT_ROOT, 'events', `${RETRY_SWEEPER.handler}.json`), 'utf8'))['detail-type']).toBe('Scheduled Event');
     expect(JSON.parse(readFileSync(join(PROJECT_ROOT, 'events', `${ATTEMPTS_RECORDER.handler}.json`), 'utf8')).awslogs.data).toEqual(expect.any(String));
     expect(JSON.parse(readFileSync(join(PROJECT_ROOT, 'events', `${DEAD_LETTER_RECORDER.handler}.json`), 'utf8')).Records).toHaveLength(1);
     expect(JSON.parse(readFileSync(join(PROJECT_ROOT, 'events', `${RECONCILER.handler}.json`), 'utf8'))['detail-type']).toBe('Scheduled Event');
@@ -273,6 +274,16 @@ describe('the synthesized functions, invoked as sam local invoke does', () => {
       .map((line) => JSON.parse(line))
       .find((entry) => entry.message === 'reconciliation summary');
     expect(logged).toMatchObject({ operation: RECONCILER.handler, summary });
+  });
+
+  it('the retry sweep runs from its bundle on the sample scheduled event, and answers its counts', async () => {
+    const event = JSON.parse(readFileSync(join(PROJECT_ROOT, 'events', `${RETRY_SWEEPER.handler}.json`), 'utf8'));
+
+    const invocation = await samLocalInvokeRaw(RETRY_SWEEPER.handler, event);
+
+    // The shared table may hold other suites' due work: only the shape is this suite's to say.
+    expect(invocation.result).toEqual(expect.any(Object));
+    expect(invocation.logs).not.toMatch(/"level":"ERROR"/);
   });
 
   it.each(OPERATIONS.map((op) => op.handler))(

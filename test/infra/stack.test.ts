@@ -19,12 +19,12 @@ import { DEFAULT_SETTINGS } from '../../infra/aws/deployment-settings';
 import { esbuildOptionsFor } from '../../infra/aws/function-bundling';
 import { ownSourceMap, type SourceMapV3 } from '../../infra/aws/own-source-map';
 import { PROJECT_ROOT } from '../../infra/aws/service-function';
-import { OPERATION_PERMISSIONS, RATE_LIMIT_PERMISSIONS } from '../../infra/aws/operation-permissions';
+import { OPERATION_PERMISSIONS, RATE_LIMIT_PERMISSIONS, REPLAY_DUE_WORK } from '../../infra/aws/operation-permissions';
 import { MANAGEMENT_ACTIONS } from '../../shared/subscriptions/topic-policy';
 import { STACK_NAME } from '../../infra/aws/webhook-subscriptions-app';
 import type { WebhookSubscriptionsStack } from '../../infra/aws/webhook-subscriptions-stack';
 import { loadConfig } from '../../shared/config';
-import { API_PREFIXES, ATTEMPTS_RECORDER, DEAD_LETTER_RECORDER, DISPATCHER, OPERATIONS, RECONCILER } from '../../shared/operations';
+import { API_PREFIXES, ATTEMPTS_RECORDER, DEAD_LETTER_RECORDER, DISPATCHER, OPERATIONS, RECONCILER, RETRY_SWEEPER } from '../../shared/operations';
 import { EXPIRY_ATTRIBUTE, TABLE_KEYS } from '../../shared/subscriptions/table';
 import { logicalIdOf, REQUIRED_CONTEXT, serviceApp } from '../support/cdk-app';
 import { httpEvent } from '../support/http-events';
@@ -78,8 +78,8 @@ describe('the subscriptions table', () => {
 });
 
 describe('the functions', () => {
-  it('are one per operation, the dispatcher, the dead-letter recorder, the attempts consumer and the reconciler', () => {
-    template.resourceCountIs('AWS::Lambda::Function', OPERATIONS.length + 4);
+  it('are one per operation, the dispatcher, the dead-letter recorder, the attempts consumer, the reconciler and the retry sweep', () => {
+    template.resourceCountIs('AWS::Lambda::Function', OPERATIONS.length + 5);
   });
 
   describe.each(OPERATIONS.map((op) => [op.handler, op] as const))('%s', (_handler, op) => {
@@ -100,6 +100,8 @@ describe('the functions', () => {
         MAX_SUBSCRIPTIONS_PER_PORTAL: String(DEFAULT_SETTINGS.maxSubscriptionsPerPortal),
         PORTAL_CLAIM: DEFAULT_SETTINGS.portalClaim,
         EVENT_KINDS: DEFAULT_SETTINGS.eventKinds.join(','),
+        DELIVERY_RETRY_SCHEDULE: DEFAULT_SETTINGS.deliveryRetrySchedule,
+        DISABLE_FAILING_AFTER: DEFAULT_SETTINGS.disableFailingAfter,
         // Only create and confirm subscribe endpoints, and name their dead-letter queue when they do.
         ...((op.id === 'createSubscriptionRoute' || op.id === 'confirmSubscriptionRoute') && {
           DELIVERY_DEAD_LETTER_QUEUE_ARN: { 'Fn::GetAtt': [logicalIdOf(stack, stack.delivery.deliveryDeadLetterQueue), 'Arn'] },
@@ -133,6 +135,8 @@ describe('the functions', () => {
         ...(('idempotencyRecords' in expected && expected.idempotencyRecords) || []),
         // The portal's rate limit item, in a statement of its own.
         ...(op.limitedPerPortal ? RATE_LIMIT_PERMISSIONS : []),
+        // Replay ends the schedule of what it sends: it deletes the due retry, in a statement of its own.
+        ...(op.id === 'replayDeadLettersRoute' ? REPLAY_DUE_WORK : []),
       ];
       expect(actionsOn(statements, { 'Fn::GetAtt': [tableId(), 'Arn'] })).toEqual([...expected.table, ...idempotencyRecords].sort());
       expect(actionsOn(statements, topicArnPattern(stack.topicPrefix))).toEqual([...expected.topics].sort());
@@ -184,8 +188,26 @@ describe('the functions', () => {
         portalSendLimit: { burst: DEFAULT_SETTINGS.portalSendBurst, ratePerMinute: DEFAULT_SETTINGS.portalSendRatePerMinute },
         confirmationRequestsPerDay: DEFAULT_SETTINGS.confirmationRequestsPerDay,
         confirmationRequestIntervalMs: 300_000,
+        deliveryRetryScheduleMs: [300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000],
+        disableFailingAfterMs: 5 * 86_400_000,
       });
     }
+  });
+});
+
+describe('the retry sweep', () => {
+  it('runs every minute, from an EventBridge rule, with no retry of a missed run (the next one does its work)', () => {
+    template.hasResourceProperties('AWS::Events::Rule', {
+      ScheduleExpression: 'rate(1 minute)',
+      Targets: [{ Arn: { 'Fn::GetAtt': [logicalIdOf(stack, stack.retries.sweeper.function), 'Arn'] }, RetryPolicy: { MaximumRetryAttempts: 0 } }],
+    });
+  });
+
+  it('takes the deployment\'s schedule and disabling time, as every function does', () => {
+    const { stack: custom } = serviceApp({ bundle: false, context: { ...REQUIRED_CONTEXT, deliveryRetrySchedule: '1m,1h', disableFailingAfter: '2d' } });
+    const variables = Template.fromStack(custom).toJSON().Resources[logicalIdOf(custom, custom.retries.sweeper.function)].Properties.Environment.Variables;
+    expect(variables).toMatchObject({ DELIVERY_RETRY_SCHEDULE: '1m,1h', DISABLE_FAILING_AFTER: '2d' });
+    expect(() => serviceApp({ context: { ...REQUIRED_CONTEXT, deliveryRetrySchedule: '5m,soon' }, bundle: false })).toThrow(/deliveryRetrySchedule must be a comma-separated list/);
   });
 });
 
@@ -349,12 +371,12 @@ describe('IAM', () => {
 describe('what each function may do', () => {
   // The whole of each role, written out for review: one line per statement, as
   // `<resource>: <actions>[ when <condition>]`. Everything a function may do is on this page.
-  const PORTALS = 'when ForAllValues:StringNotLike dynamodb:LeadingKeys idempotency#*,delivery#*';
+  const PORTALS = 'when ForAllValues:StringNotLike dynamodb:LeadingKeys idempotency#*,delivery#*,retry-due#*';
   const ATTRIBUTES = 'ForAllValues:StringLike dynamodb:Attributes';
   const EXPECTED: Record<string, string[]> = {
     createSubscription: [
       'own log group: logs:CreateLogStream logs:PutLogEvents',
-      'table: dynamodb:GetItem dynamodb:PutItem dynamodb:UpdateItem when ForAllValues:StringNotLike dynamodb:LeadingKeys idempotency#*,delivery#*',
+      'table: dynamodb:GetItem dynamodb:PutItem dynamodb:UpdateItem when ForAllValues:StringNotLike dynamodb:LeadingKeys idempotency#*,delivery#*,retry-due#*',
       'table: dynamodb:DeleteItem dynamodb:GetItem dynamodb:PutItem dynamodb:UpdateItem when ForAllValues:StringEquals dynamodb:LeadingKeys idempotency#createSubscriptionRoute',
       `table: dynamodb:UpdateItem ${PORTALS} and ForAllValues:StringEquals dynamodb:Attributes portalId,sk,bucketFullAt,idempotencyExpiresAt`,
       'service topics: sns:CreateTopic sns:DeleteTopic sns:Subscribe sns:TagResource',
@@ -365,7 +387,10 @@ describe('what each function may do', () => {
       `table: dynamodb:UpdateItem ${PORTALS} and ${ATTRIBUTES} portalId,sk,events,maxReceivesPerSecond`,
       'service topics: sns:SetSubscriptionAttributes',
     ],
-    activateSubscription: ['own log group: logs:CreateLogStream logs:PutLogEvents', `table: dynamodb:UpdateItem ${PORTALS} and ${ATTRIBUTES} portalId,sk,status`],
+    activateSubscription: [
+      'own log group: logs:CreateLogStream logs:PutLogEvents',
+      `table: dynamodb:UpdateItem ${PORTALS} and ${ATTRIBUTES} portalId,sk,status,disabledReason,disabledAt,failingSince`,
+    ],
     listSubscriptions: [
       'own log group: logs:CreateLogStream logs:PutLogEvents',
       `table: dynamodb:Query ${PORTALS}`,
@@ -388,18 +413,21 @@ describe('what each function may do', () => {
     listAttempts: ['own log group: logs:CreateLogStream logs:PutLogEvents', `table: dynamodb:GetItem dynamodb:Query ${PORTALS}`],
     replayDeadLetters: [
       'own log group: logs:CreateLogStream logs:PutLogEvents',
-      `table: dynamodb:DeleteItem dynamodb:GetItem dynamodb:Query dynamodb:UpdateItem ${PORTALS}`,
+      `table: dynamodb:DeleteItem dynamodb:GetItem dynamodb:PutItem dynamodb:Query dynamodb:UpdateItem ${PORTALS}`,
       'table: dynamodb:DeleteItem dynamodb:GetItem dynamodb:PutItem dynamodb:UpdateItem when ForAllValues:StringEquals dynamodb:LeadingKeys idempotency#replayDeadLettersRoute',
+      'table: dynamodb:DeleteItem when ForAllValues:StringLike dynamodb:LeadingKeys retry-due#* and ForAllValues:StringEquals dynamodb:Attributes portalId,sk',
       `table: dynamodb:UpdateItem ${PORTALS} and ForAllValues:StringEquals dynamodb:Attributes portalId,sk,bucketFullAt,idempotencyExpiresAt`,
       'service topics: sns:GetSubscriptionAttributes sns:Publish',
     ],
     recordDeadLetters: [
       'own log group: logs:CreateLogStream logs:PutLogEvents',
-      'table: dynamodb:GetItem dynamodb:Query when ForAllValues:StringNotLike dynamodb:LeadingKeys idempotency#*,delivery#*',
-      'table: dynamodb:DeleteItem dynamodb:PutItem when ForAllValues:StringNotLike dynamodb:LeadingKeys idempotency#*,delivery#* and ' +
-        'ForAllValues:StringLike dynamodb:Attributes portalId,sk,configId,eventId,event,occurredAt,failedAt,messageId,message,idempotencyExpiresAt',
-      'table: dynamodb:UpdateItem when ForAllValues:StringNotLike dynamodb:LeadingKeys idempotency#*,delivery#* and ' +
-        'ForAllValues:StringLike dynamodb:Attributes portalId,sk,topicArn,lastDeadLetterAt,deadLettersDropped,deadLetters@*',
+      'table: dynamodb:GetItem dynamodb:Query when ForAllValues:StringNotLike dynamodb:LeadingKeys idempotency#*,delivery#*,retry-due#*',
+      'table: dynamodb:DeleteItem dynamodb:PutItem when ForAllValues:StringNotLike dynamodb:LeadingKeys idempotency#*,delivery#*,retry-due#* and ' +
+        'ForAllValues:StringLike dynamodb:Attributes portalId,sk,configId,eventId,event,occurredAt,failedAt,messageId,message,retries,nextRetryAt,idempotencyExpiresAt',
+      'table: dynamodb:UpdateItem when ForAllValues:StringNotLike dynamodb:LeadingKeys idempotency#*,delivery#*,retry-due#* and ' +
+        'ForAllValues:StringLike dynamodb:Attributes portalId,sk,topicArn,lastDeadLetterAt,deadLettersDropped,failingSince,deadLetters@*',
+      'table: dynamodb:PutItem when ForAllValues:StringLike dynamodb:LeadingKeys retry-due#* and ' +
+        'ForAllValues:StringLike dynamodb:Attributes portalId,sk,kind,dueAt,subscriptionPortalId,configId,letterSk,failingSince,idempotencyExpiresAt',
       'delivery dead-letter queue: sqs:ChangeMessageVisibility sqs:DeleteMessage sqs:GetQueueAttributes sqs:GetQueueUrl sqs:ReceiveMessage',
     ],
     confirmSubscription: [
@@ -425,12 +453,21 @@ describe('what each function may do', () => {
       'delivery status logging role: iam:PassRole when StringEquals iam:PassedToService sns.amazonaws.com',
       '*: sns:ListSubscriptions sns:ListTopics',
     ],
+    retryDeadLetters: [
+      'own log group: logs:CreateLogStream logs:PutLogEvents',
+      'table: dynamodb:Query when ForAllValues:StringLike dynamodb:LeadingKeys retry-due#*',
+      'table: dynamodb:DeleteItem dynamodb:UpdateItem when ForAllValues:StringLike dynamodb:LeadingKeys retry-due#* and ForAllValues:StringEquals dynamodb:Attributes portalId,sk,claimedUntil,claimedBy',
+      `table: dynamodb:GetItem dynamodb:Query ${PORTALS}`,
+      `table: dynamodb:DeleteItem dynamodb:PutItem dynamodb:UpdateItem ${PORTALS} and ${ATTRIBUTES} ` +
+        'portalId,sk,replayClaimedUntil,replayClaimedBy,nextRetryAt,retries,cancelled,idempotencyExpiresAt,deadLetters@*,status,disabledReason,disabledAt,failingSince,lastDeliveredAt',
+      'service topics: sns:Publish',
+    ],
     recordDeliveryAttempts: [
       'own log group: logs:CreateLogStream logs:PutLogEvents',
-      'table: dynamodb:GetItem dynamodb:Query when ForAllValues:StringNotLike dynamodb:LeadingKeys idempotency#*,delivery#*',
-      'table: dynamodb:DeleteItem dynamodb:PutItem when ForAllValues:StringNotLike dynamodb:LeadingKeys idempotency#*,delivery#* and ' +
+      'table: dynamodb:GetItem dynamodb:Query when ForAllValues:StringNotLike dynamodb:LeadingKeys idempotency#*,delivery#*,retry-due#*',
+      'table: dynamodb:DeleteItem dynamodb:PutItem when ForAllValues:StringNotLike dynamodb:LeadingKeys idempotency#*,delivery#*,retry-due#* and ' +
         'ForAllValues:StringLike dynamodb:Attributes portalId,sk,at,status,statusCode,dwellTimeMs,attempts,messageId,idempotencyExpiresAt',
-      'table: dynamodb:UpdateItem when ForAllValues:StringNotLike dynamodb:LeadingKeys idempotency#*,delivery#* and ' +
+      'table: dynamodb:UpdateItem when ForAllValues:StringNotLike dynamodb:LeadingKeys idempotency#*,delivery#*,retry-due#* and ' +
         'ForAllValues:StringLike dynamodb:Attributes portalId,sk,topicArn,lastDeliveredAt,lastFailedAt,attemptsDelivered@*,attemptsFailed@*,attemptsKept@*',
       'service topics: sns:ListTagsForResource',
     ],
@@ -442,9 +479,10 @@ describe('what each function may do', () => {
     [DEAD_LETTER_RECORDER.handler, stack.delivery.recorder] as const,
     [ATTEMPTS_RECORDER.handler, stack.attempts.consumer] as const,
     [RECONCILER.handler, stack.reconciliation.reconciler] as const,
+    [RETRY_SWEEPER.handler, stack.retries.sweeper] as const,
   ];
 
-  it('lists every function: the operations, the dispatcher, the dead-letter recorder, the attempts consumer and the reconciler', () => {
+  it('lists every function: the operations, the dispatcher, the dead-letter recorder, the attempts consumer, the reconciler and the retry sweep', () => {
     expect(allFunctions().map(([name]) => name).sort()).toEqual(Object.keys(EXPECTED).sort());
     expect(allFunctions()).toHaveLength(ofType('AWS::Lambda::Function').length);
   });
@@ -585,6 +623,7 @@ describe('AWS Solutions rules (cdk-nag)', () => {
         [`${STACK_NAME}/Delivery/dispatchPortalEvents/Role`, wildcardId],
         [`${STACK_NAME}/Reconciliation/reconcileTopics/Role`, wildcardId],
         [`${STACK_NAME}/Attempts/recordDeliveryAttempts/Role`, wildcardId],
+        [`${STACK_NAME}/Retries/retryDeadLetters/Role`, wildcardId],
         // SNS names the log groups after each topic, made at run time.
         ...['', ':log-stream:*'].map((suffix) => [
           `${STACK_NAME}/Attempts/SnsDeliveryStatusLogging`,
@@ -902,7 +941,12 @@ function publishersVariable(): { 'Fn::Join': [string, { 'Fn::GetAtt': [string, s
   return {
     'Fn::Join': [
       ',',
-      [roleArn(stack.delivery.dispatcher), roleArn(stack.functions.get('testSubscriptionRoute')!), roleArn(stack.functions.get('replayDeadLettersRoute')!)],
+      [
+        roleArn(stack.delivery.dispatcher),
+        roleArn(stack.retries.sweeper),
+        roleArn(stack.functions.get('testSubscriptionRoute')!),
+        roleArn(stack.functions.get('replayDeadLettersRoute')!),
+      ],
     ],
   };
 }

@@ -13,6 +13,7 @@
  * `UPDATE_SCREENSHOTS=1` also saves docs/admin-page.png (the screenshot in docs/local.md).
  */
 import { fileURLToPath } from 'node:url';
+import { DynamoDBClient, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { SNSClient, UnsubscribeCommand } from '@aws-sdk/client-sns';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { LOCAL_CREDENTIALS } from '../../infra/local/local-stack';
@@ -758,6 +759,41 @@ describeWithChromium('the admin page, in Chromium with the keyboard', () => {
     await panel.getByRole('button', { name: 'Close' }).press('Enter');
     expect(await panel.isVisible()).toBe(false);
     await deletedElsewhere(receiverId);
+    await refreshList(1);
+  });
+
+  step('shows a subscription the service disabled for failing, since when, and that activating it is the way back', async () => {
+    const created = await call(local.stack, 'POST', PREFIX, {
+      token,
+      body: { name: 'Failing hooks', protocol: 'http', endpoint: `${receiver.url}/failing-hooks`, events: ['asset_bank.media.create'] },
+    });
+    expect(created.status).toBe(200);
+    const { configId } = created.body.record;
+    // What the retry sweep writes when it disables one (stack.retries.test.ts runs it end to end).
+    const disabledAt = '2026-11-20T08:30:00.000Z';
+    const db = new DynamoDBClient({ endpoint: local.stack.dynamoDb.endpoint, region: local.stack.region, credentials: LOCAL_CREDENTIALS });
+    try {
+      await db.send(
+        new UpdateItemCommand({
+          TableName: local.stack.tableName,
+          Key: { portalId: { S: admin.portalId }, sk: { S: `subscription#${configId}` } },
+          UpdateExpression: 'SET #status = :off, disabledReason = :failing, disabledAt = :at',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':off': { N: '0' }, ':failing': { S: 'failing' }, ':at': { S: disabledAt } },
+        }),
+      );
+    } finally {
+      db.destroy();
+    }
+    await refreshList(2);
+
+    expect(await row('Failing hooks').getByRole('cell').nth(2).textContent()).toBe(
+      `Disabled: failingNo successful delivery for too long; disabled ${utc(disabledAt)}. Fix the endpoint, then activate it.`,
+    );
+    await row('Failing hooks').getByRole('button', { name: 'Activate: Failing hooks' }).press('Enter');
+    await row('Failing hooks').getByText('Active', { exact: true }).waitFor();
+    expect((await listed()).find((entry) => entry.configId === configId)).toMatchObject({ status: 1, disabledReason: null, disabledAt: null });
+    await deletedElsewhere(configId);
     await refreshList(1);
   });
 

@@ -69,6 +69,8 @@ describe.each(API_PREFIXES.map((prefix) => [prefix]))('the API under %s', (prefi
       failedLast24h: 0,
       lastDeliveredAt: null,
       lastFailedAt: null,
+      disabledReason: null,
+      disabledAt: null,
     });
 
     // Rename

@@ -101,6 +101,9 @@ describe('a receiver that answers 500', () => {
       occurredAt: expect.any(String),
       failedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
       messageId: attempts[0]!.envelope.MessageId,
+      // The first of DELIVERY_RETRY_SCHEDULE (5m by default) after it failed.
+      retries: 0,
+      nextRetryAt: new Date(Date.parse(letter.failedAt) + 5 * 60_000).toISOString(),
     });
     // Its subscription's alone: not the healthy one's, not another portal's, which cannot even ask.
     expect((await deadLetters(TEST_CLIENTS.alphaAdmin, healthy.configId)).body.deadLetters).toEqual([]);

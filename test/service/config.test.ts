@@ -16,6 +16,8 @@ describe('loadConfig', () => {
         'asset_bank.media.pre_archived',
         'workflow.job.create',
         'antivirus.scan.failed',
+        'webhooks.subscription.failing',
+        'webhooks.subscription.disabled',
       ],
       portalClaim: 'portal_id',
       reconcileGraceMinutes: 15,
@@ -29,6 +31,8 @@ describe('loadConfig', () => {
       portalSendLimit: { burst: 25, ratePerMinute: 20 },
       confirmationRequestsPerDay: 5,
       confirmationRequestIntervalMs: 300_000,
+      deliveryRetryScheduleMs: [300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000],
+      disableFailingAfterMs: 5 * 86_400_000,
     });
   });
 
@@ -52,6 +56,8 @@ describe('loadConfig', () => {
         PORTAL_SEND_RATE_PER_MINUTE: '2',
         CONFIRMATION_REQUESTS_PER_DAY: '3',
         CONFIRMATION_REQUEST_INTERVAL_SECONDS: '600',
+        DELIVERY_RETRY_SCHEDULE: '30s, 1m,1m,2h,1d',
+        DISABLE_FAILING_AFTER: '36h',
       }),
     ).toEqual({
       tableName: 't',
@@ -71,7 +77,19 @@ describe('loadConfig', () => {
       portalSendLimit: { burst: 5, ratePerMinute: 2 },
       confirmationRequestsPerDay: 3,
       confirmationRequestIntervalMs: 600_000,
+      deliveryRetryScheduleMs: [30_000, 60_000, 60_000, 7_200_000, 86_400_000],
+      disableFailingAfterMs: 36 * 3_600_000,
     });
+  });
+
+  it.each([
+    ['DELIVERY_RETRY_SCHEDULE', '5m,soon', /DELIVERY_RETRY_SCHEDULE must be a comma-separated list of 1 to 20 durations such as 5m,30m,2h/],
+    ['DELIVERY_RETRY_SCHEDULE', '0s', /DELIVERY_RETRY_SCHEDULE must be a comma-separated list/],
+    ['DELIVERY_RETRY_SCHEDULE', '10d,10d', /DELIVERY_RETRY_SCHEDULE must add up to at most 14d/],
+    ['DISABLE_FAILING_AFTER', '5 days', /DISABLE_FAILING_AFTER must be a duration from 1s to 90d/],
+    ['DISABLE_FAILING_AFTER', '91d', /DISABLE_FAILING_AFTER must be a duration from 1s to 90d/],
+  ])('refuses %s=%s at start, naming the variable', (name, value, message) => {
+    expect(() => loadConfig({ TABLE_NAME: 't', [name]: value })).toThrow(message);
   });
 
   it('leaves the functions that create topics unable to start without publishers', () => {

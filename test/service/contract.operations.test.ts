@@ -182,6 +182,8 @@ describe.each([0, 1] as const)('the operations under prefix %i', (prefix) => {
         lastFailedAt: null,
         deliveredLast24h: 0,
         failedLast24h: 0,
+        disabledReason: null,
+        disabledAt: null,
       })),
       maxSubscriptions: Number(TEST_ENV.MAX_SUBSCRIPTIONS_PER_PORTAL),
     });

@@ -84,6 +84,8 @@ describe('list over many DynamoDB pages', () => {
       lastFailedAt: null,
       deliveredLast24h: 0,
       failedLast24h: 0,
+      disabledReason: null,
+      disabledAt: null,
     });
   });
 });
