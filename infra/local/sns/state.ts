@@ -11,13 +11,12 @@ import { confirmationMessage, type MessageOrigin, subscribeUrl, unsubscribeConfi
 import { type DeliveryStatusLogEvent, deliveryStatusLogEventOf } from './delivery-status-log';
 import type { SigningIdentity } from './signing';
 import type { DeadLetter, OutgoingMessage, RecordedDelivery, SubscriptionRecord, TopicRecord } from './types';
+import { deadLetterTargetOf, deliveryPolicyOf, notificationContentType, retriesOf } from './subscription-policies';
 
 const MAX_RECORDED_DELIVERIES = 1_000;
 export const DEFAULT_DEAD_LETTERS_PER_SUBSCRIPTION = 1_000;
 /** Dead letters are saved at most this often: a burst of them must not rewrite the file per letter. */
 const DEAD_LETTER_SAVE_DELAY_MS = 1_000;
-/** SNS's limit on a delivery policy's numRetries. */
-const MAX_POLICY_RETRIES = 100;
 
 export const TOPIC_NAME = /^(?:[A-Za-z0-9_-]{1,256}|[A-Za-z0-9_-]{1,251}\.fifo)$/;
 export const TOPIC_ARN = /^arn:[^:]+:sns:[^:]*:[^:]+:[A-Za-z0-9_-]+(?:\.fifo)?$/;
@@ -337,55 +336,6 @@ export class SnsBackend {
   }
 }
 
-interface DeliveryPolicy {
-  healthyRetryPolicy?: { numRetries?: unknown } | null;
-  requestPolicy?: { headerContentType?: unknown } | null;
-}
-
-/** The subscription's DeliveryPolicy (checked to be JSON when it was set), or undefined. */
-function deliveryPolicyOf(subscription: SubscriptionRecord): DeliveryPolicy | undefined {
-  const text = subscription.attributes.DeliveryPolicy;
-  if (!text) return undefined;
-  try {
-    const policy: unknown = JSON.parse(text);
-    return typeof policy === 'object' && policy !== null ? (policy as DeliveryPolicy) : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/**
- * The content type a notification is sent with: the subscription's delivery policy's, else its
- * topic's (`http.defaultRequestPolicy.headerContentType`), else SNS's text/plain.
- */
-function notificationContentType(policy: DeliveryPolicy | undefined, topic: TopicRecord | undefined): unknown {
-  const own = policy?.requestPolicy?.headerContentType;
-  if (typeof own === 'string') return own;
-  try {
-    const topicPolicy = JSON.parse(topic?.attributes.DeliveryPolicy || 'null') as { http?: { defaultRequestPolicy?: { headerContentType?: unknown } } } | null;
-    return topicPolicy?.http?.defaultRequestPolicy?.headerContentType;
-  } catch {
-    return undefined;
-  }
-}
-
-/** The retries a delivery policy asks for; undefined leaves the emulator's default. */
-function retriesOf(policy: DeliveryPolicy | undefined): number | undefined {
-  const retries = policy?.healthyRetryPolicy?.numRetries;
-  return typeof retries === 'number' && Number.isInteger(retries) && retries >= 0 ? Math.min(retries, MAX_POLICY_RETRIES) : undefined;
-}
-
-/** The dead-letter queue of the subscription's RedrivePolicy, or undefined. */
-function deadLetterTargetOf(subscription: SubscriptionRecord): string | undefined {
-  const text = subscription.attributes.RedrivePolicy;
-  if (!text) return undefined;
-  try {
-    const target = (JSON.parse(text) as { deadLetterTargetArn?: unknown }).deadLetterTargetArn;
-    return typeof target === 'string' && target !== '' ? target : undefined;
-  } catch {
-    return undefined;
-  }
-}
 
 /**
  * The ARN, once its shape is a subscription's: fewer than 6 elements is a malformed ARN, a topic's
