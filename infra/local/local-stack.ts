@@ -44,12 +44,11 @@ import {
 } from './sns/emulator';
 import { ensureSubscriptionTable } from './dynamodb/subscription-table';
 import type { LocalStack, LocalStackOptions } from './local-stack-options';
-import { ensurePortFree, HOST, PortInUseError } from './port-in-use';
+import { DEFAULT_PORTS, ensurePortFree, HOST, PortInUseError } from './local-ports';
 
 export type { LocalStack, LocalStackOptions, ServiceEndpoints } from './local-stack-options';
-export { type LocalStackPart, PortInUseError } from './port-in-use';
+export { DEFAULT_PORTS, type LocalStackPart, PortInUseError } from './local-ports';
 
-export const DEFAULT_PORTS = { api: 3000, dynamoDb: 8000, sns: 9911, events: 9912 } as const;
 export const DEFAULT_DATA_DIR = '.data';
 export const DEFAULT_TABLE_NAME = 'webhook-subscriptions';
 /** The `aud` of local tokens, the audience the gateway's authorizer accepts. */
