@@ -1,5 +1,6 @@
 /** Where the local stack listens, and what it says when a port it was given is taken. */
 import { createServer } from 'node:net';
+
 export const DEFAULT_PORTS = { api: 3000, dynamoDb: 8000, sns: 9911, events: 9912 } as const;
 export const HOST = '127.0.0.1';
 
