@@ -1,13 +1,13 @@
 /** Body parts (field-parts.ts) for the addressing pair config_id / configId and for activate's status. */
 import fc from 'fast-check';
-import { type Entry, fieldParts, type FieldParts, type Invalid, type Part, preview, type Valid } from './field-parts';
+import { type Entry, type FieldParts, fieldParts, type Invalid, type Part, preview, type Valid } from './field-parts';
 import { type GeneratorIds, UUID } from './hostile-request';
 import { deepJson, hostileString, json, jsonStringText, notAStringText } from './values';
 
 // --- config_id / configId (update, activate, rename) -----------------------------------------
 
 /** Strings that look like `id` and are not a UUID. */
-export function brokenIds(id: string): fc.Arbitrary<string> {
+function brokenIds(id: string): fc.Arbitrary<string> {
   return fc.constantFrom(
     `${id} `,
     ` ${id}`,
@@ -85,11 +85,11 @@ export function addressingParts(ids: GeneratorIds): FieldParts {
 
 // --- status (activate) ------------------------------------------------------------------------
 
-export const validStatus: fc.Arbitrary<Valid> = fc.constantFrom<Valid>(['0', 0], ['1', 1]);
-export const maybeStatus: fc.Arbitrary<Valid> = fc
+const validStatus: fc.Arbitrary<Valid> = fc.constantFrom<Valid>(['0', 0], ['1', 1]);
+const maybeStatus: fc.Arbitrary<Valid> = fc
   .constantFrom('-0', '1.0', '1e0', '0.0', '1e-400', '10e-1', '0.99999999999999999', '1.00000000000000001', '0E+5')
   .map((raw): Valid => [raw, Number(JSON.parse(raw)) + 0]);
-export const invalidStatus: fc.Arbitrary<Invalid> = fc.oneof(
+const invalidStatus: fc.Arbitrary<Invalid> = fc.oneof(
   fc.constantFrom<Invalid>(
     ['"1"', 'a string'],
     ['"0"', 'a string'],

@@ -22,7 +22,7 @@ export interface BodyPlan {
   readonly why: string;
 }
 
-export function extraEntries(reservedKeys: readonly string[]): fc.Arbitrary<Entry[]> {
+function extraEntries(reservedKeys: readonly string[]): fc.Arbitrary<Entry[]> {
   const extraKey = fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...EXTRA_KEYS) }, { weight: 1, arbitrary: hostileString }).filter((key) => !reservedKeys.includes(key));
   return fc.oneof(
     { weight: 3, arbitrary: fc.constant<Entry[]>([]) },
@@ -30,11 +30,11 @@ export function extraEntries(reservedKeys: readonly string[]): fc.Arbitrary<Entr
   );
 }
 
-export const separator = fc.constantFrom('', '', '', ' ', '\n', '\t', '\r\n  ');
+const separator = fc.constantFrom('', '', '', ' ', '\n', '\t', '\r\n  ');
 
-export const isFieldName = (blame: string) => blame !== ANY_FIELD && !/^[A-Z_]+$/.test(blame);
+const isFieldName = (blame: string) => blame !== ANY_FIELD && !/^[A-Z_]+$/.test(blame);
 
-export function combine(parts: readonly Part[], extras: readonly Entry[], extrasFirst: boolean, sep: string): BodyPlan {
+function combine(parts: readonly Part[], extras: readonly Entry[], extrasFirst: boolean, sep: string): BodyPlan {
   const fieldEntries = parts.flatMap((part) => part.entries);
   const entries = extrasFirst ? [...extras, ...fieldEntries] : [...fieldEntries, ...extras];
   const verdict: Verdict = parts.some((part) => part.verdict === 'bad') ? 'bad' : parts.some((part) => part.verdict === 'maybe') ? 'maybe' : 'ok';
@@ -131,7 +131,7 @@ export interface ContentType {
   readonly style: 'json' | 'form' | 'multipart';
 }
 
-export const JSON_TYPES = [
+const JSON_TYPES = [
   'application/json; charset=utf-8',
   'application/json;charset=UTF-8',
   'APPLICATION/JSON',
@@ -140,7 +140,7 @@ export const JSON_TYPES = [
   'application/merge-patch+json',
   'application/problem+json; charset=utf-8',
 ];
-export const NOT_JSON_TYPES = [
+const NOT_JSON_TYPES = [
   'text/plain',
   'text/plain; charset=utf-8',
   'text/json',
@@ -199,7 +199,7 @@ export const queries: fc.Arbitrary<string> = fc.oneof(
   },
 );
 
-export function formBody(entries: readonly Entry[]): string {
+function formBody(entries: readonly Entry[]): string {
   const textOf = (raw: string) => {
     try {
       const value: unknown = JSON.parse(raw);
@@ -211,7 +211,7 @@ export function formBody(entries: readonly Entry[]): string {
   return entries.map(([key, raw]) => `${percentEncodeAll(key)}=${percentEncodeAll(textOf(raw))}`).join('&');
 }
 
-export function multipartBody(entries: readonly Entry[]): string {
+function multipartBody(entries: readonly Entry[]): string {
   const parts = entries.map(([key, raw]) => `------hostile\r\nContent-Disposition: form-data; name=${json(key)}\r\n\r\n${raw}\r\n`);
   return `${parts.join('')}------hostile--\r\n`;
 }
@@ -246,13 +246,13 @@ export function lengthOf(plan: BodyPlan, contentType: ContentType, size: number 
 
 // --- paths ------------------------------------------------------------------------------------
 
-export interface PathChoice {
+interface PathChoice {
   readonly path: string;
   /** Whether it is exactly one of the operation's routes. */
   readonly route: boolean;
 }
 
-export function mangledPaths(subPath: string): fc.Arbitrary<string> {
+function mangledPaths(subPath: string): fc.Arbitrary<string> {
   return fc.constantFrom(...API_PREFIXES).chain((prefix) => {
     const exact = prefix + subPath;
     const last = subPath === '' ? 'subscriptions' : subPath.slice(1);

@@ -7,12 +7,12 @@ import { ignoredBodyRequests } from './request-assembly';
 import { hostileString, percentEncodeAll, percentEncodeUnsafe, TRICKY_TEXTS } from './values';
 
 /** The id segment, from an id that exists when the request is sent. */
-export type Segment = { segment: (ids: Ids) => string; why: string };
+type Segment = { segment: (ids: Ids) => string; why: string };
 
-export const ID_SHAPE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const ID_SHAPE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Ways of writing an id that still name it (once percent-decoded, case aside). */
-export const SAME_ID_FORMS: readonly [why: string, form: (id: string) => string][] = [
+const SAME_ID_FORMS: readonly [why: string, form: (id: string) => string][] = [
   ['as is', (id) => id],
   ['upper case', (id) => id.toUpperCase()],
   ['hyphens as %2D', (id) => id.replaceAll('-', '%2D')],
@@ -22,7 +22,7 @@ export const SAME_ID_FORMS: readonly [why: string, form: (id: string) => string]
 ];
 
 /** Ways of writing something close to an id that is not it. */
-export const OTHER_ID_FORMS: readonly [why: string, form: (id: string) => string][] = [
+const OTHER_ID_FORMS: readonly [why: string, form: (id: string) => string][] = [
   ['+ %2F', (id) => `${id}%2F`],
   ['+ %2Fx', (id) => `${id}%2Fx`],
   ['+ %2F..', (id) => `${id}%2F..`],
@@ -47,7 +47,7 @@ export const OTHER_ID_FORMS: readonly [why: string, form: (id: string) => string
   ['urn:uuid:', (id) => `urn:uuid:${id}`],
 ];
 
-export const OTHER_SEGMENTS = [
+const OTHER_SEGMENTS = [
   '..',
   '.',
   '%2e%2e',
@@ -76,12 +76,12 @@ export const OTHER_SEGMENTS = [
   '%F0%9F%98%80',
 ];
 
-export const MAX_ODD_SEGMENT_LENGTH = 8_000;
+const MAX_ODD_SEGMENT_LENGTH = 8_000;
 
 /** Malformed percent-encodings: API Gateway may answer 404 (no route) or pass them on. */
-export const MALFORMED_SEGMENTS = ['%', '%G0', '%E2%80', '%ED%A0%80', 'a%', '%%', '%2'];
+const MALFORMED_SEGMENTS = ['%', '%G0', '%E2%80', '%ED%A0%80', 'a%', '%%', '%2'];
 
-export function deleteSegments(ids: GeneratorIds): fc.Arbitrary<Segment> {
+function deleteSegments(ids: GeneratorIds): fc.Arbitrary<Segment> {
   const scratchForm = fc.constantFrom(...SAME_ID_FORMS, ...OTHER_ID_FORMS).map(([why, form]): Segment => ({ segment: (now) => form(now.scratch!), why: `scratch id ${why}` }));
   const seedForm = fc
     .tuple(fc.constantFrom(...ids.seeds), fc.constantFrom(...OTHER_ID_FORMS))

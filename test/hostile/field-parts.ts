@@ -68,7 +68,7 @@ export function fieldParts(key: string, valid: fc.Arbitrary<Valid>, invalid: fc.
 
 // --- name -------------------------------------------------------------------------------------
 
-export const NAME_CORES = [
+const NAME_CORES = [
   'Media updates',
   'a',
   'a'.repeat(255),
@@ -77,13 +77,13 @@ export const NAME_CORES = [
   ...UNICODE_TEXTS,
   ...TRICKY_TEXTS,
 ];
-export const padding = fc.constantFrom('', '', '', ...TRIMMED_WHITESPACE);
+const padding = fc.constantFrom('', '', '', ...TRIMMED_WHITESPACE);
 
-export const validName: fc.Arbitrary<Valid> = fc
+const validName: fc.Arbitrary<Valid> = fc
   .tuple(padding, fc.oneof(fc.constantFrom(...NAME_CORES), fc.stringMatching(/^[A-Za-z0-9][A-Za-z0-9 ._-]{0,40}[A-Za-z0-9]$/)), padding)
   .chain(([before, core, after]) => jsonStringText(before + core + after).map((raw): Valid => [raw, core]));
 
-export const invalidName: fc.Arbitrary<Invalid> = fc.oneof(
+const invalidName: fc.Arbitrary<Invalid> = fc.oneof(
   fc.array(fc.constantFrom(...TRIMMED_WHITESPACE), { maxLength: 4 }).map((spaces): Invalid => [json(spaces.join('')), 'empty once trimmed']),
   fc.tuple(fc.constantFrom(...CONTROL_CHARACTERS), fc.constantFrom('a', 'Hooks ', '😀')).map(([control, text]): Invalid => [json(`${text}${control}b`), 'control character']),
   fc.tuple(fc.constantFrom(...LONE_SURROGATES), fc.constantFrom('', 'a', 'Hooks ')).map(([surrogate, text]): Invalid => [json(`${text}${surrogate}`), 'lone surrogate']),
@@ -93,20 +93,20 @@ export const invalidName: fc.Arbitrary<Invalid> = fc.oneof(
   notAStringText.map((raw): Invalid => [raw, 'not a string']),
 );
 
-export const maybeName: fc.Arbitrary<Valid> = hostileString.chain((text) => jsonStringText(text).map((raw): Valid => [raw, text.trim()]));
+const maybeName: fc.Arbitrary<Valid> = hostileString.chain((text) => jsonStringText(text).map((raw): Valid => [raw, text.trim()]));
 
 export const nameParts = fieldParts('name', validName, invalidName, maybeName);
 
 // --- events -----------------------------------------------------------------------------------
 
-export const kind = fc.constantFrom(...EVENT_KINDS);
-export const eventsText = (kinds: readonly string[]) => fc.tuple(...kinds.map((k) => jsonStringText(k))).map((texts) => `[${texts.join(',')}]`);
+const kind = fc.constantFrom(...EVENT_KINDS);
+const eventsText = (kinds: readonly string[]) => fc.tuple(...kinds.map((k) => jsonStringText(k))).map((texts) => `[${texts.join(',')}]`);
 
-export const validEvents: fc.Arbitrary<Valid> = fc
+const validEvents: fc.Arbitrary<Valid> = fc
   .oneof({ weight: 8, arbitrary: fc.array(kind, { minLength: 1, maxLength: 12 }) }, { weight: 1, arbitrary: fc.array(kind, { minLength: 50, maxLength: 50 }) })
   .chain((kinds) => eventsText(kinds).map((raw): Valid => [raw, [...new Set(kinds)]]));
 
-export const NEAR_MISS_KINDS = [
+const NEAR_MISS_KINDS = [
   'Asset_bank.media.create',
   'asset_bank.media.create ',
   ' asset_bank.media.create',
@@ -119,9 +119,9 @@ export const NEAR_MISS_KINDS = [
   '*',
   '',
 ];
-export const unknownKind = fc.oneof(fc.constantFrom(...NEAR_MISS_KINDS), hostileString.filter((text) => !EVENT_KINDS.includes(text)));
+const unknownKind = fc.oneof(fc.constantFrom(...NEAR_MISS_KINDS), hostileString.filter((text) => !EVENT_KINDS.includes(text)));
 
-export const invalidEvents: fc.Arbitrary<Invalid> = fc.oneof(
+const invalidEvents: fc.Arbitrary<Invalid> = fc.oneof(
   fc.constant<Invalid>(['[]', 'empty']),
   fc.array(kind, { minLength: 51, maxLength: 70 }).map((kinds): Invalid => [json(kinds), `${kinds.length} entries`]),
   fc
@@ -138,7 +138,7 @@ export const invalidEvents: fc.Arbitrary<Invalid> = fc.oneof(
   notAStringText.filter((raw) => !isArrayOfKinds(raw)).map((raw): Invalid => [raw, 'not an array of strings']),
 );
 
-export function isArrayOfKinds(raw: string): boolean {
+function isArrayOfKinds(raw: string): boolean {
   try {
     const value: unknown = JSON.parse(raw);
     return Array.isArray(value) && value.length > 0 && value.length <= 50 && value.every((entry) => EVENT_KINDS.includes(entry as string));
@@ -151,7 +151,7 @@ export const eventsParts = fieldParts('events', validEvents, invalidEvents);
 
 // --- protocol and endpoint (create) ----------------------------------------------------------
 
-export const VALID_DELIVERIES: readonly (readonly [protocol: string, endpoint: string])[] = [
+const VALID_DELIVERIES: readonly (readonly [protocol: string, endpoint: string])[] = [
   ['email', 'ops@example.com'],
   ['email', 'first.last+tag@sub.example.co.uk'],
   ['email', 'ünïcødé@例え.jp'],
@@ -162,18 +162,18 @@ export const VALID_DELIVERIES: readonly (readonly [protocol: string, endpoint: s
 ];
 
 /** For each class of protocol, an endpoint that is valid for it and for no other class. */
-export const ENDPOINT_BY_CLASS = {
+const ENDPOINT_BY_CLASS = {
   email: 'ops@example.com',
   sqs: 'arn:aws:sqs:us-east-1:123456789012:queue-1',
   lambda: 'arn:aws:lambda:us-east-1:123456789012:function:hook',
   http: 'http://127.0.0.1:9/hook',
   https: 'https://127.0.0.1:9/hook',
 } as const;
-export const classOf = (protocol: string) => (protocol.startsWith('email') ? 'email' : (protocol as keyof typeof ENDPOINT_BY_CLASS));
+const classOf = (protocol: string) => (protocol.startsWith('email') ? 'email' : (protocol as keyof typeof ENDPOINT_BY_CLASS));
 
-export const protocolText = (protocol: string) => fc.mixedCase(fc.constant(protocol)).chain((cased) => jsonStringText(cased));
+const protocolText = (protocol: string) => fc.mixedCase(fc.constant(protocol)).chain((cased) => jsonStringText(cased));
 
-export const validDelivery = fc
+const validDelivery = fc
   .constantFrom(...VALID_DELIVERIES)
   .chain(([protocol, endpoint]) =>
     fc.tuple(protocolText(protocol), jsonStringText(endpoint)).map(([protocolRaw, endpointRaw]): Part => ({
@@ -188,7 +188,7 @@ export const validDelivery = fc
     })),
   );
 
-export const delivery = (protocolRaw: string, endpointRaw: string, verdict: Verdict, blame: string[], why: string, expected: Record<string, unknown> = {}): Part => ({
+const delivery = (protocolRaw: string, endpointRaw: string, verdict: Verdict, blame: string[], why: string, expected: Record<string, unknown> = {}): Part => ({
   entries: ([['endpoint', endpointRaw], ['protocol', protocolRaw]] as const).filter(([, raw]) => raw !== ''),
   verdict,
   blame,
@@ -196,9 +196,9 @@ export const delivery = (protocolRaw: string, endpointRaw: string, verdict: Verd
   why: `${why}: protocol=${preview(protocolRaw)} endpoint=${preview(endpointRaw)}`,
 });
 
-export const UNKNOWN_PROTOCOLS = ['smtp', 'sms', 'application', 'firehose', 'HTTPS ', ' https', 'http s', 'https\u0000', 'e-mail', 'email_json', 'SQS:', 'https://', ''];
+const UNKNOWN_PROTOCOLS = ['smtp', 'sms', 'application', 'firehose', 'HTTPS ', ' https', 'http s', 'https\u0000', 'e-mail', 'email_json', 'SQS:', 'https://', ''];
 
-export const badDelivery: fc.Arbitrary<Part> = fc.oneof(
+const badDelivery: fc.Arbitrary<Part> = fc.oneof(
   // the protocol is not one of the six
   fc
     .tuple(fc.oneof(fc.constantFrom(...UNKNOWN_PROTOCOLS), hostileString.filter((text) => !(PROTOCOLS as readonly string[]).includes(text.toLowerCase()))), fc.constantFrom(...Object.values(ENDPOINT_BY_CLASS)))
@@ -231,7 +231,7 @@ export const badDelivery: fc.Arbitrary<Part> = fc.oneof(
 );
 
 /** Text to put inside an otherwise valid endpoint: lone surrogates and controls often. */
-export const endpointText = fc.oneof(
+const endpointText = fc.oneof(
   fc.tuple(fc.constantFrom(...LONE_SURROGATES), fc.constantFrom('', 'ops', 'a.b')).map(([surrogate, text]) => `${text}${surrogate}`),
   fc.tuple(fc.constantFrom(...CONTROL_CHARACTERS), fc.constantFrom('', 'ops', 'a.b')).map(([control, text]) => `${text}${control}x`),
   fc.constantFrom(...UNICODE_TEXTS),
@@ -239,7 +239,7 @@ export const endpointText = fc.oneof(
 );
 
 /** Valid-looking deliveries with hostile text inside: the service may take or refuse them. */
-export const maybeDelivery: fc.Arbitrary<Part> = fc.oneof(
+const maybeDelivery: fc.Arbitrary<Part> = fc.oneof(
   fc
     .tuple(fc.constantFrom('email', 'email-json'), endpointText, fc.constantFrom('example.com', 'ex😀mple.com', 'example.com\u202e'))
     .map(([protocol, local, domain]) => delivery(json(protocol), json(`${local}@${domain}`), 'maybe', ['endpoint'], 'hostile address', { protocol, endpoint: `${local}@${domain}` })),

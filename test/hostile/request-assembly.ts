@@ -8,21 +8,21 @@ import { bodyBytes, type BodyPlan, chunkedOrNot, type ContentType, contentTypes,
 import { preview } from './field-parts';
 import { GATEWAY_MAX_BYTES, type HostileRequest, type Ids, MAX_BODY_BYTES, type OperationName, type Outcome, type Target, type Verdict } from './hostile-request';
 
-export function request(fields: Omit<HostileRequest, typeof fc.toStringMethod>): HostileRequest {
+function request(fields: Omit<HostileRequest, typeof fc.toStringMethod>): HostileRequest {
   // fast-check prints counterexamples with this: never the megabytes of a body.
   return Object.assign(fields, { [fc.toStringMethod]: () => fields.label });
 }
 
 /** The Idempotency-Key header (docs/api.md: create only; 1-255 printable ASCII, not only spaces). */
-export interface KeyHeader {
+interface KeyHeader {
   readonly value: string | undefined;
   readonly verdict: Verdict;
   /** Made unique when sent (a random suffix), so that no two requests share a valid key, shrinking included. */
   readonly unique?: boolean;
 }
 
-export const printableAscii = fc.string({ unit: fc.integer({ min: 0x20, max: 0x7e }).map((code) => String.fromCharCode(code)), maxLength: 40 });
-export const BAD_KEYS = ['', ' ', '   ', 'x'.repeat(256), `${'k'.repeat(250)} ${'k'.repeat(10)}`, 'clé', 'a\tb', '\u00ff\u00fe', 'k\u00a0'];
+const printableAscii = fc.string({ unit: fc.integer({ min: 0x20, max: 0x7e }).map((code) => String.fromCharCode(code)), maxLength: 40 });
+const BAD_KEYS = ['', ' ', '   ', 'x'.repeat(256), `${'k'.repeat(250)} ${'k'.repeat(10)}`, 'clé', 'a\tb', '\u00ff\u00fe', 'k\u00a0'];
 
 /** Mostly none; else a valid key (unique: each accepted create with a key is remembered), or an invalid one. */
 export const idempotencyKeys: fc.Arbitrary<KeyHeader> = fc.oneof(
@@ -34,16 +34,16 @@ export const idempotencyKeys: fc.Arbitrary<KeyHeader> = fc.oneof(
 /** For the operations that do not read the header: any value is ignored. */
 export const ignoredKeys: fc.Arbitrary<KeyHeader> = idempotencyKeys.map((key) => ({ ...key, verdict: 'ok' }));
 
-export function headersFor(contentType: ContentType, chunked: boolean, hasBody: boolean): Record<string, string> {
+function headersFor(contentType: ContentType, chunked: boolean, hasBody: boolean): Record<string, string> {
   return {
     ...(contentType.header === null ? {} : { 'content-type': contentType.header }),
     ...(chunked && hasBody ? { 'transfer-encoding': 'chunked' } : {}),
   };
 }
 
-export const keyOf = (key: KeyHeader) => (key.value === undefined ? undefined : { value: key.value, unique: key.unique === true });
+const keyOf = (key: KeyHeader) => (key.value === undefined ? undefined : { value: key.value, unique: key.unique === true });
 
-export function labelOf(method: string, path: string, contentType: ContentType, length: number, chunked: boolean, key: KeyHeader, why: string): string {
+function labelOf(method: string, path: string, contentType: ContentType, length: number, chunked: boolean, key: KeyHeader, why: string): string {
   const type = contentType.header === null ? 'no content-type' : `content-type ${preview(contentType.header, 40)}`;
   const keyText = key.value === undefined ? '' : `, Idempotency-Key ${preview(key.value, 40)}${key.unique ? '+<uuid>' : ''}`;
   return `${method} ${preview(path, 120)} (${type}, ${length} bytes${chunked ? ', chunked' : ''}${keyText}): ${why}`;
