@@ -6,7 +6,7 @@
  */
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { Architecture, type CfnFunction, Runtime } from 'aws-cdk-lib/aws-lambda';
+import { ApplicationLogLevel, Architecture, type CfnFunction, LoggingFormat, Runtime, SystemLogLevel } from 'aws-cdk-lib/aws-lambda';
 import { LogLevel, NodejsFunction, OutputFormat, SourceMapMode } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
@@ -70,6 +70,14 @@ export class ServiceFunction extends Construct {
       timeout,
       role: this.role,
       logGroup: this.logGroup,
+      // Lambda's JSON log format: its own lines (platform.start, platform.report...) as JSON, and
+      // the application log level as the platform's setting. Lambda gives it to the function as
+      // AWS_LAMBDA_LOG_LEVEL, which the logger reads, and drops lines below it by their "level".
+      // The logger's lines are JSON already, which Lambda leaves as they are
+      // (docs/decisions/logger-and-lambda-json-logs.md).
+      loggingFormat: LoggingFormat.JSON,
+      applicationLogLevelV2: ApplicationLogLevel.INFO,
+      systemLogLevelV2: SystemLogLevel.INFO,
       // No NODE_OPTIONS: the bundle maps its own stack traces (function-bundling.ts).
       environment: { ...environment },
       bundling: {

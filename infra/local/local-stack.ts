@@ -11,7 +11,6 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import { DEFAULT_PORTAL_CLAIM } from '../../shared/config';
 import { DEFAULT_EVENT_BUS_NAME } from '../../shared/delivery/portal-event';
@@ -32,22 +31,25 @@ import {
   localDeliveryDeadLetterQueueArn,
 } from '../aws/local-account';
 import { createJwtAuthorizer } from './gateway/jwt-authorizer';
-import { DEFAULT_CLIENTS_FILE, loadOAuthClients, type OAuthClient } from './auth/clients';
-import { createOAuthServer, type TokenResponse } from './auth/token-endpoint';
+import { DEFAULT_CLIENTS_FILE, loadOAuthClients } from './auth/clients';
+import { createOAuthServer } from './auth/token-endpoint';
 import { loadAttemptsRecorder, loadDeadLetterRecorder, loadDispatcher, loadOperationHandlers, loadRetrySweeper, type LogSubscriptionHandler } from './operation-handlers';
 import { startRetrySweeps, type RetrySweeps } from './retry-sweeps';
-import { generateSigningKey, keySetOf, loadOrCreateSigningKey, type SigningKey } from './auth/signing-key';
+import { generateSigningKey, keySetOf, loadOrCreateSigningKey } from './auth/signing-key';
 import {
   type DeadLetter,
   deadLetterQueueMessageOf,
   type DeliveryStatusLogEvent,
   type SnsEmulator,
-  type SnsEmulatorOptions,
   startSnsEmulator,
 } from './sns/emulator';
 import { ensureSubscriptionTable } from './dynamodb/subscription-table';
+import type { LocalStack, LocalStackOptions } from './local-stack-options';
+import { DEFAULT_PORTS, ensurePortFree, HOST, PortInUseError } from './local-ports';
 
-export const DEFAULT_PORTS = { api: 3000, dynamoDb: 8000, sns: 9911, events: 9912 } as const;
+export type { LocalStack, LocalStackOptions, ServiceEndpoints } from './local-stack-options';
+export { DEFAULT_PORTS, type LocalStackPart, PortInUseError } from './local-ports';
+
 export const DEFAULT_DATA_DIR = '.data';
 export const DEFAULT_TABLE_NAME = 'webhook-subscriptions';
 /** The `aud` of local tokens, the audience the gateway's authorizer accepts. */
@@ -68,94 +70,8 @@ const LOCAL_RETRY_SWEEP_INTERVAL_MS = 2_000;
  */
 export const LOCAL_CREDENTIALS = { accessKeyId: LOCAL_SERVICE_ACCESS_KEY_ID, secretAccessKey: 'local' } as const;
 
-const HOST = '127.0.0.1';
 /** How many free ports the API tries when each found free is taken before it is bound. */
 const FREE_PORT_ATTEMPTS = 3;
-
-/**
- * The ports have no default here, on purpose: `npm start` (start.ts) gives DEFAULT_PORTS or what
- * the environment says, and every test gives 0 (a free port) or ports it found free. A default
- * would let a suite that forgot one take the port of the `npm start` running beside it.
- */
-export interface LocalStackOptions {
-  /** The API and token endpoint; 0 = a free port. */
-  readonly port: number;
-  readonly dynamoDbPort: number;
-  readonly snsPort: number;
-  /** The EventBridge stand-in. */
-  readonly eventsPort: number;
-  /** The bus the stand-in routes to the dispatcher; default EVENT_BUS_NAME or webhooks-portal-events. */
-  readonly eventBusName?: string;
-  /** How long a failed event waits before it is tried again; default 1 s. */
-  readonly eventRetryDelayMs?: number;
-  /** The SNS emulator's http/https retries, backoff, and (for tests) timeout and limits; default its own. */
-  readonly snsDelivery?: Pick<SnsEmulatorOptions, 'deliveryRetries' | 'deliveryBackoffMs' | 'deliveryTimeoutMs' | 'limits'>;
-  /** How often the retry sweep runs (scheduled retries, failing notices, disabling); default 2 s. */
-  readonly retrySweepIntervalMs?: number;
-  /** Where state is kept between starts; default `.data`. */
-  readonly dataDir?: string;
-  /** Keep nothing: DynamoDB Local in memory, no SNS state file, new signing keys (tokens and SNS messages). */
-  readonly inMemory?: boolean;
-  /** The OAuth clients file; default infra/local/auth/clients.json. */
-  readonly clientsFile?: string;
-  readonly audience?: string;
-  /** The token signing key; default: kept under dataDir, or made anew in memory. */
-  readonly signingKey?: SigningKey;
-  /** Emulator and gateway log lines; default: none. */
-  readonly log?: (line: string) => void;
-  /**
-   * The endpoints the handlers are to use, given those of the started emulators; default:
-   * the emulators' own. Tests put fault-injecting proxies in between.
-   */
-  readonly handlerEndpoints?: (emulators: ServiceEndpoints) => ServiceEndpoints | Promise<ServiceEndpoints>;
-}
-
-export interface ServiceEndpoints {
-  readonly dynamoDb: string;
-  readonly sns: string;
-}
-
-export interface LocalStack {
-  /** Base URL of the API and the token endpoint, e.g. http://127.0.0.1:3000. */
-  readonly apiUrl: string;
-  /** The API under each prefix, canonical first. */
-  readonly apiBaseUrls: readonly string[];
-  readonly tokenUrl: string;
-  readonly jwksUrl: string;
-  /** The `iss` of local tokens (= apiUrl). */
-  readonly issuer: string;
-  readonly audience: string;
-  readonly clients: readonly OAuthClient[];
-  readonly tableName: string;
-  readonly region: string;
-  readonly dynamoDb: DynamoDbLocal;
-  readonly sns: SnsEmulator;
-  /** The EventBridge stand-in (PutEvents) and the bus it routes portal events from. */
-  readonly events: EventBus;
-  readonly eventBusName: string;
-  /** The dispatcher's queue: what waits, and what was given up on. */
-  readonly eventQueue: EventQueue;
-  /**
-   * The delivery dead-letter queue: what SNS gave up on, as SQS batches for the dead-letter
-   * recorder, the same handler as on AWS.
-   */
-  readonly deadLetterQueue: EventQueue;
-  /** Where state is kept; undefined in memory. */
-  readonly dataDir: string | undefined;
-  /** The OpenAPI document served at `GET /openapi.json`. */
-  readonly openApiUrl: string;
-  /** The admin page, `GET /admin/`. */
-  readonly adminUrl: string;
-  /** A token for one of the clients, as the token endpoint would issue it. */
-  issueToken(clientId: string, scopes?: readonly string[]): Promise<TokenResponse>;
-  /**
-   * Stops the gateway, the event bus, the dispatcher's queue (after the batch it runs), the SNS
-   * emulator and DynamoDB Local (its Java process included). What is still queued or being
-   * delivered is kept under dataDir and resumed at the next start; in memory it is discarded,
-   * and the log says how much.
-   */
-  stop(): Promise<void>;
-}
 
 export async function startLocalStack(options: LocalStackOptions): Promise<LocalStack> {
   const log = options.log ?? (() => undefined);
@@ -409,42 +325,4 @@ function useLocalServices(region: string, endpoints: { dynamoDb: string; sns: st
     AWS_LAMBDA_INITIALIZATION_TYPE: 'on-demand',
   });
   return tableName;
-}
-
-export type LocalStackPart = keyof typeof DEFAULT_PORTS;
-
-const PART_NAMES: Record<LocalStackPart, string> = {
-  api: 'the API',
-  dynamoDb: 'DynamoDB Local',
-  sns: 'the SNS emulator',
-  events: 'the EventBridge stand-in',
-};
-
-/**
- * A port asked for is taken. The message names the part, not a variable: only the caller knows
- * how its user chooses ports (`npm start` reads PORT, EVENTS_PORT...; a test picks free ones).
- */
-export class PortInUseError extends Error {
-  constructor(
-    readonly port: number,
-    readonly part: LocalStackPart,
-  ) {
-    super(`Port ${port} on ${HOST} is in use: ${PART_NAMES[part]} cannot listen there.`);
-    this.name = 'PortInUseError';
-  }
-}
-
-/**
- * Fails when something listens on the port already. For DynamoDB Local this matters beyond the
- * message: a server already answering there would be taken for the one just started.
- */
-async function ensurePortFree(port: number, part: LocalStackPart): Promise<void> {
-  if (port === 0) return;
-  await new Promise<void>((resolvePort, reject) => {
-    const probe = createServer();
-    probe.once('error', (error: NodeJS.ErrnoException) => {
-      reject(error.code === 'EADDRINUSE' ? new PortInUseError(port, part) : error);
-    });
-    probe.listen(port, HOST, () => probe.close(() => resolvePort()));
-  });
 }

@@ -123,6 +123,10 @@ describe('the functions', () => {
       expect(resources[logGroupId]).toMatchObject({ Type: 'AWS::Logs::LogGroup', Properties: { RetentionInDays: 30 } });
     });
 
+    it("logs in Lambda's JSON format, application and system lines from INFO up (the logger reads the level Lambda gives it)", () => {
+      expect(resources[functionIdOf(op)]!.Properties.LoggingConfig).toMatchObject({ LogFormat: 'JSON', ApplicationLogLevel: 'INFO', SystemLogLevel: 'INFO' });
+    });
+
     it('may call exactly the actions of its operation, on the table and the service topics only', () => {
       const roleId = resources[functionIdOf(op)]!.Properties.Role['Fn::GetAtt'][0];
       const statements = policyStatementsOf(roleId);

@@ -4,6 +4,7 @@
  * module imports itself through a circle. Every relative import counts: `import … from`,
  * `export … from`, `import type`, a bare `import '…'`, and `import('…')` with a literal.
  */
+import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -213,6 +214,39 @@ describe("the project's imports", () => {
       ['e.ts', ['e.ts']],
     ]);
     expect(importCircles(tangled)).toEqual(['a.ts → b.ts → c.ts → a.ts', 'e.ts → e.ts']);
+  });
+});
+
+/** At most this many lines in a source file: past it, a file holds several concerns, to be split where a reader would look for each. */
+const MAX_SOURCE_LINES = 400;
+
+/** The TypeScript files git tracks, but the suites (*.test.ts), which the rule leaves aside for now. */
+function trackedSourceFiles(): string[] {
+  const listed = execFileSync('git', ['ls-files', '-z', '--', '*.ts', '*.mts'], { cwd: PROJECT_ROOT, encoding: 'utf8' });
+  return listed.split('\0').filter((path) => path !== '' && !path.endsWith('.test.ts') && !path.endsWith('.d.ts'));
+}
+
+/** Lines of text, as an editor numbers them: a last line without its newline counts too. */
+const lineCount = (text: string) => (text === '' ? 0 : text.split('\n').length - (text.endsWith('\n') ? 1 : 0));
+
+describe('the source files', () => {
+  const files = trackedSourceFiles();
+
+  it('are every tracked .ts file of functions, shared, infra, examples and the test support, and no suite', () => {
+    expect(files).toEqual(expect.arrayContaining(['functions/createSubscription.ts', 'shared/logger.ts', 'infra/local/local-stack.ts', 'test/hostile/requests.ts', 'test/support/test-env.ts']));
+    expect(files.filter((path) => path.endsWith('.test.ts'))).toEqual([]);
+  });
+
+  it(`hold at most ${MAX_SOURCE_LINES} lines each, so that a reader can hold one (suites aside)`, () => {
+    const over = files.flatMap((path) => {
+      const lines = lineCount(readFileSync(join(PROJECT_ROOT, path), 'utf8'));
+      return lines > MAX_SOURCE_LINES ? [`${path}: ${lines} lines`] : [];
+    });
+    expect(over).toEqual([]);
+  });
+
+  it('are counted in lines as an editor numbers them, a last line without its newline included', () => {
+    expect([lineCount(''), lineCount('a'), lineCount('a\n'), lineCount('a\nb'), lineCount('a\nb\n')]).toEqual([0, 1, 1, 2, 2]);
   });
 });
 

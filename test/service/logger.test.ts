@@ -247,6 +247,29 @@ describe('the line', () => {
   });
 });
 
+describe('the level', () => {
+  // Lambda gives the function's application log level (its logging configuration, set by the
+  // stack) as AWS_LAMBDA_LOG_LEVEL; the logger writes nothing below it, as Lambda would drop it.
+  it("is Lambda's application log level when POWERTOOLS_LOG_LEVEL does not name one", async () => {
+    const { Logger } = await import('../../shared/logger');
+    const saved = { powertools: process.env.POWERTOOLS_LOG_LEVEL, lambda: process.env.AWS_LAMBDA_LOG_LEVEL };
+    delete process.env.POWERTOOLS_LOG_LEVEL;
+    process.env.AWS_LAMBDA_LOG_LEVEL = 'WARN';
+    try {
+      const atWarn = new Logger({ serviceName: 'level-test' });
+      const lines = await linesWrittenBy(() => {
+        atWarn.info('left out');
+        atWarn.warn('written');
+      });
+      expect(lines.map((line) => JSON.parse(line).message)).toEqual(['written']);
+    } finally {
+      process.env.POWERTOOLS_LOG_LEVEL = saved.powertools;
+      if (saved.lambda === undefined) delete process.env.AWS_LAMBDA_LOG_LEVEL;
+      else process.env.AWS_LAMBDA_LOG_LEVEL = saved.lambda;
+    }
+  });
+});
+
 describe('a handler whose error has a cause that loops', () => {
   it('answers the 500 envelope, and logs the error with the loop cut', async () => {
     const handler = httpOperation('renameSubscriptionRoute', {

@@ -11,13 +11,12 @@ import { confirmationMessage, type MessageOrigin, subscribeUrl, unsubscribeConfi
 import { type DeliveryStatusLogEvent, deliveryStatusLogEventOf } from './delivery-status-log';
 import type { SigningIdentity } from './signing';
 import type { DeadLetter, OutgoingMessage, RecordedDelivery, SubscriptionRecord, TopicRecord } from './types';
+import { deadLetterTargetOf, deliveryPolicyOf, maxReceivesPerSecondOf, notificationContentType, retriesOf } from './subscription-policies';
 
 const MAX_RECORDED_DELIVERIES = 1_000;
 export const DEFAULT_DEAD_LETTERS_PER_SUBSCRIPTION = 1_000;
 /** Dead letters are saved at most this often: a burst of them must not rewrite the file per letter. */
 const DEAD_LETTER_SAVE_DELAY_MS = 1_000;
-/** SNS's limit on a delivery policy's numRetries. */
-const MAX_POLICY_RETRIES = 100;
 
 export const TOPIC_NAME = /^(?:[A-Za-z0-9_-]{1,256}|[A-Za-z0-9_-]{1,251}\.fifo)$/;
 export const TOPIC_ARN = /^arn:[^:]+:sns:[^:]*:[^:]+:[A-Za-z0-9_-]+(?:\.fifo)?$/;
@@ -341,85 +340,6 @@ export class SnsBackend {
   }
 }
 
-interface DeliveryPolicy {
-  healthyRetryPolicy?: { numRetries?: unknown } | null;
-  throttlePolicy?: { maxReceivesPerSecond?: unknown } | null;
-  requestPolicy?: { headerContentType?: unknown } | null;
-}
-
-/**
- * The subscription's throttle: its delivery policy's `throttlePolicy.maxReceivesPerSecond`, else
- * its topic's `http.defaultThrottlePolicy`; a value SNS would not take (below 1, not whole) is none.
- */
-function maxReceivesPerSecondOf(policy: DeliveryPolicy | undefined, topic: TopicRecord | undefined): number | undefined {
-  const valid = (rate: unknown) => (typeof rate === 'number' && Number.isInteger(rate) && rate >= 1 ? rate : undefined);
-  const own = valid(policy?.throttlePolicy?.maxReceivesPerSecond);
-  if (own !== undefined || !topic?.attributes.DeliveryPolicy) return own;
-  try {
-    const topicPolicy = JSON.parse(topic.attributes.DeliveryPolicy) as { http?: { defaultThrottlePolicy?: { maxReceivesPerSecond?: unknown } } } | null;
-    return valid(topicPolicy?.http?.defaultThrottlePolicy?.maxReceivesPerSecond);
-  } catch {
-    return undefined;
-  }
-}
-
-/**
- * Parsed delivery policies by their text: every message, and every attempt (its throttle), reads
- * its subscription's policy, and a stack holds few distinct ones (the service gives all the same).
- * Cleared when it grows past a bound, so hand-made policies cannot grow it without end.
- */
-const parsedPolicies = new Map<string, DeliveryPolicy | undefined>();
-const PARSED_POLICIES_KEPT = 1_000;
-
-/** The subscription's DeliveryPolicy (checked to be JSON when it was set), or undefined. */
-function deliveryPolicyOf(subscription: SubscriptionRecord): DeliveryPolicy | undefined {
-  const text = subscription.attributes.DeliveryPolicy;
-  if (!text) return undefined;
-  if (parsedPolicies.has(text)) return parsedPolicies.get(text);
-  let parsed: DeliveryPolicy | undefined;
-  try {
-    const policy: unknown = JSON.parse(text);
-    parsed = typeof policy === 'object' && policy !== null ? (policy as DeliveryPolicy) : undefined;
-  } catch {
-    parsed = undefined;
-  }
-  if (parsedPolicies.size >= PARSED_POLICIES_KEPT) parsedPolicies.clear();
-  parsedPolicies.set(text, parsed);
-  return parsed;
-}
-
-/**
- * The content type a notification is sent with: the subscription's delivery policy's, else its
- * topic's (`http.defaultRequestPolicy.headerContentType`), else SNS's text/plain.
- */
-function notificationContentType(policy: DeliveryPolicy | undefined, topic: TopicRecord | undefined): unknown {
-  const own = policy?.requestPolicy?.headerContentType;
-  if (typeof own === 'string') return own;
-  try {
-    const topicPolicy = JSON.parse(topic?.attributes.DeliveryPolicy || 'null') as { http?: { defaultRequestPolicy?: { headerContentType?: unknown } } } | null;
-    return topicPolicy?.http?.defaultRequestPolicy?.headerContentType;
-  } catch {
-    return undefined;
-  }
-}
-
-/** The retries a delivery policy asks for; undefined leaves the emulator's default. */
-function retriesOf(policy: DeliveryPolicy | undefined): number | undefined {
-  const retries = policy?.healthyRetryPolicy?.numRetries;
-  return typeof retries === 'number' && Number.isInteger(retries) && retries >= 0 ? Math.min(retries, MAX_POLICY_RETRIES) : undefined;
-}
-
-/** The dead-letter queue of the subscription's RedrivePolicy, or undefined. */
-function deadLetterTargetOf(subscription: SubscriptionRecord): string | undefined {
-  const text = subscription.attributes.RedrivePolicy;
-  if (!text) return undefined;
-  try {
-    const target = (JSON.parse(text) as { deadLetterTargetArn?: unknown }).deadLetterTargetArn;
-    return typeof target === 'string' && target !== '' ? target : undefined;
-  } catch {
-    return undefined;
-  }
-}
 
 /**
  * The ARN, once its shape is a subscription's: fewer than 6 elements is a malformed ARN, a topic's
