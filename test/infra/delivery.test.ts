@@ -224,10 +224,10 @@ describe('the dead-letter recorder', () => {
     expect(mappings).toHaveLength(1);
   });
 
-  it('may only read portals\' partitions, write there only dead letters and their counters, consume its queue and write its logs', () => {
+  it('may only read portals\' partitions, write there only dead letters and their counters, put only due work in the sweep\'s partitions, consume its queue and write its logs', () => {
     const statements = statementsOfFunction(idOf(stack.delivery.recorder.function)) as any[];
     const table = { 'Fn::GetAtt': [idOf(stack.table), 'Arn'] };
-    const portalsOnly = { 'dynamodb:LeadingKeys': ['idempotency#*', 'delivery#*'] };
+    const portalsOnly = { 'dynamodb:LeadingKeys': ['idempotency#*', 'delivery#*', 'retry-due#*'] };
     const onTable = statements.filter((statement) => JSON.stringify(statement.Resource) === JSON.stringify(table));
     expect(onTable).toEqual([
       { Effect: 'Allow', Action: ['dynamodb:GetItem', 'dynamodb:Query'], Resource: table, Condition: { 'ForAllValues:StringNotLike': portalsOnly } },
@@ -238,7 +238,9 @@ describe('the dead-letter recorder', () => {
         Condition: {
           'ForAllValues:StringNotLike': portalsOnly,
           'ForAllValues:StringLike': {
-            'dynamodb:Attributes': ['portalId', 'sk', 'configId', 'eventId', 'event', 'occurredAt', 'failedAt', 'messageId', 'message', 'idempotencyExpiresAt'],
+            'dynamodb:Attributes': [
+              'portalId', 'sk', 'configId', 'eventId', 'event', 'occurredAt', 'failedAt', 'messageId', 'message', 'retries', 'nextRetryAt', 'idempotencyExpiresAt',
+            ],
           },
         },
       },
@@ -248,7 +250,19 @@ describe('the dead-letter recorder', () => {
         Resource: table,
         Condition: {
           'ForAllValues:StringNotLike': portalsOnly,
-          'ForAllValues:StringLike': { 'dynamodb:Attributes': ['portalId', 'sk', 'topicArn', 'lastDeadLetterAt', 'deadLettersDropped', 'deadLetters@*'] },
+          'ForAllValues:StringLike': { 'dynamodb:Attributes': ['portalId', 'sk', 'topicArn', 'lastDeadLetterAt', 'deadLettersDropped', 'failingSince', 'deadLetters@*'] },
+        },
+      },
+      {
+        // The next scheduled retry (or check for disabling) of a dead letter: the sweep's partitions only.
+        Effect: 'Allow',
+        Action: 'dynamodb:PutItem',
+        Resource: table,
+        Condition: {
+          'ForAllValues:StringLike': {
+            'dynamodb:Attributes': ['portalId', 'sk', 'kind', 'dueAt', 'subscriptionPortalId', 'configId', 'letterSk', 'failingSince', 'idempotencyExpiresAt'],
+            'dynamodb:LeadingKeys': ['retry-due#*'],
+          },
         },
       },
     ]);
