@@ -3,11 +3,11 @@ import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda'
 import { documentClient } from '../shared/aws/dynamodb';
 import { readDeadLetter } from '../shared/dead-letters/dead-letter-message';
 import { DeadLetterBatch } from '../shared/dead-letters/recorder';
-import { deadLetterStoreOf, oldest, retryLedger, store, subscriptionRecord } from '../shared/dead-letters/store';
+import { deadLetterStoreOf, oldest, retryLedger, retryLedgers, store, subscriptionRecord } from '../shared/dead-letters/store';
 import { config } from '../shared/environment';
 import { logger, withInvocationLogging } from '../shared/logger';
 
-const deadLetters = deadLetterStoreOf({ db: documentClient, tableName: config.tableName }, { subscriptionRecord, retryLedger, oldest, store });
+const deadLetters = deadLetterStoreOf({ db: documentClient, tableName: config.tableName }, { subscriptionRecord, retryLedger, retryLedgers, oldest, store });
 const processor = new BatchProcessor(EventType.SQS);
 
 /**
@@ -35,9 +35,12 @@ async function recordOne(batch: DeadLetterBatch, record: SQSRecord): Promise<voi
 }
 
 /** Consumes the delivery dead-letter queue in batches, one record at a time, reporting failed records. */
-export const handler = withInvocationLogging('recordDeadLetters', (event: SQSEvent, context: Context): Promise<SQSBatchResponse> => {
+export const handler = withInvocationLogging('recordDeadLetters', async (event: SQSEvent, context: Context): Promise<SQSBatchResponse> => {
   // What the batch read of each subscription serves its other records: in order, not in parallel.
   const batch = new DeadLetterBatch(deadLetters, config);
+  const letters = event.Records.map((record) => readDeadLetter(record, config.topicPrefix)).flatMap((reading) => ('unusable' in reading ? [] : [reading.deadLetter]));
+  // Should this read fail, each record reads its own ledger as it is kept.
+  await batch.readLedgers(letters).catch((error: unknown) => logger.warn('retry ledgers not read together: read one by one', { error }));
   return processPartialResponse(event, (record: SQSRecord) => recordOne(batch, record), processor, {
     context,
     // A batch whose every record failed fails the invocation: Lambda counts it in Errors, which the

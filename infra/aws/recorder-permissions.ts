@@ -19,8 +19,11 @@ import { EXPIRY_ATTRIBUTE, TABLE_KEYS } from '../../shared/subscriptions/table';
 
 const KEYS = [TABLE_KEYS.partitionKey, TABLE_KEYS.sortKey];
 
-/** GetItem: a subscription's record, once per batch, and a dead letter's retry ledger; Query: its oldest dead letters, at the cap. */
-export const RECORDER_READS = { actions: ['dynamodb:GetItem', 'dynamodb:Query'] } as const;
+/**
+ * GetItem: a subscription's record, once per batch (and a retry ledger the batch's read left out);
+ * BatchGetItem: the retry ledgers of the batch's dead letters; Query: its oldest dead letters, at the cap.
+ */
+export const RECORDER_READS = { actions: ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:Query'] } as const;
 
 export const RECORDER_WRITES = [
   {

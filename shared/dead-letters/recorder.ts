@@ -7,10 +7,11 @@
 import { dayCountersOf, deadLetterSummaryOf, MAX_KEPT_PER_SUBSCRIPTION } from './day-counts';
 import type { DeadLetter } from './dead-letter-message';
 import { beginsStreak, FAILING_SINCE_ATTRIBUTE, isExhausted, NEVER_DISABLED_PROTOCOLS, scheduleOf } from './due-work';
-import type { DeadLetterStore, DeadLetterEntry, ScheduleWrite } from './store';
+import { type DeadLetterStore, type DeadLetterEntry, ledgerLookupKey, type ScheduleWrite } from './store';
+import type { RetryLedger } from './due-work';
 
 /** What the recorder does with the store. */
-export type RecorderStore = Pick<DeadLetterStore, 'subscriptionRecord' | 'retryLedger' | 'oldest' | 'store'>;
+export type RecorderStore = Pick<DeadLetterStore, 'subscriptionRecord' | 'retryLedger' | 'retryLedgers' | 'oldest' | 'store'>;
 
 /** The schedule of retries after SNS's own, and how long a subscription may fail before it is disabled. */
 export interface RetrySettings {
@@ -42,11 +43,22 @@ const MAX_ATTEMPTS = 3;
 /** One per batch: it remembers what it read of each subscription. */
 export class DeadLetterBatch {
   private readonly subscriptions = new Map<string, SubscriptionState>();
+  /** The retry ledgers of the batch's events, read together (readLedgers); one missing here is read alone. */
+  private ledgers = new Map<string, RetryLedger | undefined>();
 
   constructor(
     private readonly store: RecorderStore,
     private readonly settings: RetrySettings,
   ) {}
+
+  /**
+   * Reads the retry ledgers of the batch's dead letters in one BatchGetItem, instead of a GetItem
+   * each as it is recorded: a ledger is written by the retry that published the message, long
+   * before SNS gives up on it, so reading it first sees what reading it later would.
+   */
+  async readLedgers(letters: readonly DeadLetter[]): Promise<void> {
+    this.ledgers = await this.store.retryLedgers(letters);
+  }
 
   async record(letter: DeadLetter): Promise<RecordOutcome> {
     for (let attempt = 1; ; attempt++) {
@@ -88,7 +100,8 @@ export class DeadLetterBatch {
    */
   private async scheduleFor(letter: DeadLetter, record: Record<string, unknown>): Promise<ScheduleWrite> {
     const { deliveryRetryScheduleMs: scheduleMs, disableFailingAfterMs } = this.settings;
-    const ledger = await this.store.retryLedger(letter.portalId, letter.configId, letter.eventId);
+    const lookup = ledgerLookupKey(letter);
+    const ledger = this.ledgers.has(lookup) ? this.ledgers.get(lookup) : await this.store.retryLedger(letter.portalId, letter.configId, letter.eventId);
     const activated = record.status === 1;
     const schedule: ScheduleWrite = scheduleOf(letter.failedAt, ledger, scheduleMs, activated);
     const newStreak = beginsStreak(record);

@@ -75,9 +75,10 @@ export const MINIMUM_CALLS: Record<string, (sizes: { records: number; queryPages
       TransactWriteItems: REPLAYED_PER_INVOCATION,
     },
   }),
-  // One write per dead letter: the transaction of its Put and its record's counters.
+  // One write per dead letter: the transaction of its Put and its record's counters; the retry
+  // ledgers of the batch's events (how many scheduled retries each had), read together.
   recordDeadLetters: () => ({
-    required: { TransactWriteItems: RECORDED_PER_BATCH },
+    required: { TransactWriteItems: RECORDED_PER_BATCH, BatchGetItem: 1 },
     extra: { action: 'GetItem', reason: 'reads the record once per batch: it must exist in that portal with that topic, and the cap of 1,000' },
   }),
   // The record (it must be the caller's; its protocol), one Query page of attempts.

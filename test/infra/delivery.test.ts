@@ -230,7 +230,7 @@ describe('the dead-letter recorder', () => {
     const portalsOnly = { 'dynamodb:LeadingKeys': ['idempotency#*', 'delivery#*', 'retry-due#*'] };
     const onTable = statements.filter((statement) => JSON.stringify(statement.Resource) === JSON.stringify(table));
     expect(onTable).toEqual([
-      { Effect: 'Allow', Action: ['dynamodb:GetItem', 'dynamodb:Query'], Resource: table, Condition: { 'ForAllValues:StringNotLike': portalsOnly } },
+      { Effect: 'Allow', Action: ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:Query'], Resource: table, Condition: { 'ForAllValues:StringNotLike': portalsOnly } },
       {
         Effect: 'Allow',
         Action: ['dynamodb:DeleteItem', 'dynamodb:PutItem'],

@@ -1,14 +1,28 @@
 /**
- * Floor of the dead-letter recorder: per dead letter, one transaction of its Put and its record's
- * day counter (conditional on the record having its topic). No read, no cap, no parsing checks.
+ * Floor of the dead-letter recorder: the retry ledgers of the batch's events in one BatchGetItem
+ * (how many scheduled retries each had), then per dead letter one transaction of its Put and its
+ * record's day counter (conditional on the record having its topic). No record read, no cap, no
+ * parsing checks.
  */
-import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { documentClient } from '../../../shared/aws/dynamodb';
 import { TABLE_NAME } from './floor-http';
 
 export async function handler(event: SQSEvent): Promise<SQSBatchResponse> {
   const batchItemFailures: SQSBatchResponse['batchItemFailures'] = [];
+  const ledgerKeys = new Map<string, { portalId: string; sk: string }>();
+  for (const record of event.Records) {
+    try {
+      const { portalId, configId, eventId } = JSON.parse(JSON.parse(record.body).Message);
+      ledgerKeys.set(`${portalId}\n${configId}\n${eventId}`, { portalId, sk: `retried#${configId}#${eventId}` });
+    } catch {
+      // Counted as a failure below.
+    }
+  }
+  if (ledgerKeys.size > 0) {
+    await documentClient.send(new BatchGetCommand({ RequestItems: { [TABLE_NAME]: { Keys: [...ledgerKeys.values()], ConsistentRead: true } } }));
+  }
   for (const record of event.Records) {
     try {
       const { MessageId, TopicArn, Message } = JSON.parse(record.body);
