@@ -1,7 +1,7 @@
 /**
  * Floor of the dead-letter recorder: the retry ledgers of the batch's events in one BatchGetItem
- * (how many scheduled retries each had), then per dead letter one transaction of its Put and its
- * record's day counter (conditional on the record having its topic). No record read, no cap, no
+ * (how many scheduled retries each had), then per dead letter one transaction of its Put, its
+ * next retry's due work and its record's day counter (conditional on the record having its topic). No record read, no cap, no
  * parsing checks.
  */
 import { BatchGetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
@@ -36,6 +36,21 @@ export async function handler(event: SQSEvent): Promise<SQSBatchResponse> {
                 TableName: TABLE_NAME,
                 Item: { portalId, sk: `deadletter#${configId}#${failedAt}#${MessageId}`, configId, eventId, event: kind, occurredAt, failedAt, messageId: MessageId, message: Message },
                 ConditionExpression: 'attribute_not_exists(sk)',
+              },
+            },
+            {
+              // Its next scheduled retry, 5 minutes on (the schedule's first wait), in the sweep's partition.
+              Put: {
+                TableName: TABLE_NAME,
+                Item: {
+                  portalId: 'retry-due#0',
+                  sk: `${new Date(Date.parse(failedAt) + 300_000).toISOString()}#retry#${portalId}#${configId}#${failedAt}#${MessageId}`,
+                  kind: 'retry',
+                  dueAt: new Date(Date.parse(failedAt) + 300_000).toISOString(),
+                  subscriptionPortalId: portalId,
+                  configId,
+                  letterSk: `deadletter#${configId}#${failedAt}#${MessageId}`,
+                },
               },
             },
             {
