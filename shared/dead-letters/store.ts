@@ -6,12 +6,13 @@
  * ("Using time to live (TTL) in DynamoDB", Developer Guide), so every read skips them itself.
  */
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { BatchGetCommand, GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { type Bound, bindOperations, type Operation } from '../subscriptions/bound-operations';
 import type { RecordTable } from '../subscriptions/repository';
 import { deadLetterKeyOf, deadLetterPrefixOf, EXPIRY_ATTRIBUTE, retryLedgerKeyOf, subscriptionKeyOf } from '../subscriptions/table';
 import { dayCounterOf, DROPPED_ATTRIBUTE, expiryOf, LAST_DEAD_LETTER_ATTRIBUTE } from './day-counts';
 import type { DeadLetter } from './dead-letter-message';
+import { retryLedger, retryLedgers } from './retry-ledgers';
 import { dueItemOf, FAILING_SINCE_ATTRIBUTE, NEXT_RETRY_ATTRIBUTE, RETRIES_ATTRIBUTE, type RetryLedger, retryKeyOf } from './due-work';
 
 /**
@@ -156,64 +157,6 @@ function dueWorkOf(letter: DeadLetter, schedule: ScheduleWrite) {
     ...(schedule.disableCheck ? [dueItemOf({ kind: 'disable', dueAt: schedule.disableCheck.at, ...whose, failingSince: schedule.disableCheck.failingSince })] : []),
   ];
 }
-
-/** How many scheduled retries the event had for the subscription, and whether a replay ended them; undefined before the first. */
-export async function retryLedger(table: RecordTable, portalId: string, configId: string, eventId: string): Promise<RetryLedger | undefined> {
-  const { Item } = await table.db.send(
-    new GetCommand({ TableName: table.tableName, Key: { portalId, sk: retryLedgerKeyOf(configId, eventId) }, ConsistentRead: true }),
-  );
-  return ledgerOf(Item);
-}
-
-/** What a ledger item says; undefined when there is none (or it expired and DynamoDB has not deleted it yet). */
-function ledgerOf(item: Record<string, unknown> | undefined): RetryLedger | undefined {
-  if (!item || (typeof item[EXPIRY_ATTRIBUTE] === 'number' && item[EXPIRY_ATTRIBUTE] <= nowSeconds())) return undefined;
-  return { retries: typeof item.retries === 'number' ? item.retries : 0, cancelled: item.cancelled === true };
-}
-
-/** The ledger keys of a batch's events per read: BatchGetItem takes at most 100 keys. */
-const LEDGERS_PER_READ = 100;
-/** How often keys DynamoDB left unprocessed are asked again; what is still left is read one by one. */
-const LEDGER_READ_ROUNDS = 3;
-
-/**
- * The retry ledgers of many events at once (the recorder's batch): one BatchGetItem per 100,
- * consistent reads. Keyed by `ledgerLookupKey`; a key absent from the answer was not read (left
- * unprocessed), one present with undefined has no ledger.
- */
-export async function retryLedgers(
-  table: RecordTable,
-  events: readonly { portalId: string; configId: string; eventId: string }[],
-): Promise<Map<string, RetryLedger | undefined>> {
-  const found = new Map<string, RetryLedger | undefined>();
-  const keys = [...new Map(events.map((event) => [ledgerLookupKey(event), { portalId: event.portalId, sk: retryLedgerKeyOf(event.configId, event.eventId) }])).values()];
-  for (let start = 0; start < keys.length; start += LEDGERS_PER_READ) {
-    let asked: Record<string, unknown>[] = keys.slice(start, start + LEDGERS_PER_READ);
-    const answered = new Set<string>();
-    for (let round = 0; round < LEDGER_READ_ROUNDS && asked.length > 0; round++) {
-      const { Responses, UnprocessedKeys } = await table.db.send(
-        new BatchGetCommand({ RequestItems: { [table.tableName]: { Keys: asked, ConsistentRead: true } } }),
-      );
-      for (const item of Responses?.[table.tableName] ?? []) {
-        found.set(`${item.portalId}\n${item.sk}`, ledgerOf(item));
-        answered.add(`${item.portalId}\n${item.sk}`);
-      }
-      const left = UnprocessedKeys?.[table.tableName]?.Keys ?? [];
-      // Asked and not left over: read, and there is no ledger.
-      const leftKeys = new Set(left.map((key) => `${key.portalId}\n${key.sk}`));
-      for (const key of asked) {
-        const id = `${key.portalId}\n${key.sk}`;
-        if (!answered.has(id) && !leftKeys.has(id)) found.set(id, undefined);
-      }
-      asked = left;
-    }
-  }
-  return found;
-}
-
-/** The key `retryLedgers` answers an event's ledger under. */
-export const ledgerLookupKey = ({ portalId, configId, eventId }: { portalId: string; configId: string; eventId: string }) =>
-  `${portalId}\n${retryLedgerKeyOf(configId, eventId)}`;
 
 /** The ledger item of an event's retries for a subscription (written when a retry or a replay sends it). */
 export function ledgerItemOf(letter: Pick<KeptDeadLetter, 'portalId' | 'configId' | 'eventId'>, ledger: RetryLedger) {
@@ -381,6 +324,8 @@ async function* items(
   }
   throw new Error(`The dead letters of ${configId} did not end within ${MAX_PAGES} pages.`);
 }
+
+export { retryLedger, retryLedgers, ledgerLookupKey } from './retry-ledgers';
 
 const DEAD_LETTER_OPERATIONS = { subscriptionRecord, retryLedger, retryLedgers, store, oldest, page, select, claim, unclaim, remove };
 
