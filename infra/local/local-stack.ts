@@ -45,7 +45,7 @@ import {
 } from './sns/emulator';
 import { ensureSubscriptionTable } from './dynamodb/subscription-table';
 import type { LocalStack, LocalStackOptions } from './local-stack-options';
-import { DEFAULT_PORTS, ensurePortFree, HOST, PortInUseError } from './local-ports';
+import { ensurePortFree, HOST, PortInUseError } from './local-ports';
 
 export type { LocalStack, LocalStackOptions, ServiceEndpoints } from './local-stack-options';
 export { DEFAULT_PORTS, type LocalStackPart, PortInUseError } from './local-ports';

@@ -205,6 +205,26 @@ export async function select(table: RecordTable, portalId: string, configId: str
 }
 
 /**
+ * The two writes of a transaction that removes a dead letter and uncounts it on its record's day
+ * counter; they fail the transaction when the letter (or its record) is gone already.
+ */
+export function removalOf(table: RecordTable, letter: Pick<KeptDeadLetter, 'portalId' | 'sk' | 'configId' | 'failedAt'>) {
+  return [
+    { Delete: { TableName: table.tableName, Key: { portalId: letter.portalId, sk: letter.sk }, ConditionExpression: 'attribute_exists(sk)' } },
+    {
+      Update: {
+        TableName: table.tableName,
+        Key: { portalId: letter.portalId, sk: subscriptionKeyOf(letter.configId) },
+        UpdateExpression: 'ADD #day :minusOne',
+        ConditionExpression: 'attribute_exists(sk)',
+        ExpressionAttributeNames: { '#day': dayCounterOf(letter.failedAt) },
+        ExpressionAttributeValues: { ':minusOne': -1 },
+      },
+    },
+  ];
+}
+
+/**
  * Removes a dead letter a replay sent and uncounts it, in one transaction, which also ends its
  * schedule: its next retry is dropped, and its ledger says a replay sent it (should it fail again,
  * the new dead letter waits for a person). False when it was already gone (a concurrent replay,
@@ -218,17 +238,7 @@ export async function remove(table: RecordTable, letter: KeptDeadLetter): Promis
         TransactItems: [
           ...(retry ? [{ Delete: { TableName: table.tableName, Key: retry } }] : []),
           { Put: { TableName: table.tableName, Item: ledgerItemOf(letter, { retries: letter.retries, cancelled: true }) } },
-          { Delete: { TableName: table.tableName, Key: { portalId: letter.portalId, sk: letter.sk }, ConditionExpression: 'attribute_exists(sk)' } },
-          {
-            Update: {
-              TableName: table.tableName,
-              Key: { portalId: letter.portalId, sk: subscriptionKeyOf(letter.configId) },
-              UpdateExpression: 'ADD #day :minusOne',
-              ConditionExpression: 'attribute_exists(sk)',
-              ExpressionAttributeNames: { '#day': dayCounterOf(letter.failedAt) },
-              ExpressionAttributeValues: { ':minusOne': -1 },
-            },
-          },
+          ...removalOf(table, letter),
         ],
       }),
     );

@@ -22,7 +22,6 @@ import type { DispatchDeps } from '../delivery/dispatch';
 import { isTopicGone, publishBody } from '../delivery/publish';
 import type { RecordTable } from '../subscriptions/repository';
 import { EXPIRY_ATTRIBUTE, retryDuePartitionOf, subscriptionKeyOf } from '../subscriptions/table';
-import { dayCounterOf } from './day-counts';
 import {
   DISABLED_AT_ATTRIBUTE,
   DISABLED_FOR_FAILING,
@@ -35,7 +34,7 @@ import {
 } from './due-work';
 import { DISABLED_EVENT_KIND, FAILING_EVENT_KIND, sendNotice, type SubscriptionNotice } from './notices';
 import { CLAIM_LEASE_MS } from './replay';
-import { claim, ledgerItemOf, toKept, unclaim } from './store';
+import { claim, ledgerItemOf, removalOf, toKept, unclaim } from './store';
 
 export interface SweepDeps {
   table: RecordTable;
@@ -193,17 +192,7 @@ async function retry(deps: SweepDeps, work: DueWork, claimant: string, record: R
     await table.db.send(
       new TransactWriteCommand({
         TransactItems: [
-          { Delete: { TableName: table.tableName, Key: { portalId: letter.portalId, sk: letter.sk }, ConditionExpression: 'attribute_exists(sk)' } },
-          {
-            Update: {
-              TableName: table.tableName,
-              Key: { portalId: letter.portalId, sk: subscriptionKeyOf(letter.configId) },
-              UpdateExpression: 'ADD #day :minusOne',
-              ConditionExpression: 'attribute_exists(sk)',
-              ExpressionAttributeNames: { '#day': dayCounterOf(letter.failedAt) },
-              ExpressionAttributeValues: { ':minusOne': -1 },
-            },
-          },
+          ...removalOf(table, letter),
           { Put: { TableName: table.tableName, Item: ledgerItemOf(letter, { retries: letter.retries + 1, cancelled: false }) } },
           { Delete: { TableName: table.tableName, Key: { portalId: work.portalId, sk: work.sk } } },
         ],
