@@ -31,6 +31,12 @@ export interface LocalStackOptions {
   readonly dataDir?: string;
   /** Keep nothing: DynamoDB Local in memory, no SNS state file, new signing keys (tokens and SNS messages). */
   readonly inMemory?: boolean;
+  /**
+   * A DynamoDB Local already running, to hold the stack's table (TABLE_NAME) instead of starting
+   * one of its own: the test suites share one Java process, each with tables of its own. In
+   * memory only; the stack deletes its table when it stops and leaves the server running.
+   */
+  readonly sharedDynamoDb?: { readonly endpoint: string; readonly port: number };
   /** The OAuth clients file; default infra/local/auth/clients.json. */
   readonly clientsFile?: string;
   readonly audience?: string;
@@ -63,7 +69,8 @@ export interface LocalStack {
   readonly clients: readonly OAuthClient[];
   readonly tableName: string;
   readonly region: string;
-  readonly dynamoDb: DynamoDbLocal;
+  /** The DynamoDB Local the stack's table is in: its own, or the one it shares. */
+  readonly dynamoDb: Pick<DynamoDbLocal, 'endpoint' | 'port'>;
   readonly sns: SnsEmulator;
   /** The EventBridge stand-in (PutEvents) and the bus it routes portal events from. */
   readonly events: EventBus;

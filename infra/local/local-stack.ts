@@ -8,7 +8,7 @@
  * The handlers run in this process and read their configuration when they are imported, so
  * the environment is set (local endpoints, dummy credentials, table name) before they are.
  */
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DeleteTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -76,6 +76,7 @@ const FREE_PORT_ATTEMPTS = 3;
 export async function startLocalStack(options: LocalStackOptions): Promise<LocalStack> {
   const log = options.log ?? (() => undefined);
   const dataDir = options.inMemory ? undefined : resolve(options.dataDir ?? DEFAULT_DATA_DIR);
+  if (options.sharedDynamoDb && dataDir) throw new Error('A shared DynamoDB Local holds the stack in memory only; it takes no data directory.');
   // Read first: a broken clients file should fail before anything is started.
   const clients = loadOAuthClients(options.clientsFile ?? DEFAULT_CLIENTS_FILE);
   const region = process.env.AWS_REGION?.trim() || 'us-east-1';
@@ -91,13 +92,14 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
 
   // What has started so far, stopped in reverse: the gateway first, so no request reaches the
   // emulators while they stop.
-  let dynamoDb: DynamoDbLocal | undefined;
+  let dynamoDb: Pick<DynamoDbLocal, 'endpoint' | 'port' | 'stop'> | undefined;
   let sns: SnsEmulator | undefined;
   let gateway: Gateway | undefined;
   let events: EventBus | undefined;
   let eventQueue: EventQueue | undefined;
   let deadLetterQueue: EventQueue | undefined;
   let retrySweeps: RetrySweeps | undefined;
+  let tableName: string | undefined;
   // SNS may give up on a delivery (one resumed from the last stop) before the recorder is loaded.
   const deadLettersBeforeRecorder: DeadLetter[] = [];
   const toDeadLetterQueue = (letter: DeadLetter) => {
@@ -147,6 +149,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       await attemptsHandedOver;
       await deadLetterQueue?.close();
       await dynamoDb?.stop();
+      if (options.sharedDynamoDb && tableName) await deleteSharedTable(options.sharedDynamoDb.endpoint, region, tableName);
     })();
     return stopping;
   };
@@ -154,7 +157,9 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   try {
     if (dataDir) mkdirSync(join(dataDir, 'dynamodb'), { recursive: true });
     const [dynamoDbStart, snsStart] = await Promise.allSettled([
-      startDynamoDbLocal({ port: dynamoDbPort, dataDir: dataDir && join(dataDir, 'dynamodb') }),
+      options.sharedDynamoDb
+        ? Promise.resolve({ ...options.sharedDynamoDb, stop: async () => undefined })
+        : startDynamoDbLocal({ port: dynamoDbPort, dataDir: dataDir && join(dataDir, 'dynamodb') }),
       startSnsEmulator({
         port: snsPort,
         region,
@@ -173,7 +178,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     const services = { dynamoDb: dynamoDb!, sns: sns! };
 
     const endpoints = { dynamoDb: services.dynamoDb.endpoint, sns: services.sns.endpoint };
-    const tableName = useLocalServices(region, (await options.handlerEndpoints?.(endpoints)) ?? endpoints);
+    tableName = useLocalServices(region, (await options.handlerEndpoints?.(endpoints)) ?? endpoints);
     const tableClient = new DynamoDBClient({ region, endpoint: endpoints.dynamoDb, credentials: LOCAL_CREDENTIALS });
     try {
       await ensureSubscriptionTable(tableClient, tableName);
@@ -291,6 +296,21 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   } catch (error) {
     await stop();
     throw error;
+  }
+}
+
+/**
+ * Deletes the stack's table from a shared DynamoDB Local, so the next stack of the same suite
+ * starts empty, as one in memory of its own would; the server is its owner's to stop.
+ */
+async function deleteSharedTable(endpoint: string, region: string, tableName: string): Promise<void> {
+  const client = new DynamoDBClient({ region, endpoint, credentials: LOCAL_CREDENTIALS });
+  try {
+    await client.send(new DeleteTableCommand({ TableName: tableName })).catch((error: Error) => {
+      if (error.name !== 'ResourceNotFoundException') throw error;
+    });
+  } finally {
+    client.destroy();
   }
 }
 

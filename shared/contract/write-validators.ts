@@ -6,11 +6,14 @@
  *
  * The generated files are not committed. `npm install`/`npm ci` (`prepare`), `npm test`, jest's
  * global setup, `npm start`, `npm run bench` and every CDK synth call writeValidators() first;
- * it rewrites only files whose text changed, so running it again is cheap.
+ * it compiles only when the schemas, this file or ajv changed since the last write (FINGERPRINT),
+ * and rewrites only files whose text changed, so running it again is cheap.
  *
  *   npm run validators
  */
+import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import Ajv2020Module from 'ajv/dist/2020.js';
@@ -319,25 +322,51 @@ export function validatorFiles(): Map<string, string> {
   return files;
 }
 
+/**
+ * The file beside the generated modules naming what they were made from. Compiling every body
+ * costs about a second of CPU, and writeValidators runs at every synth and local stack start
+ * (a test run starts dozens): with the fingerprint unchanged and every file there, it compiles nothing.
+ */
+const FINGERPRINT = '.fingerprint';
+
+/** What the generated text depends on: the schemas, this file's code and ajv's version. */
+function sourcesFingerprint(): string {
+  const ajvVersion = (createRequire(import.meta.url)('ajv/package.json') as { version: string }).version;
+  return createHash('sha256')
+    .update(JSON.stringify(REQUEST_SCHEMAS))
+    .update(readFileSync(fileURLToPath(import.meta.url)))
+    .update(ajvVersion)
+    .digest('hex');
+}
+
+function readOrUndefined(path: string): string | undefined {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return undefined;
+  }
+}
+
 /** Writes the generated modules (only those whose text changed) and removes any other file there; returns the files written. */
 export function writeValidators(directory = GENERATED_DIRECTORY): string[] {
+  const fingerprint = sourcesFingerprint();
+  const expected = Object.keys(REQUEST_SCHEMAS).flatMap((name) => [`${name}.js`, `${name}.d.ts`]);
+  const present = new Set(readOrUndefined(join(directory, FINGERPRINT)) === fingerprint ? readdirSync(directory) : []);
+  if (expected.every((file) => present.has(file)) && present.size === expected.length + 1) return [];
   const files = validatorFiles();
   mkdirSync(directory, { recursive: true });
+  rmSync(join(directory, FINGERPRINT), { force: true });
   for (const existing of readdirSync(directory)) if (!files.has(existing)) rmSync(join(directory, existing), { recursive: true, force: true });
   const written: string[] = [];
   for (const [file, text] of files) {
     const path = join(directory, file);
-    let current: string | undefined;
-    try {
-      current = readFileSync(path, 'utf8');
-    } catch {
-      current = undefined;
-    }
-    if (current !== text) {
+    if (readOrUndefined(path) !== text) {
       writeFileSync(path, text);
       written.push(file);
     }
   }
+  // Last: a write cut short leaves no fingerprint, and the next call compiles again.
+  writeFileSync(join(directory, FINGERPRINT), fingerprint);
   return written;
 }
 

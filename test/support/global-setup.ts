@@ -9,7 +9,7 @@ import { startDynamoDbLocal } from '../../infra/local/dynamodb/dynamodb-local';
 import { startSnsEmulator } from '../../infra/local/sns/emulator';
 import { ensureSubscriptionTable } from '../../infra/local/dynamodb/subscription-table';
 import { trustAuthorityOf } from './local-authority';
-import { TEST_ENV } from './test-env';
+import { SHARED_DYNAMODB_VARIABLE, TEST_ENV } from './test-env';
 
 export default async function globalSetup(): Promise<void> {
   // The request validators as the contract's schemas are now, also for `npm run jest -- <file>`.
@@ -22,6 +22,7 @@ export default async function globalSetup(): Promise<void> {
   for (const name of ['AWS_PROFILE', 'AWS_SESSION_TOKEN', 'AWS_DEFAULT_PROFILE']) delete process.env[name];
   Object.assign(process.env, TEST_ENV, {
     AWS_ENDPOINT_URL_DYNAMODB: dynamoDb.endpoint,
+    [SHARED_DYNAMODB_VARIABLE]: dynamoDb.endpoint,
     AWS_ENDPOINT_URL_SNS: sns.endpoint,
     // The suites follow the https:// URLs of its messages: the workers trust its authority from
     // their start, and a run in this very process (one suite, in band) trusts it here.

@@ -4,6 +4,7 @@
  * client that talks to it as curl would.
  */
 import { execFile } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,6 +19,7 @@ import { generateSigningKey, type SigningKey } from '../../infra/local/auth/sign
 import { SCOPES } from '../../shared/operations';
 import { SUBSCRIPTION_KEY_PREFIX } from '../../shared/subscriptions/table';
 import { expectDocumentedHttpAnswer } from './openapi-responses';
+import { SHARED_DYNAMODB_VARIABLE } from './test-env';
 
 /** Two portals; alpha has an admin and a read-only client. */
 export const TEST_CLIENTS = {
@@ -45,6 +47,19 @@ export interface TestStack {
   stop(): Promise<void>;
 }
 
+/** A table name of this suite's own: jest gives each suite file its own copy of this module. */
+const SUITE_TABLE_NAME = `stack-${randomUUID()}`;
+
+/**
+ * The DynamoDB Local global setup started (test-env.ts), which the suites' in-memory stacks
+ * share: a Java process started per suite cost seconds of CPU each. Undefined outside jest (the
+ * bench's end-to-end run), where a stack starts its own.
+ */
+function sharedDynamoDb(): { endpoint: string; port: number } | undefined {
+  const endpoint = process.env[SHARED_DYNAMODB_VARIABLE];
+  return endpoint ? { endpoint, port: Number(new URL(endpoint).port) } : undefined;
+}
+
 /**
  * The one way a suite starts the local stack in its own process: in memory, every port a free
  * one (never a default: `npm start` may run beside `npm test`), with TEST_CLIENTS; `overrides`
@@ -57,15 +72,21 @@ export async function startTestStack(
   const clientsFile = join(workDir, 'oauth-clients.json');
   writeFileSync(clientsFile, JSON.stringify(Object.values(TEST_CLIENTS)));
   const signingKey = overrides.signingKey ?? (await generateSigningKey());
+  const inMemory = overrides.inMemory ?? !overrides.dataDir;
+  const shared = inMemory ? sharedDynamoDb() : undefined;
+  // The suite's own table in the shared DynamoDB Local (the same for each stack it starts: the
+  // handlers read TABLE_NAME once); the stack deletes it when it stops.
+  if (shared) process.env.TABLE_NAME = SUITE_TABLE_NAME;
   try {
     const stack = await startLocalStack({
       port: 0,
       dynamoDbPort: 0,
       snsPort: 0,
       eventsPort: 0,
-      inMemory: true,
+      inMemory,
       clientsFile,
       signingKey,
+      sharedDynamoDb: shared,
       ...overrides,
     });
     trustAuthorityOf(stack.sns);

@@ -6,6 +6,9 @@ declare global {
   var __LOCAL_SERVICES__: { dynamoDb: DynamoDbLocal; sns: SnsEmulator } | undefined;
 }
 
+/** Where global setup says which DynamoDB Local the suites' in-memory local stacks share (local-stack-client.ts). */
+export const SHARED_DYNAMODB_VARIABLE = 'TEST_SHARED_DYNAMODB_ENDPOINT';
+
 /** The configuration the functions run with in tests (endpoints are added by global setup). */
 export const TEST_ENV = {
   AWS_REGION: 'us-east-1',
