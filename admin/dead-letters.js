@@ -30,6 +30,17 @@ async function loadDeadLetters({ more = false } = {}) {
   renderDeadLetters();
 }
 
+/**
+ * A dead letter's scheduled retries (DELIVERY_RETRY_SCHEDULE): how many its event had, and when the
+ * next is due; none is once the schedule is spent, after a send again, or while deactivated.
+ */
+function retriesCell(deadLetter) {
+  return labelledCell('Scheduled retries', {}, [
+    element('div', { textContent: deadLetter.retries === 0 ? 'Not retried' : `Retried ${plural(deadLetter.retries, 'time', 'times')}` }),
+    element('div', { className: 'meta' }, deadLetter.nextRetryAt ? ['next ', timeElement(deadLetter.nextRetryAt)] : ['none scheduled']),
+  ]);
+}
+
 function renderDeadLetters() {
   const panel = state.deadLetters;
   const subscription = subscriptionOf(panel.configId);
@@ -63,6 +74,7 @@ function renderDeadLetters() {
         labelledCell('Event', { textContent: deadLetter.event }),
         labelledCell('Occurred', {}, [timeElement(deadLetter.occurredAt)]),
         labelledCell('Failed', {}, [timeElement(deadLetter.failedAt)]),
+        retriesCell(deadLetter),
         labelledCell('Actions', {}, actions),
       ]);
     }),
