@@ -21,15 +21,23 @@ export const ADMIN_PATH = '/admin/';
 export const RECEIVING_DOC_PATH = '/docs/receiving.md';
 
 const REPOSITORY = new URL('../../', import.meta.url);
-/** The files served, by URL path, from the repository: nothing else under /admin/ or /docs/ is. */
-const SITE_FILES: Readonly<Record<string, { file: string; contentType: string }>> = {
-  [ADMIN_PATH]: { file: 'admin/index.html', contentType: 'text/html; charset=utf-8' },
-  [`${ADMIN_PATH}app.js`]: { file: 'admin/app.js', contentType: 'text/javascript; charset=utf-8' },
-  [`${ADMIN_PATH}api-client.js`]: { file: 'admin/api-client.js', contentType: 'text/javascript; charset=utf-8' },
-  [`${ADMIN_PATH}admin.css`]: { file: 'admin/admin.css', contentType: 'text/css; charset=utf-8' },
-  [`${ADMIN_PATH}favicon.svg`]: { file: 'admin/favicon.svg', contentType: 'image/svg+xml' },
-  [`${ADMIN_PATH}docs.css`]: { file: 'admin/docs.css', contentType: 'text/css; charset=utf-8' },
-};
+/**
+ * The files served, by URL path, from the repository: the page, its stylesheets and icon, and
+ * every ES module of admin/ (app.js and the modules it imports, whatever they are split into);
+ * nothing else under /admin/ or /docs/ is.
+ */
+function siteFiles(): Record<string, { file: string; contentType: string }> {
+  const files: Record<string, { file: string; contentType: string }> = {
+    [ADMIN_PATH]: { file: 'admin/index.html', contentType: 'text/html; charset=utf-8' },
+    [`${ADMIN_PATH}admin.css`]: { file: 'admin/admin.css', contentType: 'text/css; charset=utf-8' },
+    [`${ADMIN_PATH}favicon.svg`]: { file: 'admin/favicon.svg', contentType: 'image/svg+xml' },
+    [`${ADMIN_PATH}docs.css`]: { file: 'admin/docs.css', contentType: 'text/css; charset=utf-8' },
+  };
+  for (const name of readdirSync(fileURLToPath(new URL('admin/', REPOSITORY)))) {
+    if (/^[a-z0-9-]+\.js$/.test(name)) files[`${ADMIN_PATH}${name}`] = { file: `admin/${name}`, contentType: 'text/javascript; charset=utf-8' };
+  }
+  return files;
+}
 
 /**
  * The markdown pages served as HTML, by URL path: the README, docs/*.md and the decision records
@@ -72,7 +80,7 @@ export function adminSiteRoutes(openApiDocument: unknown): Record<string, Reques
     // The page's relative module URLs need the trailing slash.
     '/admin': onlyGet((request, response) => sendResponse(request, response, 308, { location: ADMIN_PATH })),
   };
-  for (const [path, { file, contentType }] of Object.entries(SITE_FILES)) {
+  for (const [path, { file, contentType }] of Object.entries(siteFiles())) {
     routes[path] = onlyGet(async (request, response) => {
       const content = await readFile(fileURLToPath(new URL(file, REPOSITORY)));
       sendResponse(request, response, 200, { 'content-type': contentType, ...PAGE_HEADERS }, content);

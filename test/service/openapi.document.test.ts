@@ -9,7 +9,7 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { execFileSync } from 'node:child_process';
 import { request as httpRequest } from 'node:http';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -374,6 +374,18 @@ describe('the local stack', () => {
     const script = await fetch(`${local.stack.adminUrl}app.js`);
     expect(script.headers.get('content-type')).toMatch(/^text\/javascript/);
     expect(await script.text()).toContain("from './api-client.js'");
+    // Every module the page imports, however app.js is split, is served as JavaScript, with the page's headers.
+    const served = new Set<string>();
+    const toLoad = ['app.js'];
+    for (let module = toLoad.shift(); module !== undefined && served.size < 50; module = toLoad.shift()) {
+      if (served.has(module)) continue;
+      served.add(module);
+      const answer = await fetch(`${local.stack.adminUrl}${module}`);
+      expect({ module, status: answer.status, type: answer.headers.get('content-type') }).toEqual({ module, status: 200, type: 'text/javascript; charset=utf-8' });
+      expect(answer.headers.get('content-security-policy')).toContain("default-src 'self'");
+      toLoad.push(...[...(await answer.text()).matchAll(/from '\.\/([a-z0-9-]+\.js)'/g)].map((match) => match[1]!));
+    }
+    expect([...served].sort()).toEqual(readdirSync(fileURLToPath(new URL('../../admin/', import.meta.url))).filter((name) => name.endsWith('.js')).sort());
     expect((await fetch(`${local.stack.adminUrl}../package.json`)).status).toBe(404);
     expect((await fetch(`${local.stack.apiUrl}/admin/oauth-clients.json`)).status).toBe(404);
   });

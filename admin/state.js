@@ -1,0 +1,45 @@
+// What the page holds while it is open, and what it lets the user do: what the token's scopes
+// allow, and what a subscription's state would let arrive. Every other module reads it here.
+
+export const state = {
+  /** From the OpenAPI document: token URL, operations (path and scope), catalog, protocols, endpoint hints. */
+  description: undefined,
+  api: undefined,
+  /** The scopes the token grants; undefined when it names none (then the API alone decides). */
+  scopes: undefined,
+  clientName: '',
+  subscriptions: [],
+  /** How many subscriptions the portal may have, as list answers it. */
+  maxSubscriptions: undefined,
+  /** The subscription a dialog is open for. */
+  current: undefined,
+  /** While a replay the page asked for runs: its buttons are disabled, so a double click sends nothing twice. */
+  replaying: false,
+  /** The failed-deliveries panel, while open: `{configId, items, nextCursor, dropped}`. */
+  deadLetters: undefined,
+  /** The deliveries panel, while open: `{configId, items, nextCursor}`. */
+  attempts: undefined,
+};
+
+export const subscriptionOf = (configId) => state.subscriptions.find((subscription) => subscription.configId === configId);
+
+/** Whether the token allows an operation (by the page's name for it). */
+export function can(operationName) {
+  const operation = state.description.operations[operationName];
+  if (!operation) return false;
+  return state.scopes === undefined || !operation.scope || state.scopes.has(operation.scope);
+}
+
+/** Why nothing sent to the subscription now would arrive; undefined when it would. */
+export function whyNothingArrives(subscription) {
+  if (subscription.subscriptionState === 'pending') return `the endpoint of "${subscription.name}" has not confirmed its subscription yet`;
+  if (subscription.subscriptionState !== 'confirmed') return `the endpoint of "${subscription.name}" unsubscribed`;
+  return undefined;
+}
+
+/** Why "Send again" is off for the subscription; undefined when it is on. The API refuses the same. */
+export function whyNoReplay(subscription) {
+  if (subscription.status !== 1) return `Sending again is off: "${subscription.name}" is deactivated, so nothing would be delivered. Activate it first.`;
+  const reason = whyNothingArrives(subscription);
+  return reason ? `Sending again is off: ${reason}, so nothing would arrive.` : undefined;
+}
