@@ -61,6 +61,18 @@ function sharedDynamoDb(): { endpoint: string; port: number } | undefined {
 }
 
 /**
+ * The handlers read TABLE_NAME when shared/environment is first imported: a suite that imported
+ * it before starting its stack would have them write to another table than the stack's.
+ */
+async function expectHandlersOnTable(stack: LocalStack): Promise<void> {
+  const { config } = await import('../../shared/environment');
+  if (config.tableName !== stack.tableName) {
+    await stack.stop();
+    throw new Error(`The handlers use table ${config.tableName}, the stack ${stack.tableName}: the suite imported shared/environment before it started its stack.`);
+  }
+}
+
+/**
  * The one way a suite starts the local stack in its own process: in memory, every port a free
  * one (never a default: `npm start` may run beside `npm test`), with TEST_CLIENTS; `overrides`
  * may ask for more, but not for ports.
@@ -90,6 +102,7 @@ export async function startTestStack(
       ...overrides,
     });
     trustAuthorityOf(stack.sns);
+    await expectHandlersOnTable(stack);
     return {
       stack,
       signingKey,
