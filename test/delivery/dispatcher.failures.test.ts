@@ -7,14 +7,14 @@
  * local queue (infra/local/events) too. What a batch publishes and in how many calls:
  * dispatcher.test.ts.
  */
-import { DeleteTopicCommand, PublishBatchCommand } from '@aws-sdk/client-sns';
+import { DeleteTopicCommand } from '@aws-sdk/client-sns';
 import { jest } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import { dynamoDbClient } from '../../shared/aws/dynamodb';
 import { snsClient } from '../../shared/aws/sns';
 import { FIRST_TRY_WINDOW_MS } from '../../shared/delivery/dispatch';
 import { logger } from '../../shared/logger';
-import { call, freshPortal } from '../support/api';
+import { freshPortal } from '../support/api';
 import { awsCallsDuring } from '../support/aws-calls';
 import { injectFault, serviceFault } from '../support/faults';
 import { sqsRecord } from '../support/portal-events';

@@ -42,7 +42,6 @@ const {
 } = await import('../support/reconciliation');
 const { call, freshPortal, newSubscription } = await import('../support/api');
 const { handler: reconcileHandler } = await import('../../functions/reconcileTopics');
-const { reconcileTopics } = await import('../../shared/reconciliation/reconcile');
 const { dynamoDbClient } = await import('../../shared/aws/dynamodb');
 const { snsClient } = await import('../../shared/aws/sns');
 

@@ -6,7 +6,6 @@
  */
 import {
   GetTopicAttributesCommand,
-  PublishBatchCommand,
   type PublishBatchCommandInput,
   type PublishBatchCommandOutput,
   SetTopicAttributesCommand,
