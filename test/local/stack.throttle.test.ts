@@ -3,7 +3,7 @@
  * update, over HTTP against the local stack. It becomes SNS's `throttlePolicy.maxReceivesPerSecond`
  * of the subscription's delivery policy (read back with the SNS SDK), list shows it, the SNS
  * emulator holds deliveries to it as SNS does, and it is refused for protocols SNS does not
- * throttle and outside SNS's bounds. The reconciler's part is in test/service/reconciliation.test.ts.
+ * throttle and outside SNS's bounds. The reconciler's part is in test/service/reconciliation.subscriptions.test.ts.
  */
 import { PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import { GetSubscriptionAttributesCommand, SNSClient } from '@aws-sdk/client-sns';

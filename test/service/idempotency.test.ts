@@ -3,101 +3,22 @@
  * creates nothing more, for 24 hours, per portal; the same key with another body is refused;
  * without the header nothing changes. Only successes are remembered.
  */
-import { createHash } from 'node:crypto';
-import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamoDbClient } from '../../shared/aws/dynamodb';
 import { snsClient } from '../../shared/aws/sns';
 import { IDEMPOTENCY_WINDOW_SECONDS } from '../../shared/http/idempotency';
-import { EXPIRY_ATTRIBUTE, idempotencyPartitionOf, TABLE_KEYS } from '../../shared/subscriptions/table';
-import { type ApiAnswer, call, freshPortal, newSubscription } from '../support/api';
+import { EXPIRY_ATTRIBUTE, TABLE_KEYS } from '../../shared/subscriptions/table';
+import { call, freshPortal, newSubscription } from '../support/api';
 import { inspectDb, portalItems, portalTopicArns, subscriptionItems } from '../support/aws-state';
 import { injectFault } from '../support/faults';
+import { create, expectOneSubscription, freshKey, holdCommands, idempotencyRecordCount, idempotencyRecordOf, PARTITION } from '../support/idempotency';
 import { TEST_ENV } from '../support/test-env';
-
-const PARTITION = idempotencyPartitionOf('createSubscriptionRoute');
 
 let cleanups: (() => void)[] = [];
 afterEach(() => {
   for (const cleanup of cleanups) cleanup();
   cleanups = [];
 });
-
-function create(portalId: string, key: string | undefined, body: unknown = newSubscription()): Promise<ApiAnswer> {
-  return call('createSubscriptionRoute', { portalId, body, headers: key === undefined ? {} : { 'idempotency-key': key } });
-}
-
-const freshKey = () => `key-${crypto.randomUUID()}`;
-
-/**
- * The stored record of a portal's key. Its sort key is derived as Powertools' idempotency
- * persistence layer derives it (the layout the service keeps): `<prefix>#<base64 SHA-256 of the JSON of the key's parts>`, here
- * [portal, key]; so finding it here also shows that the portal is part of the key.
- */
-async function idempotencyRecordOf(portalId: string, key: string) {
-  const hash = createHash('sha256').update(JSON.stringify([portalId, key])).digest('base64');
-  const { Item } = await inspectDb.send(
-    new GetCommand({
-      TableName: TEST_ENV.TABLE_NAME,
-      Key: { [TABLE_KEYS.partitionKey]: PARTITION, [TABLE_KEYS.sortKey]: `createSubscriptionRoute#${hash}` },
-      ConsistentRead: true,
-    }),
-  );
-  return Item;
-}
-
-async function idempotencyRecordCount(): Promise<number> {
-  let count = 0;
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await inspectDb.send(
-      new QueryCommand({
-        TableName: TEST_ENV.TABLE_NAME,
-        KeyConditionExpression: '#pk = :pk',
-        ExpressionAttributeNames: { '#pk': TABLE_KEYS.partitionKey },
-        ExpressionAttributeValues: { ':pk': PARTITION },
-        ConsistentRead: true,
-        ExclusiveStartKey: startKey,
-        Select: 'COUNT',
-      }),
-    );
-    count += page.Count ?? 0;
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
-  return count;
-}
-
-async function expectOneSubscription(portalId: string, answer: ApiAnswer) {
-  const records = await subscriptionItems(portalId);
-  expect(records.map((record) => record.configId)).toEqual([answer.body.record.configId]);
-  expect(await portalTopicArns(portalId)).toEqual([answer.body.record.topicArn]);
-}
-
-/**
- * Holds every command of `client` matching `pattern` until released: a request that reaches
- * one stays in progress for as long as the test wants.
- */
-function holdCommands(client: typeof snsClient, pattern: RegExp) {
-  let release!: () => void;
-  const gate = new Promise<void>((resolve) => (release = resolve));
-  let reached!: () => void;
-  const isReached = new Promise<void>((resolve) => (reached = resolve));
-  const name = `hold-${pattern.source}-${Math.random().toString(36).slice(2)}`;
-  client.middlewareStack.add(
-    (next, context) => async (args) => {
-      if (pattern.test(context.commandName ?? '')) {
-        reached();
-        await gate;
-      }
-      return next(args);
-    },
-    { step: 'initialize', name, override: true },
-  );
-  cleanups.push(() => {
-    release();
-    client.middlewareStack.remove(name);
-  });
-  return { reached: isReached, release };
-}
 
 describe('a create with an Idempotency-Key', () => {
   it('answers a repeated key with the first answer byte for byte, and creates one subscription and one topic', async () => {
@@ -194,7 +115,7 @@ describe('a create with an Idempotency-Key', () => {
   it('answers 409 IDEMPOTENCY_IN_PROGRESS to a repeat while the first is still running, then the record', async () => {
     const portalId = freshPortal('idem');
     const key = freshKey();
-    const hold = holdCommands(snsClient, /^CreateTopic/);
+    const hold = holdCommands(snsClient, /^CreateTopic/, (cleanup) => cleanups.push(cleanup));
 
     const firstAnswer = create(portalId, key);
     await hold.reached;

@@ -5,7 +5,7 @@
  * and what it answers that spares later lists the question is written back, conditionally, so
  * that a record deleted meanwhile is never written again. Create and confirm store the state they
  * set. (That the reconciler stores what ListSubscriptions shows, and so a lapse shows within one
- * run, is in reconciliation.test.ts.)
+ * run, is in reconciliation.subscriptions.test.ts.)
  */
 import { BatchWriteCommand, DeleteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { UnsubscribeCommand } from '@aws-sdk/client-sns';

@@ -6,6 +6,8 @@
  */
 import { jest } from '@jest/globals';
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { errorWithCauseLoop, hostileValues } from '../support/hostile-values';
+import { entryWrittenBy, linesWrittenBy } from '../support/log-lines';
 
 process.env.POWERTOOLS_LOG_LEVEL = 'INFO';
 // The default, as on Lambda, whatever the shell running the tests holds.
@@ -16,106 +18,7 @@ const { httpOperation } = await import('../../shared/http/operation');
 const { httpEvent } = await import('../support/http-events');
 const { lambdaContext } = await import('../support/lambda-context');
 
-type Format = 'json' | 'pretty';
-
-/** The lines written to stdout while `act` runs; `act` itself must not throw. */
-async function linesWrittenBy(act: () => unknown, format: Format = 'json'): Promise<string[]> {
-  const written: string[] = [];
-  const stdout = jest.spyOn(process.stdout, 'write').mockImplementation((chunk: unknown) => {
-    written.push(String(chunk));
-    return true;
-  });
-  if (format === 'pretty') process.env.LOG_FORMAT = 'pretty';
-  try {
-    await act();
-  } finally {
-    stdout.mockRestore();
-    delete process.env.LOG_FORMAT;
-  }
-  return written.join('').split('\n').filter((line) => line !== '');
-}
-
-/** The one line `act` writes, as JSON. */
-async function entryWrittenBy(act: () => unknown): Promise<Record<string, any>> {
-  const lines = await linesWrittenBy(act);
-  expect(lines).toHaveLength(1);
-  return JSON.parse(lines[0]!);
-}
-
-function errorWithCauseLoop(): Error {
-  const outer = new Error('outer failure');
-  const inner = new Error('inner failure', { cause: outer });
-  outer.cause = inner;
-  return outer;
-}
-
-/** A Proxy whose every trap (get, ownKeys, getPrototypeOf, has, …) throws. */
-function proxyThatThrowsOnEveryTrap(): object {
-  const traps = new Proxy({}, { get: () => () => { throw new Error('trap refused'); } });
-  return new Proxy({}, traps as ProxyHandler<object>);
-}
-
-/** Each hostile value, made fresh, and what its field must show in the JSON line. */
-const HOSTILE: Record<string, { make: () => unknown; shows: (value: any) => void }> = {
-  'a circular object': {
-    make: () => {
-      const node: Record<string, unknown> = { name: 'node' };
-      node.self = node;
-      node.list = [node, { parent: node }];
-      return node;
-    },
-    shows: (value) => {
-      expect(value).toEqual({ name: 'node', self: '[Circular]', list: ['[Circular]', { parent: '[Circular]' }] });
-    },
-  },
-  'an error whose cause chain loops': {
-    make: errorWithCauseLoop,
-    shows: (value) => {
-      expect(value).toMatchObject({ name: 'Error', message: 'outer failure', cause: { message: 'inner failure', cause: '[Circular]' } });
-      expect(value.stack).toContain('outer failure');
-    },
-  },
-  'a BigInt': {
-    make: () => 10n ** 30n,
-    shows: (value) => expect(value).toBe('1000000000000000000000000000000'),
-  },
-  'an object whose getter throws': {
-    make: () => ({
-      ok: 1,
-      get boom(): never {
-        throw new Error('getter refused');
-      },
-    }),
-    shows: (value) => expect(value).toEqual({ ok: 1, boom: '[Thrown: Error: getter refused]' }),
-  },
-  'a huge string': {
-    make: () => 'x'.repeat(5_000_000),
-    shows: (value) => {
-      expect(value).toMatch(/^x+…\[\d+ more chars\]$/);
-      expect(value.length).toBeLessThanOrEqual(LOG_LIMITS.stringChars + 30);
-    },
-  },
-  'a Proxy that throws on every trap': {
-    make: proxyThatThrowsOnEveryTrap,
-    shows: (value) => expect(value).toBe('[Thrown: Error: trap refused]'),
-  },
-  'Map, Set, Symbol, function and undefined': {
-    make: () => {
-      const set = new Set<unknown>([1]);
-      set.add(set);
-      return { map: new Map<unknown, unknown>([['a', 1], [2, 10n]]), set, symbol: Symbol('s'), fn: function named() {}, none: undefined };
-    },
-    shows: (value) => expect(value).toEqual({ map: { a: 1, 2: '10' }, set: [1, '[Circular]'], symbol: 'Symbol(s)', fn: '[Function named]' }),
-  },
-  'nesting deeper than the bound': {
-    make: () => {
-      let deep: Record<string, unknown> = {};
-      for (let level = 0; level < 10_000; level++) deep = { deep };
-      return deep;
-    },
-    shows: (value) => expect(JSON.stringify(value)).toContain('[Depth limit]'),
-  },
-};
+const HOSTILE = hostileValues(LOG_LIMITS);
 
 describe.each(['json', 'pretty'] as const)('logging a hostile value, format %s', (format) => {
   it.each(Object.keys(HOSTILE))('%s, as a field and as the whole extra: no throw, one line each, within the line bound', async (name) => {
