@@ -8,216 +8,51 @@
  * refusal of one, a refused create whose message is shown next to its field (and no old success
  * above it), two subscriptions of one name told apart, a full portal, failed deliveries listed and
  * sent again, the page at 420 px, a read-only client, a token the API refuses, delete, and sign in
- * with a pasted token. What the page shows is checked against what the API holds.
+ * with a pasted token. What the page shows is checked against what the API holds. The steps about
+ * deliveries are in admin-page.deliveries.steps.ts, run here in the same browser and stack; the
+ * browser, the stack and what the steps read of the page and the API are test/support/admin-page.ts.
  *
  * `UPDATE_SCREENSHOTS=1` also saves docs/admin-page.png (the screenshot in docs/local.md).
  */
-import { fileURLToPath } from 'node:url';
-import { DynamoDBClient, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
-import { SNSClient, UnsubscribeCommand } from '@aws-sdk/client-sns';
-import type { Browser, Locator, Page } from 'playwright-core';
-import { LOCAL_CREDENTIALS } from '../../infra/local/local-stack';
-import { loadConfig } from '../../shared/config';
 import { createSubscriptionRequest } from '../../shared/contract/schemas';
-import { API_PREFIXES } from '../../shared/operations';
-import { chromiumPath, launchChromium, saveScreenshot, withFailureScreenshot } from '../support/browser';
+import { LOCAL_CREDENTIALS } from '../../infra/local/local-stack';
+import { SNSClient, UnsubscribeCommand } from '@aws-sdk/client-sns';
+import { loadConfig } from '../../shared/config';
+import { chromiumPath } from '../support/browser';
 import { confirmAsEndpointOwner, confirmationRequestsTo } from '../support/sns-confirmation';
-import { waitFor } from '../support/wait-for';
-import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver';
+import { call, lastConfirmationRequestsMinutesAgo, newSubscription, reconcileLocally, requestToken } from '../support/local-stack-client';
 import {
-  call,
-  forgeToken,
-  lastConfirmationRequestsMinutesAgo,
-  newSubscription,
-  reconcileLocally,
-  requestToken,
-  startTestStack,
-  TEST_CLIENTS,
-  type TestStack,
-  tokenFor,
-} from '../support/local-stack-client';
-
-const DOCS_SCREENSHOT = fileURLToPath(new URL('../../docs/admin-page.png', import.meta.url));
-const PREFIX = API_PREFIXES[0];
-const admin = TEST_CLIENTS.alphaAdmin;
-const reader = TEST_CLIENTS.alphaReader;
-const MAX_SUBSCRIPTIONS = loadConfig(process.env).maxSubscriptionsPerPortal;
+  admin,
+  alertSays,
+  BROKEN_TOKENS,
+  createdElsewhere,
+  deletedElsewhere,
+  focusedElement,
+  idAndCreation,
+  inView,
+  listed,
+  local,
+  MAX_SUBSCRIPTIONS,
+  page,
+  PREFIX,
+  refreshList,
+  row,
+  scrollToFoot,
+  startAdminPageBeforeAll,
+  statusSays,
+  statusText,
+  step,
+  subscriptionArnOf,
+  token,
+} from '../support/admin-page';
+import { deliveriesSteps } from './admin-page.deliveries.steps';
 
 // Runs only where Debian's chromium is installed, and says so in one line where it is not.
 const describeWithChromium = chromiumPath ? describe : xdescribe;
 if (!chromiumPath) console.log('admin page browser suite not run: chromium is not installed (apt-get install chromium).');
 
-let local: TestStack;
-let browser: Browser;
-let page: Page;
-let token: string;
-let receiver: WebhookReceiver;
-
-interface Listed {
-  configId: string;
-  name: string;
-  status: number;
-  events: string[];
-}
-
-/** The portal's subscriptions as the API lists them. */
-async function listed(): Promise<Listed[]> {
-  const answer = await call(local.stack, 'GET', `${PREFIX}/list`, { token });
-  expect(answer.status).toBe(200);
-  return answer.body.configs;
-}
-
-const row = (name: string): Locator => page.getByRole('row', { name: new RegExp(`^${name} `) });
-const statusText = () => page.getByRole('status').textContent();
-/** The focused element's id, or else its aria-label. */
-const focusedElement = () => page.evaluate<string>('document.activeElement.id || document.activeElement.getAttribute("aria-label")');
-
-/** Waits until the status line says `text` (the page announces each outcome there). */
-async function statusSays(text: string | RegExp): Promise<void> {
-  await page.getByRole('status').filter({ hasText: text }).waitFor();
-}
-
-/** Waits until the page's error line says `text`. */
-async function alertSays(text: string | RegExp): Promise<void> {
-  await page.locator('#page-error').filter({ hasText: text }).waitFor();
-}
-
-/** Whether the element is wholly inside the window as the person sees it now (not scrolled out of view). */
-async function inView(selector: string): Promise<boolean> {
-  return page.evaluate<boolean>(`(() => {
-    const box = document.querySelector(${JSON.stringify(selector)}).getBoundingClientRect();
-    return box.height > 0 && box.top >= 0 && box.bottom <= window.innerHeight;
-  })()`);
-}
-
-/** Scrolls to the foot of the page (where the create form is), and answers how far down that is. */
-const scrollToFoot = () => page.evaluate<number>('(() => { window.scrollTo(0, document.documentElement.scrollHeight); return window.scrollY; })()');
-
-/**
- * Run in the page: the parts of an endpoint (between the line-break opportunities the page puts
- * after its separators) and the times of the subscriptions' table that do not sit on one line.
- */
-const BROKEN_TOKENS = `(() => {
-  const broken = [];
-  const lines = (node) => { const range = document.createRange(); range.selectNodeContents(node); return new Set([...range.getClientRects()].map((rect) => Math.round(rect.top))).size; };
-  for (const endpoint of document.querySelectorAll('#subscription-rows .endpoint')) {
-    for (const part of endpoint.childNodes) if (part.nodeType === Node.TEXT_NODE && lines(part) > 1) broken.push(part.textContent);
-  }
-  for (const time of document.querySelectorAll('#subscription-rows time')) if (lines(time) > 1) broken.push(time.textContent);
-  return broken;
-})()`;
-
-/** A time as the page shows it. */
-const utc = (time: string | number) => `${new Date(time).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
-
-/** How the page names a subscription's id and creation: its id's last 8 characters, and the UUIDv7's time. */
-function idAndCreation(configId: string): string {
-  return `id …${configId.slice(-8)}, created ${utc(Number.parseInt(configId.replaceAll('-', '').slice(0, 12), 16))}`;
-}
-
-/**
- * Run in the page: what sticks out sideways. The page must not scroll sideways, and no element of a
- * shown section may reach past that section's edges (a string: the suite's types know no DOM).
- */
-const OVERFLOW_CHECK = `(() => {
-  const problems = [];
-  const root = document.documentElement;
-  if (root.scrollWidth > root.clientWidth) problems.push('the page scrolls sideways: ' + root.scrollWidth + ' > ' + root.clientWidth);
-  for (const section of document.querySelectorAll('section:not([hidden])')) {
-    const card = section.getBoundingClientRect();
-    for (const inside of section.querySelectorAll('*')) {
-      const box = inside.getBoundingClientRect();
-      if (box.width === 0 && box.height === 0) continue;
-      if (box.left < card.left - 0.5 || box.right > card.right + 0.5) {
-        problems.push(inside.tagName.toLowerCase() + ' "' + (inside.textContent || '').slice(0, 30) + '" spans ' +
-          Math.round(box.left) + '-' + Math.round(box.right) + ', outside #' + section.id + ' ' + Math.round(card.left) + '-' + Math.round(card.right));
-      }
-    }
-  }
-  return problems;
-})()`;
-
-/** The SNS subscription of an endpoint, from what the emulator sent it (list answers carry no ARN). */
-async function subscriptionArnOf(endpoint: string): Promise<string> {
-  const { deliveries } = (await (await fetch(`${local.stack.sns.endpoint}/_emulator/deliveries`)).json()) as {
-    deliveries: { subscriptionArn: string; endpoint: string }[];
-  };
-  return deliveries.find((delivery) => delivery.endpoint === endpoint)!.subscriptionArn;
-}
-
-interface DeadLetterView {
-  eventId: string;
-  event: string;
-  occurredAt: string;
-  failedAt: string;
-}
-
-/** Every dead letter the API keeps for the subscription, newest first (paged through, bounded). */
-async function deadLettersOf(configId: string): Promise<DeadLetterView[]> {
-  const all: DeadLetterView[] = [];
-  let cursor: string | null = null;
-  for (let page = 0; page < 20; page++) {
-    const query: string = new URLSearchParams({ config_id: configId, limit: '100', ...(cursor ? { cursor } : {}) }).toString();
-    const answer = await call(local.stack, 'GET', `${PREFIX}/dead-letters?${query}`, { token });
-    expect(answer.status).toBe(200);
-    all.push(...answer.body.deadLetters);
-    cursor = answer.body.nextCursor;
-    if (!cursor) break;
-  }
-  return all;
-}
-
-/**
- * Waits until the API keeps `count` dead letters for the subscription: the SNS emulator gives up
- * on a delivery, its delivery dead-letter queue hands it to the recorder, as on AWS.
- */
-async function deadLettersKept(configId: string, count: number): Promise<DeadLetterView[]> {
-  return waitFor(
-    `${count} dead letters of ${configId}`,
-    async () => {
-      const kept = await deadLettersOf(configId);
-      return kept.length === count ? kept : undefined;
-    },
-    20_000,
-    100,
-  );
-}
-
-/** Creates a subscription through the API, as another client of the portal would. */
-async function createdElsewhere(overrides: Record<string, unknown> = {}): Promise<string> {
-  const answer = await call(local.stack, 'POST', PREFIX, { token, body: newSubscription(overrides) });
-  // The body too, so a refusal says why.
-  expect({ status: answer.status, body: answer.body }).toMatchObject({ status: 200 });
-  return answer.body.record.configId;
-}
-
-async function deletedElsewhere(configId: string): Promise<void> {
-  expect((await call(local.stack, 'DELETE', `${PREFIX}/${configId}`, { token })).status).toBe(200);
-}
-
-/** Refreshes the page's list and waits until it shows `count` subscriptions. */
-async function refreshList(count: number): Promise<void> {
-  await page.getByRole('button', { name: 'Refresh the list' }).press('Enter');
-  await page.locator('#subscription-count').filter({ hasText: `${count} of ${MAX_SUBSCRIPTIONS} subscriptions` }).waitFor();
-}
-
 describeWithChromium('the admin page, in Chromium with the keyboard', () => {
-  beforeAll(async () => {
-    // A receiver answering 500 is retried by the delivery policy: 5 ms apart here, not seconds.
-    local = await startTestStack({ snsDelivery: { deliveryBackoffMs: 5 } });
-    receiver = await startWebhookReceiver();
-    token = await tokenFor(local.stack, admin);
-    browser = await launchChromium();
-    page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-  }, 90_000);
-
-  afterAll(async () => {
-    await browser?.close();
-    await receiver?.close();
-    await local?.stop();
-  });
-
-  const step = (name: string, steps: () => Promise<void>) => it(name, () => withFailureScreenshot(page, name, steps), 30_000);
+  startAdminPageBeforeAll();
 
   step('shows the token endpoint\'s refusal of a wrong secret', async () => {
     await page.goto(local.stack.adminUrl);
@@ -527,275 +362,8 @@ describeWithChromium('the admin page, in Chromium with the keyboard', () => {
     expect(await page.locator('#create-limit').isVisible()).toBe(false);
   });
 
-  const FAILING_PATH = '/receiver';
-  const FAILED = 11;
-  let receiverId: string;
-  let kept: DeadLetterView[];
-
-  step('shows how many deliveries of a subscription failed, and when the last did', async () => {
-    receiverId = await createdElsewhere({ name: 'Receiver', protocol: 'http', endpoint: `${receiver.url}${FAILING_PATH}` });
-    await waitFor('the receiver to confirm', async () =>
-      (await call(local.stack, 'GET', `${PREFIX}/list`, { token })).body.configs.find(
-        (entry: { configId: string; confirmed: boolean }) => entry.configId === receiverId && entry.confirmed,
-      ),
-    );
-    receiver.failingPaths.add(FAILING_PATH);
-    for (let index = 0; index < FAILED; index++) {
-      expect((await call(local.stack, 'POST', `${PREFIX}/test`, { token, body: { config_id: receiverId } })).status).toBe(200);
-    }
-    kept = await deadLettersKept(receiverId, FAILED);
-
-    await refreshList(2);
-
-    const entry = (await call(local.stack, 'GET', `${PREFIX}/list`, { token })).body.configs.find(
-      (candidate: { configId: string }) => candidate.configId === receiverId,
-    );
-    expect(entry).toMatchObject({ deadLetters: FAILED, deadLettersDropped: 0 });
-    const failedCell = row('Receiver').getByRole('cell').nth(5);
-    expect(await failedCell.textContent()).toBe(`${FAILED} failedlast ${utc(entry.lastDeadLetterAt)}Show them`);
-    expect(await row('Receiver').getByRole('cell').nth(2).textContent()).toBe('Active');
-  });
-
-  step('lists its failed deliveries newest first, a page at a time', async () => {
-    await row('Receiver').getByRole('button', { name: 'Show them: Receiver' }).press('Enter');
-
-    const panel = page.getByRole('region', { name: /^Failed deliveries of Receiver/ });
-    await panel.waitFor();
-    expect(await panel.getByRole('heading', { level: 2 }).textContent()).toBe(`Failed deliveries of Receiver (…${receiverId.slice(-8)})`);
-    expect(await page.locator('#dead-letters-summary').textContent()).toBe(`${FAILED} failed deliveries are kept.`);
-    const shownIds = () => panel.getByRole('rowheader').allTextContents();
-    expect(await shownIds()).toEqual(kept.slice(0, 10).map((letter) => letter.eventId));
-    expect((await panel.getByRole('row').nth(1).getByRole('cell').allTextContents()).slice(0, 3)).toEqual([
-      kept[0]!.event,
-      utc(kept[0]!.occurredAt),
-      utc(kept[0]!.failedAt),
-    ]);
-
-    await panel.getByRole('button', { name: 'Show older failed deliveries' }).press('Enter');
-
-    await panel.getByRole('rowheader').nth(FAILED - 1).waitFor();
-    expect(await shownIds()).toEqual(kept.map((letter) => letter.eventId));
-    expect(await panel.getByRole('button', { name: 'Show older failed deliveries' }).isVisible()).toBe(false);
-
-    if (process.env.UPDATE_SCREENSHOTS === '1') await saveScreenshot(page, DOCS_SCREENSHOT);
-  });
-
-  step('fits a 420 px wide screen: nothing wider than its section, no sideways scrolling', async () => {
-    await page.setViewportSize({ width: 420, height: 900 });
-    try {
-      const overflow = await page.evaluate<string[]>(OVERFLOW_CHECK);
-      expect(overflow).toEqual([]);
-      expect(await page.locator('#subscriptions').isVisible()).toBe(true);
-    } finally {
-      await page.setViewportSize({ width: 1280, height: 900 });
-    }
-  });
-
-  step('sends one again: the recovered receiver gets it with its original eventId, and it leaves the list', async () => {
-    receiver.failingPaths.delete(FAILING_PATH);
-    const [newest] = kept;
-    const panel = page.locator('#dead-letters');
-
-    // The replay is held on its way: meanwhile no replay button can be pressed (a double click sends nothing twice).
-    let release!: () => void;
-    const held = new Promise<void>((resolve) => (release = resolve));
-    await page.route('**/replay', async (route) => {
-      await held;
-      await route.continue();
-    });
-    await panel.getByRole('button', { name: `Send again: ${newest!.event} ${newest!.eventId}` }).press('Enter');
-    const replayButtons = () => panel.getByRole('button', { name: /^Send (all )?again/ }).all();
-    await waitFor('the replay buttons disabled', async () => {
-      const disabled = await Promise.all((await replayButtons()).map((button) => button.isDisabled()));
-      return disabled.length > 1 && disabled.every(Boolean) ? true : undefined;
-    });
-    release();
-
-    await statusSays(`1 dead letter sent again. ${FAILED - 1} still kept. (Receiver)`);
-    await page.unroute('**/replay');
-    expect((await Promise.all((await replayButtons()).map((button) => button.isDisabled()))).some(Boolean)).toBe(false);
-    const arrived = await waitFor('the message sent again', () =>
-      receiver.notificationsAt(FAILING_PATH).find((entry) => entry.message.eventId === newest!.eventId),
-    );
-    expect(arrived.message).toMatchObject({ eventId: newest!.eventId, configId: receiverId, event: newest!.event });
-    kept = kept.slice(1);
-    expect((await deadLettersOf(receiverId)).map((letter) => letter.eventId)).toEqual(kept.map((letter) => letter.eventId));
-    expect(await panel.getByRole('rowheader').allTextContents()).toEqual(kept.slice(0, 10).map((letter) => letter.eventId));
-    expect(await page.locator('#dead-letters-summary').textContent()).toBe(`${FAILED - 1} failed deliveries are kept.`);
-    expect(await row('Receiver').getByRole('cell').nth(5).textContent()).toMatch(new RegExp(`^${FAILED - 1} failed`));
-  });
-
-  step('shows the last delivery and failure of a subscription, and a Deliveries view of its attempts: time, result, status code, duration, tries, message id', async () => {
-    // SNS's delivery status records reach the attempts consumer after the deliveries: wait for the sent-again one.
-    const entry = await waitFor('the delivery sent again to be recorded', async () => {
-      const found = (await call(local.stack, 'GET', `${PREFIX}/list`, { token })).body.configs.find(
-        (candidate: { configId: string }) => candidate.configId === receiverId,
-      );
-      return found?.lastDeliveredAt && found.failedLast24h === FAILED ? found : undefined;
-    });
-    await refreshList(2);
-    const deliveriesCell = row('Receiver').getByRole('cell').nth(4);
-    expect(await deliveriesCell.textContent()).toBe(
-      `Last delivered ${utc(entry.lastDeliveredAt)}Last failed ${utc(entry.lastFailedAt)}24 h: 1 delivered, ${FAILED} failedShow deliveries`,
-    );
-
-    await row('Receiver').getByRole('button', { name: 'Show deliveries: Receiver' }).press('Enter');
-
-    const panel = page.getByRole('region', { name: /^Deliveries of Receiver/ });
-    await panel.waitFor();
-    expect(await focusedElement()).toBe('attempts-heading');
-    const recorded = (await call(local.stack, 'GET', `${PREFIX}/attempts?config_id=${receiverId}&limit=20`, { token })).body.attempts;
-    expect(recorded).toHaveLength(1 + FAILED);
-    expect(await panel.getByRole('rowheader').allTextContents()).toEqual(recorded.map((attempt: { at: string }) => utc(attempt.at)));
-    const [newest, failed] = recorded;
-    expect(await panel.getByRole('row').nth(1).getByRole('cell').allTextContents()).toEqual([
-      'Delivered',
-      '200',
-      `${newest.dwellTimeMs} ms`,
-      '1',
-      newest.messageId,
-    ]);
-    expect(await panel.getByRole('row').nth(2).getByRole('cell').allTextContents()).toEqual([
-      'Failed',
-      '500',
-      `${failed.dwellTimeMs} ms`,
-      String(failed.attempts),
-      failed.messageId,
-    ]);
-    await panel.getByRole('button', { name: 'Close' }).press('Enter');
-    await panel.waitFor({ state: 'hidden' });
-    expect(await focusedElement()).toMatch(/^Show deliveries: Receiver/);
-  });
-
-  step('says why sending again is off while the subscription is deactivated', async () => {
-    await row('Receiver').getByRole('button', { name: 'Deactivate: Receiver' }).press('Enter');
-    await statusSays('Subscription deactivated. (Receiver)');
-    const refusal = await call(local.stack, 'POST', `${PREFIX}/replay`, { token, body: { config_id: receiverId } });
-    expect(refusal.status).toBe(400);
-
-    const panel = page.locator('#dead-letters');
-    expect(await page.locator('#replay-blocked').textContent()).toBe(
-      'Sending again is off: "Receiver" is deactivated, so nothing would be delivered. Activate it first.',
-    );
-    expect(await panel.getByRole('button', { name: 'Send all again' }).isDisabled()).toBe(true);
-    const sendAgain = await panel.getByRole('button', { name: /^Send again: / }).all();
-    expect(sendAgain).toHaveLength(10);
-    for (const button of sendAgain) expect(await button.isDisabled()).toBe(true);
-
-    await row('Receiver').getByRole('button', { name: 'Activate: Receiver' }).press('Enter');
-    await statusSays('Subscription activated. (Receiver)');
-    expect(await page.locator('#replay-blocked').isVisible()).toBe(false);
-    expect(await panel.getByRole('button', { name: 'Send all again' }).isDisabled()).toBe(false);
-  });
-
-  step('shows a read-only client no create form and no write buttons, and says it is read-only', async () => {
-    await page.getByRole('button', { name: 'Sign out' }).press('Enter');
-    await page.getByLabel('Client id').fill(reader.clientId);
-    await page.getByLabel('Client secret').fill(reader.clientSecret);
-    await page.getByRole('button', { name: 'Sign in' }).press('Enter');
-
-    await statusSays('Signed in. 2 subscriptions.');
-    expect(await page.locator('#read-only-note').textContent()).toBe(
-      `Read-only: the token of ${reader.clientId} does not carry webhooks.config:write, so creating, changing, testing, deleting and ` +
-        'sending again are not offered. Sign in with a client that has it to do those.',
-    );
-    expect(await page.getByRole('heading', { name: 'New subscription' }).isVisible()).toBe(false);
-    expect(await row('Media hooks').getByRole('button').count()).toBe(0);
-    expect(await row('Media hooks').getByRole('cell').nth(0).textContent()).toBe('email' + 'ops@example.com');
-    // It may look at deliveries and failed deliveries, not send them again.
-    expect(await row('Receiver').getByRole('button').allTextContents()).toEqual(['Show deliveries', 'Show them']);
-    await row('Receiver').getByRole('button', { name: 'Show them: Receiver' }).press('Enter');
-    const panel = page.locator('#dead-letters');
-    await panel.getByRole('rowheader').first().waitFor();
-    expect(await panel.getByRole('rowheader').count()).toBe(10);
-    expect(await panel.getByRole('button').allTextContents()).toEqual(['Close']);
-    expect(await page.locator('#replay-blocked').isVisible()).toBe(false);
-  });
-
-  step('says which scope a token lacks when the API still refuses it (403), and to sign in again when it expired (401)', async () => {
-    await page.getByRole('button', { name: 'Sign out' }).press('Enter');
-    // A token that names no scopes: the page cannot tell, and the gateway refuses the list.
-    const scopeless = await forgeToken(local.stack, local.signingKey, admin, { scope: undefined });
-    expect((await call(local.stack, 'GET', `${PREFIX}/list`, { token: scopeless })).status).toBe(403);
-
-    await page.getByLabel('Or paste an access token').fill(scopeless);
-    await page.getByRole('button', { name: 'Use this token' }).press('Enter');
-
-    await page
-      .getByRole('alert')
-      .filter({ hasText: 'Not allowed: this needs the scope webhooks.config:read, which the token you signed in with does not carry.' })
-      .waitFor();
-    expect(await page.getByRole('alert').filter({ hasText: /^Forbidden$/ }).count()).toBe(0);
-    expect(await page.getByRole('heading', { name: 'Sign in' }).isVisible()).toBe(true);
-
-    // An expired token: a sentence, not a bare "Unauthorized".
-    const now = Math.floor(Date.now() / 1000);
-    const expired = await forgeToken(local.stack, local.signingKey, admin, { iat: now - 7200, exp: now - 3600 });
-    expect((await call(local.stack, 'GET', `${PREFIX}/list`, { token: expired })).status).toBe(401);
-    await page.getByLabel('Or paste an access token').fill(expired);
-    await page.getByRole('button', { name: 'Use this token' }).press('Enter');
-    await page.getByRole('alert').filter({ hasText: 'The service no longer accepts your sign-in (the token expired' }).waitFor();
-
-    await page.getByLabel('Or paste an access token').fill(token);
-    await page.getByRole('button', { name: 'Use this token' }).press('Enter');
-    await statusSays('Signed in. 2 subscriptions.');
-  });
-
-  step('sends all again, 100 a call until none is left', async () => {
-    await row('Receiver').getByRole('button', { name: 'Show them: Receiver' }).press('Enter');
-    const panel = page.locator('#dead-letters');
-    await panel.getByRole('rowheader').first().waitFor();
-
-    await panel.getByRole('button', { name: 'Send all again' }).press('Enter');
-
-    await statusSays(`${FAILED - 1} failed deliveries sent again. (Receiver)`);
-    const arrivedIds = () => new Set(receiver.notificationsAt(FAILING_PATH).map((entry) => entry.message.eventId));
-    await waitFor('every message sent again', () => (kept.every((letter) => arrivedIds().has(letter.eventId)) ? true : undefined));
-    expect(await deadLettersOf(receiverId)).toEqual([]);
-    expect(await page.locator('#dead-letters-summary').textContent()).toBe('No failed deliveries are kept.');
-    expect(await panel.getByRole('button', { name: 'Send all again' }).isDisabled()).toBe(true);
-    expect(await row('Receiver').getByRole('cell').nth(5).textContent()).toBe('None');
-
-    await panel.getByRole('button', { name: 'Close' }).press('Enter');
-    expect(await panel.isVisible()).toBe(false);
-    await deletedElsewhere(receiverId);
-    await refreshList(1);
-  });
-
-  step('shows a subscription the service disabled for failing, since when, and that activating it is the way back', async () => {
-    const created = await call(local.stack, 'POST', PREFIX, {
-      token,
-      body: { name: 'Failing hooks', protocol: 'http', endpoint: `${receiver.url}/failing-hooks`, events: ['asset_bank.media.create'] },
-    });
-    expect(created.status).toBe(200);
-    const { configId } = created.body.record;
-    // What the retry sweep writes when it disables one (stack.retries.test.ts runs it end to end).
-    const disabledAt = '2026-11-20T08:30:00.000Z';
-    const db = new DynamoDBClient({ endpoint: local.stack.dynamoDb.endpoint, region: local.stack.region, credentials: LOCAL_CREDENTIALS });
-    try {
-      await db.send(
-        new UpdateItemCommand({
-          TableName: local.stack.tableName,
-          Key: { portalId: { S: admin.portalId }, sk: { S: `subscription#${configId}` } },
-          UpdateExpression: 'SET #status = :off, disabledReason = :failing, disabledAt = :at',
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: { ':off': { N: '0' }, ':failing': { S: 'failing' }, ':at': { S: disabledAt } },
-        }),
-      );
-    } finally {
-      db.destroy();
-    }
-    await refreshList(2);
-
-    expect(await row('Failing hooks').getByRole('cell').nth(2).textContent()).toBe(
-      `Disabled: failingNo successful delivery for too long; disabled ${utc(disabledAt)}. Fix the endpoint, then activate it.`,
-    );
-    await row('Failing hooks').getByRole('button', { name: 'Activate: Failing hooks' }).press('Enter');
-    await row('Failing hooks').getByText('Active', { exact: true }).waitFor();
-    expect((await listed()).find((entry) => entry.configId === configId)).toMatchObject({ status: 1, disabledReason: null, disabledAt: null });
-    await deletedElsewhere(configId);
-    await refreshList(1);
-  });
+  // Failed deliveries listed and sent again, the deliveries view, a read-only client, a refused token.
+  deliveriesSteps();
 
   step('deletes it after a confirmation', async () => {
     await row('Media hooks').getByRole('button', { name: 'Delete: Media hooks' }).press('Enter');

@@ -1,23 +1,16 @@
 /**
  * The SNS emulator delivering to http endpoints the way SNS does: a SubscriptionConfirmation
  * first, Notifications only once confirmed, an UnsubscribeConfirmation once unsubscribed, each
- * signed (verified as test/support/sns-signature.ts does), SNS's JSON and x-amz-sns-* headers, a
- * status read as SNS reads it (2xx delivered; 3xx/4xx never retried and dead-lettered; 5xx, no
- * connection or no answer within 15 s retried by the delivery policy, then dead-lettered), limits
- * per subscription that end in dead letters rather than silence, deliveries still pending at
- * close kept in the state file and resumed, and an API that keeps answering whatever the
- * endpoints do.
+ * signed (verified as test/support/sns-signature.ts does), SNS's JSON and x-amz-sns-* headers;
+ * an endpoint that fails retried (5xx, no connection or no answer within 15 s) or not (4xx, or
+ * once its subscription is gone), and an API that keeps answering whatever the endpoints do.
+ * What becomes of a delivery that does not go through is in sns-emulator.dead-letters.test.ts;
+ * the emulator each starts and what they share is test/support/sns-delivery-suite.ts.
  * The endpoints are local receivers on 127.0.0.1.
  */
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { freePort } from '../../infra/local/free-port';
 import { waitFor } from '../support/wait-for';
-import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import {
-  ConfirmSubscriptionCommand,
   CreateTopicCommand,
   DeleteTopicCommand,
   GetSubscriptionAttributesCommand,
@@ -28,161 +21,27 @@ import {
   SubscribeCommand,
   UnsubscribeCommand,
 } from '@aws-sdk/client-sns';
-import { type RecordedDelivery, type SnsEmulator, type SnsEmulatorOptions, startSnsEmulator } from '../../infra/local/sns/emulator';
+import { startSnsEmulator } from '../../infra/local/sns/emulator';
 import { trustAuthorityOf } from '../support/local-authority';
 import { snsSignatureVerifies } from '../support/sns-signature';
+import {
+  confirmedSubscription,
+  emulator,
+  logLines,
+  newTopic,
+  ofType,
+  pause,
+  receiver,
+  recorded,
+  sns,
+  startDeliveryEmulatorBeforeAll,
+  subscribeHttp,
+  TIMEOUT_MS,
+  topicCount,
+  withOwnEmulator,
+} from '../support/sns-delivery-suite';
 
-interface Received {
-  method: string;
-  path: string;
-  headers: IncomingHttpHeaders;
-  body: string;
-  json: Record<string, any> | undefined;
-}
-
-interface Receiver {
-  url: string;
-  received: Received[];
-  close(): Promise<void>;
-}
-
-/**
- * An HTTP endpoint on 127.0.0.1 that keeps every request. `answer` decides the reply to the
- * n-th request (0-based); returning undefined leaves the request hanging.
- */
-async function startReceiver(answer: (n: number, request: Received) => number | undefined = () => 200): Promise<Receiver> {
-  const received: Received[] = [];
-  const server = createServer((request, response: ServerResponse) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => {
-      const body = Buffer.concat(chunks).toString('utf8');
-      let json: Record<string, any> | undefined;
-      try {
-        json = JSON.parse(body);
-      } catch {
-        json = undefined;
-      }
-      const entry = { method: request.method ?? '', path: request.url ?? '', headers: request.headers, body, json };
-      received.push(entry);
-      const status = answer(received.length - 1, entry);
-      if (status !== undefined) response.writeHead(status).end();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    received,
-    close: async () => {
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeAllConnections();
-      await closed;
-    },
-  };
-}
-
-const logLines: string[] = [];
-let emulator: SnsEmulator;
-let sns: SNSClient;
-const receivers: Receiver[] = [];
-let topicCount = 0;
-
-/** The timeout of this suite's emulator: SNS's 15 s would make every hanging endpoint a 15 s test. */
-const TIMEOUT_MS = 1_000;
-const DEAD_LETTER_QUEUE = 'arn:aws:sqs:us-east-1:000000000000:dead-letters';
-
-function clientFor(target: SnsEmulator): SNSClient {
-  return new SNSClient({
-    endpoint: target.endpoint,
-    region: 'us-east-1',
-    credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
-    maxAttempts: 1,
-  });
-}
-
-beforeAll(async () => {
-  // Short backoff so retries happen within a test: 50, 100, 200 ms.
-  emulator = await startSnsEmulator({ deliveryRetries: 3, deliveryBackoffMs: 50, deliveryTimeoutMs: TIMEOUT_MS, log: (line) => logLines.push(line) });
-  trustAuthorityOf(emulator);
-  sns = clientFor(emulator);
-});
-
-afterAll(async () => {
-  sns.destroy();
-  await emulator.close();
-  await Promise.all(receivers.map((receiver) => receiver.close()));
-});
-
-/** An emulator of the test's own (closed by `use`), with a client and its log. */
-async function withOwnEmulator(
-  options: SnsEmulatorOptions,
-  use: (own: { emulator: SnsEmulator; client: SNSClient; log: string[] }) => Promise<void>,
-): Promise<void> {
-  const log: string[] = [];
-  const own = await startSnsEmulator({ ...options, log: (line) => log.push(line) });
-  trustAuthorityOf(own);
-  const client = clientFor(own);
-  try {
-    await use({ emulator: own, client, log });
-  } finally {
-    client.destroy();
-    await own.close();
-  }
-}
-
-async function receiver(answer?: Parameters<typeof startReceiver>[0]): Promise<Receiver> {
-  const started = await startReceiver(answer);
-  receivers.push(started);
-  return started;
-}
-
-async function newTopic(client = sns): Promise<string> {
-  const { TopicArn } = await client.send(new CreateTopicCommand({ Name: `delivery-${++topicCount}` }));
-  return TopicArn!;
-}
-
-async function subscribeHttp(topicArn: string, endpoint: string, client = sns, attributes?: Record<string, string>): Promise<string> {
-  const { SubscriptionArn } = await client.send(
-    new SubscribeCommand({ TopicArn: topicArn, Protocol: 'http', Endpoint: endpoint, ReturnSubscriptionArn: true, Attributes: attributes }),
-  );
-  return SubscriptionArn!;
-}
-
-function ofType(target: Receiver, type: string): Received[] {
-  return target.received.filter((request) => request.headers['x-amz-sns-message-type'] === type);
-}
-
-/** Subscribes the receiver at /hook and confirms with the token of the confirmation it got. */
-async function confirmedSubscription(target: Receiver, topicArn: string, client = sns, attributes?: Record<string, string>): Promise<string> {
-  const subscriptionArn = await subscribeHttp(topicArn, `${target.url}/hook`, client, attributes);
-  const confirmation = await waitFor('the confirmation', () =>
-    ofType(target, 'SubscriptionConfirmation').find((request) => request.json?.TopicArn === topicArn),
-  );
-  await client.send(new ConfirmSubscriptionCommand({ TopicArn: topicArn, Token: confirmation.json!.Token }));
-  return subscriptionArn;
-}
-
-async function recorded(): Promise<RecordedDelivery[]> {
-  const response = await fetch(`${emulator.endpoint}/_emulator/deliveries`);
-  return ((await response.json()) as { deliveries: RecordedDelivery[] }).deliveries;
-}
-
-interface DeadLetterListing {
-  deadLetters: { subscriptionArn: string; messageId: string; reason: string; attempts: number; deadLetterTargetArn: string; body: string }[];
-  overflow: { subscriptionArn: string; deadLetterTargetArn: string; notKept: number }[];
-}
-
-/** GET /_emulator/dead-letters, as a developer reads it. */
-async function deadLetterListing(target = emulator): Promise<DeadLetterListing> {
-  const response = await fetch(`${target.endpoint}/_emulator/dead-letters`, { signal: AbortSignal.timeout(5_000) });
-  return (await response.json()) as DeadLetterListing;
-}
-
-const REDRIVE = { RedrivePolicy: JSON.stringify({ deadLetterTargetArn: DEAD_LETTER_QUEUE }) };
-
-/** Resolves after `ms`: long enough for a retry that should not come to have come. */
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+startDeliveryEmulatorBeforeAll();
 
 describe('an http subscription', () => {
   it('gets a SubscriptionConfirmation, confirms by SubscribeURL, then gets Notifications, none before', async () => {
@@ -492,128 +351,3 @@ describe('a failing endpoint', () => {
   });
 });
 
-describe('an answer, read as SNS reads it', () => {
-  it.each([404, 429])('%i to a notification: one attempt, never retried, and the message is dead-lettered', async (status) => {
-    const refusing = await receiver((_n, request) => (request.headers['x-amz-sns-message-type'] === 'Notification' ? status : 200));
-    const topicArn = await newTopic();
-    const subscriptionArn = await confirmedSubscription(refusing, topicArn, sns, REDRIVE);
-
-    const { MessageId } = await sns.send(new PublishCommand({ TopicArn: topicArn, Message: `refused with ${status}` }));
-
-    const letter = await waitFor('the dead letter', async () =>
-      (await deadLetterListing()).deadLetters.find((entry) => entry.messageId === MessageId),
-    );
-    expect(letter).toMatchObject({ subscriptionArn, deadLetterTargetArn: DEAD_LETTER_QUEUE, attempts: 1, reason: `HTTP ${status}` });
-    expect(JSON.parse(letter.body)).toMatchObject({ Type: 'Notification', MessageId, Message: `refused with ${status}` });
-    // Longer than the backoff before a first retry (50 ms): none came.
-    await pause(500);
-    expect(ofType(refusing, 'Notification')).toHaveLength(1);
-  });
-
-  it('500 to a notification: retried as its delivery policy says, then dead-lettered', async () => {
-    const failing = await receiver((_n, request) => (request.headers['x-amz-sns-message-type'] === 'Notification' ? 500 : 200));
-    const topicArn = await newTopic();
-    const subscriptionArn = await confirmedSubscription(failing, topicArn, sns, {
-      ...REDRIVE,
-      DeliveryPolicy: JSON.stringify({ healthyRetryPolicy: { numRetries: 2 } }),
-    });
-
-    const { MessageId } = await sns.send(new PublishCommand({ TopicArn: topicArn, Message: 'failing' }));
-
-    const letter = await waitFor('the dead letter', async () =>
-      (await deadLetterListing()).deadLetters.find((entry) => entry.messageId === MessageId),
-    );
-    expect(letter).toMatchObject({ subscriptionArn, attempts: 3, reason: 'HTTP 500' });
-    expect(ofType(failing, 'Notification').map((request) => request.json?.MessageId)).toEqual([MessageId, MessageId, MessageId]);
-  });
-});
-
-describe('limits per subscription', () => {
-  it('past its pending limit a subscription dead-letters what comes in, and another subscription of the topic gets everything', async () => {
-    const hanging = await receiver((_n, request) => (request.headers['x-amz-sns-message-type'] === 'Notification' ? undefined : 200));
-    const healthy = await receiver();
-    await withOwnEmulator({ limits: { pendingPerSubscription: 5 }, deliveryTimeoutMs: 10_000 }, async ({ emulator: own, client }) => {
-      const topicArn = await newTopic(client);
-      const stuck = await confirmedSubscription(hanging, topicArn, client, REDRIVE);
-      await confirmedSubscription(healthy, topicArn, client, REDRIVE);
-
-      const published: string[] = [];
-      for (let n = 0; n < 8; n++) {
-        published.push((await client.send(new PublishCommand({ TopicArn: topicArn, Message: `message ${n}` }))).MessageId!);
-      }
-
-      await waitFor('all eight at the healthy endpoint', () => (ofType(healthy, 'Notification').length === 8 ? true : undefined));
-      expect(ofType(healthy, 'Notification').map((request) => request.json?.MessageId)).toEqual(published);
-      const { deadLetters } = await deadLetterListing(own);
-      expect(deadLetters.map((letter) => letter.messageId)).toEqual(published.slice(5));
-      for (const letter of deadLetters) {
-        expect(letter).toMatchObject({ subscriptionArn: stuck, attempts: 0, reason: expect.stringContaining('limit of 5 pending deliveries') });
-      }
-      expect(ofType(hanging, 'Notification').map((request) => request.json?.MessageId)).toEqual(published.slice(0, 5));
-    });
-  });
-
-  it('keeps the latest dead letters of each subscription up to its share and reports how many more there were', async () => {
-    const refusing = await receiver((_n, request) => (request.headers['x-amz-sns-message-type'] === 'Notification' ? 410 : 200));
-    await withOwnEmulator({ limits: { deadLettersPerSubscription: 3 } }, async ({ emulator: own, client }) => {
-      const busyTopic = await newTopic(client);
-      const quietTopic = await newTopic(client);
-      const busy = await confirmedSubscription(refusing, busyTopic, client, REDRIVE);
-      const quiet = await confirmedSubscription(refusing, quietTopic, client, REDRIVE);
-
-      const quietIds = [(await client.send(new PublishCommand({ TopicArn: quietTopic, Message: 'quiet' }))).MessageId!];
-      await waitFor('the quiet dead letter', async () => ((await deadLetterListing(own)).deadLetters.length === 1 ? true : undefined));
-      const busyIds: string[] = [];
-      for (let n = 0; n < 5; n++) {
-        busyIds.push((await client.send(new PublishCommand({ TopicArn: busyTopic, Message: `busy ${n}` }))).MessageId!);
-        // One at a time, so "the latest" is well defined.
-        await waitFor(`busy dead letter ${n}`, async () =>
-          (await deadLetterListing(own)).deadLetters.some((letter) => letter.messageId === busyIds[n]) ? true : undefined,
-        );
-      }
-
-      const listing = await deadLetterListing(own);
-      expect(listing.deadLetters.filter((letter) => letter.subscriptionArn === quiet).map((letter) => letter.messageId)).toEqual(quietIds);
-      expect(listing.deadLetters.filter((letter) => letter.subscriptionArn === busy).map((letter) => letter.messageId)).toEqual(
-        busyIds.slice(2),
-      );
-      expect(listing.overflow).toEqual([{ subscriptionArn: busy, deadLetterTargetArn: DEAD_LETTER_QUEUE, notKept: 2 }]);
-    });
-  });
-});
-
-describe('a stop', () => {
-  let directory: string;
-  beforeAll(async () => {
-    directory = await mkdtemp(join(tmpdir(), 'sns-emulator-delivery-'));
-  });
-  afterAll(async () => {
-    await rm(directory, { recursive: true, force: true });
-  });
-
-  it('keeps the deliveries still pending in the state file, and the next start delivers them', async () => {
-    let down = true;
-    const flaky = await receiver((_n, request) => (request.headers['x-amz-sns-message-type'] === 'Notification' && down ? 503 : 200));
-    const stateFile = join(directory, 'sns.json');
-    // A minute's backoff: the retry is still waiting when the emulator stops.
-    const options = { stateFile, deliveryBackoffMs: 60_000 };
-    let topicArn = '';
-    let messageId = '';
-    await withOwnEmulator(options, async ({ client, log }) => {
-      topicArn = await newTopic(client);
-      await confirmedSubscription(flaky, topicArn, client, REDRIVE);
-      messageId = (await client.send(new PublishCommand({ TopicArn: topicArn, Message: 'kept across a stop' }))).MessageId!;
-      await waitFor('the retry to be scheduled', () => log.find((line) => line.startsWith(`retrying Notification ${messageId}`)));
-    });
-    const saved = JSON.parse(await readFile(stateFile, 'utf8'));
-    expect(saved.pendingDeliveries).toEqual([expect.objectContaining({ messageId, attempts: 1 })]);
-
-    down = false;
-    await withOwnEmulator(options, async ({ emulator: own, log }) => {
-      expect(log).toContain('resuming 1 deliveries still pending at the last stop');
-      await waitFor('the delivery', () => log.find((line) => line.startsWith(`delivered Notification ${messageId}`)));
-      expect(ofType(flaky, 'Notification').map((request) => request.json?.Message)).toEqual(['kept across a stop', 'kept across a stop']);
-      expect((await deadLetterListing(own)).deadLetters).toEqual([]);
-    });
-  });
-});

@@ -1,0 +1,360 @@
+/**
+ * The SNS emulator's subscriptions through @aws-sdk/client-sns: Subscribe (confirmed at once or
+ * pending, by protocol), SQS FIFO queues, ConfirmSubscription by token or SubscribeURL,
+ * Unsubscribe, subscription attributes, and the listings with their paging. The topic actions
+ * are in sns-emulator.test.ts; what the suites share is test/support/sns-emulator-suite.ts.
+ */
+import {
+  ConfirmSubscriptionCommand,
+  CreateTopicCommand,
+  ListSubscriptionsByTopicCommand,
+  ListSubscriptionsCommand,
+  ListTopicsCommand,
+  SetSubscriptionAttributesCommand,
+  SNSClient,
+  SubscribeCommand,
+  UnsubscribeCommand,
+} from '@aws-sdk/client-sns';
+import { type SnsEmulator, startSnsEmulator } from '../../infra/local/sns/emulator';
+import { trustAuthorityOf } from '../support/local-authority';
+import {
+  ACCOUNT,
+  attributesOf,
+  clientFor,
+  emulator,
+  failureOf,
+  newTopic,
+  nextTopicNumber,
+  recordedFor,
+  REGION,
+  sns,
+  startEmulatorBeforeAll,
+  subscribeQueue,
+  UUID,
+} from '../support/sns-emulator-suite';
+
+startEmulatorBeforeAll();
+
+describe('Subscribe', () => {
+  it('confirms sqs at once and answers its ARN, topic ARN plus a UUID', async () => {
+    const topicArn = await newTopic();
+    const subscriptionArn = await subscribeQueue(topicArn, 'orders');
+    expect(subscriptionArn.startsWith(`${topicArn}:`)).toBe(true);
+    expect(subscriptionArn.slice(topicArn.length + 1)).toMatch(UUID);
+    expect(await attributesOf(subscriptionArn)).toMatchObject({
+      SubscriptionArn: subscriptionArn,
+      TopicArn: topicArn,
+      Protocol: 'sqs',
+      Endpoint: `arn:aws:sqs:${REGION}:${ACCOUNT}:orders`,
+      Owner: ACCOUNT,
+      PendingConfirmation: 'false',
+      RawMessageDelivery: 'false',
+    });
+  });
+
+  it.each([['http', 'http://127.0.0.1:9/hook'], ['https', 'https://127.0.0.1:9/hook'], ['email', 'a@example.com'], ['email-json', 'b@example.com']])(
+    'leaves %s pending: "pending confirmation" by default, the ARN with ReturnSubscriptionArn',
+    async (protocol, endpoint) => {
+      const topicArn = await newTopic();
+      const plain = await sns.send(new SubscribeCommand({ TopicArn: topicArn, Protocol: protocol, Endpoint: endpoint }));
+      expect(plain.SubscriptionArn).toBe('pending confirmation');
+
+      const withArn = await sns.send(
+        new SubscribeCommand({ TopicArn: topicArn, Protocol: protocol, Endpoint: endpoint, ReturnSubscriptionArn: true }),
+      );
+      expect(withArn.SubscriptionArn?.startsWith(`${topicArn}:`)).toBe(true);
+      expect(await attributesOf(withArn.SubscriptionArn!)).toMatchObject({
+        PendingConfirmation: 'true',
+        ConfirmationWasAuthenticated: 'false',
+      });
+    },
+  );
+
+  it('confirms lambda and sms at once', async () => {
+    const topicArn = await newTopic();
+    for (const [protocol, endpoint] of [
+      ['lambda', `arn:aws:lambda:${REGION}:${ACCOUNT}:function:handler`],
+      ['sms', '+15555550100'],
+    ] as const) {
+      const { SubscriptionArn } = await sns.send(new SubscribeCommand({ TopicArn: topicArn, Protocol: protocol, Endpoint: endpoint }));
+      expect(SubscriptionArn?.startsWith(`${topicArn}:`)).toBe(true);
+      expect((await attributesOf(SubscriptionArn!)).PendingConfirmation).toBe('false');
+    }
+  });
+
+  it('answers the existing subscription when the same endpoint subscribes again', async () => {
+    const topicArn = await newTopic();
+    const first = await subscribeQueue(topicArn, 'twice');
+    const second = await subscribeQueue(topicArn, 'twice');
+    expect(second).toBe(first);
+    const { Subscriptions } = await sns.send(new ListSubscriptionsByTopicCommand({ TopicArn: topicArn }));
+    expect(Subscriptions).toHaveLength(1);
+  });
+
+  it('answers NotFound for a missing topic', async () => {
+    const error = await failureOf(subscribeQueue(`arn:aws:sns:${REGION}:${ACCOUNT}:no-such-topic`, 'q'));
+    expect(error.name).toBe('NotFoundException');
+    expect(error.message).toBe('Topic does not exist');
+  });
+
+  it.each([
+    ['ftp', 'ftp://example.com'],
+    ['http', 'https://127.0.0.1/mismatch'],
+    ['https', 'http://127.0.0.1/mismatch'],
+    ['email', 'not-an-address'],
+    ['sqs', 'https://sqs.us-east-1.amazonaws.com/000000000000/q'],
+    ['lambda', 'my-function'],
+  ])('refuses protocol %s with endpoint %s as InvalidParameter', async (protocol, endpoint) => {
+    const topicArn = await newTopic();
+    const error = await failureOf(sns.send(new SubscribeCommand({ TopicArn: topicArn, Protocol: protocol, Endpoint: endpoint })));
+    expect(error.name).toBe('InvalidParameterException');
+  });
+});
+
+describe('Subscribe of an SQS FIFO queue', () => {
+  const fifoQueue = `arn:aws:sqs:${REGION}:${ACCOUNT}:orders.fifo`;
+
+  it('is refused on a standard topic with InvalidParameter, as SNS does', async () => {
+    const topicArn = await newTopic();
+
+    const error = await failureOf(sns.send(new SubscribeCommand({ TopicArn: topicArn, Protocol: 'sqs', Endpoint: fifoQueue })));
+
+    expect(error.name).toBe('InvalidParameterException');
+    expect(error.message).toBe('Invalid parameter: Endpoint Reason: FIFO SQS Queues can not be subscribed to standard SNS topics');
+    expect((await sns.send(new ListSubscriptionsByTopicCommand({ TopicArn: topicArn }))).Subscriptions).toEqual([]);
+  });
+
+  it('is taken by a FIFO topic', async () => {
+    const { TopicArn } = await sns.send(new CreateTopicCommand({ Name: `fifo-queues-${nextTopicNumber()}.fifo`, Attributes: { FifoTopic: 'true' } }));
+
+    const { SubscriptionArn } = await sns.send(new SubscribeCommand({ TopicArn, Protocol: 'sqs', Endpoint: fifoQueue }));
+
+    expect(SubscriptionArn).toMatch(new RegExp(`^${TopicArn}:`));
+  });
+});
+
+describe('ConfirmSubscription', () => {
+  async function pendingEmail(topicArn: string, address: string) {
+    const { SubscriptionArn } = await sns.send(
+      new SubscribeCommand({ TopicArn: topicArn, Protocol: 'email', Endpoint: address, ReturnSubscriptionArn: true }),
+    );
+    const [confirmation] = await recordedFor(SubscriptionArn!);
+    expect(confirmation?.type).toBe('SubscriptionConfirmation');
+    const body = JSON.parse(confirmation!.body) as { Token: string; SubscribeURL: string };
+    return { subscriptionArn: SubscriptionArn!, token: body.Token, subscribeUrl: body.SubscribeURL };
+  }
+
+  it('confirms with the token (an authenticated confirmation)', async () => {
+    const topicArn = await newTopic();
+    const { subscriptionArn, token } = await pendingEmail(topicArn, 'confirm@example.com');
+
+    const { SubscriptionArn } = await sns.send(new ConfirmSubscriptionCommand({ TopicArn: topicArn, Token: token }));
+
+    expect(SubscriptionArn).toBe(subscriptionArn);
+    expect(await attributesOf(subscriptionArn)).toMatchObject({ PendingConfirmation: 'false', ConfirmationWasAuthenticated: 'true' });
+    const { Subscriptions } = await sns.send(new ListSubscriptionsByTopicCommand({ TopicArn: topicArn }));
+    expect(Subscriptions?.[0]?.SubscriptionArn).toBe(subscriptionArn);
+  });
+
+  it('confirms by a plain GET of the SubscribeURL, which answers ConfirmSubscription XML', async () => {
+    const topicArn = await newTopic();
+    const { subscriptionArn, subscribeUrl } = await pendingEmail(topicArn, 'visit@example.com');
+    expect(subscribeUrl.startsWith(`${emulator.httpsEndpoint}/?Action=ConfirmSubscription&`)).toBe(true);
+
+    const response = await fetch(subscribeUrl);
+
+    expect(response.status).toBe(200);
+    const xml = await response.text();
+    expect(xml).toContain('<ConfirmSubscriptionResponse xmlns="http://sns.amazonaws.com/doc/2010-03-31/">');
+    expect(xml).toContain(`<SubscriptionArn>${subscriptionArn}</SubscriptionArn>`);
+    expect(await attributesOf(subscriptionArn)).toMatchObject({ PendingConfirmation: 'false', ConfirmationWasAuthenticated: 'false' });
+  });
+
+  it('answers the same paths over plain HTTP: the SubscribeURL with http:// in place of https:// confirms too', async () => {
+    const topicArn = await newTopic();
+    const { subscriptionArn, subscribeUrl } = await pendingEmail(topicArn, 'plain@example.com');
+    const overHttp = `${emulator.endpoint}${subscribeUrl.slice(emulator.httpsEndpoint.length)}`;
+    expect(overHttp).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/\?Action=ConfirmSubscription&/);
+
+    expect((await fetch(overHttp)).status).toBe(200);
+
+    expect(await attributesOf(subscriptionArn)).toMatchObject({ PendingConfirmation: 'false' });
+  });
+
+  it('refuses an unknown token with InvalidParameter, and confirms by the token whatever topic of the Region is named, as SNS does', async () => {
+    const topicArn = await newTopic();
+    const otherTopicArn = await newTopic();
+    const { token } = await pendingEmail(topicArn, 'wrong@example.com');
+    const unknown = await failureOf(sns.send(new ConfirmSubscriptionCommand({ TopicArn: topicArn, Token: 'f'.repeat(128) })));
+    expect([unknown.name, unknown.message]).toEqual(['InvalidParameterException', 'Invalid parameter: Token']);
+    const notAToken = await failureOf(sns.send(new ConfirmSubscriptionCommand({ TopicArn: topicArn, Token: 'not-a-token' })));
+    expect([notAToken.name, notAToken.message]).toEqual(['InvalidParameterException', 'Invalid token']);
+    const otherRegion = await failureOf(sns.send(new ConfirmSubscriptionCommand({ TopicArn: topicArn.replace('us-east-1', 'eu-west-1'), Token: token })));
+    expect(otherRegion.message).toBe('Invalid parameter: Topic');
+    // Recorded from SNS: a SubscribeURL naming another topic still confirms the token's subscription.
+    const { SubscriptionArn } = await sns.send(new ConfirmSubscriptionCommand({ TopicArn: otherTopicArn, Token: token }));
+    expect(SubscriptionArn).toMatch(new RegExp(`^${topicArn}:`));
+  });
+});
+
+describe('Unsubscribe', () => {
+  it('removes the subscription; is idempotent, as in SNS (an unknown ARN answers 200); a malformed ARN is refused', async () => {
+    const topicArn = await newTopic();
+    const subscriptionArn = await subscribeQueue(topicArn, 'leaving');
+
+    await sns.send(new UnsubscribeCommand({ SubscriptionArn: subscriptionArn }));
+
+    const { Subscriptions } = await sns.send(new ListSubscriptionsByTopicCommand({ TopicArn: topicArn }));
+    expect(Subscriptions).toEqual([]);
+    const again = await sns.send(new UnsubscribeCommand({ SubscriptionArn: subscriptionArn }));
+    expect(again.$metadata.httpStatusCode).toBe(200);
+    const malformed = await failureOf(sns.send(new UnsubscribeCommand({ SubscriptionArn: 'pending confirmation' })));
+    expect(malformed.name).toBe('InvalidParameterException');
+  });
+
+  it('removes a subscription that is still pending, by the ARN Subscribe returned', async () => {
+    const topicArn = await newTopic();
+    const { SubscriptionArn } = await sns.send(
+      new SubscribeCommand({ TopicArn: topicArn, Protocol: 'email', Endpoint: 'x@example.com', ReturnSubscriptionArn: true }),
+    );
+    await sns.send(new UnsubscribeCommand({ SubscriptionArn }));
+    expect((await failureOf(attributesOf(SubscriptionArn!))).name).toBe('NotFoundException');
+  });
+});
+
+describe('GetSubscriptionAttributes and SetSubscriptionAttributes', () => {
+  it('sets RawMessageDelivery and FilterPolicy, given at Subscribe or later', async () => {
+    const topicArn = await newTopic();
+    const subscriptionArn = await subscribeQueue(topicArn, 'raw', { RawMessageDelivery: 'true' });
+    expect((await attributesOf(subscriptionArn)).RawMessageDelivery).toBe('true');
+
+    const policy = JSON.stringify({ kind: ['asset_bank.media.create'] });
+    await sns.send(
+      new SetSubscriptionAttributesCommand({ SubscriptionArn: subscriptionArn, AttributeName: 'FilterPolicy', AttributeValue: policy }),
+    );
+    await sns.send(
+      new SetSubscriptionAttributesCommand({ SubscriptionArn: subscriptionArn, AttributeName: 'RawMessageDelivery', AttributeValue: 'false' }),
+    );
+    expect(await attributesOf(subscriptionArn)).toMatchObject({
+      FilterPolicy: policy,
+      FilterPolicyScope: 'MessageAttributes',
+      RawMessageDelivery: 'false',
+    });
+  });
+
+  it.each([
+    ['an unknown attribute', 'Colour', 'blue', 'sqs'],
+    ['a RawMessageDelivery that is not a boolean', 'RawMessageDelivery', 'yes', 'sqs'],
+    ['raw delivery for e-mail', 'RawMessageDelivery', 'true', 'email'],
+    ['a FilterPolicy that is not JSON', 'FilterPolicy', '{kind:', 'sqs'],
+    ['a FilterPolicy with an unknown operator', 'FilterPolicy', '{"kind":[{"regex":"a.*"}]}', 'sqs'],
+  ])('refuses %s with InvalidParameter', async (_case, name, value, protocol) => {
+    const topicArn = await newTopic();
+    const endpoint = protocol === 'sqs' ? `arn:aws:sqs:${REGION}:${ACCOUNT}:q` : 'who@example.com';
+    const { SubscriptionArn } = await sns.send(
+      new SubscribeCommand({ TopicArn: topicArn, Protocol: protocol, Endpoint: endpoint, ReturnSubscriptionArn: true }),
+    );
+    const error = await failureOf(
+      sns.send(new SetSubscriptionAttributesCommand({ SubscriptionArn, AttributeName: name, AttributeValue: value })),
+    );
+    expect(error.name).toBe('InvalidParameterException');
+  });
+
+  it('answers NotFound for a subscription that does not exist', async () => {
+    const topicArn = await newTopic();
+    const error = await failureOf(attributesOf(`${topicArn}:00000000-0000-4000-8000-000000000000`));
+    expect(error.name).toBe('NotFoundException');
+  });
+});
+
+describe('ListTopics, ListSubscriptions, ListSubscriptionsByTopic', () => {
+  // A fresh emulator, so the counts are exactly what this test created.
+  let own: SnsEmulator;
+  let client: SNSClient;
+  beforeAll(async () => {
+    own = await startSnsEmulator();
+    trustAuthorityOf(own);
+    client = clientFor(own);
+  });
+  afterAll(async () => {
+    client.destroy();
+    await own.close();
+  });
+
+  /** Every page's size and all entries, following NextToken (at most 20 pages). */
+  async function allPages<T>(fetchPage: (token?: string) => Promise<{ items: T[]; next?: string }>) {
+    const sizes: number[] = [];
+    const items: T[] = [];
+    let token: string | undefined;
+    for (let page = 0; page < 20; page++) {
+      const result = await fetchPage(token);
+      sizes.push(result.items.length);
+      items.push(...result.items);
+      token = result.next;
+      if (!token) return { sizes, items };
+    }
+    throw new Error('more than 20 pages');
+  }
+
+  it('pages by 100 with NextToken, every entry exactly once, in creation order', async () => {
+    const created: string[] = [];
+    for (let i = 0; i < 205; i++) {
+      const { TopicArn } = await client.send(new CreateTopicCommand({ Name: `page-${String(i).padStart(3, '0')}` }));
+      created.push(TopicArn!);
+    }
+    const topics = await allPages(async (token) => {
+      const { Topics, NextToken } = await client.send(new ListTopicsCommand({ NextToken: token }));
+      return { items: Topics!.map((topic) => topic.TopicArn!), next: NextToken };
+    });
+    expect(topics.sizes).toEqual([100, 100, 5]);
+    expect(topics.items).toEqual(created);
+
+    const topicArn = created[0]!;
+    const subscribed: string[] = [];
+    for (let i = 0; i < 150; i++) {
+      const { SubscriptionArn } = await client.send(
+        new SubscribeCommand({ TopicArn: topicArn, Protocol: 'sqs', Endpoint: `arn:aws:sqs:${REGION}:${ACCOUNT}:q${i}` }),
+      );
+      subscribed.push(SubscriptionArn!);
+    }
+    await client.send(new SubscribeCommand({ TopicArn: created[1], Protocol: 'sqs', Endpoint: `arn:aws:sqs:${REGION}:${ACCOUNT}:other` }));
+
+    const byTopic = await allPages(async (token) => {
+      const { Subscriptions, NextToken } = await client.send(new ListSubscriptionsByTopicCommand({ TopicArn: topicArn, NextToken: token }));
+      return { items: Subscriptions!, next: NextToken };
+    });
+    expect(byTopic.sizes).toEqual([100, 50]);
+    expect(byTopic.items.map((subscription) => subscription.SubscriptionArn)).toEqual(subscribed);
+    expect(byTopic.items[0]).toEqual({
+      SubscriptionArn: subscribed[0],
+      Owner: ACCOUNT,
+      Protocol: 'sqs',
+      Endpoint: `arn:aws:sqs:${REGION}:${ACCOUNT}:q0`,
+      TopicArn: topicArn,
+    });
+
+    const everything = await allPages(async (token) => {
+      const { Subscriptions, NextToken } = await client.send(new ListSubscriptionsCommand({ NextToken: token }));
+      return { items: Subscriptions!, next: NextToken };
+    });
+    expect(everything.sizes).toEqual([100, 51]);
+  });
+
+  it('lists a pending subscription as PendingConfirmation, as SNS does', async () => {
+    const { TopicArn } = await client.send(new CreateTopicCommand({ Name: 'pending-listing' }));
+    await client.send(new SubscribeCommand({ TopicArn, Protocol: 'email', Endpoint: 'later@example.com' }));
+    const { Subscriptions } = await client.send(new ListSubscriptionsByTopicCommand({ TopicArn }));
+    expect(Subscriptions).toEqual([
+      { SubscriptionArn: 'PendingConfirmation', Owner: ACCOUNT, Protocol: 'email', Endpoint: 'later@example.com', TopicArn },
+    ]);
+  });
+
+  it('answers InvalidParameter for a bad NextToken and NotFound for a missing topic', async () => {
+    expect((await failureOf(client.send(new ListTopicsCommand({ NextToken: 'garbage' })))).name).toBe('InvalidParameterException');
+    const missing = await failureOf(
+      client.send(new ListSubscriptionsByTopicCommand({ TopicArn: `arn:aws:sns:${REGION}:${ACCOUNT}:missing` })),
+    );
+    expect(missing.name).toBe('NotFoundException');
+  });
+});
+
