@@ -13,7 +13,8 @@ export default {
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',
   // The service's log lines a test provokes and does not capture are held back (quiet-logs.ts).
-  setupFilesAfterEnv: ['<rootDir>/test/support/quiet-logs.ts'],
+  // Each suite gets a table of its own in the shared DynamoDB Local (suite-table.ts).
+  setupFilesAfterEnv: ['<rootDir>/test/support/quiet-logs.ts', '<rootDir>/test/support/suite-table.ts'],
   testTimeout: 30_000,
   // Per-suite wall times after every run of more than one suite (suite-times-reporter.js).
   reporters: ['default', '<rootDir>/test/support/suite-times-reporter.js'],

@@ -20,7 +20,7 @@ import { OPERATION_PERMISSIONS } from '../../infra/aws/operation-permissions';
 import { OPERATIONS } from '../../shared/operations';
 import { logicalIdOf } from '../support/cdk-app';
 import { httpEvent } from '../support/http-events';
-import { bundleDirectoryOf, functionIdOf, stack, synthesizeBeforeAll } from '../support/synthesized-stack';
+import { bundleDirectoryOf, functionIdOf, resources, stack, synthesizeBeforeAll } from '../support/synthesized-stack';
 
 synthesizeBeforeAll();
 
@@ -29,8 +29,9 @@ describe('the bundles', () => {
   afterAll(() => console.log(`Bundle sizes (index.js + index.js.map):\n${JSON.stringify(sizes, null, 2)}`));
 
   it.each(OPERATIONS.map((op) => [op.handler, op] as const))(
-    '%s holds the SNS client exactly when its operation calls SNS, the idempotency code only for create and replay, the body parser only with a body and only its own compiled body validator, no credential provider a Lambda sandbox cannot use, and is CommonJS with a map of our own sources',
+    '%s runs from its own bundle, which holds the SNS client exactly when its operation calls SNS, the idempotency code only for create and replay, the body parser only with a body and only its own compiled body validator, no credential provider a Lambda sandbox cannot use, and is CommonJS with a map of our own sources',
     (_handler, op) => {
+      expect(resources[functionIdOf(op)]!.Metadata).toMatchObject({ SamResourceId: op.handler, 'aws:asset:is-bundled': true });
       const directory = bundleDirectoryOf(functionIdOf(op));
       const code = readFileSync(join(directory, 'index.js'), 'utf8');
       const kib = (file: string) => `${(statSync(join(directory, file)).size / 1024).toFixed(1)} KiB`;

@@ -25,7 +25,8 @@ import {
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- CloudFormation JSON */
 
-synthesizeBeforeAll();
+// Policies only: no bundle is read.
+synthesizeBeforeAll({ bundle: false });
 
 describe('delivery status logging', () => {
   it('is given to every topic the service makes: by create and the reconciler, with the role and the success sample rate (default 100)', () => {

@@ -4,7 +4,6 @@
  * client that talks to it as curl would.
  */
 import { execFile } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -47,12 +46,10 @@ export interface TestStack {
   stop(): Promise<void>;
 }
 
-/** A table name of this suite's own: jest gives each suite file its own copy of this module. */
-const SUITE_TABLE_NAME = `stack-${randomUUID()}`;
-
 /**
  * The DynamoDB Local global setup started (test-env.ts), which the suites' in-memory stacks
- * share: a Java process started per suite cost seconds of CPU each. Undefined outside jest (the
+ * share, each in the suite's own table (TABLE_NAME, suite-table.ts), deleted when the stack
+ * stops: a Java process started per suite cost seconds of CPU each. Undefined outside jest (the
  * bench's end-to-end run), where a stack starts its own.
  */
 function sharedDynamoDb(): { endpoint: string; port: number } | undefined {
@@ -86,9 +83,6 @@ export async function startTestStack(
   const signingKey = overrides.signingKey ?? (await generateSigningKey());
   const inMemory = overrides.inMemory ?? !overrides.dataDir;
   const shared = inMemory ? sharedDynamoDb() : undefined;
-  // The suite's own table in the shared DynamoDB Local (the same for each stack it starts: the
-  // handlers read TABLE_NAME once); the stack deletes it when it stops.
-  if (shared) process.env.TABLE_NAME = SUITE_TABLE_NAME;
   try {
     const stack = await startLocalStack({
       port: 0,

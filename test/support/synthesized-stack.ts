@@ -1,5 +1,5 @@
 /**
- * The service's stack as `cdk synth` makes it (functions bundled), for the suites that check its
+ * The service's stack as `cdk synth` makes it (functions bundled, where a suite reads them), for the suites that check its
  * template (test/infra/stack*.test.ts), and the readings of that template they share: the logical
  * ids of the table and functions, the statements of a role's policies, and the values the
  * template writes for the topics' ARNs and the variables naming the delivery status logging role,
@@ -22,10 +22,13 @@ export let template: Template;
 export let resources: Resources;
 export let assemblyDirectory: string;
 
-/** Synthesizes the app once, before the calling suite's tests. */
-export function synthesizeBeforeAll(): void {
+/**
+ * Synthesizes the app once, before the calling suite's tests; `bundle: false` skips esbuild for
+ * a suite that reads no bundle (bundling every function is most of a synth's time).
+ */
+export function synthesizeBeforeAll({ bundle = true }: { bundle?: boolean } = {}): void {
   beforeAll(() => {
-    const synthesized = serviceApp();
+    const synthesized = serviceApp({ bundle });
     stack = synthesized.stack;
     assemblyDirectory = synthesized.app.synth().directory;
     template = Template.fromStack(stack);

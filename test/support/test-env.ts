@@ -14,7 +14,8 @@ export const TEST_ENV = {
   AWS_REGION: 'us-east-1',
   AWS_ACCESS_KEY_ID: 'test',
   AWS_SECRET_ACCESS_KEY: 'test',
-  TABLE_NAME: 'webhook-subscriptions-test',
+  // The suite's own table (suite-table.ts sets it before the suite's modules load); global setup's otherwise.
+  TABLE_NAME: process.env.TEST_SUITE_TABLE_NAME ?? 'webhook-subscriptions-test',
   TOPIC_PREFIX: 'webhooks-test',
   MAX_SUBSCRIPTIONS_PER_PORTAL: '10',
   PORTAL_CLAIM: 'portal_id',
