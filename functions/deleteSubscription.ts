@@ -1,7 +1,7 @@
 import { documentClient } from '../shared/aws/dynamodb';
 import { snsClient } from '../shared/aws/sns';
 import { InvalidRequestError } from '../shared/contract/invalid-request';
-import { config } from '../shared/environment';
+import { tableName, topicPrefix } from '../shared/environment';
 import { httpOperation } from '../shared/http/operation';
 import { configIdFromPath } from '../shared/subscriptions/config-id';
 import { deleteSubscription } from '../shared/subscriptions/delete-subscription';
@@ -9,8 +9,8 @@ import { find, isStored, remove, repositoryOf } from '../shared/subscriptions/re
 import { close, topicsOf } from '../shared/subscriptions/topics';
 
 const deps = {
-  repository: repositoryOf({ db: documentClient, tableName: config.tableName }, { find, remove, isStored }),
-  topics: topicsOf({ sns: snsClient, topicPrefix: config.topicPrefix }, { close }),
+  repository: repositoryOf({ db: documentClient, tableName }, { find, remove, isStored }),
+  topics: topicsOf({ sns: snsClient, topicPrefix }, { close }),
 };
 
 /** Deletes the subscription named in the path, with its SNS topic and subscription. Any body is ignored. */

@@ -1,11 +1,11 @@
 import { documentClient } from '../shared/aws/dynamodb';
 import { renameSubscriptionRequest } from '../shared/contract/request-bodies';
-import { config } from '../shared/environment';
+import { tableName } from '../shared/environment';
 import { jsonInput } from '../shared/http/json-input';
 import { httpOperation } from '../shared/http/operation';
 import { repositoryOf, update } from '../shared/subscriptions/repository';
 
-const repository = repositoryOf({ db: documentClient, tableName: config.tableName }, { update });
+const repository = repositoryOf({ db: documentClient, tableName }, { update });
 
 export const handler = httpOperation('renameSubscriptionRoute', {
   body: jsonInput(renameSubscriptionRequest),

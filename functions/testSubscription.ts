@@ -5,13 +5,13 @@ import { snsClient } from '../shared/aws/sns';
 import { testSubscriptionRequest } from '../shared/contract/request-bodies';
 import { TEST_EVENT_KIND } from '../shared/delivery/message';
 import { publishToTopic } from '../shared/delivery/publish';
-import { config } from '../shared/environment';
+import { tableName } from '../shared/environment';
 import { jsonInput } from '../shared/http/json-input';
 import { httpOperation } from '../shared/http/operation';
 import { deliverableSubscription } from '../shared/subscriptions/deliverable';
 import { find, repositoryOf } from '../shared/subscriptions/repository';
 
-const repository = repositoryOf({ db: documentClient, tableName: config.tableName }, { find });
+const repository = repositoryOf({ db: documentClient, tableName }, { find });
 
 /**
  * Sends one webhooks.test message to the subscription, whatever its events and status; refused

@@ -1,6 +1,6 @@
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
-import { config } from '../environment';
+import { portalClaim, portalSendLimit, tableName } from '../environment';
 import { logger, withInvocationLogging } from '../logger';
 import { documentClient } from '../aws/dynamodb';
 import { type OperationId, operationById } from '../operations';
@@ -72,14 +72,14 @@ export function httpOperation<Body = undefined>(operationId: OperationId, spec: 
   const chain = middy<HttpEvent, HttpResult, Error, OperationContext>({ timeoutEarlyInMillis: 500 })
     .use(requestLog(logger))
     .use(errorEnvelope(logger))
-    .use(portalFromClaims(config.portalClaim));
+    .use(portalFromClaims(portalClaim));
   // Passed in by the handlers that need them, so no other bundle carries their code.
   if (spec.idempotency) chain.use(spec.idempotency.middleware);
   for (const middleware of spec.body?.middlewares ?? []) chain.use(middleware);
   // After the body's checks, so a request refused for its body spends no token and writes nothing.
   const operation = operationById(operationId);
   if (operation.limitedPerPortal) {
-    chain.use(portalRateLimit({ client: documentClient, tableName: config.tableName, operation, ...config.portalSendLimit }));
+    chain.use(portalRateLimit({ client: documentClient, tableName, operation, ...portalSendLimit }));
   }
   const { idempotency } = spec;
   const handler = chain.handler(async (event, context) => {

@@ -747,7 +747,7 @@ describe('the bundles', () => {
 
       // Assess
       expect(deployed).toEqual([
-        expect.stringMatching(/^ {4}at loadConfig \(\S*\/shared\/config\.ts:\d+:\d+\)$/),
+        expect.stringMatching(/^ {4}at failOnProblems \(\S*\/shared\/config\.ts:\d+:\d+\)$/),
         expect.stringMatching(/^ {4}at \S.* \(\S*\/shared\/environment\.ts:\d+:\d+\)$/),
       ]);
       expect(deployed).toEqual(nodeMapped);
