@@ -3,7 +3,8 @@ import { snsClient } from '../shared/aws/sns';
 import { confirmSubscriptionRequest } from '../shared/contract/request-bodies';
 import { allowLoopbackEndpoints, allowedEndpointAccounts, confirmationRequestIntervalMs, confirmationRequestsPerDay, deliveryDeadLetterQueueArn, tableName, topicPrefix } from '../shared/environment';
 import { jsonInput } from '../shared/http/json-input';
-import { httpOperation } from '../shared/http/operation';
+import { httpOperation, sendLimitPerPortal } from '../shared/http/operation';
+import { confirmSubscriptionRoute } from '../shared/operations';
 import { confirmationRequestsOf } from '../shared/subscriptions/confirmation-requests';
 import { confirmSubscription } from '../shared/subscriptions/confirm-subscription';
 import { find, isStored, replaceDeliveryArns, repositoryOf, storeSubscriptionState } from '../shared/subscriptions/repository';
@@ -23,7 +24,8 @@ const deps = {
 };
 
 /** Subscribes a pending or unsubscribed endpoint again: SNS sends it a new confirmation request. */
-export const handler = httpOperation('confirmSubscriptionRoute', {
+export const handler = httpOperation(confirmSubscriptionRoute, {
+  portalLimit: sendLimitPerPortal,
   body: jsonInput(confirmSubscriptionRequest),
   run: async ({ portalId, body: { configId } }) => {
     const subscriptionState = await confirmSubscription(deps, portalId, configId);

@@ -3,10 +3,11 @@ import { snsClient } from '../shared/aws/sns';
 import { topicManagersOf, topicPublishersOf } from '../shared/config';
 import { type CreateSubscriptionRequest, createSubscriptionRequest } from '../shared/contract/request-bodies';
 import { allowLoopbackEndpoints, allowedEndpointAccounts, deliveryDeadLetterQueueArn, deliveryStatusRoleArn, deliveryStatusSuccessSampleRate, maxSubscriptionsPerPortal, tableName, topicManagerArns, topicPrefix, topicPublisherArns } from '../shared/environment';
+import { createSubscriptionRoute } from '../shared/operations';
 import { deliveryStatusOf } from '../shared/subscriptions/delivery-status';
 import { idempotentRuns } from '../shared/http/idempotency';
 import { jsonInput } from '../shared/http/json-input';
-import { httpOperation } from '../shared/http/operation';
+import { httpOperation, sendLimitPerPortal } from '../shared/http/operation';
 import { maskCredentials } from '../shared/masked-credentials';
 import { createSubscription } from '../shared/subscriptions/create-subscription';
 import { recordView } from '../shared/subscriptions/model';
@@ -23,7 +24,8 @@ const deps = {
 };
 
 /** Creates a subscription; with an Idempotency-Key header, at most one per portal and key. */
-export const handler = httpOperation('createSubscriptionRoute', {
+export const handler = httpOperation(createSubscriptionRoute, {
+  portalLimit: sendLimitPerPortal,
   body: jsonInput(createSubscriptionRequest),
   idempotency: idempotentRuns({
     client: documentClient,

@@ -3,6 +3,7 @@ import { snsClient } from '../shared/aws/sns';
 import { InvalidRequestError } from '../shared/contract/invalid-request';
 import { tableName, topicPrefix } from '../shared/environment';
 import { httpOperation } from '../shared/http/operation';
+import { deleteSubscriptionRoute } from '../shared/operations';
 import { configIdFromPath } from '../shared/subscriptions/config-id';
 import { deleteSubscription } from '../shared/subscriptions/delete-subscription';
 import { find, isStored, remove, repositoryOf } from '../shared/subscriptions/repository';
@@ -14,7 +15,7 @@ const deps = {
 };
 
 /** Deletes the subscription named in the path, with its SNS topic and subscription. Any body is ignored. */
-export const handler = httpOperation('deleteSubscriptionRoute', {
+export const handler = httpOperation(deleteSubscriptionRoute, {
   run: async ({ portalId, event }) => {
     const configId = configIdFromPath(event.pathParameters?.configId);
     if (!configId) {

@@ -6,6 +6,7 @@ import { listAttemptsQuery } from '../shared/contract/request-bodies';
 import { tableName } from '../shared/environment';
 import { httpOperation } from '../shared/http/operation';
 import { queryInput } from '../shared/http/query-input';
+import { listAttemptsRoute } from '../shared/operations';
 import { AttemptsNotRecordedError, SubscriptionNotFoundError } from '../shared/subscriptions/errors';
 import { find, repositoryOf } from '../shared/subscriptions/repository';
 
@@ -13,7 +14,7 @@ const table = { db: documentClient, tableName };
 const repository = repositoryOf(table, { find });
 
 /** One page of a subscription's delivery attempts, newest first (docs/api.md#delivery-attempts). */
-export const handler = httpOperation('listAttemptsRoute', {
+export const handler = httpOperation(listAttemptsRoute, {
   body: queryInput(listAttemptsQuery),
   run: async ({ portalId, body: { configId, limit, cursor, status } }) => {
     const afterKey = cursor === undefined ? undefined : sortKeyOfAttemptCursor(cursor, configId);

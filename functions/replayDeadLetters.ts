@@ -7,8 +7,9 @@ import { claim, deadLetterStoreOf, remove, select, unclaim } from '../shared/dea
 import { tableName } from '../shared/environment';
 import { idempotentRuns } from '../shared/http/idempotency';
 import { jsonInput } from '../shared/http/json-input';
-import { httpOperation } from '../shared/http/operation';
+import { httpOperation, sendLimitPerPortal } from '../shared/http/operation';
 import { logger } from '../shared/logger';
+import { replayDeadLettersRoute } from '../shared/operations';
 import { deliverableSubscription } from '../shared/subscriptions/deliverable';
 import { find, repositoryOf } from '../shared/subscriptions/repository';
 
@@ -22,7 +23,8 @@ const store = deadLetterStoreOf({ db: documentClient, tableName }, { select, cla
  * endpoint has not confirmed: nothing would arrive. With an Idempotency-Key header, a retry gets
  * the first answer and sends nothing.
  */
-export const handler = httpOperation('replayDeadLettersRoute', {
+export const handler = httpOperation(replayDeadLettersRoute, {
+  portalLimit: sendLimitPerPortal,
   body: jsonInput(replayDeadLettersRequest),
   idempotency: idempotentRuns({ client: documentClient, tableName, operationId: 'replayDeadLettersRoute' }),
   run: async ({ portalId, body: { configId, eventIds } }) => {

@@ -7,7 +7,8 @@ import { TEST_EVENT_KIND } from '../shared/delivery/message';
 import { publishToTopic } from '../shared/delivery/publish';
 import { tableName } from '../shared/environment';
 import { jsonInput } from '../shared/http/json-input';
-import { httpOperation } from '../shared/http/operation';
+import { httpOperation, sendLimitPerPortal } from '../shared/http/operation';
+import { testSubscriptionRoute } from '../shared/operations';
 import { deliverableSubscription } from '../shared/subscriptions/deliverable';
 import { find, repositoryOf } from '../shared/subscriptions/repository';
 
@@ -18,7 +19,8 @@ const repository = repositoryOf({ db: documentClient, tableName }, { find });
  * (400) while its endpoint has not confirmed, since nothing would arrive. A refusal
  * of the Publish (its topic policy, a missing topic) is the service's fault, not the caller's.
  */
-export const handler = httpOperation('testSubscriptionRoute', {
+export const handler = httpOperation(testSubscriptionRoute, {
+  portalLimit: sendLimitPerPortal,
   body: jsonInput(testSubscriptionRequest),
   run: async ({ portalId, body: { configId } }) => {
     const subscription = await deliverableSubscription({ repository, sns: snsClient }, portalId, configId, { activated: false });
