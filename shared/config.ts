@@ -134,8 +134,7 @@ const ACCOUNT_ID = /^\d{12}$/;
 // rules of the settings its function reads (environment.ts).
 const topicPrefixProblem = (value: string) =>
   TOPIC_PREFIX_PATTERN.test(value) ? undefined : `must be 1-219 characters of letters, digits, '-' or '_' (got "${value}").`;
-const maxSubscriptionsPerPortalProblem = (text: string) =>
-  /^\d+$/.test(text) && Number(text) >= 1 && Number(text) <= 100_000 ? undefined : `must be a whole number from 1 to 100000 (got "${text}").`;
+const maxSubscriptionsPerPortalProblem = (text: string) => wholeNumberProblem(text, 1, 100_000);
 function eventKindsProblem(kinds: readonly string[]): string | undefined {
   const invalid = kinds.filter((kind) => !EVENT_KIND_PATTERN.test(kind));
   return kinds.length > 0 && invalid.length === 0
@@ -154,8 +153,7 @@ const deliveryStatusSuccessSampleRateProblem = (text: string) =>
 // Attempts are read for troubleshooting; DynamoDB TTL deletes them (within days) after this.
 const attemptKeepDaysProblem = (text: string) =>
   /^\d+$/.test(text) && Number(text) >= 1 && Number(text) <= 90 ? undefined : `must be a whole number of days from 1 to 90 (got "${text}").`;
-const maxAttemptsPerSubscriptionProblem = (text: string) =>
-  /^\d+$/.test(text) && Number(text) >= 10 && Number(text) <= 100_000 ? undefined : `must be a whole number from 10 to 100000 (got "${text}").`;
+const maxAttemptsPerSubscriptionProblem = (text: string) => wholeNumberProblem(text, 10, 100_000);
 const portalSendBurstProblem = (text: string) => wholeNumberProblem(text, 1, 100_000);
 const portalSendRatePerMinuteProblem = (text: string) => wholeNumberProblem(text, 1, 600_000);
 const confirmationRequestsPerDayProblem = (text: string) => wholeNumberProblem(text, 1, 1_000_000);
