@@ -2,9 +2,9 @@ import { durationMs } from './durations';
 
 /**
  * The service configuration: its defaults and the rules each value must follow.
- * Pure: the functions load theirs once per cold start in environment.ts; the CDK app checks
- * its context values with the same rules, so a deployed function never fails to start on a
- * value synth accepted.
+ * Pure: each function reads the settings it uses once per cold start in environment.ts (one
+ * reader per setting, below); the CDK app checks its context values with the same rules, so a
+ * deployed function never fails to start on a value synth accepted.
  */
 
 export const DEFAULT_EVENT_KINDS = [
@@ -282,10 +282,8 @@ export function deliveryDeadLetterQueueArnOf(env: Environment, problems: Problem
 }
 
 export const topicManagerArnsOf = (env: Environment, problems: Problems): readonly string[] => principalArns(env, problems, 'TOPIC_MANAGER_ARNS');
-
 export const reconcileGraceMinutesOf = (env: Environment, problems: Problems): number =>
   wholeNumber(env, problems, 'RECONCILE_GRACE_MINUTES', DEFAULT_RECONCILE_GRACE_MINUTES, reconcileGraceMinutesProblem);
-
 export const topicPublisherArnsOf = (env: Environment, problems: Problems): readonly string[] => principalArns(env, problems, 'TOPIC_PUBLISHER_ARNS');
 
 export function allowedEndpointAccountsOf(env: Environment, problems: Problems): readonly string[] {
@@ -309,21 +307,16 @@ export function deliveryStatusRoleArnOf(env: Environment, problems: Problems): s
 
 export const deliveryStatusSuccessSampleRateOf = (env: Environment, problems: Problems): number =>
   wholeNumber(env, problems, 'DELIVERY_STATUS_SUCCESS_SAMPLE_RATE', DEFAULT_DELIVERY_STATUS_SUCCESS_SAMPLE_RATE, deliveryStatusSuccessSampleRateProblem);
-
 export const attemptKeepDaysOf = (env: Environment, problems: Problems): number =>
   wholeNumber(env, problems, 'ATTEMPT_KEEP_DAYS', DEFAULT_ATTEMPT_KEEP_DAYS, attemptKeepDaysProblem);
-
 export const maxAttemptsPerSubscriptionOf = (env: Environment, problems: Problems): number =>
   wholeNumber(env, problems, 'MAX_ATTEMPTS_PER_SUBSCRIPTION', DEFAULT_MAX_ATTEMPTS_PER_SUBSCRIPTION, maxAttemptsPerSubscriptionProblem);
-
 export const portalSendLimitOf = (env: Environment, problems: Problems): ServiceConfig['portalSendLimit'] => ({
   burst: wholeNumber(env, problems, 'PORTAL_SEND_BURST', DEFAULT_PORTAL_SEND_BURST, portalSendBurstProblem),
   ratePerMinute: wholeNumber(env, problems, 'PORTAL_SEND_RATE_PER_MINUTE', DEFAULT_PORTAL_SEND_RATE_PER_MINUTE, portalSendRatePerMinuteProblem),
 });
-
 export const confirmationRequestsPerDayOf = (env: Environment, problems: Problems): number =>
   wholeNumber(env, problems, 'CONFIRMATION_REQUESTS_PER_DAY', DEFAULT_CONFIRMATION_REQUESTS_PER_DAY, confirmationRequestsPerDayProblem);
-
 export const confirmationRequestIntervalMsOf = (env: Environment, problems: Problems): number =>
   wholeNumber(env, problems, 'CONFIRMATION_REQUEST_INTERVAL_SECONDS', DEFAULT_CONFIRMATION_REQUEST_INTERVAL_SECONDS, confirmationRequestIntervalSecondsProblem) * 1000;
 
