@@ -1,17 +1,18 @@
 import { documentClient } from '../shared/aws/dynamodb';
 import { activateSubscriptionRequest } from '../shared/contract/request-bodies';
-import { config } from '../shared/environment';
+import { tableName } from '../shared/environment';
 import { jsonInput } from '../shared/http/json-input';
 import { httpOperation } from '../shared/http/operation';
+import { activateSubscriptionRoute } from '../shared/operations';
 import { repositoryOf, update } from '../shared/subscriptions/repository';
 
-const repository = repositoryOf({ db: documentClient, tableName: config.tableName }, { update });
+const repository = repositoryOf({ db: documentClient, tableName }, { update });
 
 /**
  * Sets status 1 (activated) or 0 (deactivated): one conditional write. The dispatcher reads the
  * status when it publishes, so an event right after an activate is delivered.
  */
-export const handler = httpOperation('activateSubscriptionRoute', {
+export const handler = httpOperation(activateSubscriptionRoute, {
   body: jsonInput(activateSubscriptionRequest),
   run: async ({ portalId, body: { configId, status } }) => {
     await repository.update(portalId, configId, { status });

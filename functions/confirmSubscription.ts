@@ -1,29 +1,31 @@
 import { documentClient } from '../shared/aws/dynamodb';
 import { snsClient } from '../shared/aws/sns';
 import { confirmSubscriptionRequest } from '../shared/contract/request-bodies';
-import { config } from '../shared/environment';
+import { allowLoopbackEndpoints, allowedEndpointAccounts, confirmationRequestIntervalMs, confirmationRequestsPerDay, deliveryDeadLetterQueueArn, tableName, topicPrefix } from '../shared/environment';
 import { jsonInput } from '../shared/http/json-input';
-import { httpOperation } from '../shared/http/operation';
+import { httpOperation, sendLimitPerPortal } from '../shared/http/operation';
+import { confirmSubscriptionRoute } from '../shared/operations';
 import { confirmationRequestsOf } from '../shared/subscriptions/confirmation-requests';
 import { confirmSubscription } from '../shared/subscriptions/confirm-subscription';
 import { find, isStored, replaceDeliveryArns, repositoryOf, storeSubscriptionState } from '../shared/subscriptions/repository';
 import { subscribeAgain, topicsOf } from '../shared/subscriptions/topics';
 
 const deps = {
-  repository: repositoryOf({ db: documentClient, tableName: config.tableName }, { find, isStored, replaceDeliveryArns, storeSubscriptionState }),
-  topics: topicsOf({ sns: snsClient, topicPrefix: config.topicPrefix }, { subscribeAgain }),
+  repository: repositoryOf({ db: documentClient, tableName }, { find, isStored, replaceDeliveryArns, storeSubscriptionState }),
+  topics: topicsOf({ sns: snsClient, topicPrefix }, { subscribeAgain }),
   confirmationRequests: confirmationRequestsOf(
-    { db: documentClient, tableName: config.tableName },
-    { perDay: config.confirmationRequestsPerDay, intervalMs: config.confirmationRequestIntervalMs },
+    { db: documentClient, tableName },
+    { perDay: confirmationRequestsPerDay, intervalMs: confirmationRequestIntervalMs },
   ),
   sns: snsClient,
-  deadLetterQueueArn: config.deliveryDeadLetterQueueArn,
-  allowedEndpointAccounts: config.allowedEndpointAccounts,
-  allowLoopbackEndpoints: config.allowLoopbackEndpoints,
+  deadLetterQueueArn: deliveryDeadLetterQueueArn,
+  allowedEndpointAccounts,
+  allowLoopbackEndpoints,
 };
 
 /** Subscribes a pending or unsubscribed endpoint again: SNS sends it a new confirmation request. */
-export const handler = httpOperation('confirmSubscriptionRoute', {
+export const handler = httpOperation(confirmSubscriptionRoute, {
+  portalLimit: sendLimitPerPortal,
   body: jsonInput(confirmSubscriptionRequest),
   run: async ({ portalId, body: { configId } }) => {
     const subscriptionState = await confirmSubscription(deps, portalId, configId);

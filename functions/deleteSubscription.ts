@@ -1,20 +1,21 @@
 import { documentClient } from '../shared/aws/dynamodb';
 import { snsClient } from '../shared/aws/sns';
 import { InvalidRequestError } from '../shared/contract/invalid-request';
-import { config } from '../shared/environment';
+import { tableName, topicPrefix } from '../shared/environment';
 import { httpOperation } from '../shared/http/operation';
+import { deleteSubscriptionRoute } from '../shared/operations';
 import { configIdFromPath } from '../shared/subscriptions/config-id';
 import { deleteSubscription } from '../shared/subscriptions/delete-subscription';
 import { find, isStored, remove, repositoryOf } from '../shared/subscriptions/repository';
 import { close, topicsOf } from '../shared/subscriptions/topics';
 
 const deps = {
-  repository: repositoryOf({ db: documentClient, tableName: config.tableName }, { find, remove, isStored }),
-  topics: topicsOf({ sns: snsClient, topicPrefix: config.topicPrefix }, { close }),
+  repository: repositoryOf({ db: documentClient, tableName }, { find, remove, isStored }),
+  topics: topicsOf({ sns: snsClient, topicPrefix }, { close }),
 };
 
 /** Deletes the subscription named in the path, with its SNS topic and subscription. Any body is ignored. */
-export const handler = httpOperation('deleteSubscriptionRoute', {
+export const handler = httpOperation(deleteSubscriptionRoute, {
   run: async ({ portalId, event }) => {
     const configId = configIdFromPath(event.pathParameters?.configId);
     if (!configId) {

@@ -4,14 +4,14 @@ import { snsClient } from '../shared/aws/sns';
 import { type DispatchOutcome, dispatchPortalEvents, mayFollowEarlierTry, needsRetry } from '../shared/delivery/dispatch';
 import { type PortalEvent, parsePortalEvent } from '../shared/delivery/portal-event';
 import { DeliveryProgress } from '../shared/delivery/progress';
-import { config } from '../shared/environment';
+import { eventKinds, tableName } from '../shared/environment';
 import { logger, withInvocationLogging } from '../shared/logger';
 import { listFor, repositoryOf } from '../shared/subscriptions/repository';
 
 const deps = {
-  repository: repositoryOf({ db: documentClient, tableName: config.tableName }, { listFor }),
+  repository: repositoryOf({ db: documentClient, tableName }, { listFor }),
   sns: snsClient,
-  progress: new DeliveryProgress(documentClient, config.tableName),
+  progress: new DeliveryProgress(documentClient, tableName),
 };
 
 /** A record of the batch and the portal event it holds. */
@@ -30,7 +30,7 @@ interface QueuedRecord {
 async function dispatchBatch(event: SQSEvent): Promise<SQSBatchResponse> {
   const queued: QueuedRecord[] = [];
   for (const record of event.Records) {
-    const parsed = parsePortalEvent(record.body, config.eventKinds);
+    const parsed = parsePortalEvent(record.body, eventKinds);
     if ('unusable' in parsed) logger.warn('portal event dropped', { messageId: record.messageId, reason: parsed.unusable });
     else queued.push({ record, event: parsed.event });
   }

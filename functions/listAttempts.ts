@@ -3,17 +3,18 @@ import { attemptPage } from '../shared/attempts/store';
 import { documentClient } from '../shared/aws/dynamodb';
 import { InvalidRequestError } from '../shared/contract/invalid-request';
 import { listAttemptsQuery } from '../shared/contract/request-bodies';
-import { config } from '../shared/environment';
+import { tableName } from '../shared/environment';
 import { httpOperation } from '../shared/http/operation';
 import { queryInput } from '../shared/http/query-input';
+import { listAttemptsRoute } from '../shared/operations';
 import { AttemptsNotRecordedError, SubscriptionNotFoundError } from '../shared/subscriptions/errors';
 import { find, repositoryOf } from '../shared/subscriptions/repository';
 
-const table = { db: documentClient, tableName: config.tableName };
+const table = { db: documentClient, tableName };
 const repository = repositoryOf(table, { find });
 
 /** One page of a subscription's delivery attempts, newest first (docs/api.md#delivery-attempts). */
-export const handler = httpOperation('listAttemptsRoute', {
+export const handler = httpOperation(listAttemptsRoute, {
   body: queryInput(listAttemptsQuery),
   run: async ({ portalId, body: { configId, limit, cursor, status } }) => {
     const afterKey = cursor === undefined ? undefined : sortKeyOfAttemptCursor(cursor, configId);

@@ -4,15 +4,16 @@ import { listDeadLettersQuery } from '../shared/contract/request-bodies';
 import { cursorOf, sortKeyOfCursor } from '../shared/dead-letters/cursor';
 import { deadLetterSummaryOf } from '../shared/dead-letters/day-counts';
 import { deadLetterStoreOf, page, subscriptionRecord } from '../shared/dead-letters/store';
-import { config } from '../shared/environment';
+import { tableName } from '../shared/environment';
 import { httpOperation } from '../shared/http/operation';
 import { queryInput } from '../shared/http/query-input';
+import { listDeadLettersRoute } from '../shared/operations';
 import { SubscriptionNotFoundError } from '../shared/subscriptions/errors';
 
-const store = deadLetterStoreOf({ db: documentClient, tableName: config.tableName }, { subscriptionRecord, page });
+const store = deadLetterStoreOf({ db: documentClient, tableName }, { subscriptionRecord, page });
 
 /** One page of a subscription's dead letters, newest first (docs/failed-deliveries.md). */
-export const handler = httpOperation('listDeadLettersRoute', {
+export const handler = httpOperation(listDeadLettersRoute, {
   body: queryInput(listDeadLettersQuery),
   run: async ({ portalId, body: { configId, limit, cursor } }) => {
     const afterKey = cursor === undefined ? undefined : sortKeyOfCursor(cursor, configId);

@@ -1,15 +1,16 @@
 import { documentClient } from '../shared/aws/dynamodb';
 import { snsClient } from '../shared/aws/sns';
-import { config } from '../shared/environment';
+import { maxSubscriptionsPerPortal, tableName } from '../shared/environment';
 import { httpOperation } from '../shared/http/operation';
+import { listSubscriptionsRoute } from '../shared/operations';
 import { listEntryView } from '../shared/subscriptions/model';
 import { listFor, repositoryOf, storeSubscriptionState } from '../shared/subscriptions/repository';
 import { subscriptionStatesOf } from '../shared/subscriptions/subscription-states';
 
-const repository = repositoryOf({ db: documentClient, tableName: config.tableName }, { listFor, storeSubscriptionState });
+const repository = repositoryOf({ db: documentClient, tableName }, { listFor, storeSubscriptionState });
 
 /** Every subscription of the caller's portal, oldest first. Any request body is ignored. */
-export const handler = httpOperation('listSubscriptionsRoute', {
+export const handler = httpOperation(listSubscriptionsRoute, {
   run: async ({ portalId }) => {
     const subscriptions = await repository.listFor(portalId);
     // The stored state where it is known to hold; SNS only for the others (subscription-states.ts).
@@ -17,7 +18,7 @@ export const handler = httpOperation('listSubscriptionsRoute', {
     return {
       message: `${subscriptions.length} subscription${subscriptions.length === 1 ? '' : 's'} found.`,
       configs: subscriptions.map((subscription, index) => listEntryView(subscription, states[index]!)),
-      maxSubscriptions: config.maxSubscriptionsPerPortal,
+      maxSubscriptions: maxSubscriptionsPerPortal,
     };
   },
 });

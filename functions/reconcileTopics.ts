@@ -1,7 +1,7 @@
 import { documentClient } from '../shared/aws/dynamodb';
 import { snsClient } from '../shared/aws/sns';
 import { topicManagersOf, topicPublishersOf } from '../shared/config';
-import { config } from '../shared/environment';
+import { deliveryDeadLetterQueueArn, deliveryStatusRoleArn, deliveryStatusSuccessSampleRate, reconcileGraceMinutes, tableName, topicManagerArns, topicPrefix, topicPublisherArns } from '../shared/environment';
 import { deliveryStatusOf } from '../shared/subscriptions/delivery-status';
 import { logger, withInvocationLogging } from '../shared/logger';
 import { type ReconcileSummary, reconcileTopics } from '../shared/reconciliation/reconcile';
@@ -10,15 +10,15 @@ import { close, recreateTopic, reopen, topicsOf } from '../shared/subscriptions/
 
 const deps = {
   sns: snsClient,
-  repository: repositoryOf({ db: documentClient, tableName: config.tableName }, { scanAllSubscriptions, find, replaceDeliveryArns, storeSubscriptionState, storeDeliveryStatusMark, storeTopicPolicyMark }),
-  topics: topicsOf({ sns: snsClient, topicPrefix: config.topicPrefix, publisherArns: topicPublishersOf(config), managerArns: topicManagersOf(config), deliveryStatus: deliveryStatusOf(config) }, { close, reopen, recreateTopic }),
-  topicPrefix: config.topicPrefix,
-  deadLetterQueueArn: config.deliveryDeadLetterQueueArn,
-  graceMs: config.reconcileGraceMinutes * 60_000,
+  repository: repositoryOf({ db: documentClient, tableName }, { scanAllSubscriptions, find, replaceDeliveryArns, storeSubscriptionState, storeDeliveryStatusMark, storeTopicPolicyMark }),
+  topics: topicsOf({ sns: snsClient, topicPrefix, publisherArns: topicPublishersOf({ topicPublisherArns }), managerArns: topicManagersOf({ topicManagerArns }), deliveryStatus: deliveryStatusOf({ deliveryStatusRoleArn, deliveryStatusSuccessSampleRate }) }, { close, reopen, recreateTopic }),
+  topicPrefix,
+  deadLetterQueueArn: deliveryDeadLetterQueueArn,
+  graceMs: reconcileGraceMinutes * 60_000,
   now: Date.now,
-  deliveryStatus: deliveryStatusOf(config),
+  deliveryStatus: deliveryStatusOf({ deliveryStatusRoleArn, deliveryStatusSuccessSampleRate }),
   // Topics made before the access policy had its present statements or principals get it again.
-  topicPolicy: { publisherArns: topicPublishersOf(config), managerArns: topicManagersOf(config) },
+  topicPolicy: { publisherArns: topicPublishersOf({ topicPublisherArns }), managerArns: topicManagersOf({ topicManagerArns }) },
 };
 
 /** The schedule's event, or `{"dryRun": true}` from an operator's `aws lambda invoke`. */

@@ -4,11 +4,11 @@ import { snsClient } from '../shared/aws/sns';
 import { type DeliveryAttempt, readAttempt, readLogBatch } from '../shared/attempts/delivery-status-record';
 import { recordAttempts } from '../shared/attempts/store';
 import { TopicOwners } from '../shared/attempts/topic-owner';
-import { config } from '../shared/environment';
+import { attemptKeepDays, maxAttemptsPerSubscription, tableName, topicPrefix } from '../shared/environment';
 import { logger, withInvocationLogging } from '../shared/logger';
 
-const table = { db: documentClient, tableName: config.tableName };
-const settings = { keepDays: config.attemptKeepDays, maxPerSubscription: config.maxAttemptsPerSubscription };
+const table = { db: documentClient, tableName };
+const settings = { keepDays: attemptKeepDays, maxPerSubscription: maxAttemptsPerSubscription };
 const owners = new TopicOwners(snsClient);
 
 /** What one invocation did, for its log line and the suites. */
@@ -37,7 +37,7 @@ export const handler = withInvocationLogging('recordDeliveryAttempts', async (ev
   const { logGroup, logEvents } = reading.batch;
   const byTopic = new Map<string, DeliveryAttempt[]>();
   for (const logEvent of logEvents) {
-    const read = readAttempt(logGroup, logEvent, config.topicPrefix);
+    const read = readAttempt(logGroup, logEvent, topicPrefix);
     if ('unusable' in read) {
       summary.dropped++;
       logger.error('delivery status record dropped: not a delivery of the service', { logGroup, logEventId: logEvent.id, reason: read.unusable });

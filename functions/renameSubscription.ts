@@ -1,13 +1,14 @@
 import { documentClient } from '../shared/aws/dynamodb';
 import { renameSubscriptionRequest } from '../shared/contract/request-bodies';
-import { config } from '../shared/environment';
+import { tableName } from '../shared/environment';
 import { jsonInput } from '../shared/http/json-input';
 import { httpOperation } from '../shared/http/operation';
+import { renameSubscriptionRoute } from '../shared/operations';
 import { repositoryOf, update } from '../shared/subscriptions/repository';
 
-const repository = repositoryOf({ db: documentClient, tableName: config.tableName }, { update });
+const repository = repositoryOf({ db: documentClient, tableName }, { update });
 
-export const handler = httpOperation('renameSubscriptionRoute', {
+export const handler = httpOperation(renameSubscriptionRoute, {
   body: jsonInput(renameSubscriptionRequest),
   run: async ({ portalId, body: { configId, name } }) => {
     await repository.update(portalId, configId, { name });

@@ -4,16 +4,17 @@ import { snsClient } from '../shared/aws/sns';
 import { replayDeadLettersRequest } from '../shared/contract/request-bodies';
 import { replayDeadLetters } from '../shared/dead-letters/replay';
 import { claim, deadLetterStoreOf, remove, select, unclaim } from '../shared/dead-letters/store';
-import { config } from '../shared/environment';
+import { tableName } from '../shared/environment';
 import { idempotentRuns } from '../shared/http/idempotency';
 import { jsonInput } from '../shared/http/json-input';
-import { httpOperation } from '../shared/http/operation';
+import { httpOperation, sendLimitPerPortal } from '../shared/http/operation';
 import { logger } from '../shared/logger';
+import { replayDeadLettersRoute } from '../shared/operations';
 import { deliverableSubscription } from '../shared/subscriptions/deliverable';
 import { find, repositoryOf } from '../shared/subscriptions/repository';
 
-const repository = repositoryOf({ db: documentClient, tableName: config.tableName }, { find });
-const store = deadLetterStoreOf({ db: documentClient, tableName: config.tableName }, { select, claim, unclaim, remove });
+const repository = repositoryOf({ db: documentClient, tableName }, { find });
+const store = deadLetterStoreOf({ db: documentClient, tableName }, { select, claim, unclaim, remove });
 
 /**
  * Publishes the subscription's dead letters again (all kept ones, or those with the given
@@ -22,9 +23,10 @@ const store = deadLetterStoreOf({ db: documentClient, tableName: config.tableNam
  * endpoint has not confirmed: nothing would arrive. With an Idempotency-Key header, a retry gets
  * the first answer and sends nothing.
  */
-export const handler = httpOperation('replayDeadLettersRoute', {
+export const handler = httpOperation(replayDeadLettersRoute, {
+  portalLimit: sendLimitPerPortal,
   body: jsonInput(replayDeadLettersRequest),
-  idempotency: idempotentRuns({ client: documentClient, tableName: config.tableName, operationId: 'replayDeadLettersRoute' }),
+  idempotency: idempotentRuns({ client: documentClient, tableName, operationId: 'replayDeadLettersRoute' }),
   run: async ({ portalId, body: { configId, eventIds } }) => {
     const subscription = await deliverableSubscription({ repository, sns: snsClient }, portalId, configId, { activated: true });
     const outcome = await replayDeadLetters({ store, sns: snsClient }, subscription, eventIds);

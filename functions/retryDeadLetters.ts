@@ -2,12 +2,12 @@ import type { Context } from 'aws-lambda';
 import { documentClient } from '../shared/aws/dynamodb';
 import { snsClient } from '../shared/aws/sns';
 import { type SweepOutcome, sweepDueWork } from '../shared/dead-letters/sweep';
-import { config } from '../shared/environment';
+import { disableFailingAfterMs, tableName } from '../shared/environment';
 import { logger, withInvocationLogging } from '../shared/logger';
 import { listFor, repositoryOf } from '../shared/subscriptions/repository';
 
-const table = { db: documentClient, tableName: config.tableName };
-const deps = { table, sns: snsClient, repository: repositoryOf(table, { listFor }), settings: config };
+const table = { db: documentClient, tableName };
+const deps = { table, sns: snsClient, repository: repositoryOf(table, { listFor }), settings: { disableFailingAfterMs } };
 
 /** Work left when this little of the function's time remains is the next sweep's. */
 const RESERVE_MS = 15_000;

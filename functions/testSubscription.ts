@@ -5,20 +5,22 @@ import { snsClient } from '../shared/aws/sns';
 import { testSubscriptionRequest } from '../shared/contract/request-bodies';
 import { TEST_EVENT_KIND } from '../shared/delivery/message';
 import { publishToTopic } from '../shared/delivery/publish';
-import { config } from '../shared/environment';
+import { tableName } from '../shared/environment';
 import { jsonInput } from '../shared/http/json-input';
-import { httpOperation } from '../shared/http/operation';
+import { httpOperation, sendLimitPerPortal } from '../shared/http/operation';
+import { testSubscriptionRoute } from '../shared/operations';
 import { deliverableSubscription } from '../shared/subscriptions/deliverable';
 import { find, repositoryOf } from '../shared/subscriptions/repository';
 
-const repository = repositoryOf({ db: documentClient, tableName: config.tableName }, { find });
+const repository = repositoryOf({ db: documentClient, tableName }, { find });
 
 /**
  * Sends one webhooks.test message to the subscription, whatever its events and status; refused
  * (400) while its endpoint has not confirmed, since nothing would arrive. A refusal
  * of the Publish (its topic policy, a missing topic) is the service's fault, not the caller's.
  */
-export const handler = httpOperation('testSubscriptionRoute', {
+export const handler = httpOperation(testSubscriptionRoute, {
+  portalLimit: sendLimitPerPortal,
   body: jsonInput(testSubscriptionRequest),
   run: async ({ portalId, body: { configId } }) => {
     const subscription = await deliverableSubscription({ repository, sns: snsClient }, portalId, configId, { activated: false });

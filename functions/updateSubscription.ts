@@ -1,17 +1,18 @@
 import { documentClient } from '../shared/aws/dynamodb';
 import { snsClient } from '../shared/aws/sns';
 import { updateSubscriptionRequest } from '../shared/contract/request-bodies';
-import { config } from '../shared/environment';
+import { tableName } from '../shared/environment';
 import { jsonInput } from '../shared/http/json-input';
 import { httpOperation } from '../shared/http/operation';
+import { updateSubscriptionRoute } from '../shared/operations';
 import { throttleOf } from '../shared/subscriptions/model';
 import { repositoryOf, update } from '../shared/subscriptions/repository';
 import { updateSubscription } from '../shared/subscriptions/update-subscription';
 
-const deps = { repository: repositoryOf({ db: documentClient, tableName: config.tableName }, { update }), sns: snsClient };
+const deps = { repository: repositoryOf({ db: documentClient, tableName }, { update }), sns: snsClient };
 
 /** Replaces the subscription's event list (which the dispatcher reads), sets its throttle (which SNS enforces), or both. */
-export const handler = httpOperation('updateSubscriptionRoute', {
+export const handler = httpOperation(updateSubscriptionRoute, {
   body: jsonInput(updateSubscriptionRequest),
   run: async ({ portalId, body: { configId, events, maxReceivesPerSecond } }) => {
     const updated = await updateSubscription(deps, portalId, configId, { events, maxReceivesPerSecond });

@@ -11,10 +11,9 @@ export const API_PREFIXES = [
   '/webhooks/api/subscriptions',
 ] as const;
 
-export const SCOPES = {
-  read: 'webhooks.config:read',
-  write: 'webhooks.config:write',
-} as const;
+const READ = 'webhooks.config:read';
+const WRITE = 'webhooks.config:write';
+export const SCOPES = { read: READ, write: WRITE } as const;
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 export type Scope = (typeof SCOPES)[keyof typeof SCOPES];
@@ -53,18 +52,35 @@ function operation<const Id extends string>(
 /** The routes that make SNS send. */
 const SENDS = { limitedPerPortal: true };
 
+/*
+ * One const per operation, each a call marked pure (of arguments esbuild can see have no side
+ * effects: plain names, no property reads): a handler imports its own (httpOperation), so its
+ * bundle holds that entry and not the table.
+ */
+export const createSubscriptionRoute = /* @__PURE__ */ operation('createSubscriptionRoute', 'createSubscription', 'POST', '', WRITE, SENDS);
+export const updateSubscriptionRoute = /* @__PURE__ */ operation('updateSubscriptionRoute', 'updateSubscription', 'PUT', '', WRITE);
+export const activateSubscriptionRoute = /* @__PURE__ */ operation('activateSubscriptionRoute', 'activateSubscription', 'PUT', '/activate', WRITE);
+export const listSubscriptionsRoute = /* @__PURE__ */ operation('listSubscriptionsRoute', 'listSubscriptions', 'GET', '/list', READ);
+export const renameSubscriptionRoute = /* @__PURE__ */ operation('renameSubscriptionRoute', 'renameSubscription', 'PUT', '/rename', WRITE);
+export const deleteSubscriptionRoute = /* @__PURE__ */ operation('deleteSubscriptionRoute', 'deleteSubscription', 'DELETE', '/{configId}', WRITE);
+export const testSubscriptionRoute = /* @__PURE__ */ operation('testSubscriptionRoute', 'testSubscription', 'POST', '/test', WRITE, SENDS);
+export const confirmSubscriptionRoute = /* @__PURE__ */ operation('confirmSubscriptionRoute', 'confirmSubscription', 'POST', '/confirm', WRITE, SENDS);
+export const listDeadLettersRoute = /* @__PURE__ */ operation('listDeadLettersRoute', 'listDeadLetters', 'GET', '/dead-letters', READ);
+export const replayDeadLettersRoute = /* @__PURE__ */ operation('replayDeadLettersRoute', 'replayDeadLetters', 'POST', '/replay', WRITE, SENDS);
+export const listAttemptsRoute = /* @__PURE__ */ operation('listAttemptsRoute', 'listAttempts', 'GET', '/attempts', READ);
+
 export const OPERATIONS = [
-  operation('createSubscriptionRoute', 'createSubscription', 'POST', '', SCOPES.write, SENDS),
-  operation('updateSubscriptionRoute', 'updateSubscription', 'PUT', '', SCOPES.write),
-  operation('activateSubscriptionRoute', 'activateSubscription', 'PUT', '/activate', SCOPES.write),
-  operation('listSubscriptionsRoute', 'listSubscriptions', 'GET', '/list', SCOPES.read),
-  operation('renameSubscriptionRoute', 'renameSubscription', 'PUT', '/rename', SCOPES.write),
-  operation('deleteSubscriptionRoute', 'deleteSubscription', 'DELETE', '/{configId}', SCOPES.write),
-  operation('testSubscriptionRoute', 'testSubscription', 'POST', '/test', SCOPES.write, SENDS),
-  operation('confirmSubscriptionRoute', 'confirmSubscription', 'POST', '/confirm', SCOPES.write, SENDS),
-  operation('listDeadLettersRoute', 'listDeadLetters', 'GET', '/dead-letters', SCOPES.read),
-  operation('replayDeadLettersRoute', 'replayDeadLetters', 'POST', '/replay', SCOPES.write, SENDS),
-  operation('listAttemptsRoute', 'listAttempts', 'GET', '/attempts', SCOPES.read),
+  createSubscriptionRoute,
+  updateSubscriptionRoute,
+  activateSubscriptionRoute,
+  listSubscriptionsRoute,
+  renameSubscriptionRoute,
+  deleteSubscriptionRoute,
+  testSubscriptionRoute,
+  confirmSubscriptionRoute,
+  listDeadLettersRoute,
+  replayDeadLettersRoute,
+  listAttemptsRoute,
 ] as const;
 
 export type OperationId = (typeof OPERATIONS)[number]['id'];

@@ -8,7 +8,7 @@
  * Each reader is one call marked pure, so a handler's bundle keeps only its own body's validator
  * and checks (esbuild drops the others).
  */
-import { config } from '../environment';
+import { eventKinds } from '../environment';
 import type { Protocol, SubscriptionStatus } from '../subscriptions/model';
 import { type BodyCheck, type BodyOf, bodyReader } from './body-reader';
 import { DEFAULT_ATTEMPTS_PAGE, DEFAULT_DEAD_LETTERS_PAGE } from './dead-letter-limits';
@@ -39,7 +39,6 @@ const eventsInCatalog: BodyCheck<{ events?: unknown }> = {
   reported: 'field',
   check({ events }) {
     if (!Array.isArray(events) || events.length === 0 || !events.every((kind) => typeof kind === 'string')) return undefined;
-    const { eventKinds } = config;
     const unknown = [...new Set((events as string[]).filter((kind) => !eventKinds.includes(kind)))];
     if (unknown.length === 0) return undefined;
     const quoted = unknown.slice(0, UNKNOWN_KINDS_QUOTED).map((kind) => JSON.stringify(kind.slice(0, 100)));

@@ -275,9 +275,18 @@ function validatorExpression(schema: Node, name: string): string {
   let code: string;
   if (branches) {
     const { allOf: _branches, ...fields } = compiled;
+    // Branches of the same form (create's email and email-json) share one compiled validator.
+    const forms: string[] = [];
+    const formOf = (form: Node, index: number) => {
+      const expression = compiledExpression(form, `${name} #/allOf/${index}`);
+      if (!forms.includes(expression)) forms.push(expression);
+      return `form${forms.indexOf(expression)}`;
+    };
+    const entries = branches.map(({ property, value, field, schema: form }, index) => `[${JSON.stringify(property)}, ${JSON.stringify(value)}, ${JSON.stringify(field)}, ${formOf(form, index)}]`);
     code = [
       `const validateFields = ${compiledExpression(fields, name)};`,
-      `const branches = [${branches.map(({ property, value, field, schema: form }, index) => `[${JSON.stringify(property)}, ${JSON.stringify(value)}, ${JSON.stringify(field)}, ${compiledExpression(form, `${name} #/allOf/${index}`)}]`).join(',\n')}];`,
+      ...forms.map((expression, index) => `const form${index} = ${expression};`),
+      `const branches = [${entries.join(',\n')}];`,
       BRANCHES_VALIDATOR,
       'return validate;',
     ].join('\n');

@@ -1,9 +1,9 @@
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
-import { config } from '../environment';
+import { portalClaim, portalSendLimit, tableName } from '../environment';
 import { logger, withInvocationLogging } from '../logger';
 import { documentClient } from '../aws/dynamodb';
-import { type OperationId, operationById } from '../operations';
+import type { Operation, OperationId } from '../operations';
 import { successResponse } from './envelope';
 import { errorEnvelope } from './middleware/error-envelope';
 import { portalFromClaims } from './middleware/portal-from-claims';
@@ -32,6 +32,12 @@ export interface OperationSpec<Body> {
    * bundles do not carry the idempotency library.
    */
   idempotency?: IdempotentRuns;
+  /**
+   * The portal's rate limit (sendLimitPerPortal), which the operations that make SNS send pass in,
+   * and only they: the operations table's `limitedPerPortal` says which (checked at cold start).
+   * Passed in, so the others' bundles do not carry it.
+   */
+  portalLimit?: (operation: Operation) => HttpMiddleware;
   /** The operation itself; its result becomes the 200 envelope `{success: true, ...}`. */
   run: (input: OperationInput<Body>) => Promise<OperationResult>;
 }
@@ -55,6 +61,13 @@ export interface IdempotentRuns {
   runOnce(request: IdempotentRequest, context: Context, operation: () => Promise<OperationResult>): Promise<OperationResult>;
 }
 
+/**
+ * The per-portal limit of the routes that make SNS send, with this function's settings
+ * (PORTAL_SEND_BURST, PORTAL_SEND_RATE_PER_MINUTE): what their handlers pass as `portalLimit`.
+ */
+export const sendLimitPerPortal = (operation: Operation): HttpMiddleware =>
+  portalRateLimit({ client: documentClient, tableName, operation, ...portalSendLimit });
+
 /** A Lambda handler as the runtime calls it. */
 export type HttpHandler = (event: HttpEvent, context: Context) => Promise<HttpResult>;
 
@@ -66,21 +79,21 @@ export type HttpHandler = (event: HttpEvent, context: Context) => Promise<HttpRe
  * Idempotency-Key header, and run through `spec.idempotency` when a request has one: inside
  * the error envelope, so that what is remembered is only ever a success, never an error answer.
  */
-export function httpOperation<Body = undefined>(operationId: OperationId, spec: OperationSpec<Body>): HttpHandler {
+export function httpOperation<Body = undefined>(operation: Operation & { readonly id: OperationId }, spec: OperationSpec<Body>): HttpHandler {
+  if (operation.limitedPerPortal !== (spec.portalLimit !== undefined)) {
+    throw new Error(`${operation.id}: its handler must pass a portalLimit exactly when the operations table marks it limitedPerPortal.`);
+  }
   // Half a second before the function's timeout, answer a 503 (a TimeoutError, see
   // error-envelope.ts) rather than let Lambda cut the request off without an answer.
   const chain = middy<HttpEvent, HttpResult, Error, OperationContext>({ timeoutEarlyInMillis: 500 })
     .use(requestLog(logger))
     .use(errorEnvelope(logger))
-    .use(portalFromClaims(config.portalClaim));
+    .use(portalFromClaims(portalClaim));
   // Passed in by the handlers that need them, so no other bundle carries their code.
   if (spec.idempotency) chain.use(spec.idempotency.middleware);
   for (const middleware of spec.body?.middlewares ?? []) chain.use(middleware);
   // After the body's checks, so a request refused for its body spends no token and writes nothing.
-  const operation = operationById(operationId);
-  if (operation.limitedPerPortal) {
-    chain.use(portalRateLimit({ client: documentClient, tableName: config.tableName, operation, ...config.portalSendLimit }));
-  }
+  if (spec.portalLimit) chain.use(spec.portalLimit(operation));
   const { idempotency } = spec;
   const handler = chain.handler(async (event, context) => {
     const { portalId, requestBody, idempotencyKey } = context;
@@ -92,5 +105,5 @@ export function httpOperation<Body = undefined>(operationId: OperationId, spec: 
     return successResponse(result);
   });
   // The chain fills OperationContext's fields before the operation runs.
-  return withInvocationLogging(operationId, handler as unknown as HttpHandler);
+  return withInvocationLogging(operation.id, handler as unknown as HttpHandler);
 }

@@ -5,15 +5,17 @@
  * subscription's portal only, once however often SQS hands it out, never for a subscription that
  * is gone or a portal that does not own the topic; a malformed one is dropped without holding up
  * its batch; at most 1,000 are kept per subscription, the oldest giving way and counted; one past
- * its 14 days is neither listed nor counted.
+ * its 14 days is neither listed nor counted. A record whose write fails is reported failed alone (SQS
+ * partial batch response); a batch whose every record failed fails the invocation.
  */
 import { randomUUID } from 'node:crypto';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { documentClient } from '../../shared/aws/dynamodb';
+import { documentClient, dynamoDbClient } from '../../shared/aws/dynamodb';
 import { MAX_KEPT_PER_SUBSCRIPTION } from '../../shared/dead-letters/day-counts';
 import { config } from '../../shared/environment';
 import { deadLetterPrefixOf } from '../../shared/subscriptions/table';
 import { call, freshPortal, newSubscription } from '../support/api';
+import { injectFault } from '../support/faults';
 import { deadLetterRecord, publishedBody, rawDeadLetterRecord as rawRecord, recordBatch as runBatch } from '../support/dead-letters';
 
 const CREATE = 'asset_bank.media.create';
@@ -172,4 +174,34 @@ describe('the dead-letter recorder', () => {
       deadLettersDropped: 1,
     });
   }, 120_000);
+  it('reports a record whose write fails as failed, alone, and keeps the others of its batch', async () => {
+    const subscription = await subscribe();
+    const keptId = randomUUID();
+    const [failing, kept] = [deadLetterRecord(subscription), deadLetterRecord(subscription, { snsMessageId: keptId })];
+    // DynamoDB's refusal of the first record's transaction (a fault DynamoDB Local cannot be made to produce).
+    const removeFault = injectFault(dynamoDbClient, /^TransactWriteItems/);
+    let result;
+    try {
+      result = await runBatch([failing, kept]);
+    } finally {
+      removeFault();
+    }
+
+    expect(result).toEqual({ batchItemFailures: [{ itemIdentifier: failing.messageId }] });
+    expect(await storedItems(subscription)).toEqual([expect.objectContaining({ messageId: keptId })]);
+    expect(kept.messageId).not.toBe(failing.messageId);
+    expect((await listEntry(subscription)).deadLetters).toBe(1);
+  });
+
+  it('fails the invocation when every record of its batch failed, so that Lambda counts an error', async () => {
+    const subscription = await subscribe();
+    const removeFault = injectFault(dynamoDbClient, /^TransactWriteItems/, { times: 2 });
+    try {
+      await expect(runBatch([deadLetterRecord(subscription), deadLetterRecord(subscription)])).rejects.toThrow('All records of the batch failed; each is retried.');
+    } finally {
+      removeFault();
+    }
+
+    expect(await storedItems(subscription)).toEqual([]);
+  });
 });

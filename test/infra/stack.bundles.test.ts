@@ -114,7 +114,7 @@ describe('the bundles', () => {
 
       // Assess
       expect(deployed).toEqual([
-        expect.stringMatching(/^ {4}at loadConfig \(\S*\/shared\/config\.ts:\d+:\d+\)$/),
+        expect.stringMatching(/^ {4}at failOnProblems \(\S*\/shared\/config\.ts:\d+:\d+\)$/),
         expect.stringMatching(/^ {4}at \S.* \(\S*\/shared\/environment\.ts:\d+:\d+\)$/),
       ]);
       expect(deployed).toEqual(nodeMapped);
@@ -267,12 +267,12 @@ describe('the bundles', () => {
     expect(code.includes('BatchProcessor')).toBe(false);
   });
 
-  it('the recorder holds the batch processor and the transaction, and neither SNS nor the HTTP chain', () => {
+  it('the recorder holds its partial batch response and the transaction, and neither SNS nor the HTTP chain', () => {
     const directory = bundleDirectoryOf(logicalIdOf(stack, stack.delivery.recorder.function));
     const code = readFileSync(join(directory, 'index.js'), 'utf8');
     sizes.recordDeadLetters = `${(statSync(join(directory, 'index.js')).size / 1024).toFixed(1)} KiB`;
 
-    expect(code.includes('BatchProcessor')).toBe(true);
+    expect(code.includes('batchItemFailures')).toBe(true);
     expect(code.includes('"TransactWriteItems"')).toBe(true);
     expect(code.includes('SNSServiceException')).toBe(false);
     expect(code.includes('IDEMPOTENCY_IN_PROGRESS')).toBe(false);

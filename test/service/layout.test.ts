@@ -201,6 +201,14 @@ describe("the project's imports", () => {
     }
   });
 
+  it("keep each bundle to its own settings: functions and shared import settings from shared/environment by name, never its `config` of them all", () => {
+    // A handler importing `config` (or the module as a namespace) would carry every setting's rule (shared/environment.ts).
+    const wholesale = [...graph.keys()]
+      .filter((file) => /^(functions|shared)\//.test(file) && file !== 'shared/environment.ts')
+      .filter((file) => /import\s*(?:\{[^}]*\bconfig\b[^}]*\}|\*\s*as\s+\w+)\s*from\s*'[^']*\/environment'/.test(readFileSync(join(PROJECT_ROOT, file), 'utf8')));
+    expect(wholesale).toEqual([]);
+  });
+
   it('form no circle', () => {
     expect(importCircles(graph)).toEqual([]);
   });

@@ -15,6 +15,7 @@ delete process.env.LOG_FORMAT;
 delete process.env._X_AMZN_TRACE_ID;
 const { LOG_LIMITS, logger, withInvocationLogging } = await import('../../shared/logger');
 const { httpOperation } = await import('../../shared/http/operation');
+const { listSubscriptionsRoute, renameSubscriptionRoute } = await import('../../shared/operations');
 const { httpEvent } = await import('../support/http-events');
 const { lambdaContext } = await import('../support/lambda-context');
 
@@ -175,7 +176,7 @@ describe('the level', () => {
 
 describe('a handler whose error has a cause that loops', () => {
   it('answers the 500 envelope, and logs the error with the loop cut', async () => {
-    const handler = httpOperation('renameSubscriptionRoute', {
+    const handler = httpOperation(renameSubscriptionRoute, {
       run: async () => {
         throw errorWithCauseLoop();
       },
@@ -200,7 +201,7 @@ describe('invocations served at once by one process', () => {
   /** A handler that logs, waits for `release`, and logs again, with a key of its own. */
   function interleavingHandler() {
     const gates = new Map<string, () => void>();
-    const handler = httpOperation('listSubscriptionsRoute', {
+    const handler = httpOperation(listSubscriptionsRoute, {
       run: async ({ portalId }) => {
         logger.appendKeys({ portalId });
         // `invocation`, given with each call, says which invocation wrote the line whatever the
