@@ -290,6 +290,9 @@ describe('cdk synth', () => {
             jwtIssuer: 'https://auth.example.test/',
             jwtAudience: 'webhooks-api',
             eventKinds: 'antivirus.scan.failed,workflow.job.create',
+            // No function bundled: the document and the template are what this checks, and
+            // bundling every function is most of a synth's time (the bundles: test/infra/stack.bundles.test.ts).
+            'aws:cdk:bundling-stacks': [],
           }),
         },
       });

@@ -37,7 +37,7 @@ it("holds back the service's JSON log lines and lets everything else through", a
 });
 
 it('is set up for every suite, and a suite that captures the logs still sees them', async () => {
-  expect(readFileSync(join(PROJECT_ROOT, 'jest.config.js'), 'utf8')).toContain("setupFilesAfterEnv: ['<rootDir>/test/support/quiet-logs.ts']");
+  expect(readFileSync(join(PROJECT_ROOT, 'jest.config.js'), 'utf8')).toMatch(/setupFilesAfterEnv: \[[^\]]*'<rootDir>\/test\/support\/quiet-logs\.ts'/);
   const captured: string[] = [];
   const stdout = jest.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
     captured.push(String(chunk));
