@@ -16,9 +16,9 @@ export default {
   // Each suite gets a table of its own in the shared DynamoDB Local (suite-table.ts).
   setupFilesAfterEnv: ['<rootDir>/test/support/quiet-logs.ts', '<rootDir>/test/support/suite-table.ts'],
   testTimeout: 30_000,
-  // Two suites at a time on the 2 cores CI has: many suites wait on servers, child processes and
+  // Three suites at a time on the 2 cores CI has: many suites wait on servers, child processes and
   // timers, and each has a table of its own (suite-table.ts). jest's default is cores - 1.
-  maxWorkers: 2,
+  maxWorkers: 3,
   // Per-suite wall times after every run of more than one suite (suite-times-reporter.js).
   reporters: ['default', '<rootDir>/test/support/suite-times-reporter.js'],
 };
