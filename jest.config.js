@@ -19,6 +19,8 @@ export default {
   // Three suites at a time on the 2 cores CI has: many suites wait on servers, child processes and
   // timers, and each has a table of its own (suite-table.ts). jest's default is cores - 1.
   maxWorkers: 3,
+  // The slowest suites first, also in a fresh clone, where jest has no times of its own yet.
+  testSequencer: '<rootDir>/test/support/slowest-first-sequencer.js',
   // Per-suite wall times after every run of more than one suite (suite-times-reporter.js).
   reporters: ['default', '<rootDir>/test/support/suite-times-reporter.js'],
 };

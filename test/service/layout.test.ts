@@ -248,6 +248,17 @@ function trackedSourceFiles(): string[] {
 /** Lines of text, as an editor numbers them: a last line without its newline counts too. */
 const lineCount = (text: string) => (text === '' ? 0 : text.split('\n').length - (text.endsWith('\n') ? 1 : 0));
 
+describe('the suites jest starts first in a fresh clone (test/support/slowest-first-sequencer.js)', () => {
+  it('are each a tracked suite, named once', () => {
+    const text = readFileSync(join(PROJECT_ROOT, 'test/support/slowest-first-sequencer.js'), 'utf8');
+    const listed = [...text.slice(text.indexOf('STARTED_FIRST = [')).matchAll(/'(test\/[^']+\.test\.ts)'/g)].map((match) => match[1]!);
+    const suites = execFileSync('git', ['ls-files', '-z', '--', 'test/*.test.ts'], { cwd: PROJECT_ROOT, encoding: 'utf8' }).split('\0');
+    expect(listed.length).toBeGreaterThan(5);
+    expect(listed.filter((suite) => !suites.includes(suite))).toEqual([]);
+    expect(new Set(listed).size).toBe(listed.length);
+  });
+});
+
 describe('the source files', () => {
   const files = trackedSourceFiles();
 
