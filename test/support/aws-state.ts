@@ -47,7 +47,11 @@ export async function allTopicArns(): Promise<string[]> {
 export async function portalTopicArns(portalId: string): Promise<string[]> {
   const mine: string[] = [];
   for (const arn of await allTopicArns()) {
-    const { Tags } = await inspectSns.send(new ListTagsForResourceCommand({ ResourceArn: arn }));
+    // Suites in other workers share the emulator: a topic listed may be gone by its turn, and was not this portal's.
+    const { Tags } = await inspectSns.send(new ListTagsForResourceCommand({ ResourceArn: arn })).catch((error: Error) => {
+      if (error.name === 'ResourceNotFoundException' || error.name === 'NotFoundException') return { Tags: undefined };
+      throw error;
+    });
     if (Tags?.some((tag) => tag.Key === 'portalId' && tag.Value === portalId)) mine.push(arn);
   }
   return mine;
