@@ -55,7 +55,11 @@ export const handler = withInvocationLogging('recordDeadLetters', async (event: 
     }
   }
   // A batch whose every record failed fails the invocation: Lambda counts it in Errors, which the
-  // operator's alarm watches (a recorder failing on every message is not merely slow).
+  // operator's alarm watches (a recorder failing on every message is not merely slow). A thrown
+  // error makes the whole batch count as failed, which is what every record's failure asks for
+  // (AWS Lambda Developer Guide, "Handling errors for an SQS event source in Lambda",
+  // https://docs.aws.amazon.com/lambda/latest/dg/services-sqs-errorhandling.html); the local
+  // queue does the same (infra/local/events/event-queue.ts).
   if (errors.length > 0 && errors.length === event.Records.length) throw new AggregateError(errors, 'All records of the batch failed; each is retried.');
   return { batchItemFailures };
 });
