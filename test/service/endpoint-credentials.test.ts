@@ -14,7 +14,6 @@ import { DynamoDBDocumentClient, ScanCommand, UpdateCommand } from '@aws-sdk/lib
 import { jest } from '@jest/globals';
 import { ensureSubscriptionTable } from '../../infra/local/dynamodb/subscription-table';
 import { deliveriesTo } from '../support/sns-confirmation';
-import { TEST_ENV } from '../support/test-env';
 
 const TABLE_NAME = 'webhook-subscriptions-credentials';
 const TOPIC_PREFIX = 'webhooks-credentials';
@@ -27,11 +26,9 @@ await ensureSubscriptionTable(new DynamoDBClient({}), TABLE_NAME);
 // The functions read their environment when imported: after it is set above.
 const { call, freshPortal, newSubscription } = await import('../support/api');
 const { injectFault } = await import('../support/faults');
-const { reconcileTopics } = await import('../../shared/reconciliation/reconcile');
-const { documentClient } = await import('../../shared/aws/dynamodb');
 const { snsClient } = await import('../../shared/aws/sns');
-const { subscriptionRepository } = await import('../../shared/subscriptions/repository');
-const { subscriptionTopics } = await import('../../shared/subscriptions/topics');
+// The reconciler as the reconciliation suites run it, on this suite's table and topic prefix.
+const { reconcile } = await import('../support/reconciliation');
 
 const inspectDb = DynamoDBDocumentClient.from(new DynamoDBClient({}));
 const inspectSns = new SNSClient({});
@@ -66,19 +63,6 @@ async function endpointsListedOn(topicArn: string): Promise<string[]> {
 /** The subscription's endpoint in full, as only GetSubscriptionAttributes shows it. */
 async function endpointHeldBySns(subscriptionArn: string): Promise<string> {
   return (await inspectSns.send(new GetSubscriptionAttributesCommand({ SubscriptionArn: subscriptionArn }))).Attributes!.Endpoint!;
-}
-
-function reconcile() {
-  return reconcileTopics({
-    sns: snsClient,
-    repository: subscriptionRepository(documentClient, TABLE_NAME),
-    topics: subscriptionTopics(snsClient, TOPIC_PREFIX, TEST_ENV.TOPIC_PUBLISHER_ARNS.split(','), TEST_ENV.TOPIC_MANAGER_ARNS.split(',')),
-    topicPrefix: TOPIC_PREFIX,
-    deadLetterQueueArn: TEST_ENV.DELIVERY_DEAD_LETTER_QUEUE_ARN,
-    graceMs: 15 * 60_000,
-    now: Date.now,
-    dryRun: false,
-  });
 }
 
 async function created(portalId: string, path: string, headers: Record<string, string> = {}) {
