@@ -4,12 +4,19 @@
  * (25 at once, then 20 a minute). 30 back-to-back POST /test calls meet it: 429 with Retry-After
  * and the envelope saying when; SNS sends nothing for a refused call; another portal's call at
  * the same moment succeeds; the token comes back after Retry-After; a body refused by its checks
- * spends no token; a portal's limit on one route leaves its other routes alone.
+ * spends no token; a portal's limit on one route leaves its other routes alone. A request whose
+ * write lands after a later one's still gets its token while the burst lasts.
  */
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { randomUUID } from 'node:crypto';
+import { clientOptions } from '../../shared/aws/client-options';
 import { DEFAULT_PORTAL_SEND_BURST, DEFAULT_PORTAL_SEND_RATE_PER_MINUTE } from '../../shared/config';
+import { PortalRateLimitedError, tokenTaker } from '../../shared/http/middleware/portal-rate-limit';
+import { testSubscriptionRoute } from '../../shared/operations';
 import { call, freshPortal, newSubscription } from '../support/api';
 import { confirmAsEndpointOwner, deliveriesTo } from '../support/sns-confirmation';
+import { TEST_ENV } from '../support/test-env';
 
 interface Confirmed {
   portalId: string;
@@ -103,4 +110,36 @@ describe('the per-portal limit on routes that make SNS send', () => {
     const listed = await call('listSubscriptionsRoute', { portalId });
     expect(listed.body.configs).toHaveLength(10);
   }, 60_000);
+});
+
+describe('the token bucket under a burst', () => {
+  it('gives a request its token when another, begun after it, took the first one before its write landed', async () => {
+    const client = DynamoDBDocumentClient.from(new DynamoDBClient(clientOptions));
+    const take = tokenTaker({ client, tableName: TEST_ENV.TABLE_NAME, operation: testSubscriptionRoute, burst: 2, ratePerMinute: 1 });
+    const portalId = freshPortal('clock');
+    // The first UpdateItem sent waits until the later request has taken its token.
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let holding = true;
+    client.middlewareStack.add(
+      (next) => async (args) => {
+        if (holding) {
+          holding = false;
+          await held;
+        }
+        return next(args);
+      },
+      { step: 'initialize', name: 'hold-the-first-take' },
+    );
+
+    const earlier = take(portalId);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    await take(portalId);
+    release();
+
+    // Two at once is the burst: the earlier request gets the second token, and a third is refused.
+    await expect(earlier).resolves.toBeUndefined();
+    await expect(take(portalId)).rejects.toBeInstanceOf(PortalRateLimitedError);
+    client.destroy();
+  });
 });

@@ -76,10 +76,11 @@ export function tokenTaker({ client, tableName, operation, burst, ratePerMinute 
     );
 
   return async (portalId) => {
+    // Gone (TTL) once the bucket is full again; expired items DynamoDB has not deleted yet are full buckets too.
+    const expiryAfter = (now: number) => Math.ceil((now + toleranceMs + intervalMs) / 1000) + 60;
     for (let attempt = 0; attempt < TAKE_ATTEMPTS; attempt++) {
-      const now = Date.now();
-      // Gone (TTL) once the bucket is full again; expired items DynamoDB has not deleted yet are full buckets too.
-      const expiry = Math.ceil((now + toleranceMs + intervalMs) / 1000) + 60;
+      let now = Date.now();
+      let expiry = expiryAfter(now);
       try {
         // A full bucket (no item, or its moment passed): one token taken.
         await update(portalId, 'SET #fullAt = :next, #expiry = :expiry', 'attribute_not_exists(#fullAt) OR #fullAt <= :now', {
@@ -91,6 +92,10 @@ export function tokenTaker({ client, tableName, operation, burst, ratePerMinute 
       } catch (error) {
         if (!(error instanceof ConditionalCheckFailedException)) throw error;
       }
+      // The clock read again: the take that emptied the bucket's "full" moment may have read it after
+      // we did (a concurrent burst, a slow call), and our older `now` would count one token fewer.
+      now = Date.now();
+      expiry = expiryAfter(now);
       try {
         // Some tokens spent: one more, while one is left.
         await update(portalId, 'SET #fullAt = #fullAt + :interval, #expiry = :expiry', '#fullAt > :now AND #fullAt <= :latest', {
