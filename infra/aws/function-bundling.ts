@@ -1,6 +1,6 @@
 /**
  * How every function's bundle is built: the one set of esbuild settings that the CDK stack
- * (service-function.ts) deploys and that `npm run bench` (test/bench/) builds and measures, so
+ * deploys (bundled-code.ts) and that `npm run bench` (test/bench/) builds and measures, so
  * the benchmark can never measure a bundle other than the one deployed; and, for the bench's
  * comparison, the bundle the CDK's NodejsFunction builds when given no settings at all. Without
  * CDK imports, so the benchmark can read it without loading aws-cdk-lib.
@@ -31,6 +31,9 @@ const ALIASES: Readonly<Record<string, string>> = Object.fromEntries(
  */
 const SUPPORTED = { 'dynamic-import': false } as const;
 
+/** The Lambda runtime's Node.js (nodejs24.x). */
+const NODE_TARGET = 'node24';
+
 /**
  * Readable stack traces without `--enable-source-maps` (source-mapped-stack-traces.ts says why),
  * as the bundle's first lines. "use strict" first: esbuild's own directive, after a banner,
@@ -40,48 +43,21 @@ const STACK_TRACES_BANNER = `"use strict";${
   transformSync(readFileSync(fileURLToPath(new URL('./source-mapped-stack-traces.ts', import.meta.url)), 'utf8'), {
     loader: 'ts',
     format: 'iife',
-    target: 'node24',
+    target: NODE_TARGET,
     minify: true,
   }).code
 }`;
-
-/** Field names as the CDK's NodejsFunction `bundling` prop takes them. */
-export const FUNCTION_BUNDLING = {
-  // CommonJS: a built-in module imported from an ES module gets an ES module facade, which
-  // reads every export of the built-in as it loads (node:http's pull in undici, node:crypto's
-  // the Web Crypto API): 12-18 ms of each cold start here that require() does not spend.
-  format: 'cjs',
-  target: 'node24',
-  // Prefer packages' ESM builds, so esbuild can drop what a handler does not import.
-  mainFields: ['module', 'main'],
-  minify: true,
-  // Stack traces point at the TypeScript source, through the map beside the bundle, read when a
-  // stack trace is first written (source-mapped-stack-traces.ts, the bundle's banner), not at
-  // every cold start as `--enable-source-maps` reads it. The map names the source lines only;
-  // the sources' text stays out of the deployed package. After esbuild, the map is cut down to
-  // our own sources (own-source-map.ts): the SDK's mappings were nine tenths of it.
-  sourceMap: true,
-  sourcesContent: false,
-  banner: STACK_TRACES_BANNER,
-  // Bundle the AWS SDK instead of using the runtime's copy: the version is the one tested, and
-  // each bundle holds only the clients its handler uses.
-  externalModules: [] as string[],
-  esbuildArgs: {
-    '--alias': Object.entries(ALIASES).map(([name, path]) => `${name}=${path}`),
-    ...Object.fromEntries(Object.entries(SUPPORTED).map(([feature, supported]) => [`--supported:${feature}`, String(supported)])),
-  },
-} as const;
 
 /** The bundle's file name, as the CDK names a CommonJS bundle. */
 export const BUNDLE_FILE = 'index.js';
 
 /**
- * The same settings as esbuild's own options, as the CDK passes them to the esbuild CLI
- * (`--bundle --platform=node` plus the fields above), for building bundles outside cdk synth:
- * `entryPoints` maps each output path under `outdir` (without extension) to its source. Several
- * entries in one build share esbuild's parsing; without code splitting each output is still a
- * whole bundle of its own, byte for byte what a build of that entry alone writes. The source
- * maps it writes still hold every source: own-source-map.ts cuts them as the CDK does.
+ * esbuild's options for the functions' bundles: what synth builds each function with
+ * (bundled-code.ts) and what the bench builds. `entryPoints` maps each output path under `outdir`
+ * (without extension) to its source. Several entries in one build share esbuild's parsing;
+ * without code splitting each output is still a whole bundle of its own, byte for byte what a
+ * build of that entry alone writes. The source maps it writes still hold every source:
+ * own-source-map.ts cuts them, at synth as in the bench.
  */
 export function esbuildOptionsFor(entryPoints: Record<string, string>, outdir: string): BuildOptions {
   return {
@@ -89,14 +65,25 @@ export function esbuildOptionsFor(entryPoints: Record<string, string>, outdir: s
     outdir,
     bundle: true,
     platform: 'node',
-    format: FUNCTION_BUNDLING.format,
-    target: FUNCTION_BUNDLING.target,
-    mainFields: [...FUNCTION_BUNDLING.mainFields],
-    minify: FUNCTION_BUNDLING.minify,
-    sourcemap: FUNCTION_BUNDLING.sourceMap,
-    sourcesContent: FUNCTION_BUNDLING.sourcesContent,
-    banner: { js: FUNCTION_BUNDLING.banner },
-    external: [...FUNCTION_BUNDLING.externalModules],
+    // CommonJS: a built-in module imported from an ES module gets an ES module facade, which
+    // reads every export of the built-in as it loads (node:http's pull in undici, node:crypto's
+    // the Web Crypto API): 12-18 ms of each cold start here that require() does not spend.
+    format: 'cjs',
+    target: NODE_TARGET,
+    // Prefer packages' ESM builds, so esbuild can drop what a handler does not import.
+    mainFields: ['module', 'main'],
+    minify: true,
+    // Stack traces point at the TypeScript source, through the map beside the bundle, read when a
+    // stack trace is first written (source-mapped-stack-traces.ts, the bundle's banner), not at
+    // every cold start as `--enable-source-maps` reads it. The map names the source lines only;
+    // the sources' text stays out of the deployed package. After esbuild, the map is cut down to
+    // our own sources (own-source-map.ts): the SDK's mappings were nine tenths of it.
+    sourcemap: true,
+    sourcesContent: false,
+    banner: { js: STACK_TRACES_BANNER },
+    // The AWS SDK is bundled instead of using the runtime's copy: the version is the one tested,
+    // and each bundle holds only the clients its handler uses.
+    external: [],
     alias: { ...ALIASES },
     supported: { ...SUPPORTED },
     logLevel: 'warning',
@@ -118,7 +105,7 @@ export function cdkDefaultEsbuildOptionsFor(entryPoints: Record<string, string>,
     outdir,
     bundle: true,
     platform: 'node',
-    target: FUNCTION_BUNDLING.target,
+    target: NODE_TARGET,
     external: ['@aws-sdk/*', ...(smithyExternal ? ['@smithy/*'] : [])],
     logLevel: 'warning',
   };

@@ -6,9 +6,9 @@
  * file and line of every frame of ours. A frame in a dependency keeps its bundle position
  * (`index.js:1:23456`).
  *
- * Run by the CDK after esbuild (service-function.ts, `commandHooks.afterBundling`) and by
- * `npm run bench` on the bundles it measures: `node infra/aws/own-source-map.ts <index.js.map>`
- * rewrites the file in place. No imports but Node's own, so Node runs this file as it is.
+ * Run after esbuild at synth, in the synth's process (bundled-code.ts), and by `npm run bench`
+ * on the bundles it measures: writeOwnSourceMap rewrites the file in place. No imports but
+ * Node's own, so the bench reads it without loading the CDK.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 
@@ -135,10 +135,4 @@ export function ownSourceMap(map: SourceMapV3): SourceMapV3 {
 export function writeOwnSourceMap(mapPath: string): void {
   const map = JSON.parse(readFileSync(mapPath, 'utf8')) as SourceMapV3;
   writeFileSync(mapPath, JSON.stringify(ownSourceMap(map)));
-}
-
-if (import.meta.main) {
-  const paths = process.argv.slice(2);
-  if (paths.length === 0) throw new Error('usage: node infra/aws/own-source-map.ts <index.js.map>...');
-  for (const path of paths) writeOwnSourceMap(path);
 }

@@ -6,13 +6,12 @@
  */
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { ApplicationLogLevel, Architecture, type CfnFunction, LoggingFormat, Runtime, SystemLogLevel } from 'aws-cdk-lib/aws-lambda';
-import { LogLevel, NodejsFunction, OutputFormat, SourceMapMode } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { ApplicationLogLevel, Architecture, type CfnFunction, Function as LambdaFunction, LoggingFormat, Runtime, SystemLogLevel } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { fileURLToPath } from 'node:url';
-import { join } from 'node:path';
-import { BUNDLE_FILE, FUNCTION_BUNDLING } from './function-bundling';
+import { bundledCode } from './bundled-code';
+import { BUNDLE_FILE } from './function-bundling';
 
 /** The repository root: entries and the lockfile are resolved from here, wherever cdk runs. */
 export const PROJECT_ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -36,7 +35,7 @@ export interface ServiceFunctionProps {
 export class ServiceFunction extends Construct {
   /** The handler's name (`functions/<name>.ts`). */
   readonly name: string;
-  readonly function: NodejsFunction;
+  readonly function: LambdaFunction;
   readonly role: Role;
   readonly logGroup: LogGroup;
 
@@ -58,11 +57,9 @@ export class ServiceFunction extends Construct {
     });
     this.logGroup.grantWrite(this.role);
 
-    this.function = new NodejsFunction(this, 'Function', {
-      entry: join(PROJECT_ROOT, entry),
-      handler: 'handler',
-      projectRoot: PROJECT_ROOT,
-      depsLockFilePath: join(PROJECT_ROOT, 'package-lock.json'),
+    this.function = new LambdaFunction(this, 'Function', {
+      code: bundledCode(PROJECT_ROOT, entry),
+      handler: `${BUNDLE_FILE.replace(/\.js$/, '')}.handler`,
       description,
       runtime: Runtime.NODEJS_24_X,
       architecture: Architecture.ARM_64,
@@ -80,26 +77,6 @@ export class ServiceFunction extends Construct {
       systemLogLevelV2: SystemLogLevel.INFO,
       // No NODE_OPTIONS: the bundle maps its own stack traces (function-bundling.ts).
       environment: { ...environment },
-      bundling: {
-        forceDockerBundling: false,
-        // The settings `npm run bench` measures too (function-bundling.ts).
-        ...FUNCTION_BUNDLING,
-        format: OutputFormat.CJS,
-        mainFields: [...FUNCTION_BUNDLING.mainFields],
-        esbuildArgs: { ...FUNCTION_BUNDLING.esbuildArgs, '--alias': [...FUNCTION_BUNDLING.esbuildArgs['--alias']] },
-        sourceMapMode: SourceMapMode.DEFAULT,
-        // esbuild's size summary of every bundle is noise in a synth (and in the suites'
-        // output); its warnings and errors still show. No effect on the bundle.
-        logLevel: LogLevel.WARNING,
-        commandHooks: {
-          beforeBundling: () => [],
-          beforeInstall: () => [],
-          // The map keeps our own sources only; the Node running cdk runs the script as it is.
-          afterBundling: (_inputDir: string, outputDir: string) => [
-            `"${process.execPath}" "${join(PROJECT_ROOT, 'infra/aws/own-source-map.ts')}" "${join(outputDir, `${BUNDLE_FILE}.map`)}"`,
-          ],
-        },
-      },
     });
 
     // `sam local invoke <id>` names a function by this id (SAM reads it before the CDK path,
