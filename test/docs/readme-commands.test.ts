@@ -10,6 +10,7 @@ import { chmodSync, closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, r
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../../infra/local/free-port';
+import { AWS_CLI } from '../support/aws-cli-env';
 import { type NpmStart, PROJECT_ROOT, startNpmStart, tokenFor } from '../support/npm-start';
 import { BLOCKS, ALLOWED_TOOLS, pages, allBlocks, blockUnder, awsCallsWithoutEndpoint, redirectTargets } from './sh-blocks';
 
@@ -27,7 +28,7 @@ beforeAll(async () => {
   // Each allowed tool as found on this machine, run with the full PATH it may need itself
   // (a pyenv shim, say); the documented commands see only this directory.
   const wrappers: Record<string, string> = { node: process.execPath };
-  for (const tool of ALLOWED_TOOLS) wrappers[tool] = tool;
+  for (const tool of ALLOWED_TOOLS) wrappers[tool] = tool === 'aws' ? AWS_CLI : tool;
   mkdirSync(binDir);
   for (const [name, target] of Object.entries(wrappers)) {
     const file = join(binDir, name);

@@ -7,7 +7,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { CreateTopicCommand, SNSClient, SubscribeCommand } from '@aws-sdk/client-sns';
 import { type RecordedDelivery, type SnsEmulator, startSnsEmulator } from '../../infra/local/sns/emulator';
-import { awsCliEnvironment } from '../support/aws-cli-env';
+import { AWS_CLI, awsCliEnvironment } from '../support/aws-cli-env';
 
 const run = promisify(execFile);
 
@@ -26,7 +26,7 @@ afterAll(async () => {
 /** `aws sns <args>` against the emulator; its JSON output parsed (undefined when it prints nothing). */
 async function aws(...args: string[]): Promise<any> {
   try {
-    const { stdout } = await run('aws', ['sns', ...args, '--endpoint-url', emulator.endpoint, '--output', 'json'], {
+    const { stdout } = await run(AWS_CLI, ['sns', ...args, '--endpoint-url', emulator.endpoint, '--output', 'json'], {
       env: cliEnv,
       timeout: 30_000,
     });

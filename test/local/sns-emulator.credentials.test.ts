@@ -18,7 +18,7 @@ import {
   SubscribeCommand,
 } from '@aws-sdk/client-sns';
 import { type SnsEmulator, startSnsEmulator } from '../../infra/local/sns/emulator';
-import { awsCliEnvironment } from '../support/aws-cli-env';
+import { AWS_CLI, awsCliEnvironment } from '../support/aws-cli-env';
 import { confirmationRequestsTo } from '../support/sns-confirmation';
 import { waitFor } from '../support/wait-for';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver';
@@ -62,7 +62,7 @@ async function attributesOf(subscriptionArn: string): Promise<Record<string, str
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the CLI's JSON output
 async function aws(...args: string[]): Promise<any> {
-  const { stdout } = await run('aws', ['sns', ...args, '--endpoint-url', emulator.endpoint, '--output', 'json'], { env: cliEnv, timeout: 30_000 });
+  const { stdout } = await run(AWS_CLI, ['sns', ...args, '--endpoint-url', emulator.endpoint, '--output', 'json'], { env: cliEnv, timeout: 30_000 });
   return stdout.trim() === '' ? undefined : JSON.parse(stdout);
 }
 

@@ -17,7 +17,7 @@ import { API_PREFIXES } from '../../shared/operations';
 import { call, TEST_CLIENTS } from '../support/local-stack-client';
 import { useDeliveryStack } from '../support/delivery-stack';
 import { waitFor } from '../support/wait-for';
-import { awsCliEnvironment } from '../support/aws-cli-env';
+import { AWS_CLI, awsCliEnvironment } from '../support/aws-cli-env';
 
 const API = API_PREFIXES[0];
 const CREATE = 'asset_bank.media.create';
@@ -390,7 +390,7 @@ const cliEnv = awsCliEnvironment();
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the CLI's JSON output
 async function awsCli(...args: string[]): Promise<any> {
   try {
-    const { stdout } = await promisify(execFile)('aws', [...args, '--output', 'json'], { env: cliEnv, timeout: 30_000 });
+    const { stdout } = await promisify(execFile)(AWS_CLI, [...args, '--output', 'json'], { env: cliEnv, timeout: 30_000 });
     return JSON.parse(stdout);
   } catch (error) {
     const failure = error as NodeJS.ErrnoException & { stderr?: string };

@@ -1,5 +1,34 @@
+import { execFileSync } from 'node:child_process';
+import { accessSync, constants } from 'node:fs';
+import { delimiter, join } from 'node:path';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+
+/**
+ * The AWS CLI to run: `aws` as found on PATH, except that a pyenv shim is resolved once to the
+ * executable it would run (`pyenv which aws`). The shim's own bash start cost as much CPU as the
+ * CLI's, and the suites run the CLI dozens of times; the CLI run is the same.
+ */
+export const AWS_CLI = resolvedAwsCli();
+
+function resolvedAwsCli(): string {
+  const onPath = (process.env.PATH ?? '')
+    .split(delimiter)
+    .map((directory) => join(directory, 'aws'))
+    .find((candidate) => {
+      try {
+        accessSync(candidate, constants.X_OK);
+        return true;
+      } catch {
+        return false;
+      }
+    });
+  if (!onPath || !/[\\/]shims[\\/]aws$/.test(onPath)) return 'aws';
+  try {
+    return execFileSync('pyenv', ['which', 'aws'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim() || 'aws';
+  } catch {
+    return 'aws';
+  }
+}
 
 /**
  * The environment for running the AWS CLI against the emulators: dummy credentials and nothing
