@@ -8,7 +8,8 @@ import software.amazon.dynamodb.services.local.server.DynamoDBProxyServer;
 /**
  * Starts the official DynamoDB Local with its usual command-line options, but listening on
  * 127.0.0.1 only: the jar itself has no bind-address option and would listen on every
- * interface. Run as a single-file source program: java -cp DynamoDBLocal.jar:... this.java
+ * interface. Compiled once by dynamodb-local.ts (or run as a single-file source program:
+ * java -cp DynamoDBLocal.jar:... this.java)
  */
 public class LoopbackDynamoDBLocal {
   public static void main(String[] args) throws Exception {
