@@ -62,7 +62,7 @@ export function benchServices(): ServiceSet {
   const started: { dynamoDb?: DynamoDbLocal; sns?: SnsEmulator; client?: DynamoDBClient; counters?: Partial<CallCounters> } = {};
   return {
     async start() {
-      const [dynamoDb, sns] = await Promise.all([startDynamoDbLocal(), startSnsEmulator({ deliveryRetries: 0 })]);
+      const [dynamoDb, sns] = await Promise.all([startDynamoDbLocal({ devServerJvm: false }), startSnsEmulator({ deliveryRetries: 0 })]);
       Object.assign(started, { dynamoDb, sns });
       // The fixtures follow the emulator's https:// SubscribeURLs (test/support/local-authority.ts).
       trustAuthorityOf(sns);
