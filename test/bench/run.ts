@@ -25,7 +25,7 @@ async function main(plan: BenchPlan): Promise<void> {
   const bundles = await buildBundles(plan);
   const processes = bundleProcesses(bundles, plan.outDir);
 
-  const services = benchServices();
+  const services = benchServices({ quick: plan.quick });
   // Interrupted (Ctrl-C, a timeout), DynamoDB Local's Java process would outlive us.
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.once(signal, () => {

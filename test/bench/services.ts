@@ -58,11 +58,16 @@ export interface ServiceSet {
   stop(): Promise<void>;
 }
 
-export function benchServices(): ServiceSet {
+/**
+ * `quick`: a smoke run, whose figures mean nothing, starts DynamoDB Local with the development
+ * server's JVM (cheaper on a machine running the suites); a full run keeps the JVM's defaults, with
+ * which its verdicts were established (docs/decisions/dynamodb-local-start.md).
+ */
+export function benchServices({ quick }: { quick: boolean }): ServiceSet {
   const started: { dynamoDb?: DynamoDbLocal; sns?: SnsEmulator; client?: DynamoDBClient; counters?: Partial<CallCounters> } = {};
   return {
     async start() {
-      const [dynamoDb, sns] = await Promise.all([startDynamoDbLocal({ devServerJvm: false }), startSnsEmulator({ deliveryRetries: 0 })]);
+      const [dynamoDb, sns] = await Promise.all([startDynamoDbLocal({ devServerJvm: quick }), startSnsEmulator({ deliveryRetries: 0 })]);
       Object.assign(started, { dynamoDb, sns });
       // The fixtures follow the emulator's https:// SubscribeURLs (test/support/local-authority.ts).
       trustAuthorityOf(sns);

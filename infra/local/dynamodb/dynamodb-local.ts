@@ -20,7 +20,7 @@ export interface DynamoDbLocalOptions {
   /** How long to wait for it to answer, in ms. */
   startTimeoutMs?: number;
   /**
-   * false: the JVM's own defaults. Otherwise (the default) DEV_SERVER_JVM_OPTIONS. The bench
+   * false: the JVM's own defaults. Otherwise (the default) DEV_SERVER_JVM_OPTIONS. A full bench run
    * passes false: its verdicts were established with the defaults (docs/performance.md).
    */
   devServerJvm?: boolean;
