@@ -192,7 +192,7 @@ describe('the settings and the functions configuration', () => {
     expect(settings.allowedEndpointAccounts).toEqual(functionDefaults.allowedEndpointAccounts);
     expect(settings.allowedEndpointAccounts).toEqual([]);
     expect(DEFAULT_SETTINGS).toMatchObject({ maxSubscriptionsPerPortal: 10, portalClaim: 'portal_id' });
-    // The topic prefix is the stack's own unless set (test/infra/least-privilege.test.ts).
+    // The topic prefix is the stack's own unless set (test/infra/template/least-privilege.ts).
     expect(settings.topicPrefix).toBeUndefined();
   });
 

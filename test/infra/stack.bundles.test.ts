@@ -2,7 +2,7 @@
  * What goes into each function's bundle as `cdk synth` makes it: the SDK clients and middleware
  * of its own operation only, CommonJS with a source map of our own sources that names the
  * TypeScript file, line and function in a stack trace as deployed, and credentials as Lambda
- * gives them. The rest of the template is checked by stack.test.ts.
+ * gives them. The rest of the template is checked by template.test.ts.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { build } from 'esbuild';

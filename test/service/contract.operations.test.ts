@@ -8,7 +8,7 @@ import { TEST_ENV } from '../support/test-env';
 const UUID_V7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
 // The handlers never read the path: the prefix only shapes the event as API Gateway sends it.
-// That every route exists under both prefixes is proven by test/infra/stack.test.ts (the CDK
+// That every route exists under both prefixes is proven by test/infra/template/stack.ts (the CDK
 // routes) and test/local/stack.api.test.ts (the gateway).
 describe.each([0, 1] as const)('the operations under prefix %i', (prefix) => {
   it('create answers the record, stores it and creates its tagged topic and SNS subscription', async () => {

@@ -1,6 +1,6 @@
 /**
  * Loopback endpoints with the functions' defaults, as deployed on AWS (the stack never sets
- * ALLOW_LOOPBACK_ENDPOINTS; test/infra/stack.test.ts): refused with 400 ENDPOINT_NOT_PUBLIC in
+ * ALLOW_LOOPBACK_ENDPOINTS; test/infra/template/stack.ts): refused with 400 ENDPOINT_NOT_PUBLIC in
  * every form a URL parser reads as loopback, and `localhost`. With the local stack's setting:
  * endpoint-hosts.test.ts.
  */

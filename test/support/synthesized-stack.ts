@@ -1,6 +1,6 @@
 /**
  * The service's stack as `cdk synth` makes it (functions bundled, where a suite reads them), for the suites that check its
- * template (test/infra/stack*.test.ts), and the readings of that template they share: the logical
+ * template (test/infra/template.test.ts, stack.bundles.test.ts, sam-invoke.test.ts), and the readings of that template they share: the logical
  * ids of the table and functions, the statements of a role's policies, and the values the
  * template writes for the topics' ARNs and the variables naming the delivery status logging role,
  * the publishers and the managers of the topics.

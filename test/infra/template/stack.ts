@@ -2,20 +2,20 @@
  * The CloudFormation template `cdk synth` produces, checked against the operations table and
  * the deployment settings: table, functions, the retry sweep's schedule, routes and their
  * authorization, stage, and cdk-nag's AWS Solutions rules. Who may do what is in
- * stack.iam.test.ts, what goes into each function's bundle in stack.bundles.test.ts; the
+ * stack-iam.ts, what goes into each function's bundle in ../stack.bundles.test.ts; the
  * synthesized stack and the readings of its template they share are test/support/synthesized-stack.ts.
  */
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import { Validations } from 'aws-cdk-lib';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { AwsSolutionsChecks } from 'cdk-nag';
-import { DEFAULT_SETTINGS } from '../../infra/aws/deployment-settings';
-import { OPERATION_PERMISSIONS, RATE_LIMIT_PERMISSIONS, REPLAY_DUE_WORK } from '../../infra/aws/operation-permissions';
-import { STACK_NAME } from '../../infra/aws/webhook-subscriptions-app';
-import { loadConfig } from '../../shared/config';
-import { API_PREFIXES, OPERATIONS } from '../../shared/operations';
-import { EXPIRY_ATTRIBUTE, TABLE_KEYS } from '../../shared/subscriptions/table';
-import { logicalIdOf, REQUIRED_CONTEXT, serviceApp } from '../support/cdk-app';
+import { DEFAULT_SETTINGS } from '../../../infra/aws/deployment-settings';
+import { OPERATION_PERMISSIONS, RATE_LIMIT_PERMISSIONS, REPLAY_DUE_WORK } from '../../../infra/aws/operation-permissions';
+import { STACK_NAME } from '../../../infra/aws/webhook-subscriptions-app';
+import { loadConfig } from '../../../shared/config';
+import { API_PREFIXES, OPERATIONS } from '../../../shared/operations';
+import { EXPIRY_ATTRIBUTE, TABLE_KEYS } from '../../../shared/subscriptions/table';
+import { logicalIdOf, REQUIRED_CONTEXT, serviceApp } from '../../support/cdk-app';
 import {
   actionsOn,
   deliveryStatusVariables,
@@ -27,14 +27,11 @@ import {
   publishersVariable,
   resources,
   stack,
-  synthesizeBeforeAll,
   tableId,
   template,
   topicArnPattern,
-} from '../support/synthesized-stack';
+} from '../../support/synthesized-stack';
 
-// The template only: that each function is bundled, and what its bundle holds, is stack.bundles.test.ts's.
-synthesizeBeforeAll({ bundle: false });
 
 describe('the subscriptions table', () => {
   it('is keyed portalId/sk (strings), on demand, with point-in-time recovery, kept on delete and replace', () => {

@@ -2,13 +2,13 @@
  * Who may do what in the template `cdk synth` produces: the delivery status logging role and the
  * functions that name it, who may publish to, subscribe to, change and delete the topics, no
  * grant on "*" but the reconciler's listings, and the whole of each function's role, written out
- * for review. The rest of the template is checked by stack.test.ts.
+ * for review. The rest of the template is checked by stack.ts beside it.
  */
 import { Template } from 'aws-cdk-lib/assertions';
-import { OPERATION_PERMISSIONS } from '../../infra/aws/operation-permissions';
-import { ATTEMPTS_RECORDER, DEAD_LETTER_RECORDER, DISPATCHER, OPERATIONS, RECONCILER, RETRY_SWEEPER } from '../../shared/operations';
-import { MANAGEMENT_ACTIONS } from '../../shared/subscriptions/topic-policy';
-import { logicalIdOf, REQUIRED_CONTEXT, serviceApp } from '../support/cdk-app';
+import { OPERATION_PERMISSIONS } from '../../../infra/aws/operation-permissions';
+import { ATTEMPTS_RECORDER, DEAD_LETTER_RECORDER, DISPATCHER, OPERATIONS, RECONCILER, RETRY_SWEEPER } from '../../../shared/operations';
+import { MANAGEMENT_ACTIONS } from '../../../shared/subscriptions/topic-policy';
+import { logicalIdOf, REQUIRED_CONTEXT, serviceApp } from '../../support/cdk-app';
 import {
   deliveryStatusVariables,
   loggingRoleArn,
@@ -18,15 +18,12 @@ import {
   publishersVariable,
   resources,
   stack,
-  synthesizeBeforeAll,
   tableId,
   topicArnPattern,
-} from '../support/synthesized-stack';
+} from '../../support/synthesized-stack';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- CloudFormation JSON */
 
-// Policies only: no bundle is read.
-synthesizeBeforeAll({ bundle: false });
 
 describe('delivery status logging', () => {
   it('is given to every topic the service makes: by create and the reconciler, with the role and the success sample rate (default 100)', () => {

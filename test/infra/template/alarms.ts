@@ -8,24 +8,13 @@
  */
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
-import { DELIVERY_DEAD_LETTER_MAX_AGE } from '../../infra/aws/operator-alarms';
-import { STACK_NAME } from '../../infra/aws/webhook-subscriptions-app';
-import type { WebhookSubscriptionsStack } from '../../infra/aws/webhook-subscriptions-stack';
-import { DEAD_LETTER_RECORDER, DISPATCHER } from '../../shared/operations';
-import { logicalIdOf, REQUIRED_CONTEXT, serviceApp } from '../support/cdk-app';
+import { DELIVERY_DEAD_LETTER_MAX_AGE } from '../../../infra/aws/operator-alarms';
+import { STACK_NAME } from '../../../infra/aws/webhook-subscriptions-app';
+import { DEAD_LETTER_RECORDER, DISPATCHER } from '../../../shared/operations';
+import { logicalIdOf, REQUIRED_CONTEXT, serviceApp } from '../../support/cdk-app';
+import { resources, stack, template } from '../../support/synthesized-stack';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- CloudFormation JSON */
-type Resources = Record<string, { Type: string; Properties: any; DeletionPolicy?: string }>;
-
-let stack: WebhookSubscriptionsStack;
-let template: Template;
-let resources: Resources;
-
-beforeAll(() => {
-  stack = serviceApp({ bundle: false }).stack;
-  template = Template.fromStack(stack);
-  resources = template.toJSON().Resources;
-});
 
 const idOf = (construct: { node: { defaultChild?: unknown } }) => logicalIdOf(stack, construct);
 const ofType = (type: string) => Object.entries(resources).filter(([, resource]) => resource.Type === type);

@@ -6,23 +6,15 @@
  * hold create's answers, nor any but the dispatcher's the delivery records. The topics the roles
  * reach are those of a prefix unique to the stack.
  */
-import { stackTopicPrefix } from '../../infra/aws/deployment-settings';
-import { DYNAMODB_WRITES } from '../../infra/aws/operation-permissions';
-import type { WebhookSubscriptionsStack } from '../../infra/aws/webhook-subscriptions-stack';
-import { DEAD_LETTER_RECORDER, DISPATCHER, OPERATIONS, RECONCILER, RETRY_SWEEPER } from '../../shared/operations';
-import { idempotencyPartitionOf, retryDuePartitionOf } from '../../shared/subscriptions/table';
-import { deliveryPartitionOf } from '../../shared/delivery/progress';
-import { logicalIdOf, REQUIRED_CONTEXT, serviceApp } from '../support/cdk-app';
-import { evaluate, type Request, type Statement } from '../support/iam-policy';
+import { stackTopicPrefix } from '../../../infra/aws/deployment-settings';
+import { DYNAMODB_WRITES } from '../../../infra/aws/operation-permissions';
+import { DEAD_LETTER_RECORDER, DISPATCHER, OPERATIONS, RECONCILER, RETRY_SWEEPER } from '../../../shared/operations';
+import { idempotencyPartitionOf, retryDuePartitionOf } from '../../../shared/subscriptions/table';
+import { deliveryPartitionOf } from '../../../shared/delivery/progress';
+import { logicalIdOf, REQUIRED_CONTEXT, serviceApp } from '../../support/cdk-app';
+import { resources, stack } from '../../support/synthesized-stack';
+import { evaluate, type Request, type Statement } from '../../support/iam-policy';
 
-/* eslint-disable @typescript-eslint/no-explicit-any -- CloudFormation JSON */
-let stack: WebhookSubscriptionsStack;
-let resources: Record<string, { Type: string; Properties: any }>;
-
-beforeAll(() => {
-  stack = serviceApp({ bundle: false }).stack;
-  resources = (stack.node.root as any).synth().getStackByName(stack.stackName).template.Resources;
-}, 120_000);
 
 const tableArn = () => ({ 'Fn::GetAtt': [logicalIdOf(stack, stack.table), 'Arn'] });
 

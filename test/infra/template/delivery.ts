@@ -6,24 +6,15 @@
  * delivery dead-letter queue that SNS (for the service's topics only) may send to. Synthesized
  * without bundling.
  */
-import { Match, Template } from 'aws-cdk-lib/assertions';
-import { EVENT_MAX_RECEIVE_COUNT } from '../../infra/aws/portal-event-delivery';
-import type { WebhookSubscriptionsStack } from '../../infra/aws/webhook-subscriptions-stack';
-import { FIRST_TRY_WINDOW_MS } from '../../shared/delivery/dispatch';
-import { DEFAULT_EVENT_BUS_NAME } from '../../shared/delivery/portal-event';
-import { logicalIdOf, serviceApp } from '../support/cdk-app';
-import { evaluate, type Request, type Statement } from '../support/iam-policy';
+import { Match } from 'aws-cdk-lib/assertions';
+import { EVENT_MAX_RECEIVE_COUNT } from '../../../infra/aws/portal-event-delivery';
+import { FIRST_TRY_WINDOW_MS } from '../../../shared/delivery/dispatch';
+import { DEFAULT_EVENT_BUS_NAME } from '../../../shared/delivery/portal-event';
+import { logicalIdOf } from '../../support/cdk-app';
+import { resources, stack, template } from '../../support/synthesized-stack';
+import { evaluate, type Request, type Statement } from '../../support/iam-policy';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- CloudFormation JSON */
-let stack: WebhookSubscriptionsStack;
-let template: Template;
-let resources: Record<string, { Type: string; Properties: any }>;
-
-beforeAll(() => {
-  stack = serviceApp({ bundle: false }).stack;
-  template = Template.fromStack(stack);
-  resources = template.toJSON().Resources;
-});
 
 const idOf = (construct: { node: { defaultChild?: unknown } }) => logicalIdOf(stack, construct);
 const topicPattern = () => ({
