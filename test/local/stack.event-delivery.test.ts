@@ -24,7 +24,7 @@ const CREATE = 'asset_bank.media.create';
 const UPDATED = 'asset_bank.media.updated';
 const DELETED = 'asset_bank.media.deleted';
 
-const delivery = useDeliveryStack();
+const delivery = useDeliveryStack({ retrySweepIntervalMs: 3_600_000 }); // no sweep's Query among the dispatcher's, counted below
 
 interface Created {
   configId: string;

@@ -19,7 +19,8 @@ export interface DeliveryStack {
   token(client: OAuthClient): Promise<string>;
 }
 
-export function useDeliveryStack(): DeliveryStack {
+/** `retrySweepIntervalMs`: how often the local stack's retry sweep runs (2 s unless given). */
+export function useDeliveryStack({ retrySweepIntervalMs }: { retrySweepIntervalMs?: number } = {}): DeliveryStack {
   let local: TestStack | undefined;
   let receiver: WebhookReceiver | undefined;
   let events: EventBridgeClient | undefined;
@@ -49,7 +50,7 @@ export function useDeliveryStack(): DeliveryStack {
 
   beforeAll(async () => {
     receiver = await startWebhookReceiver();
-    local = await startTestStack({ eventRetryDelayMs: 50, snsDelivery: { deliveryBackoffMs: 5 } });
+    local = await startTestStack({ eventRetryDelayMs: 50, snsDelivery: { deliveryBackoffMs: 5 }, ...(retrySweepIntervalMs && { retrySweepIntervalMs }) });
     const { stack } = local;
     events = new EventBridgeClient({ endpoint: stack.events.endpoint, region: stack.region, credentials: LOCAL_CREDENTIALS });
   }, 90_000);
