@@ -16,10 +16,10 @@ export default {
   // Each suite gets a table of its own in the shared DynamoDB Local (suite-table.ts).
   setupFilesAfterEnv: ['<rootDir>/test/support/quiet-logs.ts', '<rootDir>/test/support/suite-table.ts'],
   testTimeout: 30_000,
-  // Two suites at a time on the 2 cores CI has: many suites wait on servers, child processes and
-  // timers, and each has a table of its own (suite-table.ts). jest's default is cores - 1. Three
-  // were faster by a tenth and starved timing-bound suites (docs/decisions/test-run-in-parallel-suites.md).
-  maxWorkers: 2,
+  // Three suites at a time on the 2 cores CI has: many suites wait on servers, child processes and
+  // timers, and each has a table of its own (suite-table.ts). jest's default is cores - 1. Two
+  // left the run about 35 s longer (docs/decisions/test-run-in-parallel-suites.md).
+  maxWorkers: 3,
   // The slowest suites first, also in a fresh clone, where jest has no times of its own yet.
   testSequencer: '<rootDir>/test/support/slowest-first-sequencer.js',
   // Per-suite wall times after every run of more than one suite (suite-times-reporter.js).
