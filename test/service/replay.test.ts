@@ -16,6 +16,7 @@ import { inspectDb, portalItems } from '../support/aws-state';
 import { TEST_ENV } from '../support/test-env';
 import { deadLetterRecord, type DeadLetterTarget, publishedBody, recordBatch } from '../support/dead-letters';
 import { injectFault } from '../support/faults';
+import { watchPublishes } from '../support/publish-watch';
 import { deliveriesTo, confirmAsEndpointOwner } from '../support/sns-confirmation';
 
 interface Confirmed extends DeadLetterTarget {
@@ -158,14 +159,21 @@ describe('POST /replay', () => {
     const subscription = await confirmedSubscription();
     const eventIds = await keepDeadLetters(subscription, 40);
 
+    const publishes = watchPublishes(snsClient);
     const answers = await Promise.all(
       Array.from({ length: 5 }, () => call('replayDeadLettersRoute', { portalId: subscription.portalId, body: { config_id: subscription.configId } })),
     );
+    publishes.stop();
 
     expect(answers.map((answer) => answer.statusCode)).toEqual([200, 200, 200, 200, 200]);
-    // They shared the work: together they sent each letter once.
+    // They shared the work: together they sent each letter once, SNS accepting one Publish for it.
     expect(answers.reduce((sum, answer) => sum + answer.body.replayed, 0)).toBe(40);
-    expect((await eventIdsDelivered(subscription)).sort()).toEqual([...eventIds].sort());
+    expect([...publishes.byEventId.keys()].sort()).toEqual([...eventIds].sort());
+    for (const [eventId, { answered }] of publishes.byEventId) expect([eventId, answered]).toEqual([eventId, 1]);
+    // Each arrived; twice only where the SDK sent its Publish again after a late answer (at least once).
+    const delivered = await eventIdsDelivered(subscription);
+    expect([...new Set(delivered)].sort()).toEqual([...eventIds].sort());
+    for (const eventId of eventIds) expect(delivered.filter((id) => id === eventId).length).toBeLessThanOrEqual(publishes.byEventId.get(eventId)!.attempts);
     expect(await keptEventIds(subscription)).toEqual([]);
   }, 60_000);
 
