@@ -48,8 +48,9 @@ const STACK_TRACES_BANNER = `"use strict";${
   }).code
 }`;
 
-/** The bundle's file name, as the CDK names a CommonJS bundle. */
-export const BUNDLE_FILE = 'index.js';
+/** The bundle's module name and file name, as the CDK names a CommonJS bundle (the handler is `index.handler`). */
+export const BUNDLE_MODULE = 'index';
+export const BUNDLE_FILE = `${BUNDLE_MODULE}.js`;
 
 /**
  * esbuild's options for the functions' bundles: what synth builds each function with

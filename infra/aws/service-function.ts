@@ -11,7 +11,7 @@ import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { fileURLToPath } from 'node:url';
 import { bundledCode } from './bundled-code';
-import { BUNDLE_FILE } from './function-bundling';
+import { BUNDLE_MODULE } from './function-bundling';
 
 /** The repository root: entries and the lockfile are resolved from here, wherever cdk runs. */
 export const PROJECT_ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -59,7 +59,9 @@ export class ServiceFunction extends Construct {
 
     this.function = new LambdaFunction(this, 'Function', {
       code: bundledCode(PROJECT_ROOT, entry),
-      handler: `${BUNDLE_FILE.replace(/\.js$/, '')}.handler`,
+      // Lambda's Node.js handler setting is <module>.<export> (AWS Lambda Developer Guide, "Define Lambda
+      // function handler in Node.js", nodejs-handler).
+      handler: `${BUNDLE_MODULE}.handler`,
       description,
       runtime: Runtime.NODEJS_24_X,
       architecture: Architecture.ARM_64,

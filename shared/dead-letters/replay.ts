@@ -6,6 +6,10 @@
  * once; a claim left by a replay that crashed lapses after CLAIM_LEASE_MS. At least once: a dead
  * letter published and not removed (the removal failed) keeps its claim, and is sent again by a
  * replay once that lapsed; a receiver that deduplicates on (configId, eventId) sees it once. One that fails again comes back from the dead-letter queue as a new one.
+ * A Publish whose answer is late is sent again by the SDK (a timeout is retryable: AWS SDKs and
+ * Tools Reference Guide, "Retry behavior"), and a standard topic delivers both (Amazon SNS
+ * Developer Guide, "Message delivery": at least once): concurrent replays share the letters, the
+ * SDK's resend is not theirs to prevent.
  */
 import type { SNSClient } from '@aws-sdk/client-sns';
 import { randomUUID } from 'node:crypto';

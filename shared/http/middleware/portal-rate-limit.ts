@@ -9,7 +9,9 @@
  * A request takes a token when that moment is at most (burst - 1) intervals ahead, and moves
  * it one interval on. Conditional UpdateItems, so concurrent requests never share a token: a
  * caller whose bucket is full (the usual case for a person) costs one; one that has spent some
- * of it costs two (the first finds the bucket not full); a refused one two.
+ * of it costs two (the first finds the bucket not full); a refused one two. A failed condition
+ * answers the item as it was (ReturnValuesOnConditionCheckFailure ALL_OLD: Amazon DynamoDB API
+ * Reference, "UpdateItem"), which is how a refusal knows when the next token comes.
  */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
