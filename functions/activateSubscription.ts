@@ -4,7 +4,7 @@ import { tableName } from '../shared/environment';
 import { jsonInput } from '../shared/http/json-input';
 import { httpOperation } from '../shared/http/operation';
 import { activateSubscriptionRoute } from '../shared/operations';
-import { repositoryOf, update } from '../shared/subscriptions/repository';
+import { repositoryOf, update } from '../shared/data/subscription-repository';
 
 const repository = repositoryOf({ db: documentClient, tableName }, { update });
 

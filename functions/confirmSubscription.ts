@@ -7,11 +7,11 @@ import { httpOperation, sendLimitPerPortal } from '../shared/http/operation';
 import { confirmSubscriptionRoute } from '../shared/operations';
 import { confirmationRequestsOf } from '../shared/subscriptions/confirmation-requests';
 import { confirmSubscription } from '../shared/subscriptions/confirm-subscription';
-import { find, isStored, replaceDeliveryArns, repositoryOf, storeSubscriptionState } from '../shared/subscriptions/repository';
+import { find, isStored, replaceSubscriptionArn, repositoryOf, storeSubscriptionState } from '../shared/data/subscription-repository';
 import { subscribeAgain, topicsOf } from '../shared/subscriptions/topics';
 
 const deps = {
-  repository: repositoryOf({ db: documentClient, tableName }, { find, isStored, replaceDeliveryArns, storeSubscriptionState }),
+  repository: repositoryOf({ db: documentClient, tableName }, { find, isStored, replaceSubscriptionArn, storeSubscriptionState }),
   topics: topicsOf({ sns: snsClient, topicPrefix }, { subscribeAgain }),
   confirmationRequests: confirmationRequestsOf(
     { db: documentClient, tableName },

@@ -11,7 +11,7 @@ import { httpOperation, sendLimitPerPortal } from '../shared/http/operation';
 import { maskCredentials } from '../shared/masked-credentials';
 import { createSubscription } from '../shared/subscriptions/create-subscription';
 import { recordView } from '../shared/subscriptions/model';
-import { countFor, insert, isStored, repositoryOf } from '../shared/subscriptions/repository';
+import { countFor, insert, isStored, repositoryOf } from '../shared/data/subscription-repository';
 import { deleteTopicAfterFailure, open, topicArnFor, topicsOf } from '../shared/subscriptions/topics';
 
 const deps = {

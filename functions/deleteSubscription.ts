@@ -6,7 +6,7 @@ import { httpOperation } from '../shared/http/operation';
 import { deleteSubscriptionRoute } from '../shared/operations';
 import { configIdFromPath } from '../shared/subscriptions/config-id';
 import { deleteSubscription } from '../shared/subscriptions/delete-subscription';
-import { find, isStored, remove, repositoryOf } from '../shared/subscriptions/repository';
+import { find, isStored, remove, repositoryOf } from '../shared/data/subscription-repository';
 import { close, topicsOf } from '../shared/subscriptions/topics';
 
 const deps = {

@@ -3,10 +3,10 @@ import { documentClient } from '../shared/aws/dynamodb';
 import { snsClient } from '../shared/aws/sns';
 import { type DispatchOutcome, dispatchPortalEvents, mayFollowEarlierTry, needsRetry } from '../shared/delivery/dispatch';
 import { type PortalEvent, parsePortalEvent } from '../shared/delivery/portal-event';
-import { DeliveryProgress } from '../shared/delivery/progress';
+import { DeliveryProgress } from '../shared/data/delivery-progress';
 import { eventKinds, tableName } from '../shared/environment';
 import { logger, withInvocationLogging } from '../shared/logger';
-import { listFor, repositoryOf } from '../shared/subscriptions/repository';
+import { listFor, repositoryOf } from '../shared/data/subscription-repository';
 
 const deps = {
   repository: repositoryOf({ db: documentClient, tableName }, { listFor }),

@@ -1,5 +1,5 @@
 import { attemptCursorOf, sortKeyOfAttemptCursor } from '../shared/attempts/cursor';
-import { attemptPage } from '../shared/attempts/store';
+import { attemptPage } from '../shared/data/attempts';
 import { documentClient } from '../shared/aws/dynamodb';
 import { InvalidRequestError } from '../shared/contract/invalid-request';
 import { listAttemptsQuery } from '../shared/contract/request-bodies';
@@ -8,7 +8,7 @@ import { httpOperation } from '../shared/http/operation';
 import { queryInput } from '../shared/http/query-input';
 import { listAttemptsRoute } from '../shared/operations';
 import { AttemptsNotRecordedError, SubscriptionNotFoundError } from '../shared/subscriptions/errors';
-import { find, repositoryOf } from '../shared/subscriptions/repository';
+import { find, repositoryOf } from '../shared/data/subscription-repository';
 
 const table = { db: documentClient, tableName };
 const repository = repositoryOf(table, { find });

@@ -2,15 +2,17 @@ import { documentClient } from '../shared/aws/dynamodb';
 import { InvalidRequestError } from '../shared/contract/invalid-request';
 import { listDeadLettersQuery } from '../shared/contract/request-bodies';
 import { cursorOf, sortKeyOfCursor } from '../shared/dead-letters/cursor';
-import { deadLetterSummaryOf } from '../shared/dead-letters/day-counts';
-import { deadLetterStoreOf, page, subscriptionRecord } from '../shared/dead-letters/store';
+import { deadLetterSummaryOf } from '../shared/data/subscription-record';
+import { deadLetterStoreOf, page } from '../shared/data/dead-letters';
+import { find } from '../shared/data/subscription-reads';
 import { tableName } from '../shared/environment';
 import { httpOperation } from '../shared/http/operation';
 import { queryInput } from '../shared/http/query-input';
 import { listDeadLettersRoute } from '../shared/operations';
 import { SubscriptionNotFoundError } from '../shared/subscriptions/errors';
 
-const store = deadLetterStoreOf({ db: documentClient, tableName }, { subscriptionRecord, page });
+const table = { db: documentClient, tableName };
+const store = deadLetterStoreOf(table, { page });
 
 /** One page of a subscription's dead letters, newest first (docs/failed-deliveries.md). */
 export const handler = httpOperation(listDeadLettersRoute, {
@@ -20,7 +22,7 @@ export const handler = httpOperation(listDeadLettersRoute, {
     if (cursor !== undefined && afterKey === undefined) {
       throw new InvalidRequestError([{ field: 'cursor', message: 'cursor must be the nextCursor of an earlier answer for this config_id, unchanged.' }]);
     }
-    const record = await store.subscriptionRecord(portalId, configId);
+    const record = await find(table, portalId, configId);
     if (!record) throw new SubscriptionNotFoundError(configId);
     const page = await store.page(portalId, configId, limit, afterKey);
     const count = page.deadLetters.length;

@@ -4,7 +4,7 @@ import { maxSubscriptionsPerPortal, tableName } from '../shared/environment';
 import { httpOperation } from '../shared/http/operation';
 import { listSubscriptionsRoute } from '../shared/operations';
 import { listEntryView } from '../shared/subscriptions/model';
-import { listFor, repositoryOf, storeSubscriptionState } from '../shared/subscriptions/repository';
+import { listFor, repositoryOf, storeSubscriptionState } from '../shared/data/subscription-repository';
 import { subscriptionStatesOf } from '../shared/subscriptions/subscription-states';
 
 const repository = repositoryOf({ db: documentClient, tableName }, { listFor, storeSubscriptionState });

@@ -5,7 +5,7 @@ import { deliveryDeadLetterQueueArn, deliveryStatusRoleArn, deliveryStatusSucces
 import { deliveryStatusOf } from '../shared/subscriptions/delivery-status';
 import { logger, withInvocationLogging } from '../shared/logger';
 import { type ReconcileSummary, reconcileTopics } from '../shared/reconciliation/reconcile';
-import { find, replaceDeliveryArns, repositoryOf, scanAllSubscriptions, storeDeliveryStatusMark, storeSubscriptionState, storeTopicPolicyMark } from '../shared/subscriptions/repository';
+import { find, replaceDeliveryArns, repositoryOf, scanAllSubscriptions, storeDeliveryStatusMark, storeSubscriptionState, storeTopicPolicyMark } from '../shared/data/subscription-repository';
 import { close, recreateTopic, reopen, topicsOf } from '../shared/subscriptions/topics';
 
 const deps = {

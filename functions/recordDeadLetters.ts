@@ -2,11 +2,13 @@ import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda'
 import { documentClient } from '../shared/aws/dynamodb';
 import { readDeadLetter } from '../shared/dead-letters/dead-letter-message';
 import { DeadLetterBatch } from '../shared/dead-letters/recorder';
-import { deadLetterStoreOf, oldest, retryLedger, retryLedgers, store, subscriptionRecord } from '../shared/dead-letters/store';
+import { deadLetterStoreOf, oldest, retryLedger, retryLedgers, store } from '../shared/data/dead-letters';
+import { find, repositoryOf } from '../shared/data/subscription-repository';
 import { deliveryRetryScheduleMs, disableFailingAfterMs, tableName, topicPrefix } from '../shared/environment';
 import { logger, withInvocationLogging } from '../shared/logger';
 
-const deadLetters = deadLetterStoreOf({ db: documentClient, tableName }, { subscriptionRecord, retryLedger, retryLedgers, oldest, store });
+const table = { db: documentClient, tableName };
+const deadLetters = { ...deadLetterStoreOf(table, { retryLedger, retryLedgers, oldest, store }), ...repositoryOf(table, { find }) };
 
 /**
  * Keeps one message of the delivery dead-letter queue for its subscription's portal. A message

@@ -2,7 +2,7 @@ import type { Context } from 'aws-lambda';
 import { documentClient } from '../shared/aws/dynamodb';
 import { snsClient } from '../shared/aws/sns';
 import { type DeliveryAttempt, readAttempt, readLogBatch } from '../shared/attempts/delivery-status-record';
-import { recordAttempts } from '../shared/attempts/store';
+import { recordAttempts } from '../shared/data/attempts';
 import { TopicOwners } from '../shared/attempts/topic-owner';
 import { attemptKeepDays, maxAttemptsPerSubscription, tableName, topicPrefix } from '../shared/environment';
 import { logger, withInvocationLogging } from '../shared/logger';

@@ -3,7 +3,7 @@ import { refusedByService } from '../shared/aws/refusals';
 import { snsClient } from '../shared/aws/sns';
 import { replayDeadLettersRequest } from '../shared/contract/request-bodies';
 import { replayDeadLetters } from '../shared/dead-letters/replay';
-import { claim, deadLetterStoreOf, remove, select, unclaim } from '../shared/dead-letters/store';
+import { claim, deadLetterStoreOf, remove, select, unclaim } from '../shared/data/dead-letters';
 import { tableName } from '../shared/environment';
 import { idempotentRuns } from '../shared/http/idempotency';
 import { jsonInput } from '../shared/http/json-input';
@@ -11,7 +11,7 @@ import { httpOperation, sendLimitPerPortal } from '../shared/http/operation';
 import { logger } from '../shared/logger';
 import { replayDeadLettersRoute } from '../shared/operations';
 import { deliverableSubscription } from '../shared/subscriptions/deliverable';
-import { find, repositoryOf } from '../shared/subscriptions/repository';
+import { find, repositoryOf } from '../shared/data/subscription-repository';
 
 const repository = repositoryOf({ db: documentClient, tableName }, { find });
 const store = deadLetterStoreOf({ db: documentClient, tableName }, { select, claim, unclaim, remove });

@@ -4,7 +4,7 @@ import { snsClient } from '../shared/aws/sns';
 import { type SweepOutcome, sweepDueWork } from '../shared/dead-letters/sweep';
 import { disableFailingAfterMs, tableName } from '../shared/environment';
 import { logger, withInvocationLogging } from '../shared/logger';
-import { listFor, repositoryOf } from '../shared/subscriptions/repository';
+import { listFor, repositoryOf } from '../shared/data/subscription-repository';
 
 const table = { db: documentClient, tableName };
 const deps = { table, sns: snsClient, repository: repositoryOf(table, { listFor }), settings: { disableFailingAfterMs } };

@@ -10,7 +10,7 @@ import { jsonInput } from '../shared/http/json-input';
 import { httpOperation, sendLimitPerPortal } from '../shared/http/operation';
 import { testSubscriptionRoute } from '../shared/operations';
 import { deliverableSubscription } from '../shared/subscriptions/deliverable';
-import { find, repositoryOf } from '../shared/subscriptions/repository';
+import { find, repositoryOf } from '../shared/data/subscription-repository';
 
 const repository = repositoryOf({ db: documentClient, tableName }, { find });
 

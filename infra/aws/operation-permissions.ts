@@ -1,18 +1,20 @@
 /**
  * The AWS actions each operation's function calls, and nothing more: its IAM policy is built
- * from this map. Read off the code each handler runs (shared/subscriptions/repository.ts,
- * topics.ts, create-subscription.ts, delete-subscription.ts, confirm-subscription.ts, and for
- * create the idempotency records of shared/http/idempotency.ts); change it together with them.
+ * from this map. Read off the code each handler runs (the item owners of shared/data/, and
+ * shared/subscriptions/topics.ts, create-subscription.ts, delete-subscription.ts,
+ * confirm-subscription.ts); change it together with them. Only create (its insert) and the
+ * reconciler (replaceDeliveryArns) may name a record's `topicArn`, in a write or in a condition:
+ * IAM cannot tell the two apart (shared/data/subscription-records.ts).
  * The functions granted sns:Publish here are, with the dispatcher, the only principals the
  * topics' access policy lets publish (webhook-subscriptions-stack.ts).
  *
  * DynamoDB has no IAM action for a transaction as a whole: TransactWriteItems is authorized
  * per item, as the PutItem / UpdateItem / DeleteItem it contains.
  */
-import { DELIVERY_PARTITIONS_PATTERN } from '../../shared/delivery/progress';
+import { LETTER_LEASE, RETRIES_ATTRIBUTE } from '../../shared/data/dead-letters';
+import { CLEARED_BY_ACTIVATION, DAY_COUNTER_PREFIX } from '../../shared/data/subscription-record';
+import { DELIVERY_PARTITIONS_PATTERN, EXPIRY_ATTRIBUTE, IDEMPOTENCY_PARTITIONS_PATTERN, RETRY_DUE_PARTITIONS_PATTERN, TABLE_KEYS } from '../../shared/data/table';
 import type { OperationId } from '../../shared/operations';
-import { CLEARED_BY_ACTIVATION } from '../../shared/dead-letters/due-work';
-import { IDEMPOTENCY_PARTITIONS_PATTERN, RETRY_DUE_PARTITIONS_PATTERN, TABLE_KEYS } from '../../shared/subscriptions/table';
 import { DELIVERY_STATUS_ATTRIBUTE } from '../../shared/subscriptions/delivery-status';
 import { TOPIC_POLICY_ATTRIBUTE } from '../../shared/subscriptions/topic-policy';
 
@@ -51,7 +53,7 @@ export interface OperationPermissions {
   readonly writtenAttributes?: readonly string[];
   /**
    * Actions on the operation's own idempotency partition (`idempotency#<operation id>`,
-   * shared/subscriptions/table.ts), granted under a `dynamodb:LeadingKeys` condition naming it.
+   * shared/data/table.ts), granted under a `dynamodb:LeadingKeys` condition naming it.
    */
   readonly idempotencyRecords?: readonly string[];
   /** Actions on the service's topics (`${TOPIC_PREFIX}-*`) and their subscriptions. */
@@ -60,7 +62,7 @@ export interface OperationPermissions {
 
 /**
  * Activate and rename: one conditional UpdateItem each of the one attribute they change
- * (repository.ts's update: its condition names `sk`), and nothing in SNS (the dispatcher reads
+ * (shared/data/subscription-records.ts's update: its condition names `sk`), and nothing in SNS (the dispatcher reads
  * the events and status when it publishes; subscriptions carry no filter).
  */
 const changeOf = (attribute: string): OperationPermissions => ({ table: ['dynamodb:UpdateItem'], writtenAttributes: withKeys(attribute), topics: [] });
@@ -78,14 +80,15 @@ export const OPERATION_PERMISSIONS = {
     // redrive policies in the same call.
     topics: ['sns:CreateTopic', 'sns:TagResource', 'sns:Subscribe', 'sns:DeleteTopic'],
   },
-  // UpdateItem: the events and the throttle (repository.ts's update); SetSubscriptionAttributes:
+  // UpdateItem: the events and the throttle (subscription-records.ts's update); SetSubscriptionAttributes:
   // the delivery policy with the new throttle on the record's SNS subscription (update-subscription.ts).
+  // `protocol` is only read, by the condition that a throttle is set on an http/https record.
   updateSubscriptionRoute: {
     table: ['dynamodb:UpdateItem'],
-    writtenAttributes: withKeys('events', 'maxReceivesPerSecond'),
+    writtenAttributes: withKeys('events', 'maxReceivesPerSecond', 'protocol'),
     topics: ['sns:SetSubscriptionAttributes'],
   },
-  // Activating also removes a disabling for failing and its streak (repository.ts's CLEARED_BY_ACTIVATION).
+  // Activating also removes a disabling for failing and its streak (CLEARED_BY_ACTIVATION, shared/data/subscription-record.ts).
   activateSubscriptionRoute: { table: ['dynamodb:UpdateItem'], writtenAttributes: withKeys('status', ...CLEARED_BY_ACTIVATION), topics: [] },
   // GetSubscriptionAttributes: the state of a subscription not known to be confirmed;
   // UpdateItem: the conditional write-back of a state SNS answered (subscription-states.ts).
@@ -96,8 +99,10 @@ export const OPERATION_PERMISSIONS = {
   },
   renameSubscriptionRoute: changeOf('name'),
   deleteSubscriptionRoute: {
-    // GetItem: find the record. DeleteItem + UpdateItem: the remove transaction (record + counter).
+    // GetItem: find the record. DeleteItem + UpdateItem: the remove transaction (record + counter,
+    // shared/data/portal-counters.ts): its writes name the key and the counter only.
     table: ['dynamodb:GetItem', 'dynamodb:DeleteItem', 'dynamodb:UpdateItem'],
+    writtenAttributes: withKeys('subscriptionCount'),
     // DeleteTopic removes the topic's SNS subscription with it.
     topics: ['sns:DeleteTopic'],
   },
@@ -105,17 +110,18 @@ export const OPERATION_PERMISSIONS = {
   // endpoint confirmed; Publish: the test message to its topic.
   testSubscriptionRoute: { table: ['dynamodb:GetItem'], topics: ['sns:GetSubscriptionAttributes', 'sns:Publish'] },
   // GetItem: find the record (and look again when Subscribe failed); GetSubscriptionAttributes:
-  // its state; Subscribe: the endpoint again; UpdateItem: the conditional write of a new ARN
-  // (replaceDeliveryArns, whose condition names topicArn too), or of the state when it differs
-  // from the stored one. A new attribute confirm writes must be added here, or AWS refuses it.
+  // its state; Subscribe: the endpoint again, to the record's own topic; UpdateItem: the
+  // conditional write of the new subscription ARN (replaceSubscriptionArn: never the topic), or of
+  // the state when it differs from the stored one. A new attribute confirm writes must be added
+  // here, or AWS refuses it.
   confirmSubscriptionRoute: {
     table: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
     // and the confirmation request's turn (shared/subscriptions/confirmation-requests.ts).
-    writtenAttributes: withKeys('topicArn', ...SUBSCRIPTION_STATE, 'confirmationRequestedAt', 'confirmationRequestsDay', 'confirmationRequestsThatDay'),
+    writtenAttributes: withKeys(...SUBSCRIPTION_STATE, 'confirmationRequestedAt', 'confirmationRequestsDay', 'confirmationRequestsThatDay'),
     topics: ['sns:GetSubscriptionAttributes', 'sns:Subscribe'],
   },
   // GetItem: the record (it must exist in the caller's portal; its dropped count); Query: a page
-  // of dead letters (shared/dead-letters/store.ts).
+  // of dead letters (shared/data/dead-letters.ts).
   listDeadLettersRoute: { table: ['dynamodb:GetItem', 'dynamodb:Query'], topics: [] },
   // GetItem: the record (with its dead-letter counts); GetSubscriptionAttributes: whether the endpoint
   // confirmed; Query: the dead letters chosen; UpdateItem: the claim of each (and its release);
@@ -123,16 +129,18 @@ export const OPERATION_PERMISSIONS = {
   // it and ending its schedule in its ledger (its due retry: REPLAY_DUE_WORK).
   replayDeadLettersRoute: {
     table: ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:DeleteItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem'],
+    // The dead letter's claim, its day counter on the record, its ledger (shared/data/dead-letters.ts remove).
+    writtenAttributes: withKeys(LETTER_LEASE.until, LETTER_LEASE.holder, `${DAY_COUNTER_PREFIX}*`, RETRIES_ATTRIBUTE, 'cancelled', EXPIRY_ATTRIBUTE),
     // shared/http/idempotency.ts, as for create.
     idempotencyRecords: ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem', 'dynamodb:DeleteItem'],
     topics: ['sns:GetSubscriptionAttributes', 'sns:Publish'],
   },
   // GetItem: the record (it must exist in the caller's portal; its protocol); Query: a page of
-  // attempts (shared/attempts/store.ts).
+  // attempts (shared/data/attempts.ts).
   listAttemptsRoute: { table: ['dynamodb:GetItem', 'dynamodb:Query'], topics: [] },
 } as const satisfies Record<OperationId, OperationPermissions>;
 
-/** Replay deletes the due retry of each dead letter it sends, in the retry-due partitions (shared/dead-letters/store.ts remove). */
+/** Replay deletes the due retry of each dead letter it sends, in the retry-due partitions (shared/data/dead-letters.ts remove). */
 export const REPLAY_DUE_WORK = ['dynamodb:DeleteItem'] as const;
 
 /**
@@ -152,7 +160,7 @@ export const RATE_LIMIT_PERMISSIONS = ['dynamodb:UpdateItem'] as const;
 export const RECONCILER_PERMISSIONS = {
   scan: ['dynamodb:Scan'],
   records: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
-  // replaceDeliveryArns, storeSubscriptionState, storeDeliveryStatusMark and storeTopicPolicyMark (repository.ts).
+  // replaceDeliveryArns, storeSubscriptionState, storeDeliveryStatusMark and storeTopicPolicyMark (shared/data/subscription-records.ts).
   writtenAttributes: withKeys('topicArn', ...SUBSCRIPTION_STATE, DELIVERY_STATUS_ATTRIBUTE, TOPIC_POLICY_ATTRIBUTE),
   // SetTopicAttributes: delivery status logging and the present access policy on topics made
   // before them (delivery-status.ts, topic-policy.ts). Get/SetSubscriptionAttributes: the

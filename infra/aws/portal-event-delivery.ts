@@ -16,7 +16,7 @@ import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { PORTAL_EVENT_SOURCE } from '../../shared/delivery/portal-event';
-import { DELIVERY_PARTITIONS_PATTERN } from '../../shared/delivery/progress';
+import { DELIVERY_PARTITIONS_PATTERN } from '../../shared/data/delivery-progress';
 import { DEAD_LETTER_RECORDER, DISPATCHER } from '../../shared/operations';
 import { PORTAL_PARTITIONS_ONLY } from './operation-permissions';
 import { RECORDER_READS, RECORDER_WRITES } from './recorder-permissions';
@@ -127,7 +127,7 @@ export class PortalEventDelivery extends Construct {
     });
     // The portals' records, never the idempotency records (which hold answers) nor others' progress.
     this.dispatcher.allow(['dynamodb:Query'], [props.table.tableArn], PORTAL_PARTITIONS_ONLY);
-    // Which recipients an event reached (shared/delivery/progress.ts), in those records' partitions only.
+    // Which recipients an event reached (shared/data/delivery-progress.ts), in those records' partitions only.
     this.dispatcher.allow(['dynamodb:GetItem', 'dynamodb:UpdateItem'], [props.table.tableArn], {
       'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [DELIVERY_PARTITIONS_PATTERN] },
     });

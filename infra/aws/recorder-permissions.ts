@@ -1,21 +1,29 @@
 /**
- * What the dead-letter recorder may do in the table, read off shared/dead-letters/store.ts and
- * recorder.ts; change it together with them. Granted in the portals' partitions only
+ * What the dead-letter recorder, the retry sweep and the attempts consumer may do in the table,
+ * read off their item owners in shared/data/ (dead-letters.ts, due-work.ts, retry-ledgers.ts,
+ * attempts.ts, and the clauses of subscription-records.ts); change it together with them. None of
+ * them may name a record's topicArn: they compare it on their read of the record. Granted in the portals' partitions only
  * (portal-event-delivery.ts). DynamoDB authorizes a transaction per item, as the PutItem,
  * UpdateItem and DeleteItem it holds; `dynamodb:Attributes` names every top-level attribute a
  * request names, those its condition reads too ("Using IAM policy conditions for fine-grained
  * access control", DynamoDB Developer Guide), so the key attributes are listed.
  */
-import { DAY_COUNTER_PREFIX, DROPPED_ATTRIBUTE, LAST_DEAD_LETTER_ATTRIBUTE } from '../../shared/dead-letters/day-counts';
+import { LETTER_LEASE, NEXT_RETRY_ATTRIBUTE, RETRIES_ATTRIBUTE } from '../../shared/data/dead-letters';
+import { WORK_LEASE } from '../../shared/data/due-work';
 import {
+  DAY_COUNTER_PREFIX,
   DELIVERED_HOUR_PREFIX,
+  DISABLED_AT_ATTRIBUTE,
+  DISABLED_REASON_ATTRIBUTE,
+  DROPPED_ATTRIBUTE,
   FAILED_HOUR_PREFIX,
+  FAILING_SINCE_ATTRIBUTE,
   KEPT_DAY_PREFIX,
+  LAST_DEAD_LETTER_ATTRIBUTE,
   LAST_DELIVERED_ATTRIBUTE,
   LAST_FAILED_ATTRIBUTE,
-} from '../../shared/attempts/counts';
-import { FAILING_SINCE_ATTRIBUTE, NEXT_RETRY_ATTRIBUTE, RETRIES_ATTRIBUTE } from '../../shared/dead-letters/due-work';
-import { EXPIRY_ATTRIBUTE, TABLE_KEYS } from '../../shared/subscriptions/table';
+} from '../../shared/data/subscription-record';
+import { EXPIRY_ATTRIBUTE, TABLE_KEYS } from '../../shared/data/table';
 
 const KEYS = [TABLE_KEYS.partitionKey, TABLE_KEYS.sortKey];
 
@@ -32,21 +40,20 @@ export const RECORDER_WRITES = [
     attributes: [...KEYS, 'configId', 'eventId', 'event', 'occurredAt', 'failedAt', 'messageId', 'message', RETRIES_ATTRIBUTE, NEXT_RETRY_ATTRIBUTE, EXPIRY_ATTRIBUTE],
   },
   {
-    // The subscription's record: its day counters, latest failure, dropped count and failing streak;
-    // its topicArn is only read, by the condition that the record still has the dead letter's topic.
+    // The subscription's record: its day counters, latest failure, dropped count and failing streak.
     actions: ['dynamodb:UpdateItem'],
-    attributes: [...KEYS, 'topicArn', LAST_DEAD_LETTER_ATTRIBUTE, DROPPED_ATTRIBUTE, FAILING_SINCE_ATTRIBUTE, `${DAY_COUNTER_PREFIX}*`],
+    attributes: [...KEYS, LAST_DEAD_LETTER_ATTRIBUTE, DROPPED_ATTRIBUTE, FAILING_SINCE_ATTRIBUTE, `${DAY_COUNTER_PREFIX}*`],
   },
 ] as const;
 
-/** The attributes of the sweep's due work (shared/dead-letters/due-work.ts), with the key. */
+/** The attributes of the sweep's due work (shared/data/due-work.ts), with the key. */
 export const DUE_WORK_ATTRIBUTES = [...KEYS, 'kind', 'dueAt', 'subscriptionPortalId', 'configId', 'letterSk', FAILING_SINCE_ATTRIBUTE, EXPIRY_ATTRIBUTE] as const;
 
 /** The recorder puts the sweep's work a dead letter brings in the retry-due partitions (and nothing else there). */
 export const RECORDER_DUE_WORK_WRITES = { actions: ['dynamodb:PutItem'], attributes: DUE_WORK_ATTRIBUTES } as const;
 
 /**
- * The retry sweep (shared/dead-letters/sweep.ts). In the retry-due partitions: Query, what is
+ * The retry sweep (shared/dead-letters/sweep.ts and its retries, notices and disabling). In the retry-due partitions: Query, what is
  * due; UpdateItem, its claim; DeleteItem, once done. In the portals' partitions: GetItem, the
  * record and the dead letter; Query, the portal's subscriptions for a notice; UpdateItem, the dead
  * letter's claim (a replay's), its next retry removed, its day counter, the disabling of the
@@ -54,7 +61,7 @@ export const RECORDER_DUE_WORK_WRITES = { actions: ['dynamodb:PutItem'], attribu
  */
 export const SWEEPER_DUE_WORK = {
   actions: ['dynamodb:Query', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
-  attributes: [...KEYS, 'claimedUntil', 'claimedBy'],
+  attributes: [...KEYS, WORK_LEASE.until, WORK_LEASE.holder],
 } as const;
 export const SWEEPER_READS = { actions: ['dynamodb:GetItem', 'dynamodb:Query'] } as const;
 export const SWEEPER_WRITES = {
@@ -62,24 +69,23 @@ export const SWEEPER_WRITES = {
   attributes: [
     ...KEYS,
     // The dead letter's claim, shared with replay, and its schedule.
-    'replayClaimedUntil',
-    'replayClaimedBy',
+    LETTER_LEASE.until,
+    LETTER_LEASE.holder,
     NEXT_RETRY_ATTRIBUTE,
     // Its ledger.
     RETRIES_ATTRIBUTE,
     'cancelled',
     EXPIRY_ATTRIBUTE,
-    // The record: a day counter less, or the disabling (its condition reads the streak and the last success).
+    // The record: a day counter less, or the disabling (its condition reads the status and the streak).
     `${DAY_COUNTER_PREFIX}*`,
     'status',
-    'disabledReason',
-    'disabledAt',
+    DISABLED_REASON_ATTRIBUTE,
+    DISABLED_AT_ATTRIBUTE,
     FAILING_SINCE_ATTRIBUTE,
-    LAST_DELIVERED_ATTRIBUTE,
   ],
 } as const;
 
-/** The attempts consumer (shared/attempts/store.ts): GetItem, its subscription's record; Query, the oldest attempts at the cap. */
+/** The attempts consumer (shared/data/attempts.ts): GetItem, its subscription's record; Query, the oldest attempts at the cap. */
 export const ATTEMPTS_RECORDER_READS = { actions: ['dynamodb:GetItem', 'dynamodb:Query'] } as const;
 
 export const ATTEMPTS_RECORDER_WRITES = [
@@ -89,8 +95,8 @@ export const ATTEMPTS_RECORDER_WRITES = [
     attributes: [...KEYS, 'at', 'status', 'statusCode', 'dwellTimeMs', 'attempts', 'messageId', EXPIRY_ATTRIBUTE],
   },
   {
-    // The subscription's record: its health and counters; its topicArn only read by the condition.
+    // The subscription's record: its health and counters.
     actions: ['dynamodb:UpdateItem'],
-    attributes: [...KEYS, 'topicArn', LAST_DELIVERED_ATTRIBUTE, LAST_FAILED_ATTRIBUTE, `${DELIVERED_HOUR_PREFIX}*`, `${FAILED_HOUR_PREFIX}*`, `${KEPT_DAY_PREFIX}*`],
+    attributes: [...KEYS, LAST_DELIVERED_ATTRIBUTE, LAST_FAILED_ATTRIBUTE, `${DELIVERED_HOUR_PREFIX}*`, `${FAILED_HOUR_PREFIX}*`, `${KEPT_DAY_PREFIX}*`],
   },
 ] as const;

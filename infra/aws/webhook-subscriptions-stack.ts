@@ -19,7 +19,7 @@ import {
   EXPIRY_ATTRIBUTE,
   idempotencyPartitionOf,
   TABLE_KEYS,
-} from '../../shared/subscriptions/table';
+} from '../../shared/data/table';
 import { type DeploymentSettings, stackTopicPrefix } from './deployment-settings';
 import { DEFAULT_TOPIC_PREFIX } from '../../shared/config';
 import { PORTAL_EVENT_SOURCE } from '../../shared/delivery/portal-event';

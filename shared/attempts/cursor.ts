@@ -3,7 +3,7 @@
  * only as a key of the very subscription asked for, in the caller's own partition, as the dead
  * letters' cursor is (shared/dead-letters/cursor.ts).
  */
-import { attemptPrefixOf } from '../subscriptions/table';
+import { attemptPrefixOf } from '../data/table';
 
 export const attemptCursorOf = (sortKey: string) => Buffer.from(sortKey, 'utf8').toString('base64url');
 

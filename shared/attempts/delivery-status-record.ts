@@ -17,24 +17,9 @@
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { classifyTopic, topicNameOf } from '../reconciliation/topic-names';
 
-export type AttemptStatus = 'delivered' | 'failed';
+import type { AttemptStatus, DeliveryAttempt } from '../data/attempts';
 
-/** One delivery attempt as the store keeps it. */
-export interface DeliveryAttempt {
-  configId: string;
-  topicArn: string;
-  /** When SNS logged it (the log event's timestamp), ISO 8601. */
-  at: string;
-  status: AttemptStatus;
-  /** The endpoint's HTTP status; null when it gave none (no answer, or not an http/https endpoint). */
-  statusCode: number | null;
-  /** From publishing to the end of the delivery, in milliseconds, as SNS measured it. */
-  dwellTimeMs: number;
-  /** SNS's count of tries for this message. */
-  attempts: number;
-  /** SNS's message id: the receiver's `x-amz-sns-message-id` header and the body's `MessageId`. */
-  messageId: string;
-}
+export type { AttemptStatus, DeliveryAttempt };
 
 export interface LogBatch {
   logGroup: string;

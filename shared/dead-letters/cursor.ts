@@ -4,7 +4,7 @@
  * asked for, in the caller's own partition (the partition key is never part of it), so no cursor
  * can lead to another subscription's dead letters or another portal's.
  */
-import { deadLetterPrefixOf } from '../subscriptions/table';
+import { deadLetterPrefixOf } from '../data/table';
 
 export const cursorOf = (sortKey: string) => Buffer.from(sortKey, 'utf8').toString('base64url');
 

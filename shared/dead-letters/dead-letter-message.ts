@@ -11,25 +11,10 @@
  * `Message` is what the service published (shared/delivery/message.ts), kept byte for byte.
  */
 import type { SQSRecord } from 'aws-lambda';
+import type { DeadLetter } from '../data/dead-letters';
 import { classifyTopic } from '../reconciliation/topic-names';
 
-/** One dead letter, as the store keeps it. */
-export interface DeadLetter {
-  /** The subscription whose topic it was published to. */
-  configId: string;
-  /** The portal its body names; only the service publishes to its topics (topic-policy.ts). */
-  portalId: string;
-  topicArn: string;
-  eventId: string;
-  event: string;
-  occurredAt: string;
-  /** When SNS gave up on it (the queue message's SentTimestamp), ISO 8601. */
-  failedAt: string;
-  /** SNS's message id of the notification. */
-  messageId: string;
-  /** The body the service published, to publish again unchanged. */
-  message: string;
-}
+export type { DeadLetter };
 
 /** Why SNS gave up, for the log: the attributes it documents, when present. */
 export interface FailureReason {

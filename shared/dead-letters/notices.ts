@@ -10,8 +10,12 @@
  * failed for some recipient) is one a receiver deduplicates.
  */
 import { createHash } from 'node:crypto';
+import { type DueWork, finishDueWork } from '../data/due-work';
+import type { Subscription } from '../data/subscription-record';
 import { type DispatchDeps, type DispatchOutcome, dispatchPortalEvents, needsRetry } from '../delivery/dispatch';
 import type { PortalEvent } from '../delivery/portal-event';
+import { onFailingDue } from './failing-evaluator';
+import type { SweepDeps, WorkInHand, WorkOutcome } from './sweep-work';
 
 export const FAILING_EVENT_KIND = 'webhooks.subscription.failing';
 export const DISABLED_EVENT_KIND = 'webhooks.subscription.disabled';
@@ -63,4 +67,30 @@ export async function sendNotice(deps: Omit<DispatchDeps, 'progress'>, notice: S
     throw new Error(`The ${notice.kind} notice of ${notice.configId} did not reach every recipient.`, { cause });
   }
   return outcome!;
+}
+
+/** The notice of a piece of due work about the subscription of `record`. */
+export function noticeFor(
+  kind: SubscriptionNotice['kind'],
+  work: Pick<DueWork, 'subscriptionPortalId' | 'configId' | 'failingSince'>,
+  record: Pick<Subscription, 'name' | 'lastDeliveredAt'>,
+  extra: Pick<SubscriptionNotice, 'reason' | 'occurredAt' | 'disabledAt'>,
+): SubscriptionNotice {
+  return {
+    kind,
+    portalId: work.subscriptionPortalId,
+    configId: work.configId,
+    name: record.name ?? '',
+    lastDeliveredAt: record.lastDeliveredAt ?? null,
+    failingSince: work.failingSince!,
+    ...extra,
+  };
+}
+
+/** A due `failing` notice (the retry sweep's): sent unless the streak it belongs to is over. */
+export async function sendFailingNotice(deps: SweepDeps, { work, claimant, record }: WorkInHand): Promise<WorkOutcome> {
+  const decision = onFailingDue(record, work);
+  if (decision === 'notify') await sendNotice(deps, noticeFor(FAILING_EVENT_KIND, work, record!, { reason: 'dead-letter', occurredAt: work.failingSince! }));
+  await finishDueWork(deps.table, work, claimant);
+  return decision === 'notify' ? 'notified' : 'dropped';
 }

@@ -4,23 +4,19 @@
  * subscription (the oldest give way). One read of each subscription's record per batch, then one
  * transaction per dead letter; a Query of the oldest only when a subscription is at its cap.
  */
-import { dayCountersOf, deadLetterSummaryOf, MAX_KEPT_PER_SUBSCRIPTION } from './day-counts';
-import type { DeadLetter } from './dead-letter-message';
-import { beginsStreak, FAILING_SINCE_ATTRIBUTE, isExhausted, NEVER_DISABLED_PROTOCOLS, scheduleOf } from './due-work';
-import { type DeadLetterStore, type DeadLetterEntry, ledgerLookupKey, type ScheduleWrite } from './store';
-import type { RetryLedger } from './due-work';
+import { type DeadLetter, type DeadLetterEntry, type DeadLetterStore, MAX_KEPT_PER_SUBSCRIPTION, type StoredSchedule } from '../data/dead-letters';
+import { ledgerLookupKey, type RetryLedger } from '../data/retry-ledgers';
+import { dayCountersOf, deadLetterSummaryOf, type Subscription } from '../data/subscription-record';
+import type { SubscriptionRepository } from '../data/subscription-repository';
+import { type FailingSettings, onDeadLetter } from './failing-evaluator';
 
-/** What the recorder does with the store. */
-export type RecorderStore = Pick<DeadLetterStore, 'subscriptionRecord' | 'retryLedger' | 'retryLedgers' | 'oldest' | 'store'>;
+/** What the recorder does with the store, and the one read of a subscription's record per batch. */
+export type RecorderStore = Pick<DeadLetterStore, 'retryLedger' | 'retryLedgers' | 'oldest' | 'store'> & Pick<SubscriptionRepository, 'find'>;
 
-/** The schedule of retries after SNS's own, and how long a subscription may fail before it is disabled. */
-export interface RetrySettings {
-  readonly deliveryRetryScheduleMs: readonly number[];
-  readonly disableFailingAfterMs: number;
-}
+export type RetrySettings = FailingSettings;
 
 export type RecordOutcome =
-  | { kind: 'stored'; evicted?: DeadLetterEntry; schedule: ScheduleWrite }
+  | { kind: 'stored'; evicted?: DeadLetterEntry; schedule: StoredSchedule }
   | { kind: 'duplicate' }
   /** No record of that subscription in that portal, or one with another topic: nothing is kept. */
   | { kind: 'subscription gone' };
@@ -35,7 +31,7 @@ interface SubscriptionState {
   /** The oldest kept ones, read when the cap is reached, to give way in that order. */
   oldest?: DeadLetterEntry[];
   /** The record itself as read (its status, protocol, failing streak and last success). */
-  record: Record<string, unknown>;
+  record: Subscription | undefined;
 }
 
 const MAX_ATTEMPTS = 3;
@@ -70,7 +66,7 @@ export class DeadLetterBatch {
         evict = state.oldest.shift();
       }
       const lastDeadLetterAt = state.lastDeadLetterAt && state.lastDeadLetterAt > letter.failedAt ? state.lastDeadLetterAt : letter.failedAt;
-      const schedule = await this.scheduleFor(letter, state.record);
+      const schedule = await this.scheduleFor(letter, state.record!);
       const outcome = await this.store.store(letter, { evict, staleCounters: state.staleCounters, lastDeadLetterAt, schedule });
       if (outcome === 'duplicate') {
         if (evict) state.oldest!.unshift(evict);
@@ -83,7 +79,7 @@ export class DeadLetterBatch {
       if (outcome === 'stored') {
         state.staleCounters = [];
         state.lastDeadLetterAt = lastDeadLetterAt;
-        if (schedule.beginsStreak) state.record = { ...state.record, [FAILING_SINCE_ATTRIBUTE]: letter.failedAt };
+        if (schedule.beginsStreak) state.record = { ...state.record!, failingSince: letter.failedAt };
         if (!evict) state.kept++;
         return { kind: 'stored', ...(evict && { evicted: evict }), schedule };
       }
@@ -95,31 +91,19 @@ export class DeadLetterBatch {
 
   /**
    * Where the dead letter stands in its schedule (its event's retries so far, from the ledger), and
-   * what it means for its subscription: a new failing streak, or a spent schedule to check the
-   * subscription for disabling after DISABLE_FAILING_AFTER.
+   * what it means for its subscription (failing-evaluator.ts).
    */
-  private async scheduleFor(letter: DeadLetter, record: Record<string, unknown>): Promise<ScheduleWrite> {
-    const { deliveryRetryScheduleMs: scheduleMs, disableFailingAfterMs } = this.settings;
+  private async scheduleFor(letter: DeadLetter, record: Subscription): Promise<StoredSchedule> {
     const lookup = ledgerLookupKey(letter);
     const ledger = this.ledgers.has(lookup) ? this.ledgers.get(lookup) : await this.store.retryLedger(letter.portalId, letter.configId, letter.eventId);
-    const activated = record.status === 1;
-    const schedule: ScheduleWrite = scheduleOf(letter.failedAt, ledger, scheduleMs, activated);
-    const newStreak = beginsStreak(record);
-    if (newStreak) schedule.beginsStreak = true;
-    const failingSince = newStreak ? letter.failedAt : String(record[FAILING_SINCE_ATTRIBUTE]);
-    const spent = !ledger?.cancelled && isExhausted(schedule.retries, scheduleMs);
-    if (spent && activated && !NEVER_DISABLED_PROTOCOLS.includes(String(record.protocol))) {
-      const at = new Date(Math.max(Date.parse(failingSince) + disableFailingAfterMs, Date.parse(letter.failedAt))).toISOString();
-      schedule.disableCheck = { at, failingSince };
-    }
-    return schedule;
+    return onDeadLetter(record, letter, ledger, this.settings);
   }
 
   private async stateOf(letter: DeadLetter): Promise<SubscriptionState> {
     const key = keyOf(letter);
     let state = this.subscriptions.get(key);
     if (!state) {
-      const record = await this.store.subscriptionRecord(letter.portalId, letter.configId);
+      const record = await this.store.find(letter.portalId, letter.configId);
       state = record
         ? {
             exists: true,
@@ -129,7 +113,7 @@ export class DeadLetterBatch {
             staleCounters: dayCountersOf(record).stale,
             record,
           }
-        : { exists: false, kept: 0, lastDeadLetterAt: null, staleCounters: [], record: {} };
+        : { exists: false, kept: 0, lastDeadLetterAt: null, staleCounters: [], record: undefined };
       this.subscriptions.set(key, state);
     }
     return state;

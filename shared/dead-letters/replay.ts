@@ -15,8 +15,8 @@ import type { SNSClient } from '@aws-sdk/client-sns';
 import { randomUUID } from 'node:crypto';
 import { mapWithConcurrency } from '../aws/bounded-concurrency';
 import { publishBody } from '../delivery/publish';
-import { deadLetterSummaryOf } from './day-counts';
-import type { DeadLetterStore, KeptDeadLetter } from './store';
+import type { DeadLetterStore, KeptDeadLetter } from '../data/dead-letters';
+import { deadLetterSummaryOf, type Subscription } from '../data/subscription-record';
 
 /** Dead letters sent per request; `remaining` tells the caller how many are left for another. */
 export const MAX_REPLAYED_PER_REQUEST = 100;
@@ -55,11 +55,11 @@ export interface ReplayOutcome {
  */
 export async function replayDeadLetters(
   deps: ReplayDeps,
-  subscription: { portalId: string; configId: string; topicArn: string },
+  subscription: Pick<Subscription, 'portalId' | 'configId' | 'topicArn'> & Partial<Subscription>,
   eventIds?: readonly string[],
 ): Promise<ReplayOutcome> {
   // The record as read before (its day counters with it): how many were kept when the replay began.
-  const keptBefore = deadLetterSummaryOf(subscription as unknown as Record<string, unknown>).deadLetters;
+  const keptBefore = deadLetterSummaryOf(subscription).deadLetters;
   const { portalId, configId, topicArn } = subscription;
   const wanted = eventIds && new Set(eventIds);
   const chosen = await deps.store.select(portalId, configId, MAX_REPLAYED_PER_REQUEST, (letter) => !wanted || wanted.has(letter.eventId));

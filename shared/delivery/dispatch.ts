@@ -1,9 +1,9 @@
 import type { SNSClient } from '@aws-sdk/client-sns';
 import { ACTIVATED, type Subscription } from '../subscriptions/model';
-import type { SubscriptionRepository } from '../subscriptions/repository';
+import type { SubscriptionRepository } from '../data/subscription-repository';
 import { MAX_PUBLISH_BYTES, publishInputFor, publishSizeOf } from './message';
 import type { PortalEvent } from './portal-event';
-import type { DeliveryProgress } from './progress';
+import type { DeliveryProgress } from '../data/delivery-progress';
 import { type BatchEntry, batchesOf, isTopicGone, publishBatch } from './publish';
 
 export interface DispatchDeps {

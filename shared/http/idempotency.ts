@@ -1,6 +1,6 @@
 /**
- * Idempotent requests (an Idempotency-Key header): a lease taken with one conditional write on
- * the subscriptions table, the answer stored on success. Only operations that pass
+ * Idempotent requests (an Idempotency-Key header): the key's record taken with one conditional
+ * write (its owner is shared/data/idempotency-records.ts), the answer stored on success. Only operations that pass
  * `idempotentRuns(...)` to httpOperation import this module.
  *
  * - Key: the caller's portal (from the token) and the header's value, hashed (SHA-256). Two
@@ -21,42 +21,26 @@
  * (docs/performance.md). The items have the layout that utility writes (attribute names,
  * hashes, statuses), so its records are honoured too, for their 24 hours.
  */
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { DeleteCommand, type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Context } from 'aws-lambda';
 import { createHash } from 'node:crypto';
+import {
+  COMPLETED,
+  completeIdempotencyRecord,
+  idempotencyKeyOf,
+  IN_PROGRESS,
+  readIdempotencyRecord,
+  releaseIdempotencyKey,
+  takeIdempotencyKey,
+} from '../data/idempotency-records';
+import { EXPIRY_ATTRIBUTE } from '../data/table';
 import { logger } from '../logger';
 import type { OperationId } from '../operations';
-import { EXPIRY_ATTRIBUTE, idempotencyPartitionOf, TABLE_KEYS } from '../subscriptions/table';
 import { BadRequestError, ConflictError } from './errors';
 import { idempotencyKey } from './middleware/idempotency-key';
 import type { IdempotentRequest, IdempotentRuns, OperationResult } from './operation';
 
-/** How long a key is remembered: 24 hours. */
-export const IDEMPOTENCY_WINDOW_SECONDS = 24 * 60 * 60;
-
-const IN_PROGRESS = 'INPROGRESS';
-const COMPLETED = 'COMPLETED';
-
-/** A record's attributes besides its key, as the expressions name them. */
-const NAMES = {
-  '#expiry': EXPIRY_ATTRIBUTE,
-  '#status': 'status',
-  // Epoch milliseconds until which the request that took the key holds it.
-  '#lease': 'in_progress_expiration',
-  '#data': 'data',
-  '#validation': 'validation',
-};
-
-interface StoredRecord {
-  status?: string;
-  /** Epoch seconds. */
-  [EXPIRY_ATTRIBUTE]?: number;
-  /** The first answer as JSON text; a record holding it as an object is answered as well. */
-  data?: string | OperationResult;
-  /** Hash of the body the key was first used with. */
-  validation?: string;
-}
+export { IDEMPOTENCY_WINDOW_SECONDS } from '../data/idempotency-records';
 
 /** How many times a repeat looks again at a record that changed under it before answering 409. */
 const TAKE_ATTEMPTS = 3;
@@ -75,67 +59,34 @@ export interface IdempotentRunsOptions {
 }
 
 export function idempotentRuns({ client, tableName, operationId, comparedAs = (body) => body }: IdempotentRunsOptions): IdempotentRuns {
-  const partition = idempotencyPartitionOf(operationId);
-
-  /**
-   * Takes the key for this request ('taken': a new record, or one whose 24 hours or whose
-   * holder's lease ran out); or, where another request holds or completed it, answers that
-   * record as it is now (undefined if it vanished meanwhile: take again).
-   */
-  async function take(key: Record<string, string>, validation: string, leaseMs: number): Promise<StoredRecord | 'taken' | undefined> {
-    const now = Date.now();
-    try {
-      await client.send(
-        new PutCommand({
-          TableName: tableName,
-          Item: {
-            ...key,
-            [EXPIRY_ATTRIBUTE]: Math.round(now / 1000) + IDEMPOTENCY_WINDOW_SECONDS,
-            status: IN_PROGRESS,
-            in_progress_expiration: now + leaseMs,
-            validation,
-          },
-          ConditionExpression:
-            'attribute_not_exists(#sk) OR #expiry < :now OR (#status = :inProgress AND attribute_exists(#lease) AND #lease < :nowMs)',
-          ExpressionAttributeNames: { '#sk': TABLE_KEYS.sortKey, '#expiry': NAMES['#expiry'], '#status': NAMES['#status'], '#lease': NAMES['#lease'] },
-          ExpressionAttributeValues: { ':now': now / 1000, ':nowMs': now, ':inProgress': IN_PROGRESS },
-        }),
-      );
-      return 'taken';
-    } catch (error) {
-      if (!(error instanceof ConditionalCheckFailedException)) throw error;
-    }
-    const { Item } = await client.send(new GetCommand({ TableName: tableName, Key: key, ConsistentRead: true }));
-    return Item as StoredRecord | undefined;
-  }
-
+  const table = { db: client, tableName };
   return {
     middleware: idempotencyKey(),
     async runOnce(request: IdempotentRequest, context: Context, operation: () => Promise<OperationResult>) {
-      const key = {
-        [TABLE_KEYS.partitionKey]: partition,
-        [TABLE_KEYS.sortKey]: `${operationId}#${hashOf([request.portalId, request.idempotencyKey])}`,
-      };
+      const key = idempotencyKeyOf(operationId, hashOf([request.portalId, request.idempotencyKey]));
       const validation = hashOf(comparedAs(request.body));
       const leaseMs = context.getRemainingTimeInMillis();
 
       let taken = false;
       for (let attempt = 0; attempt < TAKE_ATTEMPTS && !taken; attempt++) {
-        const existing = await take(key, validation, leaseMs);
-        if (existing === 'taken') taken = true;
-        else if (existing !== undefined) {
-          if (existing.validation !== validation) {
-            throw new BadRequestError(
-              'This Idempotency-Key was already used with a different request body in the last 24 hours; ' +
-                'send the same body to get the first answer again, or a new key for a new request.',
-              'IDEMPOTENCY_KEY_REUSED',
-            );
-          }
-          const live = (existing[EXPIRY_ATTRIBUTE] ?? 0) * 1000 >= Date.now();
-          if (existing.status === COMPLETED && live && existing.data !== undefined) return resultOf(existing.data);
-          // Still running elsewhere: answer 409 now. (Expired meanwhile: take it again.)
-          if (existing.status === IN_PROGRESS && live) break;
+        if (await takeIdempotencyKey(table, key, validation, leaseMs)) {
+          taken = true;
+          continue;
         }
+        // Another request holds or completed it: answer that record as it is now (vanished meanwhile: take again).
+        const existing = await readIdempotencyRecord(table, key);
+        if (existing === undefined) continue;
+        if (existing.validation !== validation) {
+          throw new BadRequestError(
+            'This Idempotency-Key was already used with a different request body in the last 24 hours; ' +
+              'send the same body to get the first answer again, or a new key for a new request.',
+            'IDEMPOTENCY_KEY_REUSED',
+          );
+        }
+        const live = (existing[EXPIRY_ATTRIBUTE] ?? 0) * 1000 >= Date.now();
+        if (existing.status === COMPLETED && live && existing.data !== undefined) return resultOf(existing.data as string | OperationResult);
+        // Still running elsewhere: answer 409 now. (Expired meanwhile: take it again.)
+        if (existing.status === IN_PROGRESS && live) break;
       }
       if (!taken) {
         throw new ConflictError(
@@ -151,24 +102,14 @@ export function idempotentRuns({ client, tableName, operationId, comparedAs = (b
       try {
         answer = JSON.stringify(await operation());
       } catch (error) {
-        await release(client, tableName, key);
+        await releaseIdempotencyKey(table, key).catch((releaseError: unknown) =>
+          // The caller gets the operation's own failure; the key is refused with 409 until its lease ends, then free again.
+          logger.error('the request failed and its idempotency record could not be deleted', releaseError as Error),
+        );
         throw error;
       }
       try {
-        await client.send(
-          new UpdateCommand({
-            TableName: tableName,
-            Key: key,
-            UpdateExpression: 'SET #expiry = :expiry, #status = :completed, #data = :data, #validation = :validation',
-            ExpressionAttributeNames: { '#expiry': NAMES['#expiry'], '#status': NAMES['#status'], '#data': NAMES['#data'], '#validation': NAMES['#validation'] },
-            ExpressionAttributeValues: {
-              ':expiry': Math.round(Date.now() / 1000) + IDEMPOTENCY_WINDOW_SECONDS,
-              ':completed': COMPLETED,
-              ':data': answer,
-              ':validation': validation,
-            },
-          }),
-        );
+        await completeIdempotencyRecord(table, key, answer, validation);
       } catch (error) {
         // The operation succeeded; only remembering it failed. Its answer is the truth, and a
         // caller who has it has no reason to retry. The key stays in progress until its lease ends.
@@ -177,17 +118,6 @@ export function idempotentRuns({ client, tableName, operationId, comparedAs = (b
       return resultOf(answer);
     },
   };
-}
-
-/** Frees the key of a request that failed, so a retry runs it again. */
-async function release(client: DynamoDBDocumentClient, tableName: string, key: Record<string, string>): Promise<void> {
-  try {
-    await client.send(new DeleteCommand({ TableName: tableName, Key: key }));
-  } catch (error) {
-    // The caller gets the operation's own failure; the key is refused with 409 until its lease
-    // ends, then free again.
-    logger.error('the request failed and its idempotency record could not be deleted', error as Error);
-  }
 }
 
 /** The result as answered first: parsed from the stored text, or a stored object as it is. */

@@ -46,7 +46,7 @@ import { deliveryPolicyHolds, snsSubscriptionAttributesFor, takesDeliveryPolicy 
 import { accountOf, confirmedAtCreation } from '../subscriptions/endpoint-account';
 import { SubscriptionNotFoundError } from '../subscriptions/errors';
 import type { Subscription } from '../subscriptions/model';
-import type { SubscriptionRepository } from '../subscriptions/repository';
+import type { SubscriptionRepository } from '../data/subscription-repository';
 import type { SubscriptionState } from '../subscriptions/sns-subscription';
 import { DELIVERY_STATUS_ATTRIBUTE, type DeliveryStatusLogging, deliveryStatusMarkOf, enableDeliveryStatus } from '../subscriptions/delivery-status';
 import type { SubscriptionTopics } from '../subscriptions/topics';

@@ -6,12 +6,12 @@ import type { ConfirmationRequests } from './confirmation-requests';
 import { checkEndpointUrl } from './endpoint-url';
 import { AlreadyConfirmedError, EndpointCredentialsGoneError, SubscriptionNotFoundError } from './errors';
 import type { Subscription } from './model';
-import type { ObservedState, SubscriptionRepository } from './repository';
+import type { ObservedState, SubscriptionRepository } from '../data/subscription-repository';
 import { type SnsSubscription, type SubscriptionState, snsSubscriptionOf } from './sns-subscription';
 import type { SubscriptionTopics } from './topics';
 
 export interface ConfirmSubscriptionDeps {
-  repository: Pick<SubscriptionRepository, 'find' | 'isStored' | 'replaceDeliveryArns' | 'storeSubscriptionState'>;
+  repository: Pick<SubscriptionRepository, 'find' | 'isStored' | 'replaceSubscriptionArn' | 'storeSubscriptionState'>;
   topics: Pick<SubscriptionTopics, 'subscribeAgain'>;
   /** How often the endpoint may be sent a confirmation request (confirmation-requests.ts). */
   confirmationRequests: ConfirmationRequests;
@@ -73,9 +73,8 @@ export async function confirmSubscription(
   }
   const subscriptionState: SubscriptionState = confirmedAtCreation(subscription, serviceAccount) ? 'confirmed' : 'pending';
   if (subscriptionArn !== subscription.subscriptionArn) {
-    const { topicArn } = subscription;
     try {
-      await repository.replaceDeliveryArns(portalId, configId, subscription, { topicArn, subscriptionArn, ...observed(subscriptionState) });
+      await repository.replaceSubscriptionArn(subscription, subscription.subscriptionArn, { subscriptionArn, ...observed(subscriptionState) });
     } catch (error) {
       // Another confirm (or a repair) stored its ARN meanwhile: the endpoint was asked all the same.
       if (!(error instanceof SubscriptionNotFoundError) || !(await repository.find(portalId, configId))) throw error;

@@ -11,22 +11,12 @@
  * the record is as read, so concurrent confirms cannot both send. Create's own request counts as
  * the first one (the record's createdAt).
  */
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { find } from '../data/subscription-reads';
+import { giveBackConfirmationTurn, takeConfirmationTurn } from '../data/subscription-records';
+import type { RecordTable } from '../data/table';
 import { TooSoonError } from '../refusal-error';
 import { SubscriptionNotFoundError } from './errors';
 import type { Subscription } from './model';
-import { find, type RecordTable } from './repository';
-import { subscriptionKeyOf } from './table';
-
-
-const ATTRIBUTES = {
-  '#at': 'confirmationRequestedAt',
-  '#day': 'confirmationRequestsDay',
-  '#count': 'confirmationRequestsThatDay',
-} as const;
-
-type Recorded = Subscription & { confirmationRequestedAt?: string; confirmationRequestsDay?: string; confirmationRequestsThatDay?: number };
 
 /** A confirmation request asked too soon after the last, or past the day's count: 429 with when. */
 export class ConfirmationRequestTooSoonError extends TooSoonError {
@@ -71,12 +61,12 @@ export interface ConfirmationRequestLimits {
 export function confirmationRequestsOf(table: RecordTable, limits: ConfirmationRequestLimits): ConfirmationRequests {
   return {
     async take(subscription, observedState, observedAt) {
-      let record = subscription as Recorded;
+      let record = subscription;
       for (let attempt = 0; attempt < TAKE_ATTEMPTS; attempt++) {
         if (attempt > 0) {
           const again = await find(table, subscription.portalId, subscription.configId);
           if (!again) throw new SubscriptionNotFoundError(subscription.configId);
-          record = again as Recorded;
+          record = again;
         }
         const now = new Date();
         // Another confirm sent one since SNS was asked: the endpoint is pending again, whatever SNS said before.
@@ -85,12 +75,11 @@ export function confirmationRequestsOf(table: RecordTable, limits: ConfirmationR
         const today = now.toISOString().slice(0, 10);
         const sameDay = record.confirmationRequestsDay === today;
         const taken = { at: now.toISOString(), day: today, count: sameDay ? (record.confirmationRequestsThatDay ?? 0) + 1 : 1 };
-        try {
-          await write(table, record, taken);
+        // Stored only while the record's turn is still as read: concurrent confirms cannot both send.
+        if (await takeConfirmationTurn(table, record, taken)) {
           // Given back only while no other request took it since.
-          return () => giveBack(table, record, taken);
-        } catch (error) {
-          if (!(error instanceof ConditionalCheckFailedException)) throw error;
+          const taker = record;
+          return () => giveBackConfirmationTurn(table, taker, taken);
         }
       }
       throw new ConfirmationRequestTooSoonError(subscription.configId, new Date(Date.now() + 1000), { pendingSince: new Date().toISOString(), intervalMs: limits.intervalMs });
@@ -98,7 +87,7 @@ export function confirmationRequestsOf(table: RecordTable, limits: ConfirmationR
   };
 }
 
-function checkAllowed(record: Recorded, state: 'pending' | 'unsubscribed', { perDay, intervalMs }: ConfirmationRequestLimits, now: Date): void {
+function checkAllowed(record: Subscription, state: 'pending' | 'unsubscribed', { perDay, intervalMs }: ConfirmationRequestLimits, now: Date): void {
   const today = now.toISOString().slice(0, 10);
   const countToday = record.confirmationRequestsDay === today ? (record.confirmationRequestsThatDay ?? 0) : 0;
   if (countToday >= perDay) {
@@ -117,69 +106,4 @@ function minutes(ms: number): string {
 
 function nextDay(day: string): string {
   return new Date(Date.parse(`${day}T00:00:00.000Z`) + 86_400_000).toISOString().slice(0, 10);
-}
-
-/** Stores `taken` on the record only if its three attributes are still as `record` has them. */
-async function write(table: RecordTable, record: Recorded, taken: { at: string; day: string; count: number }): Promise<void> {
-  const { condition, values } = unchanged(record);
-  await table.db.send(
-    new UpdateCommand({
-      TableName: table.tableName,
-      Key: { portalId: record.portalId, sk: subscriptionKeyOf(record.configId) },
-      UpdateExpression: 'SET #at = :at, #day = :day, #count = :count',
-      ConditionExpression: `attribute_exists(sk) AND ${condition}`,
-      ExpressionAttributeNames: ATTRIBUTES,
-      ExpressionAttributeValues: { ...values, ':at': taken.at, ':day': taken.day, ':count': taken.count },
-    }),
-  );
-}
-
-/** The record's three attributes back as they were, only while they are still as `taken` wrote them. */
-async function giveBack(table: RecordTable, before: Recorded, taken: { at: string; day: string; count: number }): Promise<void> {
-  const set: string[] = [];
-  const remove: string[] = [];
-  const values: Record<string, unknown> = { ':takenAt': taken.at, ':takenDay': taken.day, ':takenCount': taken.count };
-  for (const [name, value] of [
-    ['#at', before.confirmationRequestedAt],
-    ['#day', before.confirmationRequestsDay],
-    ['#count', before.confirmationRequestsThatDay],
-  ] as const) {
-    if (value === undefined) remove.push(name);
-    else {
-      set.push(`${name} = :before${name.slice(1)}`);
-      values[`:before${name.slice(1)}`] = value;
-    }
-  }
-  try {
-    await table.db.send(
-      new UpdateCommand({
-        TableName: table.tableName,
-        Key: { portalId: before.portalId, sk: subscriptionKeyOf(before.configId) },
-        UpdateExpression: [set.length > 0 ? `SET ${set.join(', ')}` : '', remove.length > 0 ? `REMOVE ${remove.join(', ')}` : ''].join(' ').trim(),
-        ConditionExpression: '#at = :takenAt AND #day = :takenDay AND #count = :takenCount',
-        ExpressionAttributeNames: ATTRIBUTES,
-        ExpressionAttributeValues: values,
-      }),
-    );
-  } catch (error) {
-    // Another request took one since (or the record is gone): nothing to give back.
-    if (!(error instanceof ConditionalCheckFailedException)) throw error;
-  }
-}
-
-function unchanged(record: Recorded): { condition: string; values: Record<string, unknown> } {
-  const parts: string[] = [];
-  const values: Record<string, unknown> = {};
-  for (const [name, value] of [
-    ['#at', record.confirmationRequestedAt],
-    ['#day', record.confirmationRequestsDay],
-    ['#count', record.confirmationRequestsThatDay],
-  ] as const) {
-    if (value === undefined) parts.push(`attribute_not_exists(${name})`);
-    else {
-      parts.push(`${name} = :was${name.slice(1)}`);
-      values[`:was${name.slice(1)}`] = value;
-    }
-  }
-  return { condition: parts.join(' AND '), values };
 }

@@ -7,7 +7,7 @@ import { accountOf, checkEndpointAccount, confirmedAtCreation } from './endpoint
 import { checkEndpointUrl } from './endpoint-url';
 import { SubscriptionLimitReachedError, ThrottleNotSupportedError } from './errors';
 import { ACTIVATED, type Protocol, type Subscription } from './model';
-import type { SubscriptionRepository } from './repository';
+import type { SubscriptionRepository } from '../data/subscription-repository';
 import type { SubscriptionState } from './sns-subscription';
 import type { SubscriptionTopics } from './topics';
 

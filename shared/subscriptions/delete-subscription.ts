@@ -1,6 +1,6 @@
 import { mayHaveBeenApplied } from '../aws/failures';
 import { SubscriptionNotFoundError } from './errors';
-import type { SubscriptionRepository } from './repository';
+import type { SubscriptionRepository } from '../data/subscription-repository';
 import type { SubscriptionTopics } from './topics';
 
 export interface DeleteSubscriptionDeps {

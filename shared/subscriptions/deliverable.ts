@@ -1,7 +1,7 @@
 import type { SNSClient } from '@aws-sdk/client-sns';
 import { EndpointNotConfirmedError, SubscriptionDeactivatedError, SubscriptionNotFoundError } from './errors';
 import { ACTIVATED, type Subscription } from './model';
-import type { SubscriptionRepository } from './repository';
+import type { SubscriptionRepository } from '../data/subscription-repository';
 import { subscriptionStateOf } from './sns-subscription';
 
 /**

@@ -4,6 +4,8 @@
  */
 import { GetSubscriptionAttributesCommand, type SNSClient } from '@aws-sdk/client-sns';
 
+import type { SubscriptionState } from '../data/subscription-record';
+
 /**
  * - `confirmed`: the endpoint confirmed; SNS delivers to it.
  * - `pending`: SNS waits for the endpoint to confirm (after a subscribe, or for an e-mail
@@ -12,7 +14,7 @@ import { GetSubscriptionAttributesCommand, type SNSClient } from '@aws-sdk/clien
  *   UnsubscribeURL of every message), or it never confirmed and SNS deleted it (docs/delivery.md).
  *   Only `POST /confirm` subscribes it again.
  */
-export type SubscriptionState = 'confirmed' | 'pending' | 'unsubscribed';
+export type { SubscriptionState };
 
 /** SNS's stand-in for the ARN of a pending subscription, when Subscribe was not asked for the real one. */
 const PENDING_ARN = 'pending confirmation';

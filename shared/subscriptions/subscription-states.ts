@@ -16,7 +16,7 @@ import type { SNSClient } from '@aws-sdk/client-sns';
 import { mapWithConcurrency } from '../aws/bounded-concurrency';
 import { logger } from '../logger';
 import type { Subscription } from './model';
-import type { SubscriptionRepository } from './repository';
+import type { SubscriptionRepository } from '../data/subscription-repository';
 import { type SubscriptionState, subscriptionStateOf } from './sns-subscription';
 
 export interface SubscriptionStatesDeps {

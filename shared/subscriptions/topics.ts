@@ -4,7 +4,7 @@ import { isRefusal, SnsRefusedServiceError } from '../aws/refusals';
 import { logger } from '../logger';
 import { EndpointRefusedError } from './errors';
 import type { Protocol } from './model';
-import { type Bound, bindOperations, type Operation } from './bound-operations';
+import { type Bound, bindOperations, type Operation } from '../data/bound-operations';
 import { type DeliveryStatusLogging, deliveryStatusAttributes } from './delivery-status';
 import { topicAccessPolicy } from './topic-policy';
 
@@ -200,7 +200,7 @@ const TOPIC_OPERATIONS = { topicNameFor, topicArnFor, open, reopen, recreateTopi
 /**
  * The SNS side of subscriptions: one topic per subscription and one SNS subscription of its
  * endpoint. Every operation, bound to one client and prefix; the domain takes the ones it uses
- * (a Pick of this), and each function binds only those (topicsOf; bound-operations.ts says why).
+ * (a Pick of this), and each function binds only those (topicsOf; shared/data/bound-operations.ts says why).
  */
 export type SubscriptionTopics = Bound<TopicSettings, typeof TOPIC_OPERATIONS>;
 

@@ -6,7 +6,7 @@
 import { SetSubscriptionAttributesCommand, type SNSClient } from '@aws-sdk/client-sns';
 import { deliveryPolicyFor, takesDeliveryPolicy } from './delivery-policy';
 import type { Subscription } from './model';
-import type { SubscriptionChanges, SubscriptionRepository } from './repository';
+import type { SubscriptionChanges, SubscriptionRepository } from '../data/subscription-repository';
 
 export interface UpdateSubscriptionDeps {
   repository: Pick<SubscriptionRepository, 'update'>;

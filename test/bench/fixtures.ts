@@ -7,8 +7,8 @@ import type { SQSEvent, SQSRecord } from 'aws-lambda';
 import { randomUUID } from 'node:crypto';
 import { newConfigId } from '../../shared/subscriptions/config-id';
 import { mapWithConcurrency } from '../../shared/aws/bounded-concurrency';
-import { dayCounterOf, expiryOf } from '../../shared/dead-letters/day-counts';
-import { deadLetterKeyOf, EXPIRY_ATTRIBUTE } from '../../shared/subscriptions/table';
+import { dayCounterOf, dayExpiryOf, DEAD_LETTER_KEEP_DAYS } from '../../shared/data/subscription-record';
+import { deadLetterKeyOf, EXPIRY_ATTRIBUTE } from '../../shared/data/table';
 import { httpEvent } from '../support/http-events';
 import { confirmAsEndpointOwner } from '../support/sns-confirmation';
 import { dispatchLabel, type BenchPlan, type FunctionName } from './plan';
@@ -72,7 +72,7 @@ async function seedDeadLetters(documentClient: DynamoDBDocumentClient, arns: Omi
     const messageId = randomUUID();
     const message = publishedMessage(portalId, configId);
     const { eventId } = JSON.parse(message) as { eventId: string };
-    return { portalId, sk: deadLetterKeyOf(configId, at, messageId), configId, eventId, event: DISPATCHED_KIND, occurredAt: failedAt, failedAt: at, messageId, message, [EXPIRY_ATTRIBUTE]: expiryOf(at) };
+    return { portalId, sk: deadLetterKeyOf(configId, at, messageId), configId, eventId, event: DISPATCHED_KIND, occurredAt: failedAt, failedAt: at, messageId, message, [EXPIRY_ATTRIBUTE]: dayExpiryOf(at, DEAD_LETTER_KEEP_DAYS) };
   });
   const topicArn = arns?.topicArn ?? `arn:aws:sns:us-east-1:000000000000:${FUNCTION_ENV.TOPIC_PREFIX}-${configId}`;
   const record = {
@@ -216,7 +216,7 @@ export function attemptsEvent(topicArn: string, count: number) {
 
 /** Keeps `count` delivery attempts for the subscription through the consumer's store. */
 async function seedAttempts(documentClient: DynamoDBDocumentClient, portalId: string, subscription: Created, count: number) {
-  const { recordAttempts } = await import('../../shared/attempts/store');
+  const { recordAttempts } = await import('../../shared/data/attempts');
   const start = Date.now() - 60_000;
   const attempts = Array.from({ length: count }, (_, index) => ({
     configId: subscription.configId,

@@ -14,7 +14,7 @@ import { logSubscriptionEventOf } from '../../shared/attempts/delivery-status-re
 import { documentClient } from '../../shared/aws/dynamodb';
 import { config } from '../../shared/environment';
 import { logger } from '../../shared/logger';
-import { attemptPrefixOf } from '../../shared/subscriptions/table';
+import { attemptPrefixOf } from '../../shared/data/table';
 import { call, freshPortal, newSubscription } from '../support/api';
 import { lambdaContext } from '../support/lambda-context';
 

@@ -11,9 +11,9 @@
 import { randomUUID } from 'node:crypto';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { documentClient, dynamoDbClient } from '../../shared/aws/dynamodb';
-import { MAX_KEPT_PER_SUBSCRIPTION } from '../../shared/dead-letters/day-counts';
+import { MAX_KEPT_PER_SUBSCRIPTION } from '../../shared/data/dead-letters';
 import { config } from '../../shared/environment';
-import { deadLetterPrefixOf } from '../../shared/subscriptions/table';
+import { deadLetterPrefixOf } from '../../shared/data/table';
 import { call, freshPortal, newSubscription } from '../support/api';
 import { injectFault } from '../support/faults';
 import { deadLetterRecord, publishedBody, rawDeadLetterRecord as rawRecord, recordBatch as runBatch } from '../support/dead-letters';

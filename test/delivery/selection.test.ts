@@ -12,7 +12,7 @@ import { documentClient } from '../../shared/aws/dynamodb';
 import { snsClient } from '../../shared/aws/sns';
 import { createSubscription } from '../../shared/subscriptions/create-subscription';
 import { HTTP_DELIVERY_POLICY } from '../../shared/subscriptions/delivery-policy';
-import { subscriptionRepository } from '../../shared/subscriptions/repository';
+import { subscriptionRepository } from '../../shared/data/subscription-repository';
 import { subscriptionTopics } from '../../shared/subscriptions/topics';
 import { call, freshPortal, newSubscription } from '../support/api';
 import { inspectSns, portalTopicArns, subscriptionItems } from '../support/aws-state';

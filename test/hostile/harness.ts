@@ -20,7 +20,7 @@ import { join } from 'node:path';
 import { LOCAL_CREDENTIALS, type LocalStack } from '../../infra/local/local-stack';
 import { DEFAULT_CLIENTS_FILE, type OAuthClient } from '../../infra/local/auth/clients';
 import { API_PREFIXES, SCOPES } from '../../shared/operations';
-import { RATE_LIMIT_KEY_PREFIX } from '../../shared/subscriptions/table';
+import { RATE_LIMIT_KEY_PREFIX } from '../../shared/data/table';
 import { startTestStack, type TestStack } from '../support/local-stack-client';
 import type { OperationName } from './requests';
 

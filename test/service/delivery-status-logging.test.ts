@@ -12,7 +12,7 @@ import { config } from '../../shared/environment';
 import { reconcileTopics } from '../../shared/reconciliation/reconcile';
 import { newConfigId } from '../../shared/subscriptions/config-id';
 import type { Subscription } from '../../shared/subscriptions/model';
-import { subscriptionRepository } from '../../shared/subscriptions/repository';
+import { subscriptionRepository } from '../../shared/data/subscription-repository';
 import { subscriptionTopics, topicsOf, open, topicArnFor } from '../../shared/subscriptions/topics';
 import { TEST_ENV } from '../support/test-env';
 

@@ -7,7 +7,7 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamoDbClient } from '../../shared/aws/dynamodb';
 import { snsClient } from '../../shared/aws/sns';
 import { IDEMPOTENCY_WINDOW_SECONDS } from '../../shared/http/idempotency';
-import { EXPIRY_ATTRIBUTE, TABLE_KEYS } from '../../shared/subscriptions/table';
+import { EXPIRY_ATTRIBUTE, TABLE_KEYS } from '../../shared/data/table';
 import { call, freshPortal, newSubscription } from '../support/api';
 import { inspectDb, portalItems, portalTopicArns, subscriptionItems } from '../support/aws-state';
 import { injectFault } from '../support/faults';

@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { snsClient } from '../../shared/aws/sns';
-import { idempotencyPartitionOf, TABLE_KEYS } from '../../shared/subscriptions/table';
+import { idempotencyPartitionOf, TABLE_KEYS } from '../../shared/data/table';
 import { type ApiAnswer, call, newSubscription } from './api';
 import { inspectDb, portalTopicArns, subscriptionItems } from './aws-state';
 import { TEST_ENV } from './test-env';

@@ -16,7 +16,7 @@ import { trustAuthorityOf } from './local-authority';
 import type { OAuthClient } from '../../infra/local/auth/clients';
 import { generateSigningKey, type SigningKey } from '../../infra/local/auth/signing-key';
 import { SCOPES } from '../../shared/operations';
-import { SUBSCRIPTION_KEY_PREFIX } from '../../shared/subscriptions/table';
+import { SUBSCRIPTION_KEY_PREFIX } from '../../shared/data/table';
 import { expectDocumentedHttpAnswer } from './openapi-responses';
 import { SHARED_DYNAMODB_VARIABLE } from './test-env';
 

@@ -19,7 +19,7 @@ import { reconcileTopics } from '../../shared/reconciliation/reconcile';
 import { listAllTopicArns } from '../../shared/reconciliation/sns-inventory';
 import { newConfigId } from '../../shared/subscriptions/config-id';
 import { HTTP_DELIVERY_POLICY } from '../../shared/subscriptions/delivery-policy';
-import { subscriptionRepository } from '../../shared/subscriptions/repository';
+import { subscriptionRepository } from '../../shared/data/subscription-repository';
 import { subscriptionTopics } from '../../shared/subscriptions/topics';
 import { ensureSubscriptionTable } from '../../infra/local/dynamodb/subscription-table';
 import { call, newSubscription } from './api';

@@ -4,7 +4,7 @@ import {
   ResourceInUseException,
   UpdateTimeToLiveCommand,
 } from '@aws-sdk/client-dynamodb';
-import { EXPIRY_ATTRIBUTE, TABLE_KEYS } from '../../../shared/subscriptions/table';
+import { EXPIRY_ATTRIBUTE, TABLE_KEYS } from '../../../shared/data/table';
 
 /** Creates the subscriptions table in DynamoDB Local, with the key schema and TTL attribute the CDK stack gives it. */
 export async function ensureSubscriptionTable(client: DynamoDBClient, tableName: string): Promise<void> {

@@ -4,20 +4,16 @@
  * `ratePerMinute` a minute. A refused request is answered 429 with Retry-After, before the
  * operation runs, so it makes no SNS call.
  *
- * The bucket is one item in the portal's partition (rateLimitKeyOf), holding the one number the
- * generic cell rate algorithm needs: when the bucket is full again (`bucketFullAt`, epoch ms).
- * A request takes a token when that moment is at most (burst - 1) intervals ahead, and moves
- * it one interval on. Conditional UpdateItems, so concurrent requests never share a token: a
- * caller whose bucket is full (the usual case for a person) costs one; one that has spent some
- * of it costs two (the first finds the bucket not full); a refused one two. A failed condition
- * answers the item as it was (ReturnValuesOnConditionCheckFailure ALL_OLD: Amazon DynamoDB API
- * Reference, "UpdateItem"), which is how a refusal knows when the next token comes.
+ * The bucket is one item in the portal's partition (shared/data/rate-limit-buckets.ts): when it is
+ * full again. A request takes a token when that moment is at most (burst - 1) intervals ahead, and
+ * moves it one interval on: a caller whose bucket is full (the usual case for a person) costs one
+ * write; one that has spent some of it costs two (the first finds the bucket not full); a refused
+ * one two.
  */
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { takeFromBucket, takeFromFullBucket } from '../../data/rate-limit-buckets';
 import type { Operation } from '../../operations';
 import { TooSoonError } from '../../refusal-error';
-import { BUCKET_FULL_AT_ATTRIBUTE, EXPIRY_ATTRIBUTE, rateLimitKeyOf, TABLE_KEYS } from '../../subscriptions/table';
 import type { HttpMiddleware } from '../types';
 
 /** The portal spent its tokens for this route: try again at `retryAt`. */
@@ -63,19 +59,7 @@ export function tokenTaker({ client, tableName, operation, burst, ratePerMinute 
   // How far ahead `bucketFullAt` may be for one token to be left.
   const toleranceMs = (burst - 1) * intervalMs;
   const route = `${operation.method} .../subscriptions${operation.subPath}`;
-  const names = { '#fullAt': BUCKET_FULL_AT_ATTRIBUTE, '#expiry': EXPIRY_ATTRIBUTE };
-  const update = (portalId: string, expression: string, condition: string, values: Record<string, number>) =>
-    client.send(
-      new UpdateCommand({
-        TableName: tableName,
-        Key: { [TABLE_KEYS.partitionKey]: portalId, [TABLE_KEYS.sortKey]: rateLimitKeyOf(operation.id) },
-        UpdateExpression: expression,
-        ConditionExpression: condition,
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: values,
-        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-      }),
-    );
+  const table = { db: client, tableName };
 
   return async (portalId) => {
     // Gone (TTL) once the bucket is full again; expired items DynamoDB has not deleted yet are full buckets too.
@@ -83,39 +67,20 @@ export function tokenTaker({ client, tableName, operation, burst, ratePerMinute 
     for (let attempt = 0; attempt < TAKE_ATTEMPTS; attempt++) {
       let now = Date.now();
       let expiry = expiryAfter(now);
-      try {
-        // A full bucket (no item, or its moment passed): one token taken.
-        await update(portalId, 'SET #fullAt = :next, #expiry = :expiry', 'attribute_not_exists(#fullAt) OR #fullAt <= :now', {
-          ':next': now + intervalMs,
-          ':expiry': expiry,
-          ':now': now,
-        });
-        return;
-      } catch (error) {
-        if (!(error instanceof ConditionalCheckFailedException)) throw error;
-      }
+      // A full bucket (no item, or its moment passed): one token taken.
+      if ((await takeFromFullBucket(table, portalId, operation.id, now, intervalMs, expiry)) === 'taken') return;
       // The clock read again: the take that emptied the bucket's "full" moment may have read it after
       // we did (a concurrent burst, a slow call), and our older `now` would count one token fewer.
       now = Date.now();
       expiry = expiryAfter(now);
-      try {
-        // Some tokens spent: one more, while one is left.
-        await update(portalId, 'SET #fullAt = #fullAt + :interval, #expiry = :expiry', '#fullAt > :now AND #fullAt <= :latest', {
-          ':interval': intervalMs,
-          ':expiry': expiry,
-          ':now': now,
-          ':latest': now + toleranceMs,
-        });
-        return;
-      } catch (error) {
-        if (!(error instanceof ConditionalCheckFailedException)) throw error;
-        const fullAt = Number((error.Item?.[BUCKET_FULL_AT_ATTRIBUTE] as { N?: string } | undefined)?.N);
-        // Refused: a token comes back when the bucket is within tolerance of full again.
-        if (Number.isFinite(fullAt) && fullAt > now + toleranceMs) {
-          throw new PortalRateLimitedError(route, { burst, ratePerMinute }, new Date(fullAt - toleranceMs));
-        }
-        // The bucket filled up meanwhile: take again.
+      // Some tokens spent: one more, while one is left.
+      const taken = await takeFromBucket(table, portalId, operation.id, now, now + toleranceMs, intervalMs, expiry);
+      if (taken === 'taken') return;
+      // Refused: a token comes back when the bucket is within tolerance of full again.
+      if (taken.fullAt !== undefined && taken.fullAt > now + toleranceMs) {
+        throw new PortalRateLimitedError(route, { burst, ratePerMinute }, new Date(taken.fullAt - toleranceMs));
       }
+      // The bucket filled up meanwhile: take again.
     }
     // Always changing under us: as busy as can be.
     throw new PortalRateLimitedError(route, { burst, ratePerMinute }, new Date(Date.now() + intervalMs));

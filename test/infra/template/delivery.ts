@@ -90,7 +90,7 @@ describe('the dispatcher', () => {
         .sort();
 
     expect(byResource({ 'Fn::GetAtt': [idOf(stack.table), 'Arn'] })).toEqual(['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:UpdateItem']);
-    // The delivery records' partitions only (shared/delivery/progress.ts), never a portal's.
+    // The delivery records' partitions only (shared/data/delivery-progress.ts), never a portal's.
     const onTable = statements.filter((statement) => JSON.stringify(statement.Resource) === JSON.stringify({ 'Fn::GetAtt': [idOf(stack.table), 'Arn'] }));
     expect(onTable.find((statement) => [statement.Action].flat().includes('dynamodb:UpdateItem'))).toMatchObject({
       Action: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],

@@ -8,9 +8,9 @@
  */
 import { stackTopicPrefix } from '../../../infra/aws/deployment-settings';
 import { DYNAMODB_WRITES } from '../../../infra/aws/operation-permissions';
-import { DEAD_LETTER_RECORDER, DISPATCHER, OPERATIONS, RECONCILER, RETRY_SWEEPER } from '../../../shared/operations';
-import { idempotencyPartitionOf, retryDuePartitionOf } from '../../../shared/subscriptions/table';
-import { deliveryPartitionOf } from '../../../shared/delivery/progress';
+import { ATTEMPTS_RECORDER, DEAD_LETTER_RECORDER, DISPATCHER, OPERATIONS, RECONCILER, RETRY_SWEEPER } from '../../../shared/operations';
+import { idempotencyPartitionOf, retryDuePartitionOf } from '../../../shared/data/table';
+import { deliveryPartitionOf } from '../../../shared/data/delivery-progress';
 import { logicalIdOf, REQUIRED_CONTEXT, serviceApp } from '../../support/cdk-app';
 import { resources, stack } from '../../support/synthesized-stack';
 import { evaluate, type Request, type Statement } from '../../support/iam-policy';
@@ -24,6 +24,7 @@ function roles(): [string, Statement[]][] {
     ...OPERATIONS.map((op) => [op.handler, stack.functions.get(op.id)!] as const),
     [DISPATCHER.handler, stack.delivery.dispatcher] as const,
     [DEAD_LETTER_RECORDER.handler, stack.delivery.recorder] as const,
+    [ATTEMPTS_RECORDER.handler, stack.attempts.consumer] as const,
     [RECONCILER.handler, stack.reconciliation.reconciler] as const,
     [RETRY_SWEEPER.handler, stack.retries.sweeper] as const,
   ];
@@ -97,7 +98,7 @@ describe('every role that may write to the table', () => {
     expect(allowed('updateSubscription', ['events'])).toBe('allowed');
     expect(allowed('activateSubscription', ['status'])).toBe('allowed');
     expect(allowed('listSubscriptions', ['subscriptionArn', 'subscriptionState', 'subscriptionStateAt'])).toBe('allowed');
-    expect(allowed('confirmSubscription', ['topicArn', 'subscriptionArn', 'subscriptionState', 'subscriptionStateAt'])).toBe('allowed');
+    expect(allowed('confirmSubscription', ['subscriptionArn', 'subscriptionState', 'subscriptionStateAt'])).toBe('allowed');
 
     // Act + Assess: pointing a record at another topic, or reviving a deactivated one.
     expect(allowed('renameSubscription', ['name', 'topicArn'])).toBe('not allowed');
@@ -107,7 +108,9 @@ describe('every role that may write to the table', () => {
     expect(allowed('confirmSubscription', ['endpoint'])).toBe('not allowed');
     expect(allowed('reconcileTopics', ['events'])).toBe('not allowed');
     // The sweep disables a failing subscription and retries its dead letters, but cannot repoint or rename it.
-    expect(allowed('retryDeadLetters', ['status', 'disabledReason', 'disabledAt', 'failingSince', 'lastDeliveredAt'])).toBe('allowed');
+    expect(allowed('retryDeadLetters', ['status', 'disabledReason', 'disabledAt', 'failingSince'])).toBe('allowed');
+    // Nor forge a success: the last delivery is the attempts consumer's to write.
+    expect(allowed('retryDeadLetters', ['lastDeliveredAt'])).toBe('not allowed');
     expect(allowed('retryDeadLetters', ['topicArn'])).toBe('not allowed');
     expect(allowed('retryDeadLetters', ['events'])).toBe('not allowed');
     expect(allowed('activateSubscription', ['status', 'disabledReason', 'disabledAt', 'failingSince'])).toBe('allowed');
@@ -141,5 +144,38 @@ describe('the topics IAM reaches', () => {
 
   it('keeps a prefix the operator set (-c topicPrefix=...)', () => {
     expect(serviceApp({ bundle: false, context: { ...REQUIRED_CONTEXT, topicPrefix: 'webhooks' } }).stack.topicPrefix).toBe('webhooks');
+  });
+});
+
+describe("a record's topic", () => {
+  const topicWrite = (action: string) => write(action, 'portal-a', ['topicArn']);
+
+  it('may be written (or named in a condition, which IAM cannot tell apart) only by create and the reconciler', () => {
+    const reached: string[] = [];
+    for (const [name, statements] of roles()) {
+      for (const action of writesOf(statements)) {
+        if (evaluate(statements, topicWrite(action)) === 'allowed') reached.push(`${name} ${action}`);
+      }
+    }
+    expect([...new Set(reached.map((entry) => entry.split(' ')[0]))].sort()).toEqual(['createSubscription', 'reconcileTopics']);
+  });
+
+  it("is out of reach of the attempts consumer, the recorder, replay and delete, which may write only their own kinds' attributes", () => {
+    const byRole = new Map(roles());
+    const allowed = (name: string, attributes: string[]) => evaluate(byRole.get(name)!, write('dynamodb:UpdateItem', 'portal-a', attributes));
+
+    // Prepare: what each writes is allowed.
+    expect(allowed('recordDeliveryAttempts', ['lastDeliveredAt', 'attemptsDelivered@2026-11-28T10'])).toBe('allowed');
+    expect(allowed('recordDeadLetters', ['lastDeadLetterAt', 'deadLetters@2026-11-28'])).toBe('allowed');
+    expect(allowed('replayDeadLetters', ['replayClaimedUntil', 'replayClaimedBy'])).toBe('allowed');
+    expect(allowed('deleteSubscription', ['subscriptionCount'])).toBe('allowed');
+
+    // Act + Assess: none reaches the record's delivery or another kind's attributes.
+    for (const name of ['recordDeliveryAttempts', 'recordDeadLetters', 'replayDeadLetters', 'deleteSubscription', 'confirmSubscription', 'retryDeadLetters']) {
+      expect([name, allowed(name, ['topicArn'])]).toEqual([name, 'not allowed']);
+      expect([name, allowed(name, ['status', 'events'])]).toEqual([name, 'not allowed']);
+    }
+    expect(allowed('recordDeliveryAttempts', ['failingSince'])).toBe('not allowed');
+    expect(allowed('recordDeadLetters', ['lastDeliveredAt'])).toBe('not allowed');
   });
 });

@@ -198,7 +198,7 @@ describe('what each function may do', () => {
     ],
     updateSubscription: [
       'own log group: logs:CreateLogStream logs:PutLogEvents',
-      `table: dynamodb:UpdateItem ${PORTALS} and ${ATTRIBUTES} portalId,sk,events,maxReceivesPerSecond`,
+      `table: dynamodb:UpdateItem ${PORTALS} and ${ATTRIBUTES} portalId,sk,events,maxReceivesPerSecond,protocol`,
       'service topics: sns:SetSubscriptionAttributes',
     ],
     activateSubscription: [
@@ -214,7 +214,8 @@ describe('what each function may do', () => {
     renameSubscription: ['own log group: logs:CreateLogStream logs:PutLogEvents', `table: dynamodb:UpdateItem ${PORTALS} and ${ATTRIBUTES} portalId,sk,name`],
     deleteSubscription: [
       'own log group: logs:CreateLogStream logs:PutLogEvents',
-      `table: dynamodb:DeleteItem dynamodb:GetItem dynamodb:UpdateItem ${PORTALS}`,
+      `table: dynamodb:GetItem ${PORTALS}`,
+      `table: dynamodb:DeleteItem dynamodb:UpdateItem ${PORTALS} and ${ATTRIBUTES} portalId,sk,subscriptionCount`,
       'service topics: sns:DeleteTopic',
     ],
     testSubscription: [
@@ -227,7 +228,8 @@ describe('what each function may do', () => {
     listAttempts: ['own log group: logs:CreateLogStream logs:PutLogEvents', `table: dynamodb:GetItem dynamodb:Query ${PORTALS}`],
     replayDeadLetters: [
       'own log group: logs:CreateLogStream logs:PutLogEvents',
-      `table: dynamodb:DeleteItem dynamodb:GetItem dynamodb:PutItem dynamodb:Query dynamodb:UpdateItem ${PORTALS}`,
+      `table: dynamodb:GetItem dynamodb:Query ${PORTALS}`,
+      `table: dynamodb:DeleteItem dynamodb:PutItem dynamodb:UpdateItem ${PORTALS} and ${ATTRIBUTES} portalId,sk,replayClaimedUntil,replayClaimedBy,deadLetters@*,retries,cancelled,idempotencyExpiresAt`,
       'table: dynamodb:DeleteItem dynamodb:GetItem dynamodb:PutItem dynamodb:UpdateItem when ForAllValues:StringEquals dynamodb:LeadingKeys idempotency#replayDeadLettersRoute',
       'table: dynamodb:DeleteItem when ForAllValues:StringLike dynamodb:LeadingKeys retry-due#* and ForAllValues:StringEquals dynamodb:Attributes portalId,sk',
       `table: dynamodb:UpdateItem ${PORTALS} and ForAllValues:StringEquals dynamodb:Attributes portalId,sk,bucketFullAt,idempotencyExpiresAt`,
@@ -239,7 +241,7 @@ describe('what each function may do', () => {
       'table: dynamodb:DeleteItem dynamodb:PutItem when ForAllValues:StringNotLike dynamodb:LeadingKeys idempotency#*,delivery#*,retry-due#* and ' +
         'ForAllValues:StringLike dynamodb:Attributes portalId,sk,configId,eventId,event,occurredAt,failedAt,messageId,message,retries,nextRetryAt,idempotencyExpiresAt',
       'table: dynamodb:UpdateItem when ForAllValues:StringNotLike dynamodb:LeadingKeys idempotency#*,delivery#*,retry-due#* and ' +
-        'ForAllValues:StringLike dynamodb:Attributes portalId,sk,topicArn,lastDeadLetterAt,deadLettersDropped,failingSince,deadLetters@*',
+        'ForAllValues:StringLike dynamodb:Attributes portalId,sk,lastDeadLetterAt,deadLettersDropped,failingSince,deadLetters@*',
       'table: dynamodb:PutItem when ForAllValues:StringLike dynamodb:LeadingKeys retry-due#* and ' +
         'ForAllValues:StringLike dynamodb:Attributes portalId,sk,kind,dueAt,subscriptionPortalId,configId,letterSk,failingSince,idempotencyExpiresAt',
       'delivery dead-letter queue: sqs:ChangeMessageVisibility sqs:DeleteMessage sqs:GetQueueAttributes sqs:GetQueueUrl sqs:ReceiveMessage',
@@ -247,7 +249,7 @@ describe('what each function may do', () => {
     confirmSubscription: [
       'own log group: logs:CreateLogStream logs:PutLogEvents',
       `table: dynamodb:GetItem ${PORTALS}`,
-      `table: dynamodb:UpdateItem ${PORTALS} and ${ATTRIBUTES} portalId,sk,topicArn,subscriptionArn,subscriptionState,subscriptionStateAt,confirmationRequestedAt,confirmationRequestsDay,confirmationRequestsThatDay`,
+      `table: dynamodb:UpdateItem ${PORTALS} and ${ATTRIBUTES} portalId,sk,subscriptionArn,subscriptionState,subscriptionStateAt,confirmationRequestedAt,confirmationRequestsDay,confirmationRequestsThatDay`,
       `table: dynamodb:UpdateItem ${PORTALS} and ForAllValues:StringEquals dynamodb:Attributes portalId,sk,bucketFullAt,idempotencyExpiresAt`,
       'service topics: sns:GetSubscriptionAttributes sns:Subscribe',
     ],
@@ -273,7 +275,7 @@ describe('what each function may do', () => {
       'table: dynamodb:DeleteItem dynamodb:UpdateItem when ForAllValues:StringLike dynamodb:LeadingKeys retry-due#* and ForAllValues:StringEquals dynamodb:Attributes portalId,sk,claimedUntil,claimedBy',
       `table: dynamodb:GetItem dynamodb:Query ${PORTALS}`,
       `table: dynamodb:DeleteItem dynamodb:PutItem dynamodb:UpdateItem ${PORTALS} and ${ATTRIBUTES} ` +
-        'portalId,sk,replayClaimedUntil,replayClaimedBy,nextRetryAt,retries,cancelled,idempotencyExpiresAt,deadLetters@*,status,disabledReason,disabledAt,failingSince,lastDeliveredAt',
+        'portalId,sk,replayClaimedUntil,replayClaimedBy,nextRetryAt,retries,cancelled,idempotencyExpiresAt,deadLetters@*,status,disabledReason,disabledAt,failingSince',
       'service topics: sns:Publish',
     ],
     recordDeliveryAttempts: [
@@ -282,7 +284,7 @@ describe('what each function may do', () => {
       'table: dynamodb:DeleteItem dynamodb:PutItem when ForAllValues:StringNotLike dynamodb:LeadingKeys idempotency#*,delivery#*,retry-due#* and ' +
         'ForAllValues:StringLike dynamodb:Attributes portalId,sk,at,status,statusCode,dwellTimeMs,attempts,messageId,idempotencyExpiresAt',
       'table: dynamodb:UpdateItem when ForAllValues:StringNotLike dynamodb:LeadingKeys idempotency#*,delivery#*,retry-due#* and ' +
-        'ForAllValues:StringLike dynamodb:Attributes portalId,sk,topicArn,lastDeliveredAt,lastFailedAt,attemptsDelivered@*,attemptsFailed@*,attemptsKept@*',
+        'ForAllValues:StringLike dynamodb:Attributes portalId,sk,lastDeliveredAt,lastFailedAt,attemptsDelivered@*,attemptsFailed@*,attemptsKept@*',
       'service topics: sns:ListTagsForResource',
     ],
   };

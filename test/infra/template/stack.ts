@@ -14,7 +14,7 @@ import { OPERATION_PERMISSIONS, RATE_LIMIT_PERMISSIONS, REPLAY_DUE_WORK } from '
 import { STACK_NAME } from '../../../infra/aws/webhook-subscriptions-app';
 import { loadConfig } from '../../../shared/config';
 import { API_PREFIXES, OPERATIONS } from '../../../shared/operations';
-import { EXPIRY_ATTRIBUTE, TABLE_KEYS } from '../../../shared/subscriptions/table';
+import { EXPIRY_ATTRIBUTE, TABLE_KEYS } from '../../../shared/data/table';
 import { logicalIdOf, REQUIRED_CONTEXT, serviceApp } from '../../support/cdk-app';
 import {
   actionsOn,

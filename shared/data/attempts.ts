@@ -1,24 +1,37 @@
 /**
  * Delivery attempts in DynamoDB, in the partition of the portal whose subscription they belong to
- * (sort key attemptKeyOf), with the subscription's health on its record (counts.ts). One batch of
+ * (sort key attemptKeyOf), with the subscription's health on its record (its counters,
+ * subscription-record.ts; their writes are the record owner's clause). One batch of
  * a subscription's attempts (what one CloudWatch Logs subscription event holds: one log group, so
  * one topic) costs one read of the record and one transaction per 40 attempts: their Puts, the
  * oldest they push out past the cap, and one update of the record's counters. Expired attempts
  * are skipped by every read: DynamoDB's TTL deletes them only eventually.
  */
-import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import type { RecordTable } from '../subscriptions/repository';
-import { attemptKeyOf, attemptPrefixOf, EXPIRY_ATTRIBUTE, subscriptionKeyOf } from '../subscriptions/table';
-import {
-  attemptCountersOf,
-  attemptExpiryOf,
-  hourCounterOf,
-  keptDayCounterOf,
-  LAST_DELIVERED_ATTRIBUTE,
-  LAST_FAILED_ATTRIBUTE,
-} from './counts';
-import type { AttemptStatus, DeliveryAttempt } from './delivery-status-record';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { attemptCountersOf, dayExpiryOf, hourCounterOf, keptDayCounterOf } from './subscription-record';
+import { find } from './subscription-reads';
+import { attemptsCounted } from './subscription-records';
+import { attemptKeyOf, attemptPrefixOf, EXPIRY_ATTRIBUTE, type RecordTable } from './table';
+import { cancellationCodes, transactOnce, type TransactionItem } from './transactions';
+
+export type AttemptStatus = 'delivered' | 'failed';
+
+/** One delivery attempt as the store keeps it. */
+export interface DeliveryAttempt {
+  configId: string;
+  topicArn: string;
+  /** When SNS logged it (the log event's timestamp), ISO 8601. */
+  at: string;
+  status: AttemptStatus;
+  /** The endpoint's HTTP status; null when it gave none (no answer, or not an http/https endpoint). */
+  statusCode: number | null;
+  /** From publishing to the end of the delivery, in milliseconds, as SNS measured it. */
+  dwellTimeMs: number;
+  /** SNS's count of tries for this message. */
+  attempts: number;
+  /** SNS's message id: the receiver's `x-amz-sns-message-id` header and the body's `MessageId`. */
+  messageId: string;
+}
 
 export interface AttemptSettings {
   /** Days an attempt is kept after the end of the UTC day it was logged on. */
@@ -53,17 +66,14 @@ export async function recordAttempts(
   topicArn: string,
   attempts: readonly DeliveryAttempt[],
 ): Promise<BatchOutcome> {
-  const { Item: record } = await table.db.send(
-    new GetCommand({ TableName: table.tableName, Key: { portalId, sk: subscriptionKeyOf(configId) }, ConsistentRead: true }),
-  );
+  // The record's topic is compared here, not in the transaction's condition: only create and the
+  // reconciler may write (or name) topicArn, and a repaired topic keeps its name, so its ARN.
+  const record = await find(table, portalId, configId);
   if (!record || record.topicArn !== topicArn) return { kind: 'subscription gone' };
   const counters = attemptCountersOf(record, settings.keepDays);
   let kept = counters.kept;
   let stale = counters.stale;
-  const latest: Record<AttemptStatus, string | null> = {
-    delivered: typeof record[LAST_DELIVERED_ATTRIBUTE] === 'string' ? record[LAST_DELIVERED_ATTRIBUTE] : null,
-    failed: typeof record[LAST_FAILED_ATTRIBUTE] === 'string' ? record[LAST_FAILED_ATTRIBUTE] : null,
-  };
+  const latest: Record<AttemptStatus, string | null> = { delivered: record.lastDeliveredAt ?? null, failed: record.lastFailedAt ?? null };
   // One key per attempt, even if a batch repeats one (CloudWatch Logs delivers at least once).
   const distinct = [...new Map(attempts.map((attempt) => [attemptKeyOf(configId, attempt.at, attempt.messageId), attempt])).values()];
   // A batch beyond the cap by itself keeps its newest: the older ones would give way at once.
@@ -77,12 +87,12 @@ export async function recordAttempts(
     const room = settings.maxPerSubscription - kept;
     const evict = evictable.splice(0, Math.max(0, chunk.length - Math.max(0, room)));
     for (let tries = 1; chunk.length > 0; tries++) {
-      const items = transactionItems(table, settings, { portalId, configId, topicArn }, chunk, evict, latest, stale);
+      const items = transactionItems(table, settings, { portalId, configId }, chunk, evict, latest, stale);
       try {
-        await table.db.send(new TransactWriteCommand({ TransactItems: items }));
+        await transactOnce(table, items);
       } catch (error) {
-        if (!(error instanceof TransactionCanceledException) || tries >= MAX_TRIES) throw error;
-        const reasons = (error.CancellationReasons ?? []).map((reason) => reason.Code);
+        const reasons = cancellationCodes(error);
+        if (!reasons || tries >= MAX_TRIES) throw error;
         if (reasons[chunk.length] === 'ConditionalCheckFailed') return { kind: 'subscription gone' };
         const duplicates = chunk.filter((_, index) => reasons[index] === 'ConditionalCheckFailed');
         // Cancelled for another reason (a conflicting write to the record): the same again.
@@ -104,45 +114,22 @@ export async function recordAttempts(
 function transactionItems(
   table: RecordTable,
   settings: AttemptSettings,
-  { portalId, configId, topicArn }: { portalId: string; configId: string; topicArn: string },
+  { portalId, configId }: { portalId: string; configId: string },
   chunk: readonly DeliveryAttempt[],
   evict: readonly KeptAttempt[],
   latest: Record<AttemptStatus, string | null>,
   stale: readonly string[],
-) {
-  const deltas = new Map<string, number>();
-  const add = (attribute: string, count: number) => deltas.set(attribute, (deltas.get(attribute) ?? 0) + count);
+): TransactionItem[] {
+  const add: Record<string, number> = {};
+  const count = (attribute: string, by: number) => (add[attribute] = (add[attribute] ?? 0) + by);
   const newest: Record<AttemptStatus, string | null> = { ...latest };
   for (const attempt of chunk) {
-    add(keptDayCounterOf(attempt.at), 1);
-    add(hourCounterOf(attempt.status, attempt.at), 1);
+    count(keptDayCounterOf(attempt.at), 1);
+    count(hourCounterOf(attempt.status, attempt.at), 1);
     if (!newest[attempt.status] || newest[attempt.status]! < attempt.at) newest[attempt.status] = attempt.at;
   }
-  for (const gone of evict) add(keptDayCounterOf(gone.at), -1);
-  const names: Record<string, string> = {};
-  const values: Record<string, unknown> = { ':topicArn': topicArn };
-  const adds = [...deltas].filter(([, count]) => count !== 0).map(([attribute, count], index) => {
-    names[`#c${index}`] = attribute;
-    values[`:c${index}`] = count;
-    return `#c${index} :c${index}`;
-  });
-  const sets: string[] = [];
-  for (const [status, attribute] of [
-    ['delivered', LAST_DELIVERED_ATTRIBUTE],
-    ['failed', LAST_FAILED_ATTRIBUTE],
-  ] as const) {
-    if (newest[status] === latest[status] || !newest[status]) continue;
-    names[`#${status}`] = attribute;
-    values[`:${status}`] = newest[status];
-    sets.push(`#${status} = :${status}`);
-  }
-  const removes = stale.filter((attribute) => !deltas.has(attribute)).map((attribute, index) => {
-    names[`#s${index}`] = attribute;
-    return `#s${index}`;
-  });
-  const update = [sets.length && `SET ${sets.join(', ')}`, adds.length && `ADD ${adds.join(', ')}`, removes.length && `REMOVE ${removes.join(', ')}`]
-    .filter(Boolean)
-    .join(' ');
+  for (const gone of evict) count(keptDayCounterOf(gone.at), -1);
+  const changed = (status: AttemptStatus) => (newest[status] && newest[status] !== latest[status] ? newest[status]! : undefined);
   return [
     ...chunk.map((attempt) => ({
       Put: {
@@ -156,21 +143,12 @@ function transactionItems(
           dwellTimeMs: attempt.dwellTimeMs,
           attempts: attempt.attempts,
           messageId: attempt.messageId,
-          [EXPIRY_ATTRIBUTE]: attemptExpiryOf(attempt.at, settings.keepDays),
+          [EXPIRY_ATTRIBUTE]: dayExpiryOf(attempt.at, settings.keepDays),
         },
         ConditionExpression: 'attribute_not_exists(sk)',
       },
     })),
-    {
-      Update: {
-        TableName: table.tableName,
-        Key: { portalId, sk: subscriptionKeyOf(configId) },
-        UpdateExpression: update,
-        ConditionExpression: 'topicArn = :topicArn',
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: values,
-      },
-    },
+    attemptsCounted(table, { portalId, configId }, { add, lastDeliveredAt: changed('delivered'), lastFailedAt: changed('failed'), staleCounters: stale }),
     // The oldest give way; one already gone (expired) changes nothing.
     ...evict.map((gone) => ({ Delete: { TableName: table.tableName, Key: { portalId, sk: gone.sk } } })),
   ];

@@ -11,13 +11,9 @@
  * so an event redriven any number of times is still published only to those it did not reach.
  */
 import { GetCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { EXPIRY_ATTRIBUTE, TABLE_KEYS } from '../subscriptions/table';
+import { DELIVERY_PROGRESS_KEY as SORT_KEY, deliveryPartitionOf, EXPIRY_ATTRIBUTE, TABLE_KEYS } from './table';
 
-/** Partition of an event's delivery progress. */
-export const deliveryPartitionOf = (eventId: string) => `delivery#${eventId}`;
-/** Every delivery partition, as an IAM `StringLike` pattern of `dynamodb:LeadingKeys`. */
-export const DELIVERY_PARTITIONS_PATTERN = deliveryPartitionOf('*');
-const SORT_KEY = 'delivered';
+export { DELIVERY_PARTITIONS_PATTERN, deliveryPartitionOf } from './table';
 /** The events dead-letter queue keeps a message 14 days; a day more covers its redrive. */
 export const DELIVERY_PROGRESS_DAYS = 15;
 

@@ -1,14 +1,29 @@
 /**
- * The retry ledger of a dead letter's event (`retried#<configId>#<eventId>`, subscriptions/table.ts):
- * how many scheduled retries it had and whether a replay ended them. Read one at a time, or a
- * recorder batch's all at once.
+ * The retry ledger of a dead letter's event (`retried#<configId>#<eventId>`, table.ts): how many
+ * scheduled retries it had and whether a replay ended them. Written when a retry or a replay sends
+ * the dead letter (in their transactions), read one at a time, or a recorder batch's all at once.
  */
 import { BatchGetCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
-import type { RecordTable } from '../subscriptions/repository';
-import { EXPIRY_ATTRIBUTE, retryLedgerKeyOf } from '../subscriptions/table';
-import type { RetryLedger } from './due-work';
+import { EXPIRY_ATTRIBUTE, type RecordTable, retryLedgerKeyOf } from './table';
+import type { TransactionItem } from './transactions';
+
+/** What a ledger says of an event's retries for a subscription. */
+export interface RetryLedger {
+  retries: number;
+  /** A replay sent it by hand: its schedule is over. */
+  cancelled: boolean;
+}
+
+/** A ledger outlives the dead letters of its event (14 to 15 days) by a day. */
+const LEDGER_KEEP_S = 16 * 86_400;
 
 const nowSeconds = () => Math.floor(Date.now() / 1000);
+
+/** The ledger of an event, written in another owner's transaction (a retry or a replay sent its dead letter). */
+export function ledgerPut(table: RecordTable, event: { portalId: string; configId: string; eventId: string }, ledger: RetryLedger): TransactionItem {
+  const item = { portalId: event.portalId, sk: retryLedgerKeyOf(event.configId, event.eventId), retries: ledger.retries, cancelled: ledger.cancelled, [EXPIRY_ATTRIBUTE]: nowSeconds() + LEDGER_KEEP_S };
+  return { Put: { TableName: table.tableName, Item: item } };
+}
 
 /** How many scheduled retries the event had for the subscription, and whether a replay ended them; undefined before the first. */
 export async function retryLedger(table: RecordTable, portalId: string, configId: string, eventId: string): Promise<RetryLedger | undefined> {

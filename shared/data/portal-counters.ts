@@ -1,0 +1,43 @@
+/**
+ * The item counting a portal's subscriptions (`portal` in its partition), for the atomic
+ * per-portal limit: create's transaction counts a record in only while the portal is under its
+ * limit, delete's counts it out, so concurrent creates never push a portal past it.
+ */
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import type { TransactionItem } from './transactions';
+import { PORTAL_COUNTER_KEY, type RecordTable } from './table';
+
+const COUNT_ATTRIBUTE = 'subscriptionCount';
+
+/** How many subscriptions the portal has (strongly consistent). */
+export async function countFor(table: RecordTable, portalId: string): Promise<number> {
+  const { Item } = await table.db.send(new GetCommand({ TableName: table.tableName, Key: { portalId, sk: PORTAL_COUNTER_KEY }, ConsistentRead: true }));
+  return typeof Item?.[COUNT_ATTRIBUTE] === 'number' ? Item[COUNT_ATTRIBUTE] : 0;
+}
+
+/** One more subscription, in a transaction that fails (on this item's condition) when the portal already has `limit`. */
+export function countedIn(table: RecordTable, portalId: string, limit: number): TransactionItem {
+  return {
+    Update: {
+      TableName: table.tableName,
+      Key: { portalId, sk: PORTAL_COUNTER_KEY },
+      UpdateExpression: 'ADD #count :one',
+      ConditionExpression: 'attribute_not_exists(#count) OR #count < :limit',
+      ExpressionAttributeNames: { '#count': COUNT_ATTRIBUTE },
+      ExpressionAttributeValues: { ':one': 1, ':limit': limit },
+    },
+  };
+}
+
+/** One subscription fewer. */
+export function countedOut(table: RecordTable, portalId: string): TransactionItem {
+  return {
+    Update: {
+      TableName: table.tableName,
+      Key: { portalId, sk: PORTAL_COUNTER_KEY },
+      UpdateExpression: 'ADD #count :minusOne',
+      ExpressionAttributeNames: { '#count': COUNT_ATTRIBUTE },
+      ExpressionAttributeValues: { ':minusOne': -1 },
+    },
+  };
+}

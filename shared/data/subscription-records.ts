@@ -1,0 +1,265 @@
+/**
+ * Every write of a subscription record, and nothing else writes one: the record's own operations
+ * (create's insert, update, delete, the SNS side's ARNs and state, the reconciler's marks), and the
+ * clauses other owners put in their transactions (a dead letter counted in or out, attempts
+ * counted, the failing streak begun) or that the retry sweep and confirm ask for (a disabling, a
+ * confirmation request's turn). Each write names only the attributes it changes and those its
+ * condition reads, which is what each function's IAM grant is held to (`dynamodb:Attributes`,
+ * infra/aws/operation-permissions.ts): only insert and replaceDeliveryArns name `topicArn`.
+ */
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { SubscriptionLimitReachedError, SubscriptionNotFoundError, ThrottleNotSupportedError } from '../subscriptions/errors';
+import { allOf, type Changes, type Condition, EXISTS, updateOf } from './expressions';
+import { countedIn, countedOut } from './portal-counters';
+import {
+  ACTIVATED,
+  CLEARED_BY_ACTIVATION,
+  dayCounterOf,
+  DISABLED_FOR_FAILING,
+  type Subscription,
+  type SubscriptionState,
+} from './subscription-record';
+import { toSubscription } from './subscription-reads';
+import { subscriptionKeyOf, type RecordTable } from './table';
+import { transact, type TransactionItem } from './transactions';
+
+/** What rename, update and activate may change. */
+export type SubscriptionChanges = Partial<Pick<Subscription, 'name' | 'events' | 'status'>> & {
+  /** A number sets the throttle (http/https records only); null removes it. */
+  maxReceivesPerSecond?: number | null;
+};
+
+/** Where a record's deliveries go: its topic and its endpoint's SNS subscription. */
+export type DeliveryArns = Pick<Subscription, 'topicArn' | 'subscriptionArn'>;
+
+/** A state of the record's SNS subscription, observed at `observedAt` (ISO 8601). */
+export interface ObservedState {
+  subscriptionState: SubscriptionState;
+  observedAt: string;
+}
+
+type RecordKey = Pick<Subscription, 'portalId' | 'configId'>;
+const keyOf = ({ portalId, configId }: RecordKey) => ({ portalId, sk: subscriptionKeyOf(configId) });
+
+/** One conditional UpdateItem of the record; false when its condition failed. */
+async function change(table: RecordTable, record: RecordKey, changes: Changes, condition: Condition): Promise<boolean> {
+  try {
+    await table.db.send(new UpdateCommand({ TableName: table.tableName, Key: keyOf(record), ...updateOf(changes, condition) }));
+    return true;
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) return false;
+    throw error;
+  }
+}
+
+/** Stores a new subscription and counts it in one transaction, which fails when the portal already has `limit`. */
+export async function insert(table: RecordTable, subscription: Subscription, limit: number): Promise<void> {
+  const { portalId, configId } = subscription;
+  const items = (): TransactionItem[] => [
+    countedIn(table, portalId, limit),
+    { Put: { TableName: table.tableName, Item: { ...subscription, ...keyOf(subscription) }, ConditionExpression: 'attribute_not_exists(sk)' } },
+  ];
+  await transact(table, items, (codes) => {
+    if (codes[0] === 'ConditionalCheckFailed') throw new SubscriptionLimitReachedError(limit);
+  });
+}
+
+/** Deletes the record and counts it out in one transaction. */
+export async function remove(table: RecordTable, portalId: string, configId: string): Promise<void> {
+  const items = (): TransactionItem[] => [
+    { Delete: { TableName: table.tableName, Key: keyOf({ portalId, configId }), ConditionExpression: 'attribute_exists(sk)' } },
+    countedOut(table, portalId),
+  ];
+  await transact(table, items, (codes) => {
+    if (codes[0] === 'ConditionalCheckFailed') throw new SubscriptionNotFoundError(configId);
+  });
+}
+
+/**
+ * Sets only the given attributes (a null one is removed), and only if the subscription exists in
+ * this portal, so concurrent changes of different attributes never overwrite each other. A
+ * throttle is set only on an http/https record, in the same condition: protocols never change.
+ * Activating clears a disabling for failing and its streak: the count starts again.
+ */
+export async function update(table: RecordTable, portalId: string, configId: string, changes: SubscriptionChanges): Promise<Subscription> {
+  const entries = Object.entries(changes).filter(([, value]) => value !== undefined);
+  const set = Object.fromEntries(entries.filter(([, value]) => value !== null));
+  const remove = [...entries.filter(([, value]) => value === null).map(([name]) => name), ...(changes.status === ACTIVATED ? CLEARED_BY_ACTIVATION : [])];
+  const throttled = typeof changes.maxReceivesPerSecond === 'number';
+  const condition = throttled
+    ? allOf(EXISTS, { expression: '#protocol IN (:http, :https)', names: { '#protocol': 'protocol' }, values: { ':http': 'http', ':https': 'https' } })
+    : EXISTS;
+  try {
+    const { Attributes } = await table.db.send(
+      new UpdateCommand({
+        TableName: table.tableName,
+        Key: keyOf({ portalId, configId }),
+        ...updateOf({ set, remove }, condition),
+        ReturnValues: 'ALL_NEW',
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      }),
+    );
+    return toSubscription(Attributes!);
+  } catch (error) {
+    if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    const protocol = error.Item?.protocol;
+    if (throttled && protocol) throw new ThrottleNotSupportedError(String((protocol as { S?: string }).S ?? protocol));
+    throw new SubscriptionNotFoundError(configId);
+  }
+}
+
+/**
+ * The reconciler's repair: points the record at a recreated topic and SNS subscription, with the
+ * state SNS gave the new subscription, only if it still points where it did when the repair began
+ * (`previous`): a record deleted or repaired meanwhile is left alone (SubscriptionNotFoundError).
+ * Answers the record as written.
+ */
+export async function replaceDeliveryArns(table: RecordTable, portalId: string, configId: string, previous: DeliveryArns, next: DeliveryArns & ObservedState): Promise<Subscription> {
+  const condition: Condition = {
+    expression: '#topicArn = :previousTopicArn AND #subscriptionArn = :previousSubscriptionArn',
+    names: { '#topicArn': 'topicArn', '#subscriptionArn': 'subscriptionArn' },
+    values: { ':previousTopicArn': previous.topicArn, ':previousSubscriptionArn': previous.subscriptionArn },
+  };
+  const { topicArn, subscriptionArn, subscriptionState, observedAt: subscriptionStateAt } = next;
+  try {
+    const { Attributes } = await table.db.send(
+      new UpdateCommand({
+        TableName: table.tableName,
+        Key: keyOf({ portalId, configId }),
+        ...updateOf({ set: { topicArn, subscriptionArn, subscriptionState, subscriptionStateAt } }, condition),
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return toSubscription(Attributes!);
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) throw new SubscriptionNotFoundError(configId);
+    throw error;
+  }
+}
+
+/**
+ * Confirm's new SNS subscription of the endpoint to the record's own topic, with its state, only
+ * if the record still names `previousSubscriptionArn` (a confirm racing a repair or another confirm
+ * overwrites nothing: SubscriptionNotFoundError). The topic is not confirm's to write.
+ */
+export async function replaceSubscriptionArn(table: RecordTable, record: RecordKey, previousSubscriptionArn: string, next: { subscriptionArn: string } & ObservedState): Promise<void> {
+  const condition = { expression: '#subscriptionArn = :previous', names: { '#subscriptionArn': 'subscriptionArn' }, values: { ':previous': previousSubscriptionArn } };
+  const changes = { set: { subscriptionArn: next.subscriptionArn, subscriptionState: next.subscriptionState, subscriptionStateAt: next.observedAt } };
+  if (!(await change(table, record, changes, condition))) throw new SubscriptionNotFoundError(record.configId);
+}
+
+/**
+ * Stores the state of the record's SNS subscription only while the record still names
+ * `subscriptionArn` (a deleted record is never written again, a new subscription keeps its own
+ * state) and only over a state observed before `observedAt`. False when the record did not qualify.
+ */
+export async function storeSubscriptionState(
+  table: RecordTable,
+  record: Pick<Subscription, 'portalId' | 'configId' | 'subscriptionArn'>,
+  { subscriptionState, observedAt }: ObservedState,
+): Promise<boolean> {
+  return change(table, record, { set: { subscriptionState, subscriptionStateAt: observedAt } }, {
+    expression: '#subscriptionArn = :subscriptionArn AND (attribute_not_exists(#stateAt) OR #stateAt < :observedAt)',
+    names: { '#subscriptionArn': 'subscriptionArn', '#stateAt': 'subscriptionStateAt' },
+    values: { ':subscriptionArn': record.subscriptionArn, ':observedAt': observedAt },
+  });
+}
+
+type TopicOfRecord = Pick<Subscription, 'portalId' | 'configId' | 'topicArn'>;
+const stillHasTopic = (topicArn: string): Condition => ({ expression: '#topicArn = :topicArn', names: { '#topicArn': 'topicArn' }, values: { ':topicArn': topicArn } });
+
+/** The reconciler's mark of the delivery status logging it gave the record's topic, kept only while the record has that topic. */
+export const storeDeliveryStatusMark = (table: RecordTable, record: TopicOfRecord, mark: string) =>
+  change(table, record, { set: { deliveryStatusLogging: mark } }, stillHasTopic(record.topicArn));
+
+/** The reconciler's mark of the access policy it gave the record's topic, kept only while the record has that topic. */
+export const storeTopicPolicyMark = (table: RecordTable, record: TopicOfRecord, mark: string) =>
+  change(table, record, { set: { topicPolicy: mark } }, stillHasTopic(record.topicArn));
+
+/** A confirmation request's turn: when it went out, its UTC day, and how many that day. */
+export interface ConfirmationTurn {
+  at: string;
+  day: string;
+  count: number;
+}
+const TURN_ATTRIBUTES = ['confirmationRequestedAt', 'confirmationRequestsDay', 'confirmationRequestsThatDay'] as const;
+const turnOf = (record: Partial<Subscription>) => [record.confirmationRequestedAt, record.confirmationRequestsDay, record.confirmationRequestsThatDay] as const;
+
+/** The three turn attributes are as `values` has them (an undefined one absent). */
+function turnIs(values: readonly unknown[], tag: string): Condition {
+  const names: Record<string, string> = {};
+  const given: Record<string, unknown> = {};
+  const parts = TURN_ATTRIBUTES.map((attribute, index) => {
+    names[`#${tag}${index}`] = attribute;
+    if (values[index] === undefined) return `attribute_not_exists(#${tag}${index})`;
+    given[`:${tag}${index}`] = values[index];
+    return `#${tag}${index} = :${tag}${index}`;
+  });
+  return { expression: parts.join(' AND '), names, values: given };
+}
+
+/** Takes a turn: stored only while the record's turn is still as `record` has it (concurrent confirms cannot both send). */
+export const takeConfirmationTurn = (table: RecordTable, record: Subscription, taken: ConfirmationTurn) =>
+  change(table, record, { set: { confirmationRequestedAt: taken.at, confirmationRequestsDay: taken.day, confirmationRequestsThatDay: taken.count } }, allOf(EXISTS, turnIs(turnOf(record), 'was')));
+
+/** Gives a turn back (Subscribe failed): the record's turn as it was, only while it is still as `taken` wrote it. */
+export async function giveBackConfirmationTurn(table: RecordTable, before: Subscription, taken: ConfirmationTurn): Promise<void> {
+  const previous = turnOf(before);
+  const set = Object.fromEntries(TURN_ATTRIBUTES.map((attribute, index) => [attribute, previous[index]]));
+  const remove = TURN_ATTRIBUTES.filter((_, index) => previous[index] === undefined);
+  // False: another request took one since (or the record is gone): nothing to give back.
+  await change(table, before, { set, remove }, turnIs([taken.at, taken.day, taken.count], 'taken'));
+}
+
+/**
+ * The record's side of storing a dead letter, for the dead-letter owner's transaction: counted on
+ * its day, the latest failure, a new failing streak, one given way to the cap (counted out of its
+ * own day, counted as dropped), stale day counters removed. Fails the transaction when the record is gone.
+ */
+export function deadLetterCounted(
+  table: RecordTable,
+  record: RecordKey,
+  { failedAt, lastDeadLetterAt, beginsStreak, evictedFailedAt, staleCounters = [] }: { failedAt: string; lastDeadLetterAt: string; beginsStreak?: boolean; evictedFailedAt?: string; staleCounters?: readonly string[] },
+): TransactionItem {
+  const day = dayCounterOf(failedAt);
+  const add: Record<string, number> = { [day]: 1 };
+  if (evictedFailedAt !== undefined) {
+    add.deadLettersDropped = 1;
+    // The same day: one in, one out (one expression may not name a counter twice).
+    add[dayCounterOf(evictedFailedAt)] = (add[dayCounterOf(evictedFailedAt)] ?? 0) - 1;
+  }
+  const remove = staleCounters.filter((name) => !(name in add));
+  return { Update: { TableName: table.tableName, Key: keyOf(record), ...updateOf({ set: { lastDeadLetterAt, ...(beginsStreak && { failingSince: failedAt }) }, add, remove }, EXISTS) } };
+}
+
+/** The record's side of removing a dead letter (replay, a retry): counted out of its day. Fails the transaction when the record is gone. */
+export function deadLetterCountedOut(table: RecordTable, letter: RecordKey & { failedAt: string }): TransactionItem {
+  return { Update: { TableName: table.tableName, Key: keyOf(letter), ...updateOf({ add: { [dayCounterOf(letter.failedAt)]: -1 } }, EXISTS) } };
+}
+
+/**
+ * The record's side of storing delivery attempts, for the attempts owner's transaction: counters
+ * added (kept per day, outcomes per hour), the latest of each outcome, stale counters removed.
+ * Fails the transaction when the record is gone.
+ */
+export function attemptsCounted(
+  table: RecordTable,
+  record: RecordKey,
+  { add, lastDeliveredAt, lastFailedAt, staleCounters }: { add: Record<string, number>; lastDeliveredAt?: string; lastFailedAt?: string; staleCounters: readonly string[] },
+): TransactionItem {
+  const remove = staleCounters.filter((name) => !(name in add));
+  return { Update: { TableName: table.tableName, Key: keyOf(record), ...updateOf({ set: { lastDeliveredAt, lastFailedAt }, add, remove }, EXISTS) } };
+}
+
+/**
+ * Deactivates a failing subscription with the reason and when, only while it is activated and
+ * still in the streak that began at `failingSince` (an activation or a new streak since ends it).
+ * False when it no longer qualifies.
+ */
+export const disableForFailing = (table: RecordTable, record: RecordKey, failingSince: string, disabledAt: string) =>
+  change(table, record, { set: { status: 0, disabledReason: DISABLED_FOR_FAILING, disabledAt } }, {
+    expression: '#status = :activated AND #since = :since',
+    names: { '#status': 'status', '#since': 'failingSince' },
+    values: { ':activated': ACTIVATED, ':since': failingSince },
+  });
