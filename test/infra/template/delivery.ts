@@ -241,7 +241,7 @@ describe('the dead-letter recorder', () => {
         Resource: table,
         Condition: {
           'ForAllValues:StringNotLike': portalsOnly,
-          'ForAllValues:StringLike': { 'dynamodb:Attributes': ['portalId', 'sk', 'topicArn', 'lastDeadLetterAt', 'deadLettersDropped', 'failingSince', 'deadLetters@*'] },
+          'ForAllValues:StringLike': { 'dynamodb:Attributes': ['portalId', 'sk', 'lastDeadLetterAt', 'deadLettersDropped', 'failingSince', 'deadLetters@*'] },
         },
       },
       {
