@@ -62,7 +62,7 @@ export function dueItemOf(work: DueWorkOf): DueWork & Record<string, unknown> {
 export const dueWorkPut = (table: RecordTable, work: DueWorkOf): TransactionItem => ({ Put: { TableName: table.tableName, Item: dueItemOf(work) } });
 
 /** A piece of work deleted in another owner's transaction (replay ends a retry, a retry is done). */
-export const dueWorkDelete = (table: RecordTable, key: ItemKey): TransactionItem => ({ Delete: { TableName: table.tableName, Key: key } });
+export const dueWorkDelete = (table: RecordTable, { portalId, sk }: ItemKey): TransactionItem => ({ Delete: { TableName: table.tableName, Key: { portalId, sk } } });
 
 /** The key of a dead letter's scheduled retry, when it has one. */
 export function retryKeyOf(letter: { portalId: string; configId: string; sk: string; nextRetryAt?: string | null }): ItemKey | undefined {
