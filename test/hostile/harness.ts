@@ -17,7 +17,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { LOCAL_CREDENTIALS, type LocalStack } from '../../infra/local/local-stack';
+import { LOCAL_CREDENTIALS, type LocalStack } from '../../infra/local/stack/local-stack';
 import { DEFAULT_CLIENTS_FILE, type OAuthClient } from '../../infra/local/auth/clients';
 import { API_PREFIXES, SCOPES } from '../../shared/operations';
 import { RATE_LIMIT_KEY_PREFIX } from '../../shared/subscriptions/table';

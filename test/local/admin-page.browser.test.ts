@@ -15,7 +15,7 @@
  * `UPDATE_SCREENSHOTS=1` also saves docs/admin-page.png (the screenshot in docs/local.md).
  */
 import { createSubscriptionRequest } from '../../shared/contract/schemas';
-import { LOCAL_CREDENTIALS } from '../../infra/local/local-stack';
+import { LOCAL_CREDENTIALS } from '../../infra/local/stack/local-stack';
 import { SNSClient, UnsubscribeCommand } from '@aws-sdk/client-sns';
 import { loadConfig } from '../../shared/config';
 import { chromiumPath } from '../support/browser';

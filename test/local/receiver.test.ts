@@ -16,7 +16,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { readFileSync } from 'node:fs';
 import { freePort } from '../../infra/local/free-port';
-import { LOCAL_CREDENTIALS } from '../../infra/local/local-stack';
+import { LOCAL_CREDENTIALS } from '../../infra/local/stack/local-stack';
 import { loadOrCreateSigningIdentity, signatureFields, type SignedFields, type SigningIdentity } from '../../infra/local/sns/signing';
 import { trustAuthorityOf } from '../support/local-authority';
 import { type NpmStart, PROJECT_ROOT, startNpmStart, tokenFor } from '../support/npm-start';
