@@ -1,58 +1,21 @@
 /**
- * `npm run reconcile [-- --dry-run]`: one run of the reconciler (functions/reconcileTopics.ts)
- * against the local stack of `npm start`: a readable log line per item it changes (with
- * --dry-run, would change), then its JSON summary, once, on the last line of stdout. A dry run's
- * summary says `"dryRun":true` and counts `wouldDeleteOrphanTopics` and `wouldRepairRecords`.
- * Exits 0 when every item was fine, 1 when some failed (the summary counts them, the log lines
- * above it say which) or the run could not list SNS or scan the table.
- *
- * Reads what `npm start` reads: DYNAMODB_PORT (8000), SNS_PORT (9911), TABLE_NAME
- * (webhook-subscriptions), AWS_REGION (us-east-1) and the service's own variables
- * (TOPIC_PREFIX, RECONCILE_GRACE_MINUTES...). AWS_ENDPOINT_URL_DYNAMODB and AWS_ENDPOINT_URL_SNS,
- * when set, win over the ports. Credentials are always the local ones: this never reaches AWS
- * (there, invoke the deployed function: docs/reconciliation.md). LOG_FORMAT=json gives the
- * log lines as Lambda writes them, the summary among them.
+ * `npm run reconcile [-- --dry-run]`: one run of the reconciler (functions/reconcileTopics.ts,
+ * run by schedules/reconciler.ts) against the local stack of `npm start`: a readable log line per
+ * item it changes (with --dry-run, would change), then its JSON summary, once, on the last line
+ * of stdout. A dry run's summary says `"dryRun":true` and counts `wouldDeleteOrphanTopics` and
+ * `wouldRepairRecords`. Exits 0 when every item was fine, 1 when some failed (the summary counts
+ * them, the log lines above it say which) or the run could not list SNS or scan the table.
+ * The variables it reads are those of schedules/reconciler.ts.
  */
-import type { Context } from 'aws-lambda';
-import { DEFAULT_PORTS, DEFAULT_TABLE_NAME, LOCAL_CREDENTIALS } from './local-stack';
-import { lambdaContext } from './gateway/event';
-import { LOCAL_SERVICE_ROLE_ARN, localDeliveryDeadLetterQueueArn } from '../aws/local-account';
+import { reconcileOnce } from './schedules/reconciler';
 
 const USAGE = 'Usage: npm run reconcile [-- --dry-run]';
-
-function portFromEnv(name: string, fallback: number): number {
-  const text = process.env[name]?.trim();
-  if (!text) return fallback;
-  if (!/^\d+$/.test(text) || Number(text) < 1 || Number(text) > 65_535) throw new Error(`${name} must be a port number (1-65535), not "${text}".`);
-  return Number(text);
-}
 
 async function main(): Promise<number> {
   const flags = process.argv.slice(2);
   const unknown = flags.filter((flag) => flag !== '--dry-run');
   if (unknown.length > 0) throw new Error(`unknown option ${unknown.join(' ')}. ${USAGE}`);
-
-  const region = process.env.AWS_REGION?.trim() || 'us-east-1';
-  for (const name of ['AWS_PROFILE', 'AWS_DEFAULT_PROFILE', 'AWS_SESSION_TOKEN']) delete process.env[name];
-  Object.assign(process.env, {
-    AWS_REGION: region,
-    AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
-    AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
-    AWS_ENDPOINT_URL_DYNAMODB:
-      process.env.AWS_ENDPOINT_URL_DYNAMODB?.trim() || `http://127.0.0.1:${portFromEnv('DYNAMODB_PORT', DEFAULT_PORTS.dynamoDb)}`,
-    AWS_ENDPOINT_URL_SNS: process.env.AWS_ENDPOINT_URL_SNS?.trim() || `http://127.0.0.1:${portFromEnv('SNS_PORT', DEFAULT_PORTS.sns)}`,
-    TABLE_NAME: process.env.TABLE_NAME?.trim() || DEFAULT_TABLE_NAME,
-    DELIVERY_DEAD_LETTER_QUEUE_ARN: process.env.DELIVERY_DEAD_LETTER_QUEUE_ARN?.trim() || localDeliveryDeadLetterQueueArn(region),
-    // Recreated topics let the local stack's functions publish, as npm start's do.
-    TOPIC_PUBLISHER_ARNS: LOCAL_SERVICE_ROLE_ARN,
-    TOPIC_MANAGER_ARNS: LOCAL_SERVICE_ROLE_ARN,
-    // Readable lines, which leave the handler's `reconciliation summary` to the line printed below.
-    LOG_FORMAT: process.env.LOG_FORMAT?.trim() || 'pretty',
-  });
-  // The handler reads its configuration when imported: after the environment is set.
-  const { handler } = await import('../../functions/reconcileTopics');
-  const context: Context = lambdaContext('reconcileTopics', region, 300_000, 256, crypto.randomUUID());
-  const summary = await handler({ dryRun: flags.includes('--dry-run') }, context);
+  const summary = await reconcileOnce({ dryRun: flags.includes('--dry-run') });
   console.log(JSON.stringify(summary));
   return summary.errors > 0 ? 1 : 0;
 }

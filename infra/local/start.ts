@@ -1,5 +1,5 @@
 /**
- * `npm start`: the whole service on this machine (local-stack.ts), configured by environment
+ * `npm start`: the whole service on this machine (stack/local-stack.ts), configured by environment
  * variables, with a printout of where everything is and how to call it. Ctrl-C (SIGINT) or
  * SIGTERM stops all of it, DynamoDB Local's Java process included, and exits 0.
  *
@@ -17,7 +17,7 @@ import {
   type LocalStackPart,
   PortInUseError,
   startLocalStack,
-} from './local-stack';
+} from './stack/local-stack';
 import { SCOPES } from '../../shared/operations';
 import { DEFAULT_CLIENTS_FILE } from './auth/clients';
 

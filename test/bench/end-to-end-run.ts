@@ -18,7 +18,7 @@ import { createServer, request as httpRequest, type ClientRequest } from 'node:h
 import type { AddressInfo } from 'node:net';
 import { writeFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
-import { LOCAL_CREDENTIALS } from '../../infra/local/local-stack';
+import { LOCAL_CREDENTIALS } from '../../infra/local/stack/local-stack';
 import { API_PREFIXES } from '../../shared/operations';
 import { call, startTestStack, TEST_CLIENTS, tokenFor } from '../support/local-stack-client';
 

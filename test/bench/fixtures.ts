@@ -1,9 +1,8 @@
 /**
- * The data the invocations act on, made in this process before any timing, and the events each
- * function is invoked with.
+ * The data the invocations act on, made in this process before any timing, and the events of
+ * each function's row (their shapes: events.ts).
  */
 import { BatchWriteCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { SQSEvent, SQSRecord } from 'aws-lambda';
 import { randomUUID } from 'node:crypto';
 import { newConfigId } from '../../shared/subscriptions/config-id';
 import { mapWithConcurrency } from '../../shared/aws/bounded-concurrency';
@@ -11,12 +10,10 @@ import { dayCounterOf, dayExpiryOf, DEAD_LETTER_KEEP_DAYS } from '../../shared/d
 import { deadLetterKeyOf, EXPIRY_ATTRIBUTE } from '../../shared/data/table';
 import { httpEvent } from '../support/http-events';
 import { confirmAsEndpointOwner } from '../support/sns-confirmation';
+import { attemptsEvent, deadLetterBatch, DISPATCHED_KIND, dispatchBatch, listEvent, publishedMessage } from './events';
 import { dispatchLabel, type BenchPlan, type FunctionName } from './plan';
 import { FUNCTION_ENV } from './services';
 import { ATTEMPTS_PER_EVENT, RECORDED_PER_BATCH, REPLAYED_PER_INVOCATION } from './targets';
-import { logSubscriptionEventOf } from '../../shared/attempts/delivery-status-record';
-
-const DISPATCHED_KIND = 'asset_bank.media.create';
 
 /** The create handler, run in this process, makes the real subscriptions the other operations act on. */
 async function createReal(portalId: string, count: number, events = [DISPATCHED_KIND]): Promise<Created[]> {
@@ -53,11 +50,6 @@ async function batchWrite(documentClient: DynamoDBDocumentClient, items: Record<
   }
 }
 
-/** A delivery message as the service publishes it, for a dead letter of the subscription. */
-function publishedMessage(portalId: string, configId: string): string {
-  return JSON.stringify({ event: DISPATCHED_KIND, portalId, configId, occurredAt: new Date().toISOString(), eventId: randomUUID(), data: { assetId: 'asset-1' } });
-}
-
 /**
  * A subscription record written directly in a portal of its own, pointing at `arns` (a real,
  * confirmed subscription's, for replay), with `deadLetters` dead letters kept and counted as the
@@ -91,27 +83,6 @@ async function seedDeadLetters(documentClient: DynamoDBDocumentClient, arns: Omi
   };
   await batchWrite(documentClient, [record, ...letters], portalId);
   return { portalId, configId, topicArn };
-}
-
-/** An SQS batch of the delivery dead-letter queue: `count` notifications of the subscription's topic, as SNS sends them there. */
-function deadLetterBatch({ portalId, configId, topicArn }: { portalId: string; configId: string; topicArn: string }, count: number): SQSEvent {
-  const attribute = (value: string) => ({ dataType: 'String', stringValue: value, stringListValues: [], binaryListValues: [] });
-  return {
-    Records: Array.from({ length: count }, () => {
-      const notification = { Type: 'Notification', MessageId: randomUUID(), TopicArn: topicArn, Message: publishedMessage(portalId, configId), Timestamp: new Date().toISOString() };
-      return {
-        messageId: randomUUID(),
-        receiptHandle: randomUUID(),
-        body: JSON.stringify(notification),
-        attributes: { ApproximateReceiveCount: '1', SentTimestamp: String(Date.now()), SenderId: 'AIDASNS', ApproximateFirstReceiveTimestamp: String(Date.now()) },
-        messageAttributes: { RequestID: attribute(randomUUID()), ErrorCode: attribute('500'), ErrorMessage: attribute('HTTP 500') },
-        md5OfBody: '',
-        eventSource: 'aws:sqs' as const,
-        eventSourceARN: FUNCTION_ENV.DELIVERY_DEAD_LETTER_QUEUE_ARN,
-        awsRegion: 'us-east-1',
-      };
-    }),
-  };
 }
 
 /**
@@ -172,48 +143,6 @@ export async function queryPagesOf(documentClient: DynamoDBDocumentClient, porta
   return pages;
 }
 
-/** A queued record of one portal event, as EventBridge puts it on the dispatcher's queue. */
-function dispatchRecord(portalId: string): SQSRecord {
-  const body = JSON.stringify({
-    version: '0',
-    id: randomUUID(),
-    'detail-type': DISPATCHED_KIND,
-    source: 'portal.events',
-    account: '000000000000',
-    time: new Date().toISOString(),
-    region: 'us-east-1',
-    resources: [],
-    detail: { portalId, assetId: 'asset-1' },
-  });
-  return {
-    messageId: randomUUID(),
-    receiptHandle: randomUUID(),
-    body,
-    attributes: { ApproximateReceiveCount: '1', SentTimestamp: String(Date.now()), SenderId: 'AIDAEVENTBRIDGE', ApproximateFirstReceiveTimestamp: String(Date.now()) },
-    messageAttributes: {},
-    md5OfBody: '',
-    eventSource: 'aws:sqs',
-    eventSourceARN: 'arn:aws:sqs:us-east-1:000000000000:portal-events',
-    awsRegion: 'us-east-1',
-  };
-}
-
-/** A CloudWatch Logs subscription event of `count` SNS delivery status records of the topic (its success log group). */
-export function attemptsEvent(topicArn: string, count: number) {
-  const [, , , region, account, name] = topicArn.split(':');
-  const start = Date.now();
-  const logEvents = Array.from({ length: count }, (_, index) => ({
-    id: randomUUID().replace(/-/g, ''),
-    timestamp: start + index,
-    message: JSON.stringify({
-      notification: { messageMD5Sum: '0'.repeat(32), messageId: randomUUID(), topicArn, timestamp: new Date(start).toISOString().replace('T', ' ').replace('Z', '') },
-      delivery: { deliveryId: randomUUID(), destination: 'https://hooks.example.com/', providerResponse: 'OK', dwellTimeMs: 80, attempts: 1, statusCode: 200 },
-      status: 'SUCCESS',
-    }),
-  }));
-  return logSubscriptionEventOf(account!, `sns/${region}/${account}/${name}`, 'bench', logEvents);
-}
-
 /** Keeps `count` delivery attempts for the subscription through the consumer's store. */
 async function seedAttempts(documentClient: DynamoDBDocumentClient, portalId: string, subscription: Created, count: number) {
   const { recordAttempts } = await import('../../shared/data/attempts');
@@ -230,16 +159,6 @@ async function seedAttempts(documentClient: DynamoDBDocumentClient, portalId: st
   }));
   await recordAttempts({ db: documentClient, tableName: FUNCTION_ENV.TABLE_NAME }, { keepDays: 7, maxPerSubscription: 1_000 }, portalId, subscription.configId, subscription.topicArn, attempts);
   return { portalId, configId: subscription.configId };
-}
-
-/** A batch of `events` portal events, taking the portals in turn (as a queue interleaves them). */
-export function dispatchBatch(portalIds: readonly string[], events: number): SQSEvent {
-  return { Records: Array.from({ length: events }, (_, index) => dispatchRecord(portalIds[index % portalIds.length]!)) };
-}
-
-/** A list of a portal's subscriptions. */
-export function listEvent(portalId: string) {
-  return httpEvent('listSubscriptionsRoute', { portalId });
 }
 
 /** Portals and subscriptions the read and change operations act on, made once. */

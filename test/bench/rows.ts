@@ -5,7 +5,8 @@
  */
 import { statSync } from 'node:fs';
 import type { Bundles } from './build';
-import { dispatchBatch, eventsFor, listEvent, makeFixtures, queryPagesOf, type Fixtures } from './fixtures';
+import { dispatchBatch, listEvent } from './events';
+import { eventsFor, makeFixtures, queryPagesOf, type Fixtures } from './fixtures';
 import type { BundleProcesses, CallCount, Turns } from './invocations';
 import { dispatchLabel, type BenchPlan, type FunctionName, type Side } from './plan';
 import { log } from './progress';

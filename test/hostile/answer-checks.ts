@@ -2,7 +2,8 @@
  * What every answer to a hostile request must be (checks.ts): the refusal envelope, API Gateway's
  * own answers, success, and a 5xx told apart as overload or a fault.
  */
-import { isOverloadAnswer, type RawAnswer } from './harness';
+import { isOverloadAnswer } from './harness';
+import type { RawAnswer } from './raw-http';
 import { ANY_FIELD, type HostileRequest, type OperationName, type Target } from './requests';
 
 /** Every code a refusal of the handlers may carry (docs/api.md, "Values"). */

@@ -11,8 +11,10 @@
  */
 import { randomUUID } from 'node:crypto';
 import { type AnswerKind, checkAnswer, checkHeadersTooLarge, describeAnswer, HARNESS_HEADER_BYTES, HostileFailure, MAX_REQUEST_LINE_AND_HEADER_BYTES, ServiceFault } from './answer-checks';
-import { type HostileHarness, type RawAnswer, retryAfterMs, type Snapshot } from './harness';
+import { type HostileHarness, retryAfterMs } from './harness';
+import type { RawAnswer } from './raw-http';
 import type { HostileRequest, Ids, OperationName, Outcome, Target } from './requests';
+import type { Snapshot } from './snapshot';
 import { describeChanges, expectWellFormedStrings, PROTOTYPES_AT_START, prototypeShape, sameState } from './state-checks';
 import { Tally } from './tally';
 

@@ -5,7 +5,8 @@
  */
 import fc from 'fast-check';
 import { runBatch, Tally } from './checks';
-import { driverFor, generatorIds, protectedItems, type Seeding, seedPortals, seedTopicArns } from './drivers';
+import { driverFor } from './drivers';
+import { generatorIds, protectedItems, type Seeding, seedPortals, seedTopicArns } from './seeding';
 import { type HostileHarness, startHostileHarness } from './harness';
 import {
   activateRequests,

@@ -6,7 +6,7 @@
  * the wire, so that each kind is judged without having to overload a machine.
  */
 import { checkAnswer, ServiceFault, Tally } from './checks';
-import type { RawAnswer } from './harness';
+import type { RawAnswer } from './raw-http';
 import type { HostileRequest, Target } from './requests';
 
 const PATH = '/v7/webhooks/public/api/subscriptions/01a20971-b748-7613-8b2c-03eb21fd8705';

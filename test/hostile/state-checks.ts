@@ -1,6 +1,6 @@
 /** The table and SNS before and after hostile requests (checks.ts): what changed, and what must not. */
 import { HostileFailure, isPlainObject } from './answer-checks';
-import type { Snapshot } from './harness';
+import type { Snapshot } from './snapshot';
 
 /** What changed between two snapshots, for failure messages. */
 export function describeChanges(before: Snapshot, after: Snapshot): string {

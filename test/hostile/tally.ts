@@ -1,6 +1,6 @@
 /** The count of the hostile suite's answers, by kind and status (checks.ts). */
 import { type AnswerKind, isPlainObject } from './answer-checks';
-import type { RawAnswer } from './harness';
+import type { RawAnswer } from './raw-http';
 import type { OperationName } from './requests';
 
 const OVERLOAD_KEY = '503 SERVICE_UNAVAILABLE (overload)';

@@ -11,7 +11,7 @@
  */
 import { fileURLToPath } from 'node:url';
 import { DynamoDBClient, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
-import { LOCAL_CREDENTIALS } from '../../infra/local/local-stack';
+import { LOCAL_CREDENTIALS } from '../../infra/local/stack/local-stack';
 import { saveScreenshot } from '../support/browser';
 import { call, forgeToken } from '../support/local-stack-client';
 import { waitFor } from '../support/wait-for';

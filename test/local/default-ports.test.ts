@@ -8,7 +8,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join, relative } from 'node:path';
 import { freePort } from '../../infra/local/free-port';
-import { DEFAULT_PORTS } from '../../infra/local/local-stack';
+import { DEFAULT_PORTS } from '../../infra/local/stack/local-stack';
 import { startHostileHarness } from '../hostile/harness';
 import { PROJECT_ROOT, startNpmStart, tokenFor } from '../support/npm-start';
 import { API_PREFIXES } from '../../shared/operations';

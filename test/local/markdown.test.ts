@@ -1,13 +1,13 @@
 /**
- * The project's pages as the admin site serves them (infra/local/markdown.ts): every docs page,
+ * The project's pages as the admin site serves them (infra/local/admin/markdown.ts): every docs page,
  * every decision record and the README render with no markdown left showing, headings carry
  * GitHub's anchors (so the pages' links to each other's sections work), and nothing in a page
  * becomes markup.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { adminSiteRoutes } from '../../infra/local/admin-site';
-import { headingAnchor, markdownPage, markdownToHtml } from '../../infra/local/markdown';
+import { adminSiteRoutes } from '../../infra/local/admin/admin-site';
+import { headingAnchor, markdownPage, markdownToHtml } from '../../infra/local/admin/markdown';
 import { PROJECT_ROOT } from '../support/npm-start';
 
 /** The pages the local site serves: the README, docs/*.md and the decision records (docs/decisions/*.md). */

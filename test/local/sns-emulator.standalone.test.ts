@@ -1,15 +1,30 @@
 /**
  * The SNS emulator run on its own (`tsx infra/local/sns/emulator.ts`): it prints its endpoint,
  * keeps its state in ${DATA_DIR}/sns.json and its signing key and certificate in ${DATA_DIR}/sns/,
- * and stops cleanly on SIGTERM.
+ * and stops cleanly on SIGTERM. And its state file (stateFile) as any start keeps it: what
+ * survives a restart, and a file it will not overwrite.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { X509Certificate } from 'node:crypto';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { CreateTopicCommand, ListTopicsCommand, SNSClient } from '@aws-sdk/client-sns';
+import {
+  ConfirmSubscriptionCommand,
+  CreateTopicCommand,
+  DeleteTopicCommand,
+  GetSubscriptionAttributesCommand,
+  GetTopicAttributesCommand,
+  ListSubscriptionsCommand,
+  ListTagsForResourceCommand,
+  ListTopicsCommand,
+  SNSClient,
+  SubscribeCommand,
+} from '@aws-sdk/client-sns';
+import { startSnsEmulator } from '../../infra/local/sns/emulator';
+import { trustAuthorityOf } from '../support/local-authority';
+import { ACCOUNT, clientFor, recorded, REGION } from '../support/sns-emulator-suite';
 
 const repository = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -78,3 +93,83 @@ it('serves on the port it prints, keeps state in DATA_DIR/sns.json and its signi
   }
   expect(output()).toContain('SIGTERM');
 }, 40_000);
+
+describe('persistence (stateFile)', () => {
+  let directory: string;
+  beforeAll(async () => {
+    directory = await mkdtemp(join(tmpdir(), 'sns-emulator-'));
+  });
+  afterAll(async () => {
+    await rm(directory, { recursive: true, force: true });
+  });
+
+  it('keeps topics, subscriptions, attributes, tags and confirmation tokens across a restart', async () => {
+    const stateFile = join(directory, 'nested', 'sns.json');
+    const first = await startSnsEmulator({ stateFile });
+    trustAuthorityOf(first);
+    const firstClient = clientFor(first);
+    const { TopicArn } = await firstClient.send(
+      new CreateTopicCommand({ Name: 'durable', Tags: [{ Key: 'portalId', Value: 'p1' }], Attributes: { DisplayName: 'Durable' } }),
+    );
+    const { SubscriptionArn: queueArn } = await firstClient.send(
+      new SubscribeCommand({ TopicArn, Protocol: 'sqs', Endpoint: `arn:aws:sqs:${REGION}:${ACCOUNT}:durable`, Attributes: { RawMessageDelivery: 'true' } }),
+    );
+    const { SubscriptionArn: emailArn } = await firstClient.send(
+      new SubscribeCommand({ TopicArn, Protocol: 'email', Endpoint: 'durable@example.com', ReturnSubscriptionArn: true }),
+    );
+    const confirmation = (await recorded(first)).find((delivery) => delivery.subscriptionArn === emailArn);
+    const { Token } = JSON.parse(confirmation!.body) as { Token: string };
+    firstClient.destroy();
+    await first.close();
+
+    const saved = JSON.parse(await readFile(stateFile, 'utf8'));
+    expect(saved.topics.map((topic: { arn: string }) => topic.arn)).toEqual([TopicArn]);
+    expect((await readdir(join(directory, 'nested'))).filter((name) => name !== 'sns.json')).toEqual([]);
+
+    const second = await startSnsEmulator({ stateFile });
+    trustAuthorityOf(second);
+    const secondClient = clientFor(second);
+    try {
+      const { Topics } = await secondClient.send(new ListTopicsCommand({}));
+      expect(Topics).toEqual([{ TopicArn }]);
+      expect((await secondClient.send(new ListTagsForResourceCommand({ ResourceArn: TopicArn }))).Tags).toEqual([
+        { Key: 'portalId', Value: 'p1' },
+      ]);
+      expect((await secondClient.send(new GetTopicAttributesCommand({ TopicArn }))).Attributes?.DisplayName).toBe('Durable');
+      const { Attributes } = await secondClient.send(new GetSubscriptionAttributesCommand({ SubscriptionArn: queueArn }));
+      expect(Attributes).toMatchObject({ Protocol: 'sqs', RawMessageDelivery: 'true', PendingConfirmation: 'false' });
+
+      // The token mailed before the restart still confirms.
+      const confirmed = await secondClient.send(new ConfirmSubscriptionCommand({ TopicArn, Token }));
+      expect(confirmed.SubscriptionArn).toBe(emailArn);
+
+      // New ARNs never collide with old ones, and listings keep creation order.
+      const { TopicArn: later } = await secondClient.send(new CreateTopicCommand({ Name: 'after-restart' }));
+      expect((await secondClient.send(new ListTopicsCommand({}))).Topics).toEqual([{ TopicArn }, { TopicArn: later }]);
+      await secondClient.send(new DeleteTopicCommand({ TopicArn }));
+    } finally {
+      secondClient.destroy();
+      await second.close();
+    }
+
+    const third = await startSnsEmulator({ stateFile });
+    trustAuthorityOf(third);
+    const thirdClient = clientFor(third);
+    try {
+      expect((await thirdClient.send(new ListTopicsCommand({}))).Topics?.map((topic) => topic.TopicArn)).toEqual([
+        `arn:aws:sns:${REGION}:${ACCOUNT}:after-restart`,
+      ]);
+      expect((await thirdClient.send(new ListSubscriptionsCommand({}))).Subscriptions).toEqual([]);
+    } finally {
+      thirdClient.destroy();
+      await third.close();
+    }
+  });
+
+  it('refuses to start on a state file that is not its JSON, rather than overwrite it', async () => {
+    const stateFile = join(directory, 'corrupt.json');
+    await writeFile(stateFile, '{not json');
+    await expect(startSnsEmulator({ stateFile })).rejects.toThrow(/corrupt\.json/);
+    expect(await readFile(stateFile, 'utf8')).toBe('{not json');
+  });
+});

@@ -1,19 +1,14 @@
 /**
  * The SNS emulator through @aws-sdk/client-sns: the topic actions (create, attributes, delete,
- * tags), the answers SNS would give (ARNs, attributes, tags, errors), the Query protocol itself,
- * and state that survives a restart. Subscriptions and their listings are in
- * sns-emulator.subscriptions.test.ts, Publish and PublishBatch in sns-emulator.publish.test.ts;
+ * tags), the answers SNS would give (ARNs, attributes, tags, errors), and the Query protocol
+ * itself; state that survives a restart is in sns-emulator.standalone.test.ts. Subscriptions are
+ * in sns-emulator.subscriptions.test.ts, the listings in sns-emulator.listings.test.ts, Publish and PublishBatch in sns-emulator.publish.test.ts;
  * the emulator each starts and what they share is test/support/sns-emulator-suite.ts.
  * Messages to non-HTTP subscribers are only recorded; GET /_emulator/deliveries shows them.
  */
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import {
-  ConfirmSubscriptionCommand,
   CreateTopicCommand,
   DeleteTopicCommand,
-  GetSubscriptionAttributesCommand,
   GetTopicAttributesCommand,
   ListSubscriptionsCommand,
   ListTagsForResourceCommand,
@@ -25,16 +20,13 @@ import {
   UntagResourceCommand,
 } from '@aws-sdk/client-sns';
 import { startSnsEmulator } from '../../infra/local/sns/emulator';
-import { trustAuthorityOf } from '../support/local-authority';
 import {
   ACCOUNT,
   attributesOf,
-  clientFor,
   emulator,
   failureOf,
   newTopic,
   nextTopicNumber,
-  recorded,
   recordedFor,
   REGION,
   sns,
@@ -260,85 +252,5 @@ describe('the Query protocol itself', () => {
   it('refuses nonsensical delivery settings at start', async () => {
     await expect(startSnsEmulator({ deliveryRetries: -1 })).rejects.toThrow(RangeError);
     await expect(startSnsEmulator({ deliveryBackoffMs: 1.5 })).rejects.toThrow(RangeError);
-  });
-});
-
-describe('persistence (stateFile)', () => {
-  let directory: string;
-  beforeAll(async () => {
-    directory = await mkdtemp(join(tmpdir(), 'sns-emulator-'));
-  });
-  afterAll(async () => {
-    await rm(directory, { recursive: true, force: true });
-  });
-
-  it('keeps topics, subscriptions, attributes, tags and confirmation tokens across a restart', async () => {
-    const stateFile = join(directory, 'nested', 'sns.json');
-    const first = await startSnsEmulator({ stateFile });
-    trustAuthorityOf(first);
-    const firstClient = clientFor(first);
-    const { TopicArn } = await firstClient.send(
-      new CreateTopicCommand({ Name: 'durable', Tags: [{ Key: 'portalId', Value: 'p1' }], Attributes: { DisplayName: 'Durable' } }),
-    );
-    const { SubscriptionArn: queueArn } = await firstClient.send(
-      new SubscribeCommand({ TopicArn, Protocol: 'sqs', Endpoint: `arn:aws:sqs:${REGION}:${ACCOUNT}:durable`, Attributes: { RawMessageDelivery: 'true' } }),
-    );
-    const { SubscriptionArn: emailArn } = await firstClient.send(
-      new SubscribeCommand({ TopicArn, Protocol: 'email', Endpoint: 'durable@example.com', ReturnSubscriptionArn: true }),
-    );
-    const confirmation = (await recorded(first)).find((delivery) => delivery.subscriptionArn === emailArn);
-    const { Token } = JSON.parse(confirmation!.body) as { Token: string };
-    firstClient.destroy();
-    await first.close();
-
-    const saved = JSON.parse(await readFile(stateFile, 'utf8'));
-    expect(saved.topics.map((topic: { arn: string }) => topic.arn)).toEqual([TopicArn]);
-    expect((await readdir(join(directory, 'nested'))).filter((name) => name !== 'sns.json')).toEqual([]);
-
-    const second = await startSnsEmulator({ stateFile });
-    trustAuthorityOf(second);
-    const secondClient = clientFor(second);
-    try {
-      const { Topics } = await secondClient.send(new ListTopicsCommand({}));
-      expect(Topics).toEqual([{ TopicArn }]);
-      expect((await secondClient.send(new ListTagsForResourceCommand({ ResourceArn: TopicArn }))).Tags).toEqual([
-        { Key: 'portalId', Value: 'p1' },
-      ]);
-      expect((await secondClient.send(new GetTopicAttributesCommand({ TopicArn }))).Attributes?.DisplayName).toBe('Durable');
-      const { Attributes } = await secondClient.send(new GetSubscriptionAttributesCommand({ SubscriptionArn: queueArn }));
-      expect(Attributes).toMatchObject({ Protocol: 'sqs', RawMessageDelivery: 'true', PendingConfirmation: 'false' });
-
-      // The token mailed before the restart still confirms.
-      const confirmed = await secondClient.send(new ConfirmSubscriptionCommand({ TopicArn, Token }));
-      expect(confirmed.SubscriptionArn).toBe(emailArn);
-
-      // New ARNs never collide with old ones, and listings keep creation order.
-      const { TopicArn: later } = await secondClient.send(new CreateTopicCommand({ Name: 'after-restart' }));
-      expect((await secondClient.send(new ListTopicsCommand({}))).Topics).toEqual([{ TopicArn }, { TopicArn: later }]);
-      await secondClient.send(new DeleteTopicCommand({ TopicArn }));
-    } finally {
-      secondClient.destroy();
-      await second.close();
-    }
-
-    const third = await startSnsEmulator({ stateFile });
-    trustAuthorityOf(third);
-    const thirdClient = clientFor(third);
-    try {
-      expect((await thirdClient.send(new ListTopicsCommand({}))).Topics?.map((topic) => topic.TopicArn)).toEqual([
-        `arn:aws:sns:${REGION}:${ACCOUNT}:after-restart`,
-      ]);
-      expect((await thirdClient.send(new ListSubscriptionsCommand({}))).Subscriptions).toEqual([]);
-    } finally {
-      thirdClient.destroy();
-      await third.close();
-    }
-  });
-
-  it('refuses to start on a state file that is not its JSON, rather than overwrite it', async () => {
-    const stateFile = join(directory, 'corrupt.json');
-    await writeFile(stateFile, '{not json');
-    await expect(startSnsEmulator({ stateFile })).rejects.toThrow(/corrupt\.json/);
-    expect(await readFile(stateFile, 'utf8')).toBe('{not json');
   });
 });

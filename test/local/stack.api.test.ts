@@ -4,7 +4,7 @@
  * (404, 413). The stack runs in memory on free ports.
  */
 import { GetTopicAttributesCommand, NotFoundException, SNSClient } from '@aws-sdk/client-sns';
-import { LOCAL_CREDENTIALS } from '../../infra/local/local-stack';
+import { LOCAL_CREDENTIALS } from '../../infra/local/stack/local-stack';
 import { API_PREFIXES } from '../../shared/operations';
 import { call, newSubscription, requestToken, startTestStack, TEST_CLIENTS, type TestStack, tokenFor } from '../support/local-stack-client';
 

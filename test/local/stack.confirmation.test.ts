@@ -7,7 +7,7 @@
  * publish to a subscription's topic.
  */
 import { PublishCommand, SNSClient } from '@aws-sdk/client-sns';
-import { LOCAL_CREDENTIALS } from '../../infra/local/local-stack';
+import { LOCAL_CREDENTIALS } from '../../infra/local/stack/local-stack';
 import { API_PREFIXES } from '../../shared/operations';
 import { call, lastConfirmationRequestsMinutesAgo, newSubscription, reconcileLocally, startTestStack, TEST_CLIENTS, type TestStack, tokenFor } from '../support/local-stack-client';
 import { waitFor } from '../support/wait-for';

@@ -7,7 +7,7 @@
  * timeout, its default backoff and limits.
  */
 import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
-import { LOCAL_CREDENTIALS } from '../../infra/local/local-stack';
+import { LOCAL_CREDENTIALS } from '../../infra/local/stack/local-stack';
 import { HTTP_DELIVERY_POLICY } from '../../shared/subscriptions/delivery-policy';
 import { API_PREFIXES } from '../../shared/operations';
 import { call, startTestStack, TEST_CLIENTS, type TestStack, tokenFor } from '../support/local-stack-client';

@@ -5,7 +5,7 @@
  * SNS action in its query string changes nothing in SNS: the emulator never executes a delivery.
  */
 import { GetSubscriptionAttributesCommand, SNSClient } from '@aws-sdk/client-sns';
-import { LOCAL_CREDENTIALS } from '../../infra/local/local-stack';
+import { LOCAL_CREDENTIALS } from '../../infra/local/stack/local-stack';
 import { API_PREFIXES } from '../../shared/operations';
 import { call, newSubscription, startTestStack, TEST_CLIENTS, type TestStack, tokenFor } from '../support/local-stack-client';
 import { waitFor } from '../support/wait-for';

@@ -8,16 +8,14 @@
  */
 import { PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import { PublishBatchCommand, PublishCommand, SNSClient } from '@aws-sdk/client-sns';
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import { localDeliveryDeadLetterQueueArn } from '../../infra/aws/local-account';
-import type { OAuthClient } from '../../infra/local/auth/clients';
 import { HTTP_DELIVERY_POLICY } from '../../shared/subscriptions/delivery-policy';
 import { API_PREFIXES } from '../../shared/operations';
 import { call, TEST_CLIENTS } from '../support/local-stack-client';
 import { useDeliveryStack } from '../support/delivery-stack';
 import { waitFor } from '../support/wait-for';
-import { AWS_CLI, awsCliEnvironment } from '../support/aws-cli-env';
+import { awsCli } from '../support/aws-cli-env';
+import { type Created, eventDeliveryCalls } from '../support/event-delivery';
 
 const API = API_PREFIXES[0];
 const CREATE = 'asset_bank.media.create';
@@ -26,82 +24,7 @@ const DELETED = 'asset_bank.media.deleted';
 
 const delivery = useDeliveryStack({ retrySweepIntervalMs: 3_600_000 }); // no sweep's Query among the dispatcher's, counted below
 
-interface Created {
-  configId: string;
-  topicArn: string;
-  subscriptionArn: string;
-  path: string;
-}
-
-/** Creates an http subscription to the receiver at `/hooks/<label>` and waits until it is confirmed. */
-async function subscribe(client: OAuthClient, label: string, kinds: string[], { confirm = true } = {}): Promise<Created> {
-  const path = `/hooks/${label}-${Math.random().toString(36).slice(2, 8)}`;
-  if (!confirm) delivery.receiver.unconfirmedPaths.add(path);
-  const created = await call(delivery.stack, 'POST', API, {
-    token: await delivery.token(client),
-    body: { name: label, protocol: 'http', endpoint: delivery.receiver.url + path, events: kinds },
-  });
-  expect(created.status).toBe(200);
-  const record = { ...created.body.record, path } as Created;
-  if (confirm) await waitFor(`${label} confirmed`, async () => ((await isListedConfirmed(client, record.configId)) ? true : undefined));
-  return record;
-}
-
-async function isListedConfirmed(client: OAuthClient, configId: string): Promise<boolean> {
-  const listed = await call(delivery.stack, 'GET', `${API}/list`, { token: await delivery.token(client) });
-  return listed.body.configs.find((entry: { configId: string }) => entry.configId === configId)?.confirmed === true;
-}
-
-/** Puts portal events on the bus as a platform service would; answers their EventBridge ids. */
-async function putPortalEvents(...entries: { kind: string; portalId: string; data?: Record<string, unknown> }[]): Promise<string[]> {
-  const answer = await delivery.events.send(
-    new PutEventsCommand({
-      Entries: entries.map(({ kind, portalId, data = {} }) => ({
-        EventBusName: delivery.stack.eventBusName,
-        Source: 'portal.events',
-        DetailType: kind,
-        Detail: JSON.stringify({ portalId, ...data }),
-      })),
-    }),
-  );
-  expect(answer.FailedEntryCount).toBe(0);
-  return answer.Entries!.map((entry) => entry.EventId!);
-}
-
-/** Waits until the dispatcher has worked through everything queued (so every Publish was made). */
-async function dispatched(): Promise<void> {
-  await waitFor('the event queue to drain', () => (delivery.stack.eventQueue.depth === 0 ? true : undefined));
-}
-
-/** What the SNS emulator handed to subscribers (recorded at Publish time, before any HTTP POST). */
-async function recordedDeliveries(): Promise<{ subscriptionArn: string; type: string; body: string }[]> {
-  const response = await fetch(`${delivery.stack.sns.endpoint}/_emulator/deliveries`, { signal: AbortSignal.timeout(5_000) });
-  return ((await response.json()) as { deliveries: { subscriptionArn: string; type: string; body: string }[] }).deliveries;
-}
-
-/** The subscriptions an event was handed to, by event id. */
-async function recipientsOf(eventId: string, subscriptions: Created[]): Promise<Created[]> {
-  const deliveries = await recordedDeliveries();
-  return subscriptions.filter((subscription) =>
-    deliveries.some(
-      (delivery) =>
-        delivery.subscriptionArn === subscription.subscriptionArn &&
-        delivery.type === 'Notification' &&
-        JSON.parse(JSON.parse(delivery.body).Message).eventId === eventId,
-    ),
-  );
-}
-
-async function arrivedAt(subscription: Created, eventId: string) {
-  return waitFor(`event ${eventId} at ${subscription.path}`, () =>
-    delivery.receiver.notificationsAt(subscription.path).find((entry) => entry.message?.eventId === eventId),
-  );
-}
-
-async function setStatus(client: OAuthClient, configId: string, status: 0 | 1) {
-  const answer = await call(delivery.stack, 'PUT', `${API}/activate`, { token: await delivery.token(client), body: { config_id: configId, status } });
-  expect(answer.status).toBe(200);
-}
+const { subscribe, isListedConfirmed, putPortalEvents, dispatched, recordedDeliveries, recipientsOf, arrivedAt, setStatus } = eventDeliveryCalls(delivery);
 
 describe('portal events put on the bus', () => {
   it('reach exactly the activated subscriptions of their portal that chose their kind, in the documented shape', async () => {
@@ -384,17 +307,3 @@ describe('confirmation, retries and dead letters', () => {
     expect(delivery.receiver.notificationsAt(subscription.path).filter((entry) => entry.message.eventId === eventId)).toHaveLength(1);
   });
 });
-
-const cliEnv = awsCliEnvironment();
-
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the CLI's JSON output
-async function awsCli(...args: string[]): Promise<any> {
-  try {
-    const { stdout } = await promisify(execFile)(AWS_CLI, [...args, '--output', 'json'], { env: cliEnv, timeout: 30_000 });
-    return JSON.parse(stdout);
-  } catch (error) {
-    const failure = error as NodeJS.ErrnoException & { stderr?: string };
-    if (failure.code === 'ENOENT') throw new Error('The AWS CLI (`aws`) is not installed or not on PATH; this test needs it.');
-    throw new Error(`aws ${args.slice(0, 2).join(' ')} failed: ${failure.stderr ?? failure.message}`);
-  }
-}

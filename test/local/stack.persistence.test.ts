@@ -9,7 +9,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../../infra/local/free-port';
-import { LOCAL_CREDENTIALS, type LocalStack, type LocalStackOptions, startLocalStack } from '../../infra/local/local-stack';
+import { LOCAL_CREDENTIALS, type LocalStack, type LocalStackOptions, startLocalStack } from '../../infra/local/stack/local-stack';
 import { API_PREFIXES } from '../../shared/operations';
 import { call, newSubscription, TEST_CLIENTS, tokenFor } from '../support/local-stack-client';
 

@@ -7,7 +7,7 @@
  */
 import { PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import { GetSubscriptionAttributesCommand, SNSClient } from '@aws-sdk/client-sns';
-import { LOCAL_CREDENTIALS } from '../../infra/local/local-stack';
+import { LOCAL_CREDENTIALS } from '../../infra/local/stack/local-stack';
 import { HTTP_DELIVERY_POLICY } from '../../shared/subscriptions/delivery-policy';
 import { API_PREFIXES } from '../../shared/operations';
 import { useDeliveryStack } from '../support/delivery-stack';

@@ -267,7 +267,7 @@ describe('the source files', () => {
       expect.arrayContaining([
         'functions/createSubscription.ts',
         'shared/logger.ts',
-        'infra/local/local-stack.ts',
+        'infra/local/stack/local-stack.ts',
         'test/hostile/requests.ts',
         'test/support/test-env.ts',
         'test/service/layout.test.ts',

@@ -1,6 +1,6 @@
 /**
  * The admin page suite's browser and stack (test/local/admin-page.browser.test.ts, whose later
- * steps are in admin-page.deliveries.steps.ts), and what its steps read: the page as the
+ * steps are in admin-page.form-and-list.steps.ts and admin-page.deliveries.steps.ts), and what its steps read: the page as the
  * person sees it (rows, the status and error lines, what is in view, what breaks or sticks out)
  * and the API's answers to compare it with (the portal's subscriptions and dead letters).
  *

@@ -1,7 +1,8 @@
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { tmpdir } from 'node:os';
+import { promisify } from 'node:util';
 
 /**
  * The AWS CLI to run: `aws` as found on PATH, except that a pyenv shim is resolved once to the
@@ -47,4 +48,19 @@ export function awsCliEnvironment(): NodeJS.ProcessEnv {
     AWS_CONFIG_FILE: join(tmpdir(), 'webhooks-test-no-aws-config'),
     AWS_SHARED_CREDENTIALS_FILE: join(tmpdir(), 'webhooks-test-no-aws-credentials'),
   };
+}
+
+const cliEnv = awsCliEnvironment();
+
+/** Runs the AWS CLI against the emulators (awsCliEnvironment) and answers its JSON output. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the CLI's JSON output
+export async function awsCli(...args: string[]): Promise<any> {
+  try {
+    const { stdout } = await promisify(execFile)(AWS_CLI, [...args, '--output', 'json'], { env: cliEnv, timeout: 30_000 });
+    return JSON.parse(stdout);
+  } catch (error) {
+    const failure = error as NodeJS.ErrnoException & { stderr?: string };
+    if (failure.code === 'ENOENT') throw new Error('The AWS CLI (`aws`) is not installed or not on PATH; this test needs it.');
+    throw new Error(`aws ${args.slice(0, 2).join(' ')} failed: ${failure.stderr ?? failure.message}`);
+  }
 }

@@ -5,7 +5,7 @@
  * test (each may hold 10 subscriptions). Registers its own jest hooks; call it at a suite's top.
  */
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
-import { LOCAL_CREDENTIALS } from '../../infra/local/local-stack';
+import { LOCAL_CREDENTIALS } from '../../infra/local/stack/local-stack';
 import type { OAuthClient } from '../../infra/local/auth/clients';
 import { API_PREFIXES } from '../../shared/operations';
 import { call, startTestStack, TEST_CLIENTS, type TestStack, tokenFor } from './local-stack-client';

@@ -11,7 +11,7 @@ import { promisify } from 'node:util';
 import { type JWTPayload, SignJWT } from 'jose';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { LOCAL_CREDENTIALS, type LocalStack, type LocalStackOptions, startLocalStack } from '../../infra/local/local-stack';
+import { LOCAL_CREDENTIALS, type LocalStack, type LocalStackOptions, startLocalStack } from '../../infra/local/stack/local-stack';
 import { trustAuthorityOf } from './local-authority';
 import type { OAuthClient } from '../../infra/local/auth/clients';
 import { generateSigningKey, type SigningKey } from '../../infra/local/auth/signing-key';

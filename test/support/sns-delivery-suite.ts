@@ -1,6 +1,6 @@
 /**
- * The SNS emulator a suite of test/local/sns-emulator.delivery.test.ts and
- * sns-emulator.dead-letters.test.ts delivers from, with retries within a test (backoff 50, 100,
+ * The SNS emulator a suite of test/local/sns-emulator.delivery.test.ts,
+ * sns-emulator.retries.test.ts and sns-emulator.dead-letters.test.ts delivers from, with retries within a test (backoff 50, 100,
  * 200 ms; a 1 s timeout), its log, and what those suites share: local receivers on 127.0.0.1 that
  * keep every request, topics, http subscriptions confirmed as their owner would, the messages the
  * emulator recorded and its dead letters as a developer reads them.

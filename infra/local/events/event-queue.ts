@@ -8,7 +8,7 @@
  * reads it and goes on.
  *
  * The same queue, with message attributes, stands in for the delivery dead-letter queue that
- * feeds the dead-letter recorder (local-stack.ts): `what` names its messages in the log.
+ * feeds the dead-letter recorder (stack/local-stack.ts): `what` names its messages in the log.
  */
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { createHash, randomUUID } from 'node:crypto';

@@ -6,6 +6,8 @@
  */
 import { readStateFile, writeStateFile } from '../state-file';
 import { DeliveryQueue, type DeliverySettings, type PendingDelivery } from './delivery';
+import { checkedSubscriptionArn, TOPIC_ARN, topicArnOfSubscription } from './arns';
+import { type DeadLetterOverflow, DeadLetterStore } from './dead-letter-store';
 import { invalidParameter, malformedArn, type SnsError, subscriptionNotFound, topicNotFound } from './errors';
 import { confirmationMessage, type MessageOrigin, subscribeUrl, unsubscribeConfirmationMessage } from './messages';
 import { type DeliveryStatusLogEvent, deliveryStatusLogEventOf } from './delivery-status-log';
@@ -17,10 +19,6 @@ const MAX_RECORDED_DELIVERIES = 1_000;
 export const DEFAULT_DEAD_LETTERS_PER_SUBSCRIPTION = 1_000;
 /** Dead letters are saved at most this often: a burst of them must not rewrite the file per letter. */
 const DEAD_LETTER_SAVE_DELAY_MS = 1_000;
-
-export const TOPIC_NAME = /^(?:[A-Za-z0-9_-]{1,256}|[A-Za-z0-9_-]{1,251}\.fifo)$/;
-export const TOPIC_ARN = /^arn:[^:]+:sns:[^:]*:[^:]+:[A-Za-z0-9_-]+(?:\.fifo)?$/;
-const SUBSCRIPTION_ARN = /^(arn:[^:]+:sns:[^:]*:[^:]+:[A-Za-z0-9_-]+(?:\.fifo)?):[0-9a-f-]{36}$/;
 
 const HTTP_PROTOCOLS = new Set(['http', 'https']);
 
@@ -34,14 +32,6 @@ interface PersistedState {
   deadLetterOverflow?: DeadLetterOverflow[];
   /** Deliveries not finished when the emulator stopped; resumed at the next start. */
   pendingDeliveries?: PendingDelivery[];
-}
-
-/** Dead letters of a subscription that no longer fit its share of the list: counted, never silently gone. */
-export interface DeadLetterOverflow {
-  subscriptionArn: string;
-  deadLetterTargetArn: string;
-  /** The oldest ones, removed to keep the latest. */
-  notKept: number;
 }
 
 interface Settings {
@@ -67,10 +57,8 @@ export class SnsBackend {
   readonly topics = new Map<string, TopicRecord>();
   readonly subscriptions = new Map<string, SubscriptionRecord>();
   readonly recorded: RecordedDelivery[] = [];
-  /** Oldest first, at most settings.deadLettersPerSubscription of each subscription. */
-  readonly deadLetters: DeadLetter[] = [];
-  private readonly deadLetterCounts = new Map<string, number>();
-  private readonly overflow = new Map<string, DeadLetterOverflow>();
+  /** The dead letters kept, each subscription's latest (GET /_emulator/dead-letters). */
+  private readonly kept: DeadLetterStore;
   /** Set once the server listens; SubscribeURL and UnsubscribeURL point back here. */
   endpoint = '';
   private nextSeq = 1;
@@ -81,6 +69,7 @@ export class SnsBackend {
   private saveTimer: NodeJS.Timeout | undefined;
 
   constructor(readonly settings: Settings) {
+    this.kept = new DeadLetterStore(settings.deadLettersPerSubscription, settings.log);
     this.deliveries = new DeliveryQueue(settings.delivery, {
       // Unsubscribe and DeleteTopic (which takes its subscriptions along) remove the record.
       // An UnsubscribeConfirmation is sent for a subscription already gone: only its topic's deletion stops it.
@@ -211,7 +200,7 @@ export class SnsBackend {
    * subscription, so one failing endpoint never pushes out another's, and none goes unreported.
    */
   private deadLetter(letter: DeadLetter): void {
-    this.keepDeadLetter(letter);
+    this.kept.keep(letter);
     try {
       this.settings.onDeadLetter?.(letter);
     } catch (error) {
@@ -221,29 +210,14 @@ export class SnsBackend {
     this.saveSoon();
   }
 
-  /** Dead letters counted but no longer kept, per subscription. */
-  deadLetterOverflow(): DeadLetterOverflow[] {
-    return [...this.overflow.values()];
+  /** Oldest first, at most settings.deadLettersPerSubscription of each subscription. */
+  get deadLetters(): readonly DeadLetter[] {
+    return this.kept.letters;
   }
 
-  private keepDeadLetter(letter: DeadLetter): void {
-    this.deadLetters.push(letter);
-    const count = (this.deadLetterCounts.get(letter.subscriptionArn) ?? 0) + 1;
-    if (count <= this.settings.deadLettersPerSubscription) {
-      this.deadLetterCounts.set(letter.subscriptionArn, count);
-      return;
-    }
-    this.deadLetters.splice(this.deadLetters.findIndex((kept) => kept.subscriptionArn === letter.subscriptionArn), 1);
-    let overflow = this.overflow.get(letter.subscriptionArn);
-    if (!overflow) {
-      overflow = { subscriptionArn: letter.subscriptionArn, deadLetterTargetArn: letter.deadLetterTargetArn, notKept: 0 };
-      this.overflow.set(letter.subscriptionArn, overflow);
-      this.settings.log(
-        `dead letters of ${letter.subscriptionArn} past ${this.settings.deadLettersPerSubscription}: ` +
-          'keeping the latest, counting the others (overflow in GET /_emulator/dead-letters)',
-      );
-    }
-    overflow.notKept++;
+  /** Dead letters counted but no longer kept, per subscription. */
+  deadLetterOverflow(): DeadLetterOverflow[] {
+    return this.kept.overflow();
   }
 
   private saveSoon(): void {
@@ -310,10 +284,7 @@ export class SnsBackend {
     }
     for (const topic of state.topics) this.topics.set(topic.arn, topic);
     for (const subscription of state.subscriptions) this.subscriptions.set(subscription.arn, subscription);
-    for (const overflow of Array.isArray(state.deadLetterOverflow) ? state.deadLetterOverflow : []) {
-      this.overflow.set(overflow.subscriptionArn, { ...overflow });
-    }
-    for (const letter of Array.isArray(state.deadLetters) ? state.deadLetters : []) this.keepDeadLetter(letter);
+    this.kept.restore(Array.isArray(state.deadLetters) ? state.deadLetters : [], Array.isArray(state.deadLetterOverflow) ? state.deadLetterOverflow : []);
     if (Array.isArray(state.pendingDeliveries)) this.toResume = state.pendingDeliveries;
     this.nextSeq = Math.max(Number(state.nextSeq) || 1, ...[...state.topics, ...state.subscriptions].map((r) => r.seq + 1));
   }
@@ -332,28 +303,10 @@ export class SnsBackend {
       nextSeq: this.nextSeq,
       topics: [...this.topics.values()],
       subscriptions: [...this.subscriptions.values()],
-      deadLetters: this.deadLetters,
+      deadLetters: this.kept.letters,
       deadLetterOverflow: this.deadLetterOverflow(),
       ...(pendingDeliveries && pendingDeliveries.length > 0 ? { pendingDeliveries } : {}),
     };
     writeStateFile(file, JSON.stringify(state, null, 2));
   }
-}
-
-
-/**
- * The ARN, once its shape is a subscription's: fewer than 6 elements is a malformed ARN, a topic's
- * ARN (no subscription id) is "Invalid parameter: SubscriptionId", as SNS answers them.
- */
-export function checkedSubscriptionArn(arn: string): string {
-  const malformed = malformedArn('SubscriptionArn', arn);
-  if (malformed) throw malformed;
-  if (TOPIC_ARN.test(arn)) throw invalidParameter('SubscriptionId');
-  if (!SUBSCRIPTION_ARN.test(arn)) throw invalidParameter('SubscriptionArn');
-  return arn;
-}
-
-/** A subscription's ARN is its topic's ARN and one more segment. */
-function topicArnOfSubscription(subscriptionArn: string): string {
-  return subscriptionArn.slice(0, subscriptionArn.lastIndexOf(':'));
 }

@@ -9,7 +9,7 @@ import { authorizationError, explicitlyDenied } from '../topic-policy';
 import { parseFilterPolicy } from '../filter-policy';
 import { maskPasswords } from '../masking';
 import { attributesXml, el, type QueryParams } from '../query-protocol';
-import { checkedSubscriptionArn, TOPIC_ARN } from '../state';
+import { checkedSubscriptionArn, TOPIC_ARN } from '../arns';
 import type { SubscriptionRecord } from '../types';
 import { type Handler, page } from './handler';
 

@@ -1,7 +1,7 @@
 /** CreateTopic, DeleteTopic, ListTopics, GetTopicAttributes, SetTopicAttributes. */
 import { invalidParameter, malformedArn } from '../errors';
 import { attributesXml, el, type QueryParams } from '../query-protocol';
-import { TOPIC_ARN, TOPIC_NAME } from '../state';
+import { TOPIC_ARN, TOPIC_NAME } from '../arns';
 import { policyStatements } from '../topic-policy';
 import { type Handler, page } from './handler';
 import { DEFAULT_HEALTHY_RETRY_POLICY } from './subscriptions';

@@ -12,7 +12,7 @@ import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http
 import { readdirSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import { sendJson, sendResponse } from './gateway/http-body';
+import { sendJson, sendResponse } from '../gateway/http-body';
 import { markdownPage } from './markdown';
 
 export const OPENAPI_PATH = '/openapi.json';
@@ -20,7 +20,7 @@ export const ADMIN_PATH = '/admin/';
 /** How to receive webhooks: the admin page's create form points integrators at it. */
 export const RECEIVING_DOC_PATH = '/docs/receiving.md';
 
-const REPOSITORY = new URL('../../', import.meta.url);
+const REPOSITORY = new URL('../../../', import.meta.url);
 /**
  * The files served, by URL path, from the repository: the page, its stylesheets and icon, and
  * every ES module of admin/ (app.js and the modules it imports, whatever they are split into);

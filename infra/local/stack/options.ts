@@ -1,14 +1,14 @@
 /** What startLocalStack (local-stack.ts) takes, and the running stack it gives. */
-import type { DynamoDbLocal } from './dynamodb/dynamodb-local';
-import type { EventBus } from './events/event-bus';
-import type { EventQueue } from './events/event-queue';
-import type { OAuthClient } from './auth/clients';
-import type { TokenResponse } from './auth/token-endpoint';
-import type { SigningKey } from './auth/signing-key';
-import type { SnsEmulator, SnsEmulatorOptions } from './sns/emulator';
+import type { DynamoDbLocal } from '../dynamodb/dynamodb-local';
+import type { EventBus } from '../events/event-bus';
+import type { EventQueue } from '../events/event-queue';
+import type { OAuthClient } from '../auth/clients';
+import type { TokenResponse } from '../auth/token-endpoint';
+import type { SigningKey } from '../auth/signing-key';
+import type { SnsEmulator, SnsEmulatorOptions } from '../sns/emulator';
 
 /**
- * The ports have no default here, on purpose: `npm start` (start.ts) gives DEFAULT_PORTS or what
+ * The ports have no default here, on purpose: `npm start` (infra/local/start.ts) gives DEFAULT_PORTS or what
  * the environment says, and every test gives 0 (a free port) or ports it found free. A default
  * would let a suite that forgot one take the port of the `npm start` running beside it.
  */

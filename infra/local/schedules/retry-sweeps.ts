@@ -4,7 +4,7 @@
  * all in the table, so under DATA_DIR a restart picks up what was due.
  */
 import type { Context } from 'aws-lambda';
-import type { ScheduledHandler } from './operation-handlers';
+import type { ScheduledHandler } from '../operation-handlers';
 
 export interface RetrySweepsOptions {
   handler: ScheduledHandler;

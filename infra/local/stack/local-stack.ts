@@ -1,0 +1,212 @@
+/**
+ * The whole service on one machine: DynamoDB Local, the SNS emulator, a local
+ * OAuth token endpoint, the gateway emulation invoking the operations' handlers, and an
+ * EventBridge stand-in whose rule feeds the dispatcher handler, all on 127.0.0.1.
+ * `npm start` (infra/local/start.ts) runs it with the ports and directories of the environment; the tests
+ * run it in memory on free ports.
+ *
+ * The handlers run in this process and read their configuration when they are imported, so
+ * the environment is set (local endpoints, dummy credentials, table name:
+ * service-environment.ts) before they are. The API, with its token endpoint and the admin site,
+ * is api.ts; SNS's dead letters and delivery records go to their consumers through
+ * delivery-records.ts; the retry sweep runs on a timer (../schedules/retry-sweeps.ts).
+ */
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { randomUUID } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { DEFAULT_EVENT_BUS_NAME } from '../../../shared/delivery/portal-event';
+import { API_PREFIXES, ATTEMPTS_RECORDER, DEAD_LETTER_RECORDER, DISPATCHER, RETRY_SWEEPER } from '../../../shared/operations';
+import { LOCAL_ACCOUNT_ID, localDeliveryDeadLetterQueueArn } from '../../aws/local-account';
+import { ADMIN_PATH, OPENAPI_PATH } from '../admin/admin-site';
+import { DEFAULT_CLIENTS_FILE, loadOAuthClients } from '../auth/clients';
+import { generateSigningKey, loadOrCreateSigningKey } from '../auth/signing-key';
+import { type DynamoDbLocal, startDynamoDbLocal } from '../dynamodb/dynamodb-local';
+import { ensureSubscriptionTable } from '../dynamodb/subscription-table';
+import { type EventBus, startEventBus } from '../events/event-bus';
+import { EventQueue } from '../events/event-queue';
+import { lambdaContext } from '../gateway/event';
+import { loadAttemptsRecorder, loadDeadLetterRecorder, loadDispatcher, loadOperationHandlers, loadRetrySweeper } from '../operation-handlers';
+import { startRetrySweeps, type RetrySweeps } from '../schedules/retry-sweeps';
+import { type SnsEmulator, startSnsEmulator } from '../sns/emulator';
+import { type Api, startApi } from './api';
+import { deliveryRecords } from './delivery-records';
+import type { LocalStack, LocalStackOptions } from './options';
+import { ensurePortFree } from './ports';
+import { deleteSharedTable, LOCAL_CREDENTIALS, useLocalServices } from './service-environment';
+
+export type { LocalStack, LocalStackOptions, ServiceEndpoints } from './options';
+export { DEFAULT_PORTS, type LocalStackPart, PortInUseError } from './ports';
+export { DEFAULT_TABLE_NAME, LOCAL_CREDENTIALS } from './service-environment';
+
+export const DEFAULT_DATA_DIR = '.data';
+/** The `aud` of local tokens, the audience the gateway's authorizer accepts. */
+export const DEFAULT_AUDIENCE = 'webhooks-api';
+/** How long an event the dispatcher failed on waits before it is tried again (1 s: local time is compressed). */
+const LOCAL_EVENT_RETRY_DELAY_MS = 1_000;
+/** The dispatcher's timeout, as on AWS (infra/aws/portal-event-delivery.ts). */
+const DISPATCHER_TIMEOUT_MS = 30_000;
+/** The dead-letter recorder's, likewise. */
+const RECORDER_TIMEOUT_MS = 30_000;
+/** The retry sweep's, likewise (infra/aws/dead-letter-retries.ts). */
+const SWEEPER_TIMEOUT_MS = 60_000;
+/** How often the retry sweep runs: every minute on AWS; locally, where time is compressed, every 2 s. */
+const LOCAL_RETRY_SWEEP_INTERVAL_MS = 2_000;
+
+export async function startLocalStack(options: LocalStackOptions): Promise<LocalStack> {
+  const log = options.log ?? (() => undefined);
+  const dataDir = options.inMemory ? undefined : resolve(options.dataDir ?? DEFAULT_DATA_DIR);
+  if (options.sharedDynamoDb && dataDir) throw new Error('A shared DynamoDB Local holds the stack in memory only; it takes no data directory.');
+  // Read first: a broken clients file should fail before anything is started.
+  const clients = loadOAuthClients(options.clientsFile ?? DEFAULT_CLIENTS_FILE);
+  const region = process.env.AWS_REGION?.trim() || 'us-east-1';
+
+  const { dynamoDbPort, snsPort, eventsPort } = options;
+  const eventBusName = options.eventBusName ?? (process.env.EVENT_BUS_NAME?.trim() || DEFAULT_EVENT_BUS_NAME);
+  await Promise.all([
+    ensurePortFree(options.port, 'api'),
+    ensurePortFree(dynamoDbPort, 'dynamoDb'),
+    ensurePortFree(snsPort, 'sns'),
+    ensurePortFree(eventsPort, 'events'),
+  ]);
+
+  // What has started so far, stopped in reverse: the gateway first, so no request reaches the
+  // emulators while they stop.
+  let dynamoDb: Pick<DynamoDbLocal, 'endpoint' | 'port' | 'stop'> | undefined;
+  let sns: SnsEmulator | undefined;
+  let events: EventBus | undefined;
+  let eventQueue: EventQueue | undefined;
+  let deadLetterQueue: EventQueue | undefined;
+  let retrySweeps: RetrySweeps | undefined;
+  let tableName: string | undefined;
+  let api: Api | undefined;
+  // What SNS records of its deliveries, for the dead-letter recorder and the attempts consumer.
+  const records = deliveryRecords({
+    attemptsContext: () => lambdaContext(ATTEMPTS_RECORDER.handler, region, RECORDER_TIMEOUT_MS, 256, randomUUID()),
+    log,
+  });
+  let stopping: Promise<void> | undefined;
+  const stop = () => {
+    stopping ??= (async () => {
+      await Promise.all([api?.gateway.close(), events?.close(), retrySweeps?.close()]);
+      await eventQueue?.close();
+      // SNS first: its deliveries cut short are kept, and none is given up on into a closed queue.
+      await sns?.close();
+      await records.handedOver();
+      await deadLetterQueue?.close();
+      await dynamoDb?.stop();
+      if (options.sharedDynamoDb && tableName) await deleteSharedTable(options.sharedDynamoDb.endpoint, region, tableName);
+    })();
+    return stopping;
+  };
+
+  try {
+    if (dataDir) mkdirSync(join(dataDir, 'dynamodb'), { recursive: true });
+    const [dynamoDbStart, snsStart] = await Promise.allSettled([
+      options.sharedDynamoDb
+        ? Promise.resolve({ ...options.sharedDynamoDb, stop: async () => undefined })
+        : startDynamoDbLocal({ port: dynamoDbPort, dataDir: dataDir && join(dataDir, 'dynamodb') }),
+      startSnsEmulator({
+        port: snsPort,
+        region,
+        stateFile: dataDir && join(dataDir, 'sns.json'),
+        signingDir: dataDir && join(dataDir, 'sns'),
+        ...options.snsDelivery,
+        onDeadLetter: records.onDeadLetter,
+        onDeliveryStatus: records.onDeliveryStatus,
+        log: (line) => log(`[sns] ${line}`),
+      }),
+    ]);
+    if (dynamoDbStart.status === 'fulfilled') dynamoDb = dynamoDbStart.value;
+    if (snsStart.status === 'fulfilled') sns = snsStart.value;
+    if (dynamoDbStart.status === 'rejected') throw dynamoDbStart.reason;
+    if (snsStart.status === 'rejected') throw snsStart.reason;
+    const services = { dynamoDb: dynamoDb!, sns: sns! };
+
+    const endpoints = { dynamoDb: services.dynamoDb.endpoint, sns: services.sns.endpoint };
+    tableName = useLocalServices(region, (await options.handlerEndpoints?.(endpoints)) ?? endpoints);
+    const tableClient = new DynamoDBClient({ region, endpoint: endpoints.dynamoDb, credentials: LOCAL_CREDENTIALS });
+    try {
+      await ensureSubscriptionTable(tableClient, tableName);
+    } finally {
+      tableClient.destroy();
+    }
+    const handlers = await loadOperationHandlers();
+    const dispatcher = await loadDispatcher();
+    eventQueue = new EventQueue({
+      queueArn: `arn:aws:sqs:${region}:${LOCAL_ACCOUNT_ID}:webhooks-portal-events`,
+      region,
+      handler: dispatcher,
+      context: () => lambdaContext(DISPATCHER.handler, region, DISPATCHER_TIMEOUT_MS, 256, randomUUID()),
+      visibilityDelayMs: options.eventRetryDelayMs ?? LOCAL_EVENT_RETRY_DELAY_MS,
+      stateFile: dataDir && join(dataDir, 'event-queue.json'),
+      log: (line) => log(`[events] ${line}`),
+    });
+    deadLetterQueue = new EventQueue({
+      queueArn: localDeliveryDeadLetterQueueArn(region),
+      region,
+      handler: await loadDeadLetterRecorder(),
+      context: () => lambdaContext(DEAD_LETTER_RECORDER.handler, region, RECORDER_TIMEOUT_MS, 256, randomUUID()),
+      visibilityDelayMs: options.eventRetryDelayMs ?? LOCAL_EVENT_RETRY_DELAY_MS,
+      stateFile: dataDir && join(dataDir, 'dead-letter-queue.json'),
+      // As on AWS, where the delivery dead-letter queue has no redrive of its own: a dead letter the
+      // recorder fails on stays, tried again, until it is kept (the operator's age alarm watches it).
+      maxReceiveCount: Number.POSITIVE_INFINITY,
+      what: 'dead letters',
+      senderId: 'AIDASNSDEADLETTERS',
+      log: (line) => log(`[dead letters] ${line}`),
+    });
+    records.sendDeadLettersTo(deadLetterQueue);
+    records.sendStatusesTo(await loadAttemptsRecorder());
+    retrySweeps = startRetrySweeps({
+      handler: await loadRetrySweeper(),
+      context: () => lambdaContext(RETRY_SWEEPER.handler, region, SWEEPER_TIMEOUT_MS, 256, randomUUID()),
+      intervalMs: options.retrySweepIntervalMs ?? LOCAL_RETRY_SWEEP_INTERVAL_MS,
+      log: (line) => log(`[retries] ${line}`),
+    });
+    events = await startEventBus({
+      port: eventsPort,
+      busName: eventBusName,
+      region,
+      accountId: LOCAL_ACCOUNT_ID,
+      queue: eventQueue,
+      log: (line) => log(`[events] ${line}`),
+    });
+
+    const audience = options.audience ?? DEFAULT_AUDIENCE;
+    const signingKey =
+      options.signingKey ??
+      (dataDir ? await loadOrCreateSigningKey(join(dataDir, 'oauth-signing-key.json')) : await generateSigningKey());
+    api = await startApi({ port: options.port, audience, signingKey, clients, handlers, region, log });
+    const { gateway, oauth, issuer } = api;
+
+    return {
+      apiUrl: gateway.url,
+      apiBaseUrls: API_PREFIXES.map((prefix) => gateway.url + prefix),
+      tokenUrl: oauth.tokenUrl,
+      jwksUrl: oauth.jwksUrl,
+      openApiUrl: gateway.url + OPENAPI_PATH,
+      adminUrl: gateway.url + ADMIN_PATH,
+      issuer,
+      audience,
+      clients,
+      tableName,
+      region,
+      ...services,
+      events,
+      eventBusName,
+      eventQueue,
+      deadLetterQueue,
+      dataDir,
+      issueToken: (clientId, scopes) => {
+        const client = clients.find((candidate) => candidate.clientId === clientId);
+        if (!client) throw new Error(`No OAuth client ${clientId}`);
+        return oauth.issueToken(client, scopes);
+      },
+      stop,
+    };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
