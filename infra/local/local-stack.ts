@@ -12,7 +12,7 @@ import { DeleteTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { DEFAULT_PORTAL_CLAIM } from '../../shared/config';
+import { portalClaim as portalClaimSetting } from '../../shared/settings';
 import { DEFAULT_EVENT_BUS_NAME } from '../../shared/delivery/portal-event';
 import { API_PREFIXES, ATTEMPTS_RECORDER, DEAD_LETTER_RECORDER, DISPATCHER, RETRY_SWEEPER } from '../../shared/operations';
 import { logSubscriptionEventOf } from '../../shared/attempts/delivery-status-record';
@@ -246,7 +246,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       oauth = createOAuthServer({
         issuer,
         audience,
-        portalClaim: process.env.PORTAL_CLAIM?.trim() || DEFAULT_PORTAL_CLAIM,
+        portalClaim: process.env.PORTAL_CLAIM?.trim() || portalClaimSetting.default!,
         signingKey,
         clients,
       });
