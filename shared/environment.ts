@@ -1,11 +1,12 @@
 import * as read from './config';
+import * as setting from './settings';
 
 /**
  * This function's configuration, read from its environment once per cold start and checked
  * then, so a misconfigured function fails at start with a message naming the variable (every
  * variable that is wrong, in one message) instead of failing requests later.
  *
- * One export per setting, and a function's bundle holds only those its code imports: each read
+ * One export per setting (each read as its entry in shared/settings.ts says), and a function's bundle holds only those its code imports: each read
  * is marked pure, so esbuild drops the reads (and their rules and messages) of the settings
  * nobody imports, and the check at the end judges only the settings the function reads (a
  * function does not fail to start on a setting it never uses). Unbundled (the suites,
@@ -16,26 +17,29 @@ import * as read from './config';
 const env = process.env;
 const problems: read.Problems = [];
 
-export const tableName = /* @__PURE__ */ read.tableNameOf(env, problems);
-export const topicPrefix = /* @__PURE__ */ read.topicPrefixOf(env, problems);
-export const maxSubscriptionsPerPortal = /* @__PURE__ */ read.maxSubscriptionsPerPortalOf(env, problems);
-export const eventKinds = /* @__PURE__ */ read.eventKindsOf(env, problems);
-export const portalClaim = /* @__PURE__ */ read.portalClaimOf(env, problems);
-export const deliveryDeadLetterQueueArn = /* @__PURE__ */ read.deliveryDeadLetterQueueArnOf(env, problems);
-export const topicManagerArns = /* @__PURE__ */ read.topicManagerArnsOf(env, problems);
-export const reconcileGraceMinutes = /* @__PURE__ */ read.reconcileGraceMinutesOf(env, problems);
-export const topicPublisherArns = /* @__PURE__ */ read.topicPublisherArnsOf(env, problems);
-export const allowedEndpointAccounts = /* @__PURE__ */ read.allowedEndpointAccountsOf(env, problems);
-export const allowLoopbackEndpoints = /* @__PURE__ */ read.allowLoopbackEndpointsOf(env, problems);
-export const deliveryStatusRoleArn = /* @__PURE__ */ read.deliveryStatusRoleArnOf(env, problems);
-export const deliveryStatusSuccessSampleRate = /* @__PURE__ */ read.deliveryStatusSuccessSampleRateOf(env, problems);
-export const attemptKeepDays = /* @__PURE__ */ read.attemptKeepDaysOf(env, problems);
-export const maxAttemptsPerSubscription = /* @__PURE__ */ read.maxAttemptsPerSubscriptionOf(env, problems);
-export const portalSendLimit = /* @__PURE__ */ read.portalSendLimitOf(env, problems);
-export const confirmationRequestsPerDay = /* @__PURE__ */ read.confirmationRequestsPerDayOf(env, problems);
-export const confirmationRequestIntervalMs = /* @__PURE__ */ read.confirmationRequestIntervalMsOf(env, problems);
-export const deliveryRetryScheduleMs = /* @__PURE__ */ read.deliveryRetryScheduleMsOf(env, problems);
-export const disableFailingAfterMs = /* @__PURE__ */ read.disableFailingAfterMsOf(env, problems);
+export const tableName = /* @__PURE__ */ read.settingOf(env, problems, setting.tableName);
+export const topicPrefix = /* @__PURE__ */ read.settingOf(env, problems, setting.topicPrefix);
+export const maxSubscriptionsPerPortal = /* @__PURE__ */ read.settingOf(env, problems, setting.maxSubscriptionsPerPortal);
+export const eventKinds = /* @__PURE__ */ read.settingOf(env, problems, setting.eventKinds);
+export const portalClaim = /* @__PURE__ */ read.settingOf(env, problems, setting.portalClaim);
+export const deliveryDeadLetterQueueArn = /* @__PURE__ */ read.settingOf(env, problems, setting.deliveryDeadLetterQueueArn);
+export const topicManagerArns = /* @__PURE__ */ read.settingOf(env, problems, setting.topicManagerArns);
+export const reconcileGraceMinutes = /* @__PURE__ */ read.settingOf(env, problems, setting.reconcileGraceMinutes);
+export const topicPublisherArns = /* @__PURE__ */ read.settingOf(env, problems, setting.topicPublisherArns);
+export const allowedEndpointAccounts = /* @__PURE__ */ read.settingOf(env, problems, setting.allowedEndpointAccounts);
+export const allowLoopbackEndpoints = /* @__PURE__ */ read.settingOf(env, problems, setting.allowLoopbackEndpoints);
+export const deliveryStatusRoleArn = /* @__PURE__ */ read.settingOf(env, problems, setting.deliveryStatusRoleArn);
+export const deliveryStatusSuccessSampleRate = /* @__PURE__ */ read.settingOf(env, problems, setting.deliveryStatusSuccessSampleRate);
+export const attemptKeepDays = /* @__PURE__ */ read.settingOf(env, problems, setting.attemptKeepDays);
+export const maxAttemptsPerSubscription = /* @__PURE__ */ read.settingOf(env, problems, setting.maxAttemptsPerSubscription);
+export const portalSendLimit: read.ServiceConfig['portalSendLimit'] = {
+  burst: /* @__PURE__ */ read.settingOf(env, problems, setting.portalSendBurst),
+  ratePerMinute: /* @__PURE__ */ read.settingOf(env, problems, setting.portalSendRatePerMinute),
+};
+export const confirmationRequestsPerDay = /* @__PURE__ */ read.settingOf(env, problems, setting.confirmationRequestsPerDay);
+export const confirmationRequestIntervalMs = /* @__PURE__ */ read.settingOf(env, problems, setting.confirmationRequestIntervalSeconds);
+export const deliveryRetryScheduleMs = /* @__PURE__ */ read.settingOf(env, problems, setting.deliveryRetrySchedule);
+export const disableFailingAfterMs = /* @__PURE__ */ read.settingOf(env, problems, setting.disableFailingAfter);
 
 // After every read above that the bundle kept: one error naming each variable that is wrong.
 read.failOnProblems(problems);

@@ -12,7 +12,7 @@ try {
   const app = new App();
   addWebhookSubscriptions(app);
   // The API's OpenAPI document for these settings, beside the template (docs/deploy.md).
-  writeStackOpenApiDocument(app.outdir, deploymentSettingsFrom((key: ContextKey) => app.node.tryGetContext(key)));
+  writeStackOpenApiDocument(app.outdir, deploymentSettingsFrom((key: ContextKey) => app.node.tryGetContext(key), Object.keys(app.node.getAllContext())));
 } catch (error) {
   // A setting the operator has to fix: say what, without a stack trace in the way.
   if (!(error instanceof DeploymentSettingsError)) throw error;

@@ -3,28 +3,15 @@
  * `context` block of cdk.json) and checked before anything is synthesized, so a bad value
  * fails `cdk synth` with a message naming the key instead of failing every request later.
  *
- * The checks on topicPrefix, maxSubscriptionsPerPortal, eventKinds, portalClaim,
- * allowedEndpointAccounts and the per-portal limits, and their defaults, are the ones the functions apply to their
- * environment at cold start (shared/config.ts), so a value synth accepts never fails a
- * function's start.
+ * Each key, its default and its rule are those of the settings table (shared/settings.ts), the
+ * same the functions apply to their environment at cold start, so a value synth accepts never
+ * fails a function's start. A key the table does not know is refused, so a misspelt one is not
+ * silently ignored.
  */
 import { createHash } from 'node:crypto';
-import { DEFAULT_EVENT_BUS_NAME } from '../../shared/delivery/portal-event';
-import {
-  DEFAULT_CONFIRMATION_REQUESTS_PER_DAY,
-  DEFAULT_EVENT_KINDS,
-  DEFAULT_MAX_SUBSCRIPTIONS_PER_PORTAL,
-  DEFAULT_PORTAL_CLAIM,
-  DEFAULT_ATTEMPT_KEEP_DAYS,
-  DEFAULT_DELIVERY_STATUS_SUCCESS_SAMPLE_RATE,
-  DEFAULT_PORTAL_SEND_BURST,
-  DEFAULT_PORTAL_SEND_RATE_PER_MINUTE,
-  DEFAULT_RECONCILE_GRACE_MINUTES,
-  DEFAULT_DELIVERY_RETRY_SCHEDULE,
-  DEFAULT_DISABLE_FAILING_AFTER,
-  settingProblems,
-  splitList,
-} from '../../shared/config';
+import { readFileSync } from 'node:fs';
+import { splitList } from '../../shared/setting-rules';
+import { SETTINGS, type Setting } from '../../shared/settings';
 
 export interface DeploymentSettings {
   /** Issuer (`iss`) the JWT authorizer accepts; API Gateway reads its OIDC discovery document. */
@@ -91,50 +78,13 @@ export interface DeploymentSettings {
   readonly localEndpoints: { readonly dynamoDb: string; readonly sns: string } | undefined;
 }
 
-export const DEFAULT_SETTINGS = {
-  portalClaim: DEFAULT_PORTAL_CLAIM,
-  maxSubscriptionsPerPortal: DEFAULT_MAX_SUBSCRIPTIONS_PER_PORTAL,
-  eventKinds: DEFAULT_EVENT_KINDS,
-  eventBusName: DEFAULT_EVENT_BUS_NAME,
-  reconcileEveryMinutes: 15,
-  reconcileGraceMinutes: DEFAULT_RECONCILE_GRACE_MINUTES,
-  throttlingRateLimit: 50,
-  throttlingBurstLimit: 100,
-  deliveryStatusSuccessSampleRate: DEFAULT_DELIVERY_STATUS_SUCCESS_SAMPLE_RATE,
-  attemptKeepDays: DEFAULT_ATTEMPT_KEEP_DAYS,
-  portalSendBurst: DEFAULT_PORTAL_SEND_BURST,
-  portalSendRatePerMinute: DEFAULT_PORTAL_SEND_RATE_PER_MINUTE,
-  confirmationRequestsPerDay: DEFAULT_CONFIRMATION_REQUESTS_PER_DAY,
-  deliveryRetrySchedule: DEFAULT_DELIVERY_RETRY_SCHEDULE,
-  disableFailingAfter: DEFAULT_DISABLE_FAILING_AFTER,
-} as const;
+
+/** The settings synth reads: those of the table with a context key, in its order. */
+const CONTEXT_SETTINGS = SETTINGS.filter((setting): setting is Setting & { contextKey: string } => setting.contextKey !== undefined);
 
 /** The context keys, as an operator types them after `-c`. */
-export const CONTEXT_KEYS = [
-  'jwtIssuer',
-  'jwtAudience',
-  'portalClaim',
-  'topicPrefix',
-  'maxSubscriptionsPerPortal',
-  'eventKinds',
-  'eventBusName',
-  'reconcileEveryMinutes',
-  'reconcileGraceMinutes',
-  'throttlingRateLimit',
-  'throttlingBurstLimit',
-  'portalSendBurst',
-  'portalSendRatePerMinute',
-  'confirmationRequestsPerDay',
-  'allowedEndpointAccounts',
-  'operatorEmails',
-  'deliveryStatusSuccessSampleRate',
-  'attemptKeepDays',
-  'deliveryRetrySchedule',
-  'disableFailingAfter',
-  'localDynamoDbEndpoint',
-  'localSnsEndpoint',
-] as const;
-export type ContextKey = (typeof CONTEXT_KEYS)[number];
+export const CONTEXT_KEYS: readonly string[] = CONTEXT_SETTINGS.map((setting) => setting.contextKey);
+export type ContextKey = string;
 
 export class DeploymentSettingsError extends Error {
   override readonly name = 'DeploymentSettingsError';
@@ -145,135 +95,25 @@ const EXAMPLE_COMMAND =
 
 /**
  * Reads and checks every setting; throws one error listing every problem.
- * `readContext` is `(key) => app.node.tryGetContext(key)`.
+ * `readContext` is `(key) => app.node.tryGetContext(key)`; `givenKeys`, every key the app's
+ * context holds (`Object.keys(app.node.getAllContext())`), each of which must be known.
  */
-export function deploymentSettingsFrom(readContext: (key: ContextKey) => unknown): DeploymentSettings {
-  const problems: string[] = [];
-  const text = (key: ContextKey): string | undefined => {
-    const value = readContext(key);
-    if (value === undefined || value === null) return undefined;
-    const asText = (Array.isArray(value) ? value.join(',') : String(value)).trim();
-    return asText === '' ? undefined : asText;
-  };
-  const list = (key: ContextKey): string[] | undefined => {
-    const value = text(key);
-    return value === undefined ? undefined : splitList(value);
-  };
-  const number = (key: ContextKey, fallback: number, { integer, min, max }: { integer: boolean; min: number; max: number }) => {
-    const raw = text(key);
-    if (raw === undefined) return fallback;
-    const value = Number(raw);
-    const shape = integer ? /^\d+$/ : /^\d+(\.\d+)?$/;
-    if (!shape.test(raw) || value < min || value > max) {
-      problems.push(`${key} must be a ${integer ? 'whole ' : ''}number from ${min} to ${max} (got "${raw}").`);
-    }
-    return value;
-  };
-
-  const jwtIssuer = text('jwtIssuer');
-  if (jwtIssuer === undefined) {
-    problems.push(
-      'jwtIssuer is required: pass the token issuer of the authorization server, -c jwtIssuer=https://... ' +
-        '(the exact "iss" of its tokens).',
-    );
-  } else if (!isHttpsUrl(jwtIssuer)) {
-    problems.push(`jwtIssuer must be an https:// URL, as API Gateway's JWT authorizer requires (got "${jwtIssuer}").`);
+export function deploymentSettingsFrom(readContext: (key: ContextKey) => unknown, givenKeys: readonly string[] = []): DeploymentSettings {
+  const problems = givenKeys.map(unknownKeyProblem).filter((problem) => problem !== undefined);
+  const texts = new Map<string, string | undefined>();
+  for (const setting of CONTEXT_SETTINGS) {
+    const given = textOf(readContext(setting.contextKey));
+    // Unset, the stack chooses a prefix of its own rather than the functions' default.
+    const text = given ?? (setting.name === 'topicPrefix' ? undefined : setting.default);
+    const problem = text === undefined ? setting.whenUnset : setting.rule?.(text);
+    if (problem) problems.push(`${setting.contextKey} ${problem}`);
+    texts.set(setting.contextKey, text);
   }
-
-  const jwtAudience = list('jwtAudience');
-  if (jwtAudience === undefined || jwtAudience.length === 0) {
-    problems.push(
-      'jwtAudience is required: pass the audience(s) the tokens are issued for, -c jwtAudience=... ' +
-        '(comma-separated for several).',
-    );
-  }
-
-  const check = (key: ContextKey, problem: string | undefined) => {
-    if (problem) problems.push(`${key} ${problem}`);
-  };
-
-  const portalClaim = text('portalClaim') ?? DEFAULT_SETTINGS.portalClaim;
-  check('portalClaim', settingProblems.portalClaim(portalClaim));
-
-  const topicPrefix = text('topicPrefix');
-  if (topicPrefix !== undefined) check('topicPrefix', settingProblems.topicPrefix(topicPrefix));
-
-  const maxSubscriptionsPerPortal = number('maxSubscriptionsPerPortal', DEFAULT_SETTINGS.maxSubscriptionsPerPortal, {
-    integer: true,
-    min: 1,
-    max: 100_000,
-  });
-
-  const eventKinds = list('eventKinds') ?? [...DEFAULT_SETTINGS.eventKinds];
-  check('eventKinds', settingProblems.eventKinds(eventKinds));
-
-  // EventBridge's rule for custom bus names; "default" is the account's own bus, not one to create.
-  const eventBusName = text('eventBusName') ?? DEFAULT_SETTINGS.eventBusName;
-  if (!/^[A-Za-z0-9._-]{1,256}$/.test(eventBusName) || eventBusName === 'default') {
-    problems.push(`eventBusName must be 1-256 letters, digits, '.', '_' or '-', and not "default" (got "${eventBusName}").`);
-  }
-
-  // At least once a day; more often than every minute is not a rate EventBridge schedules.
-  const reconcileEveryMinutes = number('reconcileEveryMinutes', DEFAULT_SETTINGS.reconcileEveryMinutes, {
-    integer: true,
-    min: 1,
-    max: 1440,
-  });
-  const graceText = text('reconcileGraceMinutes') ?? String(DEFAULT_SETTINGS.reconcileGraceMinutes);
-  check('reconcileGraceMinutes', settingProblems.reconcileGraceMinutes(graceText));
-
-  // API Gateway's own limits for a stage: 10,000 requests per second, burst 5,000 (adjustable quotas).
-  const throttlingRateLimit = number('throttlingRateLimit', DEFAULT_SETTINGS.throttlingRateLimit, {
-    integer: false,
-    min: 1,
-    max: 10_000,
-  });
-  const throttlingBurstLimit = number('throttlingBurstLimit', DEFAULT_SETTINGS.throttlingBurstLimit, {
-    integer: true,
-    min: 1,
-    max: 5_000,
-  });
-
-  // The functions' own rules (shared/config.ts), so a value synth accepts never fails a start.
-  const portalSendBurst = text('portalSendBurst') ?? String(DEFAULT_SETTINGS.portalSendBurst);
-  check('portalSendBurst', settingProblems.portalSendBurst(portalSendBurst));
-  const portalSendRatePerMinute = text('portalSendRatePerMinute') ?? String(DEFAULT_SETTINGS.portalSendRatePerMinute);
-  check('portalSendRatePerMinute', settingProblems.portalSendRatePerMinute(portalSendRatePerMinute));
-  const confirmationRequestsPerDay = text('confirmationRequestsPerDay') ?? String(DEFAULT_SETTINGS.confirmationRequestsPerDay);
-  check('confirmationRequestsPerDay', settingProblems.confirmationRequestsPerDay(confirmationRequestsPerDay));
-
-  const allowedEndpointAccounts = list('allowedEndpointAccounts') ?? [];
-  check('allowedEndpointAccounts', settingProblems.allowedEndpointAccounts(allowedEndpointAccounts));
-
-  // Only the shape: SNS sends each address a confirmation link, and a wrong one never confirms.
-  const operatorEmails = list('operatorEmails') ?? [];
-  const notEmails = operatorEmails.filter((address) => !/^[^\s@,]+@[^\s@,]+\.[^\s@,]+$/.test(address));
-  if (notEmails.length > 0) {
-    problems.push(`operatorEmails must be a comma-separated list of e-mail addresses (invalid: ${notEmails.join(', ')}).`);
-  }
-
-  const sampleRateText = text('deliveryStatusSuccessSampleRate') ?? String(DEFAULT_SETTINGS.deliveryStatusSuccessSampleRate);
-  check('deliveryStatusSuccessSampleRate', settingProblems.deliveryStatusSuccessSampleRate(sampleRateText));
-  const keepDaysText = text('attemptKeepDays') ?? String(DEFAULT_SETTINGS.attemptKeepDays);
-  check('attemptKeepDays', settingProblems.attemptKeepDays(keepDaysText));
-
-  const deliveryRetrySchedule = text('deliveryRetrySchedule') ?? DEFAULT_SETTINGS.deliveryRetrySchedule;
-  check('deliveryRetrySchedule', settingProblems.deliveryRetrySchedule(deliveryRetrySchedule));
-  const disableFailingAfter = text('disableFailingAfter') ?? DEFAULT_SETTINGS.disableFailingAfter;
-  check('disableFailingAfter', settingProblems.disableFailingAfter(disableFailingAfter));
-
-  const localDynamoDbEndpoint = text('localDynamoDbEndpoint');
-  const localSnsEndpoint = text('localSnsEndpoint');
-  for (const [key, value] of [
-    ['localDynamoDbEndpoint', localDynamoDbEndpoint],
-    ['localSnsEndpoint', localSnsEndpoint],
-  ] as const) {
-    if (value !== undefined && !isHttpUrl(value)) problems.push(`${key} must be an http:// or https:// URL (got "${value}").`);
-  }
+  const localDynamoDbEndpoint = texts.get('localDynamoDbEndpoint');
+  const localSnsEndpoint = texts.get('localSnsEndpoint');
   if ((localDynamoDbEndpoint === undefined) !== (localSnsEndpoint === undefined)) {
     problems.push('localDynamoDbEndpoint and localSnsEndpoint go together: pass both or neither.');
   }
-
   if (problems.length > 0) {
     throw new DeploymentSettingsError(
       `Cannot synthesize the webhook subscriptions stack:\n  - ${problems.join('\n  - ')}\n` +
@@ -281,47 +121,72 @@ export function deploymentSettingsFrom(readContext: (key: ContextKey) => unknown
     );
   }
   return {
-    jwtIssuer: jwtIssuer!,
-    jwtAudience: jwtAudience!,
-    portalClaim,
-    topicPrefix,
-    maxSubscriptionsPerPortal,
-    eventKinds,
-    eventBusName,
-    reconcileEveryMinutes,
-    reconcileGraceMinutes: Number(graceText),
-    throttlingRateLimit,
-    throttlingBurstLimit,
-    portalSendBurst: Number(portalSendBurst),
-    portalSendRatePerMinute: Number(portalSendRatePerMinute),
-    confirmationRequestsPerDay: Number(confirmationRequestsPerDay),
-    allowedEndpointAccounts,
-    operatorEmails,
-    deliveryStatusSuccessSampleRate: Number(sampleRateText),
-    attemptKeepDays: Number(keepDaysText),
-    deliveryRetrySchedule,
-    disableFailingAfter,
-    localEndpoints:
-      localDynamoDbEndpoint && localSnsEndpoint ? { dynamoDb: localDynamoDbEndpoint, sns: localSnsEndpoint } : undefined,
+    ...valuesOf((key) => texts.get(key)),
+    jwtIssuer: texts.get('jwtIssuer')!,
+    jwtAudience: splitList(texts.get('jwtAudience')!),
+    topicPrefix: texts.get('topicPrefix'),
+    localEndpoints: localDynamoDbEndpoint && localSnsEndpoint ? { dynamoDb: localDynamoDbEndpoint, sns: localSnsEndpoint } : undefined,
   };
 }
 
-function isHttpUrl(value: string): boolean {
-  try {
-    const url = new URL(value);
-    return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';
-  } catch {
-    return false;
-  }
+type DefaultedSettings = Omit<DeploymentSettings, 'jwtIssuer' | 'jwtAudience' | 'topicPrefix' | 'localEndpoints'>;
+
+/** The settings that have a default, typed, from their texts. */
+function valuesOf(text: (key: keyof DefaultedSettings) => string | undefined): DefaultedSettings {
+  const number = (key: keyof DefaultedSettings) => Number(text(key));
+  const list = (key: keyof DefaultedSettings) => splitList(text(key) ?? '');
+  return {
+    portalClaim: text('portalClaim')!,
+    maxSubscriptionsPerPortal: number('maxSubscriptionsPerPortal'),
+    eventKinds: list('eventKinds'),
+    eventBusName: text('eventBusName')!,
+    reconcileEveryMinutes: number('reconcileEveryMinutes'),
+    reconcileGraceMinutes: number('reconcileGraceMinutes'),
+    throttlingRateLimit: number('throttlingRateLimit'),
+    throttlingBurstLimit: number('throttlingBurstLimit'),
+    portalSendBurst: number('portalSendBurst'),
+    portalSendRatePerMinute: number('portalSendRatePerMinute'),
+    confirmationRequestsPerDay: number('confirmationRequestsPerDay'),
+    allowedEndpointAccounts: list('allowedEndpointAccounts'),
+    operatorEmails: list('operatorEmails'),
+    deliveryStatusSuccessSampleRate: number('deliveryStatusSuccessSampleRate'),
+    attemptKeepDays: number('attemptKeepDays'),
+    deliveryRetrySchedule: text('deliveryRetrySchedule')!,
+    disableFailingAfter: text('disableFailingAfter')!,
+  };
 }
 
-function isHttpsUrl(value: string): boolean {
-  try {
-    const url = new URL(value);
-    return url.protocol === 'https:' && url.hostname !== '';
-  } catch {
-    return false;
+/** What synth uses for each setting the operator leaves unset. */
+export const DEFAULT_SETTINGS: DefaultedSettings = valuesOf((key) => CONTEXT_SETTINGS.find((setting) => setting.contextKey === key)?.default);
+
+/** A context value as text, trimmed; undefined when unset or blank. cdk.json may give numbers and lists. */
+function textOf(value: unknown): string | undefined {
+  if (value === undefined || value === null) return undefined;
+  const text = (Array.isArray(value) ? value.join(',') : String(value)).trim();
+  return text === '' ? undefined : text;
+}
+
+// The CDK's own keys (feature flags, the CLI's switches such as aws:cdk:enable-path-metadata), and
+// whatever cdk.json's context block holds, are not the operator's settings and pass.
+const CDK_JSON_KEYS = new Set(Object.keys((JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8')) as { context?: object }).context ?? {}));
+const isCdkKey = (key: string) => /^(@aws-cdk\/|aws-cdk:|cdk-)/.test(key) || /[:/]/.test(key) || CDK_JSON_KEYS.has(key);
+
+function unknownKeyProblem(key: string): string | undefined {
+  if (CONTEXT_KEYS.includes(key) || isCdkKey(key)) return undefined;
+  const [nearest] = CONTEXT_KEYS.map((known) => ({ known, distance: editDistance(key.toLowerCase(), known.toLowerCase()) })).sort((a, b) => a.distance - b.distance);
+  const guess = nearest && nearest.distance <= 3 ? `; did you mean ${nearest.known}?` : '';
+  return `${key} is an unknown context key${guess} (every key: docs/configuration.md).`;
+}
+
+/** Levenshtein's distance: the fewest one-character insertions, deletions and changes from a to b. */
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    previous = current;
   }
+  return previous[b.length]!;
 }
 
 /**

@@ -17,7 +17,10 @@ export function addWebhookSubscriptions(app: App): WebhookSubscriptionsStack {
   // The functions' request validators, compiled from the contract's schemas, before esbuild
   // bundles them (the stack's functions bundle as they are constructed).
   writeValidators();
-  const settings = deploymentSettingsFrom((key: ContextKey) => app.node.tryGetContext(key));
+  const settings = deploymentSettingsFrom(
+    (key: ContextKey) => app.node.tryGetContext(key),
+    Object.keys(app.node.getAllContext()),
+  );
   const stack = new WebhookSubscriptionsStack(app, STACK_NAME, {
     settings,
     description:

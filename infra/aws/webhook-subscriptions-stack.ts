@@ -21,7 +21,7 @@ import {
   TABLE_KEYS,
 } from '../../shared/data/table';
 import { type DeploymentSettings, stackTopicPrefix } from './deployment-settings';
-import { DEFAULT_TOPIC_PREFIX } from '../../shared/config';
+import { topicPrefix as topicPrefixSetting } from '../../shared/settings';
 import { PORTAL_EVENT_SOURCE } from '../../shared/delivery/portal-event';
 import { MANAGEMENT_ACTIONS } from '../../shared/subscriptions/topic-policy';
 import { LOCAL_DELIVERY_STATUS_ROLE_ARN, LOCAL_SERVICE_ROLE_ARN, localDeliveryDeadLetterQueueArn } from './local-account';
@@ -84,7 +84,7 @@ export class WebhookSubscriptionsStack extends Stack {
     super(scope, id, props);
     const { settings } = props;
     // Locally (a template for sam local invoke) the prefix npm start's records have.
-    this.topicPrefix = settings.topicPrefix ?? (settings.localEndpoints ? DEFAULT_TOPIC_PREFIX : stackTopicPrefix(this.stackName));
+    this.topicPrefix = settings.topicPrefix ?? (settings.localEndpoints ? topicPrefixSetting.default! : stackTopicPrefix(this.stackName));
     const { topicPrefix } = this;
 
     this.table = new Table(this, 'Subscriptions', {

@@ -5,6 +5,7 @@
  */
 import type { APIGatewayProxyEventV2WithJWTAuthorizer, Context } from 'aws-lambda';
 import { writeValidators } from '../../shared/contract/write-validators';
+import { SETTINGS } from '../../shared/settings';
 import { ATTEMPTS_RECORDER, DEAD_LETTER_RECORDER, DISPATCHER, handlerEntryOf, OPERATIONS, RETRY_SWEEPER } from '../../shared/operations';
 import type { SqsHandler } from './events/event-queue';
 
@@ -13,29 +14,11 @@ export type OperationHandler = (event: APIGatewayProxyEventV2WithJWTAuthorizer, 
 /** Handler of each operation, by operation id. */
 export type OperationHandlers = ReadonlyMap<string, OperationHandler>;
 
-/** What the handlers read from the environment when they are imported, and never again. */
-const VARIABLES_READ_AT_IMPORT = [
-  'TABLE_NAME',
-  'TOPIC_PREFIX',
-  'MAX_SUBSCRIPTIONS_PER_PORTAL',
-  'EVENT_KINDS',
-  'PORTAL_CLAIM',
-  'AWS_REGION',
-  'AWS_ENDPOINT_URL_DYNAMODB',
-  'AWS_ENDPOINT_URL_SNS',
-  'DELIVERY_DEAD_LETTER_QUEUE_ARN',
-  'TOPIC_PUBLISHER_ARNS',
-  'TOPIC_MANAGER_ARNS',
-  'ALLOWED_ENDPOINT_ACCOUNTS',
-  'DELIVERY_STATUS_ROLE_ARN',
-  'DELIVERY_STATUS_SUCCESS_SAMPLE_RATE',
-  'ATTEMPT_KEEP_DAYS',
-  'MAX_ATTEMPTS_PER_SUBSCRIPTION',
-  'PORTAL_SEND_BURST',
-  'PORTAL_SEND_RATE_PER_MINUTE',
-  'CONFIRMATION_REQUESTS_PER_DAY',
-  'CONFIRMATION_REQUEST_INTERVAL_SECONDS',
-] as const;
+/**
+ * What the handlers read from the environment when they are imported, and never again: their
+ * settings and the SDK's (shared/settings.ts).
+ */
+const VARIABLES_READ_AT_IMPORT = SETTINGS.filter((setting) => setting.kind === 'function' || setting.kind === 'sdk').map((setting) => setting.variable!);
 
 let environmentAtFirstLoad: string | undefined;
 

@@ -8,10 +8,11 @@
  * hostile-requests.ts.
  */
 import fc from 'fast-check';
-import { DEFAULT_EVENT_KINDS } from '../../shared/config';
+import { splitList } from '../../shared/setting-rules';
+import { eventKinds } from '../../shared/settings';
 
 /** The catalog the functions run with in tests (EVENT_KINDS is unset there). */
-export const EVENT_KINDS: readonly string[] = DEFAULT_EVENT_KINDS;
+export const EVENT_KINDS: readonly string[] = splitList(eventKinds.default!);
 
 /** Raw JSON text of a value (lone surrogates come out as `\udXXX` escapes). */
 export const json = (value: unknown): string => JSON.stringify(value);

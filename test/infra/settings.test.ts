@@ -5,7 +5,8 @@
  * a value synth accepted. Synthesized without bundling: only the template matters here.
  */
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
-import { readFileSync } from 'node:fs';
+import { build } from 'esbuild';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DEFAULT_SETTINGS, deploymentSettingsFrom } from '../../infra/aws/deployment-settings';
 import { LOCAL_SERVICE_ROLE_ARN } from '../../infra/aws/local-account';
@@ -13,6 +14,7 @@ import { PROJECT_ROOT } from '../../infra/aws/service-function';
 import { OPERATION_PERMISSIONS } from '../../infra/aws/operation-permissions';
 import { ConfigurationError, loadConfig } from '../../shared/config';
 import { OPERATIONS } from '../../shared/operations';
+import { SETTINGS } from '../../shared/settings';
 import { REQUIRED_CONTEXT, serviceApp, validationReportsOf } from '../support/cdk-app';
 
 function synthWith(context: Record<string, unknown>): Template {
@@ -271,4 +273,40 @@ describe('operator e-mails', () => {
       'oncall@example.org',
     ]);
   });
+});
+
+describe('a context key synth does not know', () => {
+  it('is refused, naming it and the nearest known key', () => {
+    expect(() => synthWith({ ...REQUIRED_CONTEXT, deliveryRetrySchdule: '5m' })).toThrow(
+      /deliveryRetrySchdule is an unknown context key; did you mean deliveryRetrySchedule\?/,
+    );
+    expect(() => synthWith({ ...REQUIRED_CONTEXT, colour: 'blue' })).toThrow(/colour is an unknown context key \(every key: docs\/configuration\.md\)/);
+  });
+
+  it("passes the CDK's own keys and cdk.json's", () => {
+    expect(() =>
+      synthWith({ ...REQUIRED_CONTEXT, '@aws-cdk/core:newFlag': true, 'aws-cdk:x': 1, 'cdk-y': 1, 'a:b': 1, 'a/b': 1 }),
+    ).not.toThrow();
+  });
+});
+
+describe("the settings table's readers", () => {
+  // Each function's bundle, as esbuild keeps what it imports: the variables in it are those it reads.
+  it('are, for each function setting, the functions whose bundle holds its variable', async () => {
+    const functions = readdirSync(join(PROJECT_ROOT, 'functions')).map((file) => file.replace(/\.ts$/, '')).sort();
+    const result = await build({
+      entryPoints: Object.fromEntries(functions.map((name) => [name, join(PROJECT_ROOT, 'functions', `${name}.ts`)])),
+      bundle: true,
+      platform: 'node',
+      format: 'cjs',
+      write: false,
+      outdir: '/out',
+      logLevel: 'silent',
+    });
+    const codeOf = (name: string) => result.outputFiles.find((file) => file.path === `/out/${name}.js`)!.text;
+    for (const setting of SETTINGS.filter((one) => one.kind === 'function')) {
+      const holding = functions.filter((name) => codeOf(name).includes(`"${setting.variable}"`));
+      expect({ variable: setting.variable, readBy: holding }).toEqual({ variable: setting.variable, readBy: [...setting.readBy].sort() });
+    }
+  }, 60_000);
 });

@@ -10,11 +10,13 @@
 import { UnsubscribeCommand } from '@aws-sdk/client-sns';
 import { randomUUID } from 'node:crypto';
 import { snsClient } from '../../shared/aws/sns';
-import { DEFAULT_CONFIRMATION_REQUESTS_PER_DAY } from '../../shared/config';
+import { confirmationRequestsPerDay } from '../../shared/settings';
 import { call, freshPortal, newSubscription } from '../support/api';
 import { inspectSns, lastConfirmationRequestMinutesAgo, subscriptionItems } from '../support/aws-state';
 import { injectFault } from '../support/faults';
 import { confirmAsEndpointOwner, confirmationRequestsTo } from '../support/sns-confirmation';
+
+const DEFAULT_CONFIRMATION_REQUESTS_PER_DAY = Number(confirmationRequestsPerDay.default);
 
 interface Created {
   portalId: string;

@@ -11,12 +11,15 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { randomUUID } from 'node:crypto';
 import { clientOptions } from '../../shared/aws/client-options';
-import { DEFAULT_PORTAL_SEND_BURST, DEFAULT_PORTAL_SEND_RATE_PER_MINUTE } from '../../shared/config';
+import { portalSendBurst, portalSendRatePerMinute } from '../../shared/settings';
 import { PortalRateLimitedError, tokenTaker } from '../../shared/http/middleware/portal-rate-limit';
 import { testSubscriptionRoute } from '../../shared/operations';
 import { call, freshPortal, newSubscription } from '../support/api';
 import { confirmAsEndpointOwner, deliveriesTo } from '../support/sns-confirmation';
 import { TEST_ENV } from '../support/test-env';
+
+const DEFAULT_PORTAL_SEND_BURST = Number(portalSendBurst.default);
+const DEFAULT_PORTAL_SEND_RATE_PER_MINUTE = Number(portalSendRatePerMinute.default);
 
 interface Confirmed {
   portalId: string;

@@ -3,7 +3,7 @@
  * the OAuth token endpoint whose tokens it accepts, and the admin site (the OpenAPI document, the
  * admin page, the docs), without an authorizer.
  */
-import { DEFAULT_PORTAL_CLAIM } from '../../../shared/config';
+import { portalClaim as portalClaimSetting } from '../../../shared/settings';
 import { adminSiteRoutes } from '../admin/admin-site';
 import type { OAuthClient } from '../auth/clients';
 import { keySetOf, type SigningKey } from '../auth/signing-key';
@@ -50,7 +50,7 @@ export async function startApi(options: ApiOptions): Promise<Api> {
     const oauth = createOAuthServer({
       issuer,
       audience,
-      portalClaim: process.env.PORTAL_CLAIM?.trim() || DEFAULT_PORTAL_CLAIM,
+      portalClaim: process.env.PORTAL_CLAIM?.trim() || portalClaimSetting.default!,
       signingKey,
       clients,
     });
