@@ -134,8 +134,9 @@ describe('the bundles', () => {
         const nodeMapped = await stackOf('--enable-source-maps');
 
         // Assess
-        // Create's first DynamoDB call is the portal's rate limit (a middleware of the HTTP chain).
-        expect(deployed).toContainEqual(expect.stringMatching(/^ {4}at async \S+ \(\S*\/shared\/http\/middleware\/portal-rate-limit\.ts:\d+:\d+\)$/));
+        // Create's first DynamoDB call is the portal's rate limit (a middleware of the HTTP chain),
+        // written by the rate-limit bucket's owner.
+        expect(deployed).toContainEqual(expect.stringMatching(/^ {4}at async \S+ \(\S*\/shared\/data\/rate-limit-buckets\.ts:\d+:\d+\)$/));
         expect(deployed).toEqual(nodeMapped);
       } finally {
         await dynamoDb.close();
