@@ -13,15 +13,18 @@ export const RECORDED_PER_BATCH = 10;
 export const ATTEMPTS_PER_EVENT = 10;
 
 export const TARGETS = {
-  /** Bundle size and module load time, function / floor. */
+  /** Bundle size and module load time, function / floor (every function's, createSubscription's included). */
   bundle: 1.15,
   load: 1.15,
   /** Median warm invocation, function / floor. */
   warmMedian: 1.2,
   /** List at scale: time per record at the largest portal / at the middle one, the function's over the floor's. */
   listPerRecordFlatness: 1.5,
-  /** Cold start (module load + first invocation), function / the same handler as NodejsFunction builds it by default. */
-  coldStartVsCdkDefault: 0.8,
+  /**
+   * Cold start (module load + first invocation), function / the same handler as NodejsFunction
+   * builds it by default: every function's, missed only when the whole interval is over it.
+   */
+  coldStartVsCdkDefault: 0.7,
   /** List of the largest portal (10,000 records, every endpoint confirmed): warm median, ms (issue 22). */
   listLargestWarmMedianMs: 1_000,
 } as const;

@@ -59,4 +59,29 @@ describe('a row\'s verdict', () => {
     expect(line).not.toMatch(/OVER TARGET|\bmet\b|!/);
     expect(overTarget).toBe(0);
   });
+
+  it('misses the cold-start target (0.7x the default CDK build) only when the whole interval is over it', () => {
+    const cold = (ratio: number, ratioInterval: [number, number]) => ({ coldStartMs: { function: 100 * ratio, floor: 100, ratio, ratioInterval } });
+    const { text, overTarget } = formatTable([
+      warmRow('cold straddling', 1, [0.95, 1.05], cold(0.72, [0.66, 0.78])),
+      warmRow('cold over', 1, [0.95, 1.05], cold(0.75, [0.71, 0.8])),
+      warmRow('cold under', 1, [0.95, 1.05], cold(0.6, [0.55, 0.65])),
+    ]);
+
+    expect(lineOf(text, 'cold straddling')).toContain('(0.72x 0.66-0.78) |');
+    expect(lineOf(text, 'cold straddling')).toMatch(/\| met \|$/);
+    expect(lineOf(text, 'cold over')).toContain('(0.75x 0.71-0.80 !) |');
+    expect(lineOf(text, 'cold over')).toMatch(/\| OVER TARGET \|$/);
+    expect(lineOf(text, 'cold under')).toMatch(/\| met \|$/);
+    expect(overTarget).toBe(1);
+  });
+
+  it('misses the bundle target (1.15x the floor) on the ratio of the two sizes, which has no interval', () => {
+    const bundle = (kb: number) => ({ bundleBytes: { function: kb * 1024, floor: 260 * 1024 } });
+    const { text, overTarget } = formatTable([warmRow('bundle over', 1, [0.95, 1.05], bundle(304)), warmRow('bundle within', 1, [0.95, 1.05], bundle(298))]);
+
+    expect(lineOf(text, 'bundle over')).toContain('| 304 / 260 (1.17x !) |');
+    expect(lineOf(text, 'bundle within')).toContain('| 298 / 260 (1.15x) |');
+    expect(overTarget).toBe(1);
+  });
 });
