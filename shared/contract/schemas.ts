@@ -19,7 +19,8 @@
  * Request bodies use no `$ref`: a refusal's place in the body, and its message, are read from the
  * failing keyword's path in the body's own schema.
  *
- * The schemas live by side: request-schemas.ts (the fields and bodies a caller sends),
+ * The schemas live by side: request-schemas.ts (the bodies a caller sends, gathered from
+ * request-fields.ts, request-endpoints.ts, subscription-requests.ts and dead-letter-requests.ts),
  * answer-schemas.ts (what the service answers), schema-patterns.ts (the dialect, ids, limits and
  * patterns both use). This module gathers them; import from here.
  */

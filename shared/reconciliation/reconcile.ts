@@ -37,23 +37,29 @@
  * record the scan sees has a topic the listing saw, unless it was deleted meanwhile. A failing
  * item is counted and logged, and the run goes on; a failing listing or scan ends the run before
  * anything is changed (deciding what is an orphan from half a listing could delete live topics).
+ *
+ * This module is the run: the listings, the passes in their order, and the summary. Beside it:
+ * orphan-topics.ts (topics without a record), topic-attributes.ts (delivery status logging and
+ * access policies set again), listed-states.ts (each subscription's state read off the listing),
+ * record-repair.ts (one record whose topic is gone, made whole again), passes.ts (how many
+ * changes a pass has in flight).
  */
-import { GetSubscriptionAttributesCommand, type SNSClient, SetTopicAttributesCommand } from '@aws-sdk/client-sns';
+import { GetSubscriptionAttributesCommand, type SNSClient } from '@aws-sdk/client-sns';
 import { mapWithConcurrency } from '../aws/bounded-concurrency';
-import { logger } from '../logger';
-import { hasMaskedPassword, maskCredentials } from '../masked-credentials';
-import { deliveryPolicyHolds, snsSubscriptionAttributesFor, takesDeliveryPolicy } from '../subscriptions/delivery-policy';
-import { accountOf, confirmedAtCreation } from '../subscriptions/endpoint-account';
-import { SubscriptionNotFoundError } from '../subscriptions/errors';
-import type { Subscription } from '../subscriptions/model';
 import type { SubscriptionRepository } from '../data/subscription-repository';
-import type { SubscriptionState } from '../subscriptions/sns-subscription';
-import { DELIVERY_STATUS_ATTRIBUTE, type DeliveryStatusLogging, deliveryStatusMarkOf, enableDeliveryStatus } from '../subscriptions/delivery-status';
-import type { SubscriptionTopics } from '../subscriptions/topics';
+import { deliveryPolicyHolds, takesDeliveryPolicy } from '../subscriptions/delivery-policy';
+import type { DeliveryStatusLogging } from '../subscriptions/delivery-status';
+import { logger } from '../logger';
+import { type TopicPolicyPrincipals, topicPolicyMarkOf } from '../subscriptions/topic-policy';
 import { applyDeliveryPolicy } from '../subscriptions/update-subscription';
-import { TOPIC_POLICY_ATTRIBUTE, type TopicPolicyPrincipals, topicAccessPolicy, topicPolicyMarkOf } from '../subscriptions/topic-policy';
+import type { SubscriptionTopics } from '../subscriptions/topics';
+import { groupByTopic, listedStateOf } from './listed-states';
+import { deleteOrphanTopics } from './orphan-topics';
+import { CHANGES_IN_FLIGHT, STATE_WRITES_IN_FLIGHT, topicItemOf } from './passes';
+import { repair } from './record-repair';
+import { listAllSubscriptions, listAllTopicArns } from './sns-inventory';
+import { setTopicAttributes } from './topic-attributes';
 import { classifyTopic } from './topic-names';
-import { type ListedSubscription, listAllSubscriptions, listAllTopicArns, PENDING_CONFIRMATION } from './sns-inventory';
 
 export interface ReconcileDeps {
   sns: SNSClient;
@@ -105,27 +111,14 @@ interface RunCounts {
   unrecognizedTopics: string[];
 }
 
-// Repairs and deletions are rare after the first run; a few at once keep SNS's per-account rates
-// (DeleteTopic, CreateTopic, Subscribe) far from throttling.
-const CHANGES_IN_FLIGHT = 4;
-/**
- * State writes are single-item UpdateItems, no SNS call: more at once. The first run after the
- * state was first stored writes every record (about 25 s for 100,000 at 5 ms a write).
- */
-const STATE_WRITES_IN_FLIGHT = 16;
-
 export async function reconcileTopics(deps: ReconcileDeps): Promise<ReconcileSummary> {
-  const { sns, repository, topicPrefix, graceMs, now, dryRun } = deps;
+  const { sns, repository, topicPrefix, dryRun } = deps;
   // What the listing shows was true at this time at the earliest: a state stored later is newer.
   const listedAt = new Date().toISOString();
   const topicArns = (await listAllTopicArns(sns)).filter((arn) => classifyTopic(arn, topicPrefix).kind !== 'other');
   const subscriptionsByTopic = groupByTopic(await listAllSubscriptions(sns));
   const records = await repository.scanAllSubscriptions();
 
-  // Orphans deleted and records repaired, or in a dry run the ones that would be.
-  let orphanTopics = 0;
-  let repairedRecords = 0;
-  let updatedStates = 0;
   const summary: RunCounts = {
     topicsSeen: topicArns.length,
     recordsSeen: records.length,
@@ -134,85 +127,17 @@ export async function reconcileTopics(deps: ReconcileDeps): Promise<ReconcileSum
     errors: 0,
     unrecognizedTopics: [],
   };
-  const recordConfigIds = new Set(records.map((record) => record.configId));
   const existingTopics = new Set(topicArns);
 
-  const orphans: string[] = [];
-  for (const topicArn of topicArns) {
-    const name = classifyTopic(topicArn, topicPrefix);
-    if (name.kind === 'unrecognized') summary.unrecognizedTopics.push(topicArn);
-    if (name.kind !== 'subscription' || recordConfigIds.has(name.configId)) continue;
-    if (now() - name.createdAtMs < graceMs) summary.skippedYoung++;
-    else orphans.push(topicArn);
-  }
-  for (const topicArn of summary.unrecognizedTopics) {
-    logger.warn('topic of the prefix not named <prefix>-<UUIDv7>; left alone', { topicArn });
-  }
+  // Orphans deleted and records repaired, or in a dry run the ones that would be.
+  const orphanTopics = await deleteOrphanTopics(deps, topicArns, records, summary);
+  const withTopic = records.filter((record) => existingTopics.has(record.topicArn));
+  const [deliveryStatusSet, topicPoliciesSet] = await setTopicAttributes(deps, withTopic, summary);
+  const { deliveryStatus: logging, topicPolicy: principals } = deps;
 
-  await mapWithConcurrency(orphans, CHANGES_IN_FLIGHT, async (topicArn) => {
-    try {
-      if (!dryRun) await deps.topics.close({ topicArn });
-      orphanTopics++;
-      logger.info(dryRun ? 'orphan topic would be deleted' : 'orphan topic deleted', { topicArn });
-    } catch (error) {
-      summary.errors++;
-      logger.error('could not delete an orphan topic', { topicArn, error: error as Error });
-    }
-  });
-
-  let deliveryStatusSet = 0;
-  const logging = deps.deliveryStatus;
-  if (logging) {
-    const mark = deliveryStatusMarkOf(logging);
-    const unlogged = records.filter(
-      (record) => existingTopics.has(record.topicArn) && (record as unknown as Record<string, unknown>)[DELIVERY_STATUS_ATTRIBUTE] !== mark,
-    );
-    await mapWithConcurrency(unlogged, CHANGES_IN_FLIGHT, async (record) => {
-      const item = { portalId: record.portalId, configId: record.configId, topicArn: record.topicArn };
-      try {
-        if (!dryRun) {
-          await enableDeliveryStatus(sns, record.topicArn, logging);
-          await repository.storeDeliveryStatusMark?.(record, mark);
-        }
-        deliveryStatusSet++;
-        logger.info(dryRun ? 'delivery status logging would be set' : 'delivery status logging set', item);
-      } catch (error) {
-        summary.errors++;
-        logger.error('could not set delivery status logging', { ...item, error: error as Error });
-      }
-    });
-  }
-
-  // Topics made before the access policy had its present statements or principals get it again.
-  let topicPoliciesSet = 0;
-  const principals = deps.topicPolicy;
-  if (principals) {
-    const mark = topicPolicyMarkOf(principals);
-    const outdated = records.filter(
-      (record) => existingTopics.has(record.topicArn) && (record as unknown as Record<string, unknown>)[TOPIC_POLICY_ATTRIBUTE] !== mark,
-    );
-    await mapWithConcurrency(outdated, CHANGES_IN_FLIGHT, async (record) => {
-      const item = { portalId: record.portalId, configId: record.configId, topicArn: record.topicArn };
-      try {
-        if (!dryRun) {
-          const policy = topicAccessPolicy(record.topicArn, principals.publisherArns, principals.managerArns);
-          await sns.send(new SetTopicAttributesCommand({ TopicArn: record.topicArn, AttributeName: 'Policy', AttributeValue: policy }));
-          await repository.storeTopicPolicyMark?.(record, mark);
-        }
-        topicPoliciesSet++;
-        logger.info(dryRun ? 'topic access policy would be set' : 'topic access policy set', item);
-      } catch (error) {
-        summary.errors++;
-        logger.error('could not set the topic access policy', { ...item, error: error as Error });
-      }
-    });
-  }
-
-  const withoutTopic = records.filter((record) => !existingTopics.has(record.topicArn));
-  const observed = records
-    .filter((record) => existingTopics.has(record.topicArn))
-    .map((record) => ({ record, state: listedStateOf(record, subscriptionsByTopic.get(record.topicArn)) }));
+  const observed = withTopic.map((record) => ({ record, state: listedStateOf(record, subscriptionsByTopic.get(record.topicArn)) }));
   summary.subscriptionsGone = observed.filter(({ state }) => state === 'unsubscribed').length;
+  let updatedStates = 0;
   const stale = observed.filter(({ record, state }) => record.subscriptionState !== state);
   await mapWithConcurrency(stale, STATE_WRITES_IN_FLIGHT, async ({ record, state }) => {
     const item = { portalId: record.portalId, configId: record.configId, from: record.subscriptionState ?? 'unknown', to: state };
@@ -247,8 +172,10 @@ export async function reconcileTopics(deps: ReconcileDeps): Promise<ReconcileSum
       logger.error('could not check or set a delivery policy', { ...item, error: error as Error });
     }
   });
+  let repairedRecords = 0;
+  const withoutTopic = records.filter((record) => !existingTopics.has(record.topicArn));
   await mapWithConcurrency(withoutTopic, CHANGES_IN_FLIGHT, async (record) => {
-    const item = { portalId: record.portalId, configId: record.configId, topicArn: record.topicArn };
+    const item = topicItemOf(record);
     try {
       if (dryRun || (await repair(deps, record))) {
         // The recreated topic has the present access policy: remembered, so the next run leaves it.
@@ -288,77 +215,4 @@ export async function reconcileTopics(deps: ReconcileDeps): Promise<ReconcileSum
         ...rest,
         dryRun,
       };
-}
-
-/**
- * Recreates the record's topic and subscription and points the record at them. False when the
- * record changed or went away since the scan: a delete in flight (its topic, if just made, is
- * deleted again) or another repair; the next run looks again.
- */
-async function repair(deps: ReconcileDeps, scanned: Subscription): Promise<boolean> {
-  const current = await deps.repository.find(scanned.portalId, scanned.configId);
-  if (!current || current.topicArn !== scanned.topicArn || current.subscriptionArn !== scanned.subscriptionArn) return false;
-  const expectedTopicArn = current.topicArn;
-  // Only the service's own topics may be recreated (and IAM allows no other).
-  const name = classifyTopic(expectedTopicArn, deps.topicPrefix);
-  if (name.kind !== 'subscription' || name.configId !== current.configId) {
-    throw new Error(`the record's topic is not named ${deps.topicPrefix}-${current.configId}`);
-  }
-
-  let reopened: { topicArn: string; subscriptionArn: string };
-  let subscriptionState: SubscriptionState;
-  if (hasMaskedPassword(current.endpoint)) {
-    // The password went with the lost subscription: subscribing the masked endpoint would send
-    // `****` to the receiver. The record keeps its gone subscription's ARN, and says so.
-    reopened = { topicArn: await deps.topics.recreateTopic(current, expectedTopicArn), subscriptionArn: current.subscriptionArn };
-    subscriptionState = 'unsubscribed';
-    logger.warn('topic recreated without its SNS subscription: the endpoint\'s password was kept only by the subscription lost with it', {
-      portalId: current.portalId,
-      configId: current.configId,
-    });
-  } else {
-    reopened = await deps.topics.reopen(current, snsSubscriptionAttributesFor(current, deps.deadLetterQueueArn), expectedTopicArn);
-    subscriptionState = confirmedAtCreation(current, accountOf(expectedTopicArn)) ? 'confirmed' : 'pending';
-  }
-  try {
-    await deps.repository.replaceDeliveryArns(current.portalId, current.configId, current, {
-      ...reopened,
-      subscriptionState,
-      observedAt: new Date().toISOString(),
-    });
-  } catch (error) {
-    if (!(error instanceof SubscriptionNotFoundError)) throw error;
-    // Deleted meanwhile: the delete removed the old topic, so the one made here is an orphan.
-    if (!(await deps.repository.find(current.portalId, current.configId))) await deps.topics.close(reopened);
-    return false;
-  }
-  return true;
-}
-
-function groupByTopic(subscriptions: ListedSubscription[]): Map<string, ListedSubscription[]> {
-  const byTopic = new Map<string, ListedSubscription[]>();
-  for (const subscription of subscriptions) {
-    const list = byTopic.get(subscription.topicArn) ?? [];
-    list.push(subscription);
-    byTopic.set(subscription.topicArn, list);
-  }
-  return byTopic;
-}
-
-/**
- * The state of the record's subscription as the listing shows it. SNS lists a confirmed
- * subscription by its ARN and an unconfirmed one (never confirmed, or an e-mail subscription SNS
- * deactivated) as `PendingConfirmation` (sns-inventory.ts), so a pending subscription of the
- * record's protocol and endpoint on its topic is the record's; one not listed at all is gone.
- * Endpoints are compared with their passwords masked: SNS lists an endpoint so (`user:****@`), and
- * the record stores it so.
- */
-function listedStateOf(record: Subscription, onTopic: ListedSubscription[] | undefined): SubscriptionState {
-  const listed = onTopic ?? [];
-  if (listed.some(({ subscriptionArn }) => subscriptionArn === record.subscriptionArn)) return 'confirmed';
-  const pending = listed.some(
-    ({ subscriptionArn, protocol, endpoint }) =>
-      subscriptionArn === PENDING_CONFIRMATION && protocol === record.protocol && maskCredentials(endpoint) === maskCredentials(record.endpoint),
-  );
-  return pending ? 'pending' : 'unsubscribed';
 }

@@ -47,7 +47,7 @@ export const BLOCKS: Readonly<Record<string, Readonly<Record<string, Verdict>>>>
     'Against SNS': { notRun: 'needs an AWS account and an endpoint SNS can reach' },
   },
   'docs/reconciliation.md': {
-    'Running it': { notRun: 'test/service/reconciliation.test.ts runs npm run reconcile, with and without --dry-run, against a stack of its own' },
+    'Running it': { notRun: 'test/service/reconciliation.cli.test.ts runs npm run reconcile, with and without --dry-run, against a stack of its own' },
   },
   'docs/testing.md': {
     'Install and test': { notRun: 'installs and runs npm test, which runs this suite' },

@@ -3,8 +3,9 @@
  * of the service without its record) after each failure the known gaps of docs/design.md list,
  * in one run, and a second run right after changes nothing. Creates in flight (young topics)
  * and topics of the prefix with foreign names are never touched; a run that cannot read the
- * whole table changes nothing; `npm run reconcile` does the same from a shell. What it keeps of
- * each SNS subscription (its state, its policies): reconciliation.subscriptions.test.ts.
+ * whole table changes nothing. What it keeps of each SNS subscription (its state, its policies):
+ * reconciliation.subscriptions.test.ts; `npm run reconcile`, the same from a shell:
+ * reconciliation.cli.test.ts.
  *
  * The suite has a table and a topic prefix of its own (support/reconciliation.ts) and empties
  * both before each test, so every summary is exact. Faults the emulators cannot produce are
@@ -12,13 +13,9 @@
  */
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { CreateTopicCommand, DeleteTopicCommand, ListTagsForResourceCommand } from '@aws-sdk/client-sns';
-import { execFile } from 'node:child_process';
-import { join } from 'node:path';
-import { promisify } from 'node:util';
-import { LOCAL_SERVICE_ROLE_ARN } from '../../infra/aws/local-account';
 import { injectFault, lostAnswer } from '../support/faults';
+import { holdCommands } from '../support/hold-commands';
 import { lambdaContext } from '../support/lambda-context';
-import { TEST_ENV } from '../support/test-env';
 import { waitFor } from '../support/wait-for';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver';
 
@@ -27,7 +24,6 @@ process.env.TOPIC_PREFIX = 'webhooks-reconciliation';
 
 // The helpers and the functions read TABLE_NAME and TOPIC_PREFIX when imported: after they are set above.
 const {
-  TABLE_NAME,
   TOPIC_PREFIX,
   inspectSns,
   reconcile,
@@ -230,27 +226,12 @@ describe('a create in flight during a run', () => {
   it('keeps its topic, whose record is not written yet, and completes', async () => {
     const portalId = freshPortal();
     // Holds the create's record write until the run is over.
-    let reached!: () => void;
-    const writeReached = new Promise<void>((resolve) => (reached = resolve));
-    let release!: () => void;
-    const released = new Promise<void>((resolve) => (release = resolve));
-    const name = 'hold-transact-write';
-    (dynamoDbClient.middlewareStack.add as (...args: unknown[]) => void)(
-      (next: (args: unknown) => Promise<unknown>, context: { commandName?: string }) => async (args: unknown) => {
-        if (/TransactWrite/.test(context.commandName ?? '')) {
-          reached();
-          await released;
-        }
-        return next(args);
-      },
-      { step: 'initialize', name },
-    );
-    removeFaults.push(() => dynamoDbClient.middlewareStack.remove(name));
+    const hold = holdCommands(dynamoDbClient, /TransactWrite/, (cleanup) => removeFaults.push(cleanup));
 
     const creating = call('createSubscriptionRoute', { portalId, body: newSubscription() });
-    await writeReached;
+    await hold.reached;
     const summary = await reconcile();
-    release();
+    hold.release();
     const answer = await creating;
 
     expect(summary).toEqual(unchanged(1, 0, 1));
@@ -270,89 +251,4 @@ describe('a run that cannot see everything', () => {
 
     expect(await topicsOfPrefix()).toEqual([orphan, topicArn].sort());
   });
-});
-
-describe('npm run reconcile', () => {
-  const run = promisify(execFile);
-  const reconcileCli = (...flags: string[]) =>
-    run(join(process.cwd(), 'node_modules/.bin/tsx'), ['infra/local/reconcile.ts', ...flags], {
-      cwd: process.cwd(),
-      // The local stack's variables, pointed at this suite's emulators, table and prefix.
-      env: {
-        // Node 24 of the devDependency first, as npm scripts have it.
-        PATH: `${join(process.cwd(), 'node_modules/.bin')}:${process.env.PATH}`,
-        DELIVERY_DEAD_LETTER_QUEUE_ARN: TEST_ENV.DELIVERY_DEAD_LETTER_QUEUE_ARN,
-        AWS_ENDPOINT_URL_DYNAMODB: process.env.AWS_ENDPOINT_URL_DYNAMODB,
-        AWS_ENDPOINT_URL_SNS: process.env.AWS_ENDPOINT_URL_SNS,
-        TABLE_NAME,
-        TOPIC_PREFIX,
-        // Its log lines too, as a developer sees them: in the format it picks by default.
-        POWERTOOLS_LOG_LEVEL: 'INFO',
-      },
-      timeout: 60_000,
-    });
-  const summaryOf = (stdout: string) => JSON.parse(stdout.trim().split('\n').at(-1)!);
-
-  it('with --dry-run reports what it would do and changes nothing; without, does it; then finds nothing to do', async () => {
-    const orphan = await handMadeTopic(60);
-    const { topicArn } = await createOne(freshPortal());
-    await inspectSns.send(new DeleteTopicCommand({ TopicArn: topicArn }));
-    const seen = { topicsSeen: 1, recordsSeen: 1, skippedYoung: 0, subscriptionsGone: 0, errors: 0, unrecognizedTopics: [] };
-
-    const dryRun = await reconcileCli('--dry-run');
-    expect(summaryOf(dryRun.stdout)).toEqual({
-      ...seen,
-      wouldDeleteOrphanTopics: 1,
-      wouldRepairRecords: 1,
-      wouldUpdateSubscriptionStates: 0,
-      wouldSetTopicPolicies: 0,
-      wouldSetDeliveryPolicies: 0,
-      dryRun: true,
-    });
-    expect(await topicsOfPrefix()).toEqual([orphan]);
-
-    const run = await reconcileCli();
-    expect(summaryOf(run.stdout)).toEqual({
-      ...seen,
-      orphanTopicsDeleted: 1,
-      recordsRepaired: 1,
-      subscriptionStatesUpdated: 0,
-      topicPoliciesSet: 0,
-      deliveryPoliciesSet: 0,
-      dryRun: false,
-    });
-    await expectAgreement([], [LOCAL_SERVICE_ROLE_ARN]);
-
-    // The recreated topic's policy is remembered: nothing to set again.
-    expect(summaryOf((await reconcileCli()).stdout)).toEqual({ ...unchanged(1, 1), topicPoliciesSet: 0 });
-  }, 120_000);
-
-  it('prints a dry run’s summary once, and every log line of it says what would be done, not what was', async () => {
-    const orphan = await handMadeTopic(60);
-    const { topicArn } = await createOne(freshPortal());
-    await inspectSns.send(new DeleteTopicCommand({ TopicArn: topicArn }));
-
-    const { stdout, stderr } = await reconcileCli('--dry-run');
-
-    const output = `${stdout}${stderr}`;
-    const lines = stdout.trim().split('\n');
-    // The summary: the last line, and nowhere else.
-    expect(output.split('"topicsSeen"')).toHaveLength(2);
-    expect(output.split('wouldRepairRecords')).toHaveLength(2);
-    expect(JSON.parse(lines.at(-1)!)).toMatchObject({ dryRun: true, wouldDeleteOrphanTopics: 1, wouldRepairRecords: 1 });
-    expect(output).not.toMatch(/orphanTopicsDeleted|recordsRepaired/);
-    // The log lines: one readable line per item, each saying "would".
-    const logLines = lines.slice(0, -1);
-    expect(logLines).toEqual([
-      expect.stringMatching(new RegExp(`^\\d\\d:\\d\\d:\\d\\d INFO  reconcileTopics orphan topic would be deleted topicArn=${orphan}$`)),
-      expect.stringMatching(new RegExp(`^\\d\\d:\\d\\d:\\d\\d INFO  reconcileTopics record would be repaired portalId=\\S+ configId=\\S+ topicArn=${topicArn}$`)),
-      expect.stringMatching(/^\d\d:\d\d:\d\d INFO  reconcileTopics reconciliation summary$/),
-    ]);
-    expect(output).not.toMatch(/topic deleted|record repaired/);
-    expect(await topicsOfPrefix()).toEqual([orphan]);
-  }, 60_000);
-
-  it('refuses an unknown option, naming it', async () => {
-    await expect(reconcileCli('--dry')).rejects.toMatchObject({ code: 1, stderr: expect.stringContaining('unknown option --dry') });
-  }, 60_000);
 });

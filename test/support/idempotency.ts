@@ -1,11 +1,10 @@
 /**
  * Creates with an Idempotency-Key and what they leave in the table: the requests, the stored
- * idempotency records (found as the persistence layer keys them) and a hold on SDK commands
- * that keeps a request in progress.
+ * idempotency records (found as the persistence layer keys them). A hold on SDK commands that
+ * keeps a request in progress: hold-commands.ts.
  */
 import { createHash } from 'node:crypto';
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import type { snsClient } from '../../shared/aws/sns';
 import { idempotencyPartitionOf, TABLE_KEYS } from '../../shared/data/table';
 import { type ApiAnswer, call, newSubscription } from './api';
 import { inspectDb, portalTopicArns, subscriptionItems } from './aws-state';
@@ -62,32 +61,4 @@ export async function expectOneSubscription(portalId: string, answer: ApiAnswer)
   const records = await subscriptionItems(portalId);
   expect(records.map((record) => record.configId)).toEqual([answer.body.record.configId]);
   expect(await portalTopicArns(portalId)).toEqual([answer.body.record.topicArn]);
-}
-
-/**
- * Holds every command of `client` matching `pattern` until released: a request that reaches
- * one stays in progress for as long as the test wants. `onCleanup` gets what releases and
- * removes the hold, for the test's end.
- */
-export function holdCommands(client: typeof snsClient, pattern: RegExp, onCleanup: (cleanup: () => void) => void) {
-  let release!: () => void;
-  const gate = new Promise<void>((resolve) => (release = resolve));
-  let reached!: () => void;
-  const isReached = new Promise<void>((resolve) => (reached = resolve));
-  const name = `hold-${pattern.source}-${Math.random().toString(36).slice(2)}`;
-  client.middlewareStack.add(
-    (next, context) => async (args) => {
-      if (pattern.test(context.commandName ?? '')) {
-        reached();
-        await gate;
-      }
-      return next(args);
-    },
-    { step: 'initialize', name, override: true },
-  );
-  onCleanup(() => {
-    release();
-    client.middlewareStack.remove(name);
-  });
-  return { reached: isReached, release };
 }
