@@ -4,7 +4,8 @@ import { tableName } from '../shared/environment';
 import { jsonInput } from '../shared/http/json-input';
 import { httpOperation } from '../shared/http/operation';
 import { activateSubscriptionRoute } from '../shared/operations';
-import { repositoryOf, update } from '../shared/data/subscription-repository';
+import { repositoryOf } from '../shared/data/bound-operations';
+import { update } from '../shared/data/subscription-records';
 
 const repository = repositoryOf({ db: documentClient, tableName }, { update });
 

@@ -7,7 +7,9 @@ import { httpOperation, sendLimitPerPortal } from '../shared/http/operation';
 import { confirmSubscriptionRoute } from '../shared/operations';
 import { confirmationRequestsOf } from '../shared/subscriptions/confirmation-requests';
 import { confirmSubscription } from '../shared/subscriptions/confirm-subscription';
-import { find, isStored, replaceSubscriptionArn, repositoryOf, storeSubscriptionState } from '../shared/data/subscription-repository';
+import { repositoryOf } from '../shared/data/bound-operations';
+import { find, isStored } from '../shared/data/subscription-reads';
+import { replaceSubscriptionArn, storeSubscriptionState } from '../shared/data/subscription-records';
 import { subscribeAgain, topicsOf } from '../shared/subscriptions/topics';
 
 const deps = {

@@ -11,7 +11,10 @@ import { httpOperation, sendLimitPerPortal } from '../shared/http/operation';
 import { maskCredentials } from '../shared/masked-credentials';
 import { createSubscription } from '../shared/subscriptions/create-subscription';
 import { recordView } from '../shared/subscriptions/model';
-import { countFor, insert, isStored, repositoryOf } from '../shared/data/subscription-repository';
+import { repositoryOf } from '../shared/data/bound-operations';
+import { isStored } from '../shared/data/subscription-reads';
+import { insert } from '../shared/data/subscription-records';
+import { countFor } from '../shared/data/portal-counters';
 import { deleteTopicAfterFailure, open, topicArnFor, topicsOf } from '../shared/subscriptions/topics';
 
 const deps = {

@@ -6,7 +6,9 @@ import { httpOperation } from '../shared/http/operation';
 import { deleteSubscriptionRoute } from '../shared/operations';
 import { configIdFromPath } from '../shared/subscriptions/config-id';
 import { deleteSubscription } from '../shared/subscriptions/delete-subscription';
-import { find, isStored, remove, repositoryOf } from '../shared/data/subscription-repository';
+import { repositoryOf } from '../shared/data/bound-operations';
+import { find, isStored } from '../shared/data/subscription-reads';
+import { remove } from '../shared/data/subscription-records';
 import { close, topicsOf } from '../shared/subscriptions/topics';
 
 const deps = {

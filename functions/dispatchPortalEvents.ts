@@ -6,7 +6,8 @@ import { type PortalEvent, parsePortalEvent } from '../shared/delivery/portal-ev
 import { DeliveryProgress } from '../shared/data/delivery-progress';
 import { eventKinds, tableName } from '../shared/environment';
 import { logger, withInvocationLogging } from '../shared/logger';
-import { listFor, repositoryOf } from '../shared/data/subscription-repository';
+import { repositoryOf } from '../shared/data/bound-operations';
+import { listFor } from '../shared/data/subscription-reads';
 
 const deps = {
   repository: repositoryOf({ db: documentClient, tableName }, { listFor }),

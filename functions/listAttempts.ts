@@ -8,7 +8,8 @@ import { httpOperation } from '../shared/http/operation';
 import { queryInput } from '../shared/http/query-input';
 import { listAttemptsRoute } from '../shared/operations';
 import { AttemptsNotRecordedError, SubscriptionNotFoundError } from '../shared/subscriptions/errors';
-import { find, repositoryOf } from '../shared/data/subscription-repository';
+import { repositoryOf } from '../shared/data/bound-operations';
+import { find } from '../shared/data/subscription-reads';
 
 const table = { db: documentClient, tableName };
 const repository = repositoryOf(table, { find });

@@ -4,7 +4,9 @@ import { maxSubscriptionsPerPortal, tableName } from '../shared/environment';
 import { httpOperation } from '../shared/http/operation';
 import { listSubscriptionsRoute } from '../shared/operations';
 import { listEntryView } from '../shared/subscriptions/model';
-import { listFor, repositoryOf, storeSubscriptionState } from '../shared/data/subscription-repository';
+import { repositoryOf } from '../shared/data/bound-operations';
+import { listFor } from '../shared/data/subscription-reads';
+import { storeSubscriptionState } from '../shared/data/subscription-records';
 import { subscriptionStatesOf } from '../shared/subscriptions/subscription-states';
 
 const repository = repositoryOf({ db: documentClient, tableName }, { listFor, storeSubscriptionState });

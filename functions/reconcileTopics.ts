@@ -5,7 +5,9 @@ import { deliveryDeadLetterQueueArn, deliveryStatusRoleArn, deliveryStatusSucces
 import { deliveryStatusOf } from '../shared/subscriptions/delivery-status';
 import { logger, withInvocationLogging } from '../shared/logger';
 import { type ReconcileSummary, reconcileTopics } from '../shared/reconciliation/reconcile';
-import { find, replaceDeliveryArns, repositoryOf, scanAllSubscriptions, storeDeliveryStatusMark, storeSubscriptionState, storeTopicPolicyMark } from '../shared/data/subscription-repository';
+import { repositoryOf } from '../shared/data/bound-operations';
+import { find, scanAllSubscriptions } from '../shared/data/subscription-reads';
+import { replaceDeliveryArns, storeDeliveryStatusMark, storeSubscriptionState, storeTopicPolicyMark } from '../shared/data/subscription-records';
 import { close, recreateTopic, reopen, topicsOf } from '../shared/subscriptions/topics';
 
 const deps = {

@@ -3,7 +3,8 @@ import { documentClient } from '../shared/aws/dynamodb';
 import { readDeadLetter } from '../shared/dead-letters/dead-letter-message';
 import { DeadLetterBatch } from '../shared/dead-letters/recorder';
 import { deadLetterStoreOf, oldest, retryLedger, retryLedgers, store } from '../shared/data/dead-letters';
-import { find, repositoryOf } from '../shared/data/subscription-repository';
+import { repositoryOf } from '../shared/data/bound-operations';
+import { find } from '../shared/data/subscription-reads';
 import { deliveryRetryScheduleMs, disableFailingAfterMs, tableName, topicPrefix } from '../shared/environment';
 import { logger, withInvocationLogging } from '../shared/logger';
 

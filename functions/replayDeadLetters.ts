@@ -11,7 +11,8 @@ import { httpOperation, sendLimitPerPortal } from '../shared/http/operation';
 import { logger } from '../shared/logger';
 import { replayDeadLettersRoute } from '../shared/operations';
 import { deliverableSubscription } from '../shared/subscriptions/deliverable';
-import { find, repositoryOf } from '../shared/data/subscription-repository';
+import { repositoryOf } from '../shared/data/bound-operations';
+import { find } from '../shared/data/subscription-reads';
 
 const repository = repositoryOf({ db: documentClient, tableName }, { find });
 const store = deadLetterStoreOf({ db: documentClient, tableName }, { select, claim, unclaim, remove });

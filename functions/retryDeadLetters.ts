@@ -4,7 +4,8 @@ import { snsClient } from '../shared/aws/sns';
 import { type SweepOutcome, sweepDueWork } from '../shared/dead-letters/sweep';
 import { disableFailingAfterMs, tableName } from '../shared/environment';
 import { logger, withInvocationLogging } from '../shared/logger';
-import { listFor, repositoryOf } from '../shared/data/subscription-repository';
+import { repositoryOf } from '../shared/data/bound-operations';
+import { listFor } from '../shared/data/subscription-reads';
 
 const table = { db: documentClient, tableName };
 const deps = { table, sns: snsClient, repository: repositoryOf(table, { listFor }), settings: { disableFailingAfterMs } };

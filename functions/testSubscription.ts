@@ -10,7 +10,8 @@ import { jsonInput } from '../shared/http/json-input';
 import { httpOperation, sendLimitPerPortal } from '../shared/http/operation';
 import { testSubscriptionRoute } from '../shared/operations';
 import { deliverableSubscription } from '../shared/subscriptions/deliverable';
-import { find, repositoryOf } from '../shared/data/subscription-repository';
+import { repositoryOf } from '../shared/data/bound-operations';
+import { find } from '../shared/data/subscription-reads';
 
 const repository = repositoryOf({ db: documentClient, tableName }, { find });
 

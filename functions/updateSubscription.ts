@@ -6,7 +6,8 @@ import { jsonInput } from '../shared/http/json-input';
 import { httpOperation } from '../shared/http/operation';
 import { updateSubscriptionRoute } from '../shared/operations';
 import { throttleOf } from '../shared/subscriptions/model';
-import { repositoryOf, update } from '../shared/data/subscription-repository';
+import { repositoryOf } from '../shared/data/bound-operations';
+import { update } from '../shared/data/subscription-records';
 import { updateSubscription } from '../shared/subscriptions/update-subscription';
 
 const deps = { repository: repositoryOf({ db: documentClient, tableName }, { update }), sns: snsClient };

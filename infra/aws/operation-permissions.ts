@@ -72,9 +72,9 @@ export const OPERATION_PERMISSIONS = {
     // GetItem: the early limit check (countFor), and the look-up after a write whose answer
     // was lost. UpdateItem + PutItem: the insert transaction (counter + record).
     table: ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem'],
-    // shared/http/idempotency.ts: PutItem takes a key, GetItem reads one already
-    // taken, UpdateItem stores the result, DeleteItem frees the key when the create failed.
-    idempotencyRecords: ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem', 'dynamodb:DeleteItem'],
+    // shared/data/idempotency-records.ts: UpdateItem takes a key and stores the result, GetItem
+    // reads one already taken, DeleteItem frees the key when the create failed.
+    idempotencyRecords: ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
     // CreateTopic with Tags needs TagResource too; its access policy is an attribute of the same
     // call. DeleteTopic: undoing a create that failed half-way. Subscribe sets the delivery and
     // redrive policies in the same call.
@@ -132,7 +132,7 @@ export const OPERATION_PERMISSIONS = {
     // The dead letter's claim, its day counter on the record, its ledger (shared/data/dead-letters.ts remove).
     writtenAttributes: withKeys(LETTER_LEASE.until, LETTER_LEASE.holder, `${DAY_COUNTER_PREFIX}*`, RETRIES_ATTRIBUTE, 'cancelled', EXPIRY_ATTRIBUTE),
     // shared/http/idempotency.ts, as for create.
-    idempotencyRecords: ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem', 'dynamodb:DeleteItem'],
+    idempotencyRecords: ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
     topics: ['sns:GetSubscriptionAttributes', 'sns:Publish'],
   },
   // GetItem: the record (it must exist in the caller's portal; its protocol); Query: a page of

@@ -6,7 +6,8 @@
  * record read after it (store.ts) checks that portal's subscription has that very topic: a tag
  * cannot lead attempts into another portal's partition.
  */
-import { ListTagsForResourceCommand, type SNSClient } from '@aws-sdk/client-sns';
+import type { SNSClient } from '@aws-sdk/client-sns';
+import { ListTagsForResourceCommand } from '../aws/sns-commands';
 
 /** Topics remembered per warm function; past this the oldest is forgotten (and asked again when needed). */
 const REMEMBERED = 10_000;

@@ -7,7 +7,7 @@
  * oldest they push out past the cap, and one update of the record's counters. Expired attempts
  * are skipped by every read: DynamoDB's TTL deletes them only eventually.
  */
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand } from './commands';
 import { attemptCountersOf, dayExpiryOf, hourCounterOf, keptDayCounterOf } from './subscription-record';
 import { find } from './subscription-reads';
 import { attemptsCounted } from './subscription-records';

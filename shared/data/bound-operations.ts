@@ -6,6 +6,8 @@
  * (docs/decisions/bundles-carry-only-their-operation.md).
  */
 
+import type { RecordTable } from './table';
+
 export type Operation<Target> = (target: Target, ...args: never[]) => unknown;
 type BoundTo<Target, Op> = Op extends (target: Target, ...args: infer Args) => infer Result ? (...args: Args) => Result : never;
 
@@ -21,3 +23,7 @@ export function bindOperations<Target, Operations extends { [Name in keyof Opera
     Object.entries(operations).map(([name, operation]) => [name, (...args: never[]) => (operation as Operation<Target>)(target, ...args)]),
   ) as Bound<Target, Operations>;
 }
+
+/** Operations on the table, bound to it: `repositoryOf(table, { find, update })`. */
+export const repositoryOf: <Operations extends { [Name in keyof Operations]: Operation<RecordTable> }>(table: RecordTable, operations: Operations) => Bound<RecordTable, Operations> =
+  bindOperations;

@@ -5,8 +5,7 @@
  * subscription-records.ts), so the counts stay true; DynamoDB deletes expired items only eventually
  * ("Using time to live (TTL) in DynamoDB", Developer Guide), so every read skips them itself.
  */
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { conditionHeld, GetCommand, QueryCommand, UpdateCommand } from './commands';
 import { type Bound, bindOperations, type Operation } from './bound-operations';
 import { dueWorkDelete, dueWorkPut, type DueWorkOf, retryKeyOf } from './due-work';
 import { releaseLease, takeLease, type LeaseAttributes } from './lease';
@@ -214,8 +213,9 @@ export async function removeRetried(table: RecordTable, letter: KeptDeadLetter, 
 
 /** The subscription was deleted or deactivated: the dead letter stays, for a replay, with no next retry. */
 export async function stopRetries(table: RecordTable, letter: ItemKey): Promise<void> {
-  try {
-    await table.db.send(
+  // Gone already (replayed, expired): nothing to stop.
+  await conditionHeld(
+    table.db.send(
       new UpdateCommand({
         TableName: table.tableName,
         Key: { portalId: letter.portalId, sk: letter.sk },
@@ -223,10 +223,8 @@ export async function stopRetries(table: RecordTable, letter: ItemKey): Promise<
         ConditionExpression: 'attribute_exists(sk)',
         ExpressionAttributeNames: { '#next': NEXT_RETRY_ATTRIBUTE },
       }),
-    );
-  } catch (error) {
-    if (!(error instanceof ConditionalCheckFailedException)) throw error;
-  }
+    ),
+  );
 }
 
 /**

@@ -10,7 +10,8 @@
  * the message's retention again (SQS Developer Guide, "Configure a dead-letter queue redrive"),
  * so an event redriven any number of times is still published only to those it did not reach.
  */
-import { GetCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, UpdateCommand } from './commands';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { DELIVERY_PROGRESS_KEY as SORT_KEY, deliveryPartitionOf, EXPIRY_ATTRIBUTE, TABLE_KEYS } from './table';
 
 export { DELIVERY_PARTITIONS_PATTERN, deliveryPartitionOf } from './table';

@@ -8,7 +8,7 @@
  * A subscription's work shares a shard (a hash of its config id); the shards spread the writes of
  * many failing subscriptions over as many partitions.
  */
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand } from './commands';
 import { createHash } from 'node:crypto';
 import { deleteHeld, takeLease, type LeaseAttributes } from './lease';
 import { EXPIRY_ATTRIBUTE, type ItemKey, type RecordTable, retryDuePartitionOf } from './table';

@@ -1,7 +1,7 @@
 /**
- * An UpdateItem's expression from what it changes, so that each owner writes what it sets, adds and
- * removes rather than placeholders: attribute names become `#u<n>`, values `:u<n>`. A condition
- * brings its own placeholders (any but `#u<n>` and `:u<n>`).
+ * An UpdateItem's expression from what it changes, for the writes whose attributes vary (counters
+ * named by their day or hour, the fields a request changes): attribute names become `#u<n>`,
+ * values `:u<n>`. A condition brings its own placeholders (any but those).
  */
 export interface Changes {
   /** Attributes set; an undefined value is left out. */
@@ -19,47 +19,33 @@ export interface Condition {
 
 export interface UpdateParts {
   UpdateExpression: string;
-  ConditionExpression?: string;
   ExpressionAttributeNames: Record<string, string>;
   /** Undefined when there is none: DynamoDB refuses an empty map. */
   ExpressionAttributeValues?: Record<string, unknown>;
 }
 
-export function updateOf({ set = {}, add = {}, remove = [] }: Changes, condition?: Condition): UpdateParts {
-  const names: Record<string, string> = { ...condition?.names };
-  const values: Record<string, unknown> = { ...condition?.values };
+export function updateOf({ set = {}, add = {}, remove = [] }: Changes): UpdateParts {
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = {};
   let next = 0;
-  const name = (attribute: string) => {
-    const placeholder = `#u${next++}`;
-    names[placeholder] = attribute;
-    return placeholder;
-  };
-  const value = (given: unknown) => {
-    const placeholder = `:u${next++}`;
-    values[placeholder] = given;
-    return placeholder;
-  };
-  const sets = Object.entries(set).filter(([, given]) => given !== undefined).map(([attribute, given]) => `${name(attribute)} = ${value(given)}`);
-  const adds = Object.entries(add).filter(([, count]) => count !== 0).map(([attribute, count]) => `${name(attribute)} ${value(count)}`);
-  const removes = remove.map(name);
-  return {
-    UpdateExpression: [sets.length && `SET ${sets.join(', ')}`, adds.length && `ADD ${adds.join(', ')}`, removes.length && `REMOVE ${removes.join(', ')}`]
-      .filter(Boolean)
-      .join(' '),
-    ...(condition && { ConditionExpression: condition.expression }),
-    ExpressionAttributeNames: names,
-    ExpressionAttributeValues: Object.keys(values).length > 0 ? values : undefined,
-  };
+  const clause = (word: string, entries: [string, unknown][], between?: string) =>
+    entries.length > 0
+      ? `${word} ${entries
+          .map(([attribute, given]) => {
+            const at = next++;
+            names[`#u${at}`] = attribute;
+            if (between === undefined) return `#u${at}`;
+            values[`:u${at}`] = given;
+            return `#u${at}${between}:u${at}`;
+          })
+          .join(', ')}`
+      : '';
+  const UpdateExpression = [
+    clause('SET', Object.entries(set).filter(([, given]) => given !== undefined), ' = '),
+    clause('ADD', Object.entries(add).filter(([, count]) => count !== 0), ' '),
+    clause('REMOVE', remove.map((attribute) => [attribute, 0])),
+  ]
+    .filter(Boolean)
+    .join(' ');
+  return { UpdateExpression, ExpressionAttributeNames: names, ExpressionAttributeValues: Object.keys(values).length > 0 ? values : undefined };
 }
-
-/** Both conditions must hold. */
-export function allOf(...conditions: Condition[]): Condition {
-  return {
-    expression: conditions.map((condition) => `(${condition.expression})`).join(' AND '),
-    names: Object.assign({}, ...conditions.map((condition) => condition.names)),
-    values: Object.assign({}, ...conditions.map((condition) => condition.values)),
-  };
-}
-
-/** The item exists. */
-export const EXISTS: Condition = { expression: 'attribute_exists(sk)' };

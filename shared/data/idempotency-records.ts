@@ -5,8 +5,7 @@
  * idempotency utility writes (attribute names, statuses), so its records are honoured too. The
  * request's lifecycle (what is hashed, what a repeat is answered) is shared/http/idempotency.ts's.
  */
-import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { conditionHeld, DeleteCommand, GetCommand, UpdateCommand } from './commands';
 import { leaseLapsed, type LeaseAttributes } from './lease';
 import { EXPIRY_ATTRIBUTE, type ItemKey, idempotencyPartitionOf, type RecordTable } from './table';
 
@@ -42,21 +41,20 @@ const windowFrom = (nowMs: number) => Math.round(nowMs / 1000) + IDEMPOTENCY_WIN
 export async function takeIdempotencyKey(table: RecordTable, key: ItemKey, validation: string, leaseMs: number): Promise<boolean> {
   const now = Date.now();
   const lapsed = leaseLapsed(KEY_LEASE, now);
-  try {
-    await table.db.send(
-      new PutCommand({
+  // An UpdateItem that makes the record as a PutItem would (the answer of an expired one removed),
+  // with the command the function sends already for its rate limit: a bundle without PutItem's.
+  return conditionHeld(
+    table.db.send(
+      new UpdateCommand({
         TableName: table.tableName,
-        Item: { ...key, [EXPIRY_ATTRIBUTE]: windowFrom(now), status: IN_PROGRESS, [KEY_LEASE.until]: now + leaseMs, validation },
+        Key: key,
+        UpdateExpression: 'SET #expiry = :expiry, #status = :inProgress, #lu = :lease, #validation = :validation REMOVE #data',
         ConditionExpression: `attribute_not_exists(#sk) OR #expiry < :now OR (#status = :inProgress AND ${lapsed.expression})`,
-        ExpressionAttributeNames: { '#sk': 'sk', '#expiry': EXPIRY_ATTRIBUTE, '#status': 'status', ...lapsed.names },
-        ExpressionAttributeValues: { ':now': now / 1000, ':inProgress': IN_PROGRESS, ...lapsed.values },
+        ExpressionAttributeNames: { '#sk': 'sk', '#expiry': EXPIRY_ATTRIBUTE, '#status': 'status', '#validation': 'validation', '#data': 'data', ...lapsed.names },
+        ExpressionAttributeValues: { ':now': now / 1000, ':inProgress': IN_PROGRESS, ':expiry': windowFrom(now), ':lease': now + leaseMs, ':validation': validation, ...lapsed.values },
       }),
-    );
-    return true;
-  } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return false;
-    throw error;
-  }
+    ),
+  );
 }
 
 /** The record as it is now; undefined when it vanished. */

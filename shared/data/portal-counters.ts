@@ -3,7 +3,7 @@
  * per-portal limit: create's transaction counts a record in only while the portal is under its
  * limit, delete's counts it out, so concurrent creates never push a portal past it.
  */
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from './commands';
 import type { TransactionItem } from './transactions';
 import { PORTAL_COUNTER_KEY, type RecordTable } from './table';
 

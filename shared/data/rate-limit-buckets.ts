@@ -7,23 +7,26 @@
  * which is how a refusal knows when the next token comes. The policy is
  * shared/http/middleware/portal-rate-limit.ts's.
  */
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { ConditionalCheckFailedException, UpdateCommand } from './commands';
 import { BUCKET_FULL_AT_ATTRIBUTE, EXPIRY_ATTRIBUTE, rateLimitKeyOf, type RecordTable } from './table';
 
-const NAMES = { '#fullAt': BUCKET_FULL_AT_ATTRIBUTE, '#expiry': EXPIRY_ATTRIBUTE };
-
-/** One conditional write of the bucket: 'taken', or when it is full again as it stood (undefined: no such item). */
-async function write(table: RecordTable, portalId: string, operationId: string, expression: string, condition: string, values: Record<string, number>): Promise<'taken' | { fullAt: number | undefined }> {
+/**
+ * Takes a token: from a full bucket (no item, or its moment passed, `latest` undefined) the bucket is
+ * full again one interval after `now`; from one some of whose tokens are spent, while one is left
+ * (its moment at most `latest`), the moment moves one interval on. 'taken', or when the bucket is
+ * full again as it stood (undefined: no such item).
+ */
+export async function takeToken(table: RecordTable, portalId: string, operationId: string, now: number, intervalMs: number, expiry: number, latest?: number): Promise<'taken' | { fullAt: number | undefined }> {
+  const full = latest === undefined;
   try {
     await table.db.send(
       new UpdateCommand({
         TableName: table.tableName,
         Key: { portalId, sk: rateLimitKeyOf(operationId) },
-        UpdateExpression: expression,
-        ConditionExpression: condition,
-        ExpressionAttributeNames: NAMES,
-        ExpressionAttributeValues: values,
+        UpdateExpression: `SET #fullAt = ${full ? ':now' : '#fullAt'} + :interval, #expiry = :expiry`,
+        ConditionExpression: full ? 'attribute_not_exists(#fullAt) OR #fullAt <= :now' : '#fullAt > :now AND #fullAt <= :latest',
+        ExpressionAttributeNames: { '#fullAt': BUCKET_FULL_AT_ATTRIBUTE, '#expiry': EXPIRY_ATTRIBUTE },
+        ExpressionAttributeValues: { ':now': now, ':interval': intervalMs, ':expiry': expiry, ...(!full && { ':latest': latest }) },
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       }),
     );
@@ -34,11 +37,3 @@ async function write(table: RecordTable, portalId: string, operationId: string, 
     return { fullAt: Number.isFinite(fullAt) ? fullAt : undefined };
   }
 }
-
-/** A token of a full bucket (no item, or its moment passed): the bucket is full again one interval after `now`. */
-export const takeFromFullBucket = (table: RecordTable, portalId: string, operationId: string, now: number, intervalMs: number, expiry: number) =>
-  write(table, portalId, operationId, 'SET #fullAt = :next, #expiry = :expiry', 'attribute_not_exists(#fullAt) OR #fullAt <= :now', { ':next': now + intervalMs, ':expiry': expiry, ':now': now });
-
-/** A token of a bucket some of whose tokens are spent, while one is left (its moment at most `latest`): the moment one interval on. */
-export const takeFromBucket = (table: RecordTable, portalId: string, operationId: string, now: number, latest: number, intervalMs: number, expiry: number) =>
-  write(table, portalId, operationId, 'SET #fullAt = #fullAt + :interval, #expiry = :expiry', '#fullAt > :now AND #fullAt <= :latest', { ':interval': intervalMs, ':expiry': expiry, ':now': now, ':latest': latest });

@@ -3,7 +3,7 @@
  * scheduled retries it had and whether a replay ended them. Written when a retry or a replay sends
  * the dead letter (in their transactions), read one at a time, or a recorder batch's all at once.
  */
-import { BatchGetCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, GetCommand } from './commands';
 import { EXPIRY_ATTRIBUTE, type RecordTable, retryLedgerKeyOf } from './table';
 import type { TransactionItem } from './transactions';
 

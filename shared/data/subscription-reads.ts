@@ -2,7 +2,7 @@
  * Reads of subscription records, always within one portal's partition but for the reconciler's
  * scan. Strongly consistent: a write a moment old is seen.
  */
-import { GetCommand, QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand, ScanCommand } from './commands';
 import type { Subscription } from './subscription-record';
 import { SUBSCRIPTION_KEY_PREFIX, subscriptionKeyOf, type RecordTable } from './table';
 

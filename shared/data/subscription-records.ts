@@ -7,10 +7,9 @@
  * condition reads, which is what each function's IAM grant is held to (`dynamodb:Attributes`,
  * infra/aws/operation-permissions.ts): only insert and replaceDeliveryArns name `topicArn`.
  */
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { ConditionalCheckFailedException, conditionHeld, UpdateCommand } from './commands';
 import { SubscriptionLimitReachedError, SubscriptionNotFoundError, ThrottleNotSupportedError } from '../subscriptions/errors';
-import { allOf, type Changes, type Condition, EXISTS, updateOf } from './expressions';
+import { updateOf, type UpdateParts } from './expressions';
 import { countedIn, countedOut } from './portal-counters';
 import {
   ACTIVATED,
@@ -40,17 +39,17 @@ export interface ObservedState {
 }
 
 type RecordKey = Pick<Subscription, 'portalId' | 'configId'>;
+/** An UpdateItem's expressions, its condition required. */
+type Write = Omit<UpdateParts, 'ExpressionAttributeNames'> & { ConditionExpression: string; ExpressionAttributeNames?: Record<string, string> };
 const keyOf = ({ portalId, configId }: RecordKey) => ({ portalId, sk: subscriptionKeyOf(configId) });
 
-/** One conditional UpdateItem of the record; false when its condition failed. */
-async function change(table: RecordTable, record: RecordKey, changes: Changes, condition: Condition): Promise<boolean> {
-  try {
-    await table.db.send(new UpdateCommand({ TableName: table.tableName, Key: keyOf(record), ...updateOf(changes, condition) }));
-    return true;
-  } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return false;
-    throw error;
-  }
+/**
+ * One conditional UpdateItem of the record; false when its condition failed. Writes of a fixed
+ * shape are written out (a bundle then carries no expression builder); those whose attributes
+ * vary (counters, the fields a request changes) come from updateOf.
+ */
+function change(table: RecordTable, record: RecordKey, write: Write): Promise<boolean> {
+  return conditionHeld(table.db.send(new UpdateCommand({ TableName: table.tableName, Key: keyOf(record), ...write })));
 }
 
 /** Stores a new subscription and counts it in one transaction, which fails when the portal already has `limit`. */
@@ -83,19 +82,27 @@ export async function remove(table: RecordTable, portalId: string, configId: str
  * Activating clears a disabling for failing and its streak: the count starts again.
  */
 export async function update(table: RecordTable, portalId: string, configId: string, changes: SubscriptionChanges): Promise<Subscription> {
-  const entries = Object.entries(changes).filter(([, value]) => value !== undefined);
-  const set = Object.fromEntries(entries.filter(([, value]) => value !== null));
-  const remove = [...entries.filter(([, value]) => value === null).map(([name]) => name), ...(changes.status === ACTIVATED ? CLEARED_BY_ACTIVATION : [])];
+  const names = (Object.keys(changes) as (keyof SubscriptionChanges)[]).filter((name) => changes[name] !== undefined);
+  const set = names.filter((name) => changes[name] !== null);
+  const removed: string[] = [...names.filter((name) => changes[name] === null), ...(changes.status === ACTIVATED ? CLEARED_BY_ACTIVATION : [])];
   const throttled = typeof changes.maxReceivesPerSecond === 'number';
-  const condition = throttled
-    ? allOf(EXISTS, { expression: '#protocol IN (:http, :https)', names: { '#protocol': 'protocol' }, values: { ':http': 'http', ':https': 'https' } })
-    : EXISTS;
   try {
     const { Attributes } = await table.db.send(
       new UpdateCommand({
         TableName: table.tableName,
         Key: keyOf({ portalId, configId }),
-        ...updateOf({ set, remove }, condition),
+        UpdateExpression: [
+          set.length > 0 ? `SET ${set.map((name) => `#${name} = :${name}`).join(', ')}` : '',
+          removed.length > 0 ? `REMOVE ${removed.map((name) => `#${name}`).join(', ')}` : '',
+        ].join(' '),
+        ConditionExpression: throttled ? 'attribute_exists(sk) AND #protocol IN (:http, :https)' : 'attribute_exists(sk)',
+        ExpressionAttributeNames: {
+          ...Object.fromEntries([...set, ...removed].map((name) => [`#${name}`, name])),
+          ...(throttled && { '#protocol': 'protocol' }),
+        },
+        // DynamoDB refuses an empty map: none when the update only removes.
+        ExpressionAttributeValues:
+          set.length > 0 ? { ...Object.fromEntries(set.map((name) => [`:${name}`, changes[name]])), ...(throttled && { ':http': 'http', ':https': 'https' }) } : undefined,
         ReturnValues: 'ALL_NEW',
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       }),
@@ -116,18 +123,21 @@ export async function update(table: RecordTable, portalId: string, configId: str
  * Answers the record as written.
  */
 export async function replaceDeliveryArns(table: RecordTable, portalId: string, configId: string, previous: DeliveryArns, next: DeliveryArns & ObservedState): Promise<Subscription> {
-  const condition: Condition = {
-    expression: '#topicArn = :previousTopicArn AND #subscriptionArn = :previousSubscriptionArn',
-    names: { '#topicArn': 'topicArn', '#subscriptionArn': 'subscriptionArn' },
-    values: { ':previousTopicArn': previous.topicArn, ':previousSubscriptionArn': previous.subscriptionArn },
-  };
-  const { topicArn, subscriptionArn, subscriptionState, observedAt: subscriptionStateAt } = next;
   try {
     const { Attributes } = await table.db.send(
       new UpdateCommand({
         TableName: table.tableName,
         Key: keyOf({ portalId, configId }),
-        ...updateOf({ set: { topicArn, subscriptionArn, subscriptionState, subscriptionStateAt } }, condition),
+        UpdateExpression: 'SET topicArn = :topicArn, subscriptionArn = :subscriptionArn, subscriptionState = :state, subscriptionStateAt = :observedAt',
+        ConditionExpression: 'topicArn = :previousTopicArn AND subscriptionArn = :previousSubscriptionArn',
+        ExpressionAttributeValues: {
+          ':topicArn': next.topicArn,
+          ':subscriptionArn': next.subscriptionArn,
+          ':state': next.subscriptionState,
+          ':observedAt': next.observedAt,
+          ':previousTopicArn': previous.topicArn,
+          ':previousSubscriptionArn': previous.subscriptionArn,
+        },
         ReturnValues: 'ALL_NEW',
       }),
     );
@@ -144,9 +154,12 @@ export async function replaceDeliveryArns(table: RecordTable, portalId: string, 
  * overwrites nothing: SubscriptionNotFoundError). The topic is not confirm's to write.
  */
 export async function replaceSubscriptionArn(table: RecordTable, record: RecordKey, previousSubscriptionArn: string, next: { subscriptionArn: string } & ObservedState): Promise<void> {
-  const condition = { expression: '#subscriptionArn = :previous', names: { '#subscriptionArn': 'subscriptionArn' }, values: { ':previous': previousSubscriptionArn } };
-  const changes = { set: { subscriptionArn: next.subscriptionArn, subscriptionState: next.subscriptionState, subscriptionStateAt: next.observedAt } };
-  if (!(await change(table, record, changes, condition))) throw new SubscriptionNotFoundError(record.configId);
+  const written = await change(table, record, {
+    UpdateExpression: 'SET subscriptionArn = :arn, subscriptionState = :state, subscriptionStateAt = :observedAt',
+    ConditionExpression: 'subscriptionArn = :previous',
+    ExpressionAttributeValues: { ':arn': next.subscriptionArn, ':state': next.subscriptionState, ':observedAt': next.observedAt, ':previous': previousSubscriptionArn },
+  });
+  if (!written) throw new SubscriptionNotFoundError(record.configId);
 }
 
 /**
@@ -159,23 +172,28 @@ export async function storeSubscriptionState(
   record: Pick<Subscription, 'portalId' | 'configId' | 'subscriptionArn'>,
   { subscriptionState, observedAt }: ObservedState,
 ): Promise<boolean> {
-  return change(table, record, { set: { subscriptionState, subscriptionStateAt: observedAt } }, {
-    expression: '#subscriptionArn = :subscriptionArn AND (attribute_not_exists(#stateAt) OR #stateAt < :observedAt)',
-    names: { '#subscriptionArn': 'subscriptionArn', '#stateAt': 'subscriptionStateAt' },
-    values: { ':subscriptionArn': record.subscriptionArn, ':observedAt': observedAt },
+  return change(table, record, {
+    UpdateExpression: 'SET subscriptionState = :state, subscriptionStateAt = :observedAt',
+    ConditionExpression: 'subscriptionArn = :subscriptionArn AND (attribute_not_exists(subscriptionStateAt) OR subscriptionStateAt < :observedAt)',
+    ExpressionAttributeValues: { ':state': subscriptionState, ':observedAt': observedAt, ':subscriptionArn': record.subscriptionArn },
   });
 }
 
 type TopicOfRecord = Pick<Subscription, 'portalId' | 'configId' | 'topicArn'>;
-const stillHasTopic = (topicArn: string): Condition => ({ expression: '#topicArn = :topicArn', names: { '#topicArn': 'topicArn' }, values: { ':topicArn': topicArn } });
+/** A mark of what the reconciler set on a record's topic, kept only while the record has that topic. */
+const storeTopicMark = (table: RecordTable, record: TopicOfRecord, attribute: 'deliveryStatusLogging' | 'topicPolicy', mark: string) =>
+  change(table, record, {
+    UpdateExpression: 'SET #mark = :mark',
+    ConditionExpression: 'topicArn = :topicArn',
+    ExpressionAttributeNames: { '#mark': attribute },
+    ExpressionAttributeValues: { ':mark': mark, ':topicArn': record.topicArn },
+  });
 
-/** The reconciler's mark of the delivery status logging it gave the record's topic, kept only while the record has that topic. */
-export const storeDeliveryStatusMark = (table: RecordTable, record: TopicOfRecord, mark: string) =>
-  change(table, record, { set: { deliveryStatusLogging: mark } }, stillHasTopic(record.topicArn));
+/** The reconciler's mark of the delivery status logging it gave the record's topic. */
+export const storeDeliveryStatusMark = (table: RecordTable, record: TopicOfRecord, mark: string) => storeTopicMark(table, record, 'deliveryStatusLogging', mark);
 
-/** The reconciler's mark of the access policy it gave the record's topic, kept only while the record has that topic. */
-export const storeTopicPolicyMark = (table: RecordTable, record: TopicOfRecord, mark: string) =>
-  change(table, record, { set: { topicPolicy: mark } }, stillHasTopic(record.topicArn));
+/** The reconciler's mark of the access policy it gave the record's topic. */
+export const storeTopicPolicyMark = (table: RecordTable, record: TopicOfRecord, mark: string) => storeTopicMark(table, record, 'topicPolicy', mark);
 
 /** A confirmation request's turn: when it went out, its UTC day, and how many that day. */
 export interface ConfirmationTurn {
@@ -186,8 +204,8 @@ export interface ConfirmationTurn {
 const TURN_ATTRIBUTES = ['confirmationRequestedAt', 'confirmationRequestsDay', 'confirmationRequestsThatDay'] as const;
 const turnOf = (record: Partial<Subscription>) => [record.confirmationRequestedAt, record.confirmationRequestsDay, record.confirmationRequestsThatDay] as const;
 
-/** The three turn attributes are as `values` has them (an undefined one absent). */
-function turnIs(values: readonly unknown[], tag: string): Condition {
+/** The three turn attributes are as `values` has them (an undefined one absent), under `#<tag>0..2`. */
+function turnIs(values: readonly unknown[], tag: string) {
   const names: Record<string, string> = {};
   const given: Record<string, unknown> = {};
   const parts = TURN_ATTRIBUTES.map((attribute, index) => {
@@ -200,16 +218,30 @@ function turnIs(values: readonly unknown[], tag: string): Condition {
 }
 
 /** Takes a turn: stored only while the record's turn is still as `record` has it (concurrent confirms cannot both send). */
-export const takeConfirmationTurn = (table: RecordTable, record: Subscription, taken: ConfirmationTurn) =>
-  change(table, record, { set: { confirmationRequestedAt: taken.at, confirmationRequestsDay: taken.day, confirmationRequestsThatDay: taken.count } }, allOf(EXISTS, turnIs(turnOf(record), 'was')));
+export function takeConfirmationTurn(table: RecordTable, record: Subscription, taken: ConfirmationTurn): Promise<boolean> {
+  const was = turnIs(turnOf(record), 'was');
+  return change(table, record, {
+    UpdateExpression: 'SET #was0 = :at, #was1 = :day, #was2 = :count',
+    ConditionExpression: `attribute_exists(sk) AND ${was.expression}`,
+    ExpressionAttributeNames: was.names,
+    ExpressionAttributeValues: { ...was.values, ':at': taken.at, ':day': taken.day, ':count': taken.count },
+  });
+}
 
 /** Gives a turn back (Subscribe failed): the record's turn as it was, only while it is still as `taken` wrote it. */
 export async function giveBackConfirmationTurn(table: RecordTable, before: Subscription, taken: ConfirmationTurn): Promise<void> {
   const previous = turnOf(before);
   const set = Object.fromEntries(TURN_ATTRIBUTES.map((attribute, index) => [attribute, previous[index]]));
   const remove = TURN_ATTRIBUTES.filter((_, index) => previous[index] === undefined);
+  const stillTaken = turnIs([taken.at, taken.day, taken.count], 'taken');
+  const changes = updateOf({ set, remove });
   // False: another request took one since (or the record is gone): nothing to give back.
-  await change(table, before, { set, remove }, turnIs([taken.at, taken.day, taken.count], 'taken'));
+  await change(table, before, {
+    ...changes,
+    ConditionExpression: stillTaken.expression,
+    ExpressionAttributeNames: { ...changes.ExpressionAttributeNames, ...stillTaken.names },
+    ExpressionAttributeValues: { ...changes.ExpressionAttributeValues, ...stillTaken.values },
+  });
 }
 
 /**
@@ -230,12 +262,21 @@ export function deadLetterCounted(
     add[dayCounterOf(evictedFailedAt)] = (add[dayCounterOf(evictedFailedAt)] ?? 0) - 1;
   }
   const remove = staleCounters.filter((name) => !(name in add));
-  return { Update: { TableName: table.tableName, Key: keyOf(record), ...updateOf({ set: { lastDeadLetterAt, ...(beginsStreak && { failingSince: failedAt }) }, add, remove }, EXISTS) } };
+  return { Update: { TableName: table.tableName, Key: keyOf(record), ...updateOf({ set: { lastDeadLetterAt, ...(beginsStreak && { failingSince: failedAt }) }, add, remove }), ConditionExpression: 'attribute_exists(sk)' } };
 }
 
 /** The record's side of removing a dead letter (replay, a retry): counted out of its day. Fails the transaction when the record is gone. */
 export function deadLetterCountedOut(table: RecordTable, letter: RecordKey & { failedAt: string }): TransactionItem {
-  return { Update: { TableName: table.tableName, Key: keyOf(letter), ...updateOf({ add: { [dayCounterOf(letter.failedAt)]: -1 } }, EXISTS) } };
+  return {
+    Update: {
+      TableName: table.tableName,
+      Key: keyOf(letter),
+      UpdateExpression: 'ADD #day :minusOne',
+      ConditionExpression: 'attribute_exists(sk)',
+      ExpressionAttributeNames: { '#day': dayCounterOf(letter.failedAt) },
+      ExpressionAttributeValues: { ':minusOne': -1 },
+    },
+  };
 }
 
 /**
@@ -249,7 +290,7 @@ export function attemptsCounted(
   { add, lastDeliveredAt, lastFailedAt, staleCounters }: { add: Record<string, number>; lastDeliveredAt?: string; lastFailedAt?: string; staleCounters: readonly string[] },
 ): TransactionItem {
   const remove = staleCounters.filter((name) => !(name in add));
-  return { Update: { TableName: table.tableName, Key: keyOf(record), ...updateOf({ set: { lastDeliveredAt, lastFailedAt }, add, remove }, EXISTS) } };
+  return { Update: { TableName: table.tableName, Key: keyOf(record), ...updateOf({ set: { lastDeliveredAt, lastFailedAt }, add, remove }), ConditionExpression: 'attribute_exists(sk)' } };
 }
 
 /**
@@ -258,8 +299,9 @@ export function attemptsCounted(
  * False when it no longer qualifies.
  */
 export const disableForFailing = (table: RecordTable, record: RecordKey, failingSince: string, disabledAt: string) =>
-  change(table, record, { set: { status: 0, disabledReason: DISABLED_FOR_FAILING, disabledAt } }, {
-    expression: '#status = :activated AND #since = :since',
-    names: { '#status': 'status', '#since': 'failingSince' },
-    values: { ':activated': ACTIVATED, ':since': failingSince },
+  change(table, record, {
+    UpdateExpression: 'SET #status = :deactivated, disabledReason = :reason, disabledAt = :at',
+    ConditionExpression: '#status = :activated AND failingSince = :since',
+    ExpressionAttributeNames: { '#status': 'status' },
+    ExpressionAttributeValues: { ':deactivated': 0, ':activated': ACTIVATED, ':reason': DISABLED_FOR_FAILING, ':at': disabledAt, ':since': failingSince },
   });

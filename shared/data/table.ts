@@ -45,7 +45,7 @@ export const BUCKET_FULL_AT_ATTRIBUTE = 'bucketFullAt';
 /** Partition of the idempotency records of an operation; sort key `<operation id>#<hash>`. */
 export const idempotencyPartitionOf = (operationId: string) => `idempotency#${operationId}`;
 /** Every idempotency partition, as an IAM `StringLike` pattern of `dynamodb:LeadingKeys`. */
-export const IDEMPOTENCY_PARTITIONS_PATTERN = idempotencyPartitionOf('*');
+export const IDEMPOTENCY_PARTITIONS_PATTERN = 'idempotency#*';
 
 /** Dead letters of a subscription, sorted by when they failed, then SNS's message id (one key if received twice). */
 export const DEAD_LETTER_KEY_PREFIX = 'deadletter#';
@@ -68,7 +68,7 @@ export const RETRY_DUE_PARTITIONS_PATTERN = 'retry-due#*';
 /** The dispatcher's record of which recipients an event reached: partition `delivery#<event id>`. */
 export const deliveryPartitionOf = (eventId: string) => `delivery#${eventId}`;
 /** Every delivery partition, as an IAM `StringLike` pattern of `dynamodb:LeadingKeys`. */
-export const DELIVERY_PARTITIONS_PATTERN = deliveryPartitionOf('*');
+export const DELIVERY_PARTITIONS_PATTERN = 'delivery#*';
 export const DELIVERY_PROGRESS_KEY = 'delivered';
 
 /**

@@ -3,8 +3,7 @@
  * action for a transaction as a whole: it authorizes each item as the PutItem, UpdateItem or
  * DeleteItem it holds.
  */
-import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { TransactWriteCommand, TransactionCanceledException } from './commands';
 import type { RecordTable } from './table';
 
 /** One item of a transaction. */

@@ -1,4 +1,5 @@
-import { PublishBatchCommand, PublishCommand, type SNSClient } from '@aws-sdk/client-sns';
+import type { SNSClient } from '@aws-sdk/client-sns';
+import { PublishBatchCommand, PublishCommand } from '../aws/sns-commands';
 import { type DeliveryMessage, EVENT_ATTRIBUTE, MAX_PUBLISH_BYTES, publishInputFor, publishSizeOf } from './message';
 
 type PublishInput = ReturnType<typeof publishInputFor>;

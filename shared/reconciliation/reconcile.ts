@@ -44,7 +44,8 @@
  * record-repair.ts (one record whose topic is gone, made whole again), passes.ts (how many
  * changes a pass has in flight).
  */
-import { GetSubscriptionAttributesCommand, type SNSClient } from '@aws-sdk/client-sns';
+import type { SNSClient } from '@aws-sdk/client-sns';
+import { GetSubscriptionAttributesCommand } from '../aws/sns-commands';
 import { mapWithConcurrency } from '../aws/bounded-concurrency';
 import type { SubscriptionRepository } from '../data/subscription-repository';
 import { deliveryPolicyHolds, takesDeliveryPolicy } from '../subscriptions/delivery-policy';

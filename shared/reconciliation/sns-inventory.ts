@@ -3,7 +3,8 @@
  * subscription. ListTopics and ListSubscriptions answer 100 entries a page, so 100,000 topics take
  * 1,000 calls each; the SDK's retries (shared/aws/client-options.ts) absorb throttling.
  */
-import { ListSubscriptionsCommand, ListTopicsCommand, type SNSClient } from '@aws-sdk/client-sns';
+import type { SNSClient } from '@aws-sdk/client-sns';
+import { ListSubscriptionsCommand, ListTopicsCommand } from '../aws/sns-commands';
 
 /** 100 entries a page: 10 million entries, far beyond SNS's quotas; the bound only stops a listing that never ends. */
 const MAX_PAGES = 100_000;

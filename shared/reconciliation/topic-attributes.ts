@@ -7,7 +7,8 @@
  * - with the topic policy's principals configured, a topic made before the access policy had its
  *   present statements or principals gets it again (shared/subscriptions/topic-policy.ts).
  */
-import { type SNSClient, SetTopicAttributesCommand } from '@aws-sdk/client-sns';
+import type { SNSClient } from '@aws-sdk/client-sns';
+import { SetTopicAttributesCommand } from '../aws/sns-commands';
 import { mapWithConcurrency } from '../aws/bounded-concurrency';
 import type { SubscriptionRepository } from '../data/subscription-repository';
 import { logger } from '../logger';

@@ -6,7 +6,8 @@
  * "Configuring delivery status logging using the AWS SDKs"); e-mail has none, SNS logs nothing for it.
  * One role for success and failure: SNS needs the same rights for both.
  */
-import { SetTopicAttributesCommand, type SNSClient } from '@aws-sdk/client-sns';
+import type { SNSClient } from '@aws-sdk/client-sns';
+import { SetTopicAttributesCommand } from '../aws/sns-commands';
 
 export interface DeliveryStatusLogging {
   /** The role SNS assumes to write the logs (iam:PassRole needed to name it). */

@@ -2,7 +2,8 @@
  * What SNS says of one record's SNS subscription. Separate from topics.ts so that the functions
  * that only read it do not bundle topic creation and deletion.
  */
-import { GetSubscriptionAttributesCommand, type SNSClient } from '@aws-sdk/client-sns';
+import type { SNSClient } from '@aws-sdk/client-sns';
+import { GetSubscriptionAttributesCommand } from '../aws/sns-commands';
 
 import type { SubscriptionState } from '../data/subscription-record';
 

@@ -1,4 +1,5 @@
-import { CreateTopicCommand, DeleteTopicCommand, type SNSClient, SubscribeCommand } from '@aws-sdk/client-sns';
+import type { SNSClient } from '@aws-sdk/client-sns';
+import { CreateTopicCommand, DeleteTopicCommand, SubscribeCommand } from '../aws/sns-commands';
 import { mayHaveBeenApplied } from '../aws/failures';
 import { isRefusal, SnsRefusedServiceError } from '../aws/refusals';
 import { logger } from '../logger';

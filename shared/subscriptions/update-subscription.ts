@@ -3,7 +3,8 @@
  * dispatcher reads it when it publishes); the throttle lives in SNS too, in the delivery policy of
  * the record's SNS subscription, which SNS enforces (delivery-policy.ts).
  */
-import { SetSubscriptionAttributesCommand, type SNSClient } from '@aws-sdk/client-sns';
+import type { SNSClient } from '@aws-sdk/client-sns';
+import { SetSubscriptionAttributesCommand } from '../aws/sns-commands';
 import { deliveryPolicyFor, takesDeliveryPolicy } from './delivery-policy';
 import type { Subscription } from './model';
 import type { SubscriptionChanges, SubscriptionRepository } from '../data/subscription-repository';

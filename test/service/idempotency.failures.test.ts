@@ -78,7 +78,8 @@ describe('a create with an Idempotency-Key', () => {
     it('answers 503 and creates nothing when the key cannot be taken', async () => {
       const portalId = freshPortal('idem');
       const key = freshKey();
-      cleanups.push(injectFault(dynamoDbClient, /^PutItem/));
+      // The first UpdateItem is the portal's rate limit; the second takes the key.
+      cleanups.push(injectFault(dynamoDbClient, /^UpdateItem/, { skip: 1 }));
 
       const answer = await create(portalId, key);
 
@@ -91,8 +92,8 @@ describe('a create with an Idempotency-Key', () => {
     it('still answers the created record when only storing it for the key failed', async () => {
       const portalId = freshPortal('idem');
       const key = freshKey();
-      // The first UpdateItem is the portal's rate limit; the second stores the answer for the key.
-      cleanups.push(injectFault(dynamoDbClient, /^UpdateItem/, { skip: 1 }));
+      // The first UpdateItem is the portal's rate limit, the second takes the key; the third stores the answer for it.
+      cleanups.push(injectFault(dynamoDbClient, /^UpdateItem/, { skip: 2 }));
 
       const answer = await create(portalId, key);
 

@@ -11,7 +11,7 @@
  * one two.
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { takeFromBucket, takeFromFullBucket } from '../../data/rate-limit-buckets';
+import { takeToken } from '../../data/rate-limit-buckets';
 import type { Operation } from '../../operations';
 import { TooSoonError } from '../../refusal-error';
 import type { HttpMiddleware } from '../types';
@@ -68,13 +68,13 @@ export function tokenTaker({ client, tableName, operation, burst, ratePerMinute 
       let now = Date.now();
       let expiry = expiryAfter(now);
       // A full bucket (no item, or its moment passed): one token taken.
-      if ((await takeFromFullBucket(table, portalId, operation.id, now, intervalMs, expiry)) === 'taken') return;
+      if ((await takeToken(table, portalId, operation.id, now, intervalMs, expiry)) === 'taken') return;
       // The clock read again: the take that emptied the bucket's "full" moment may have read it after
       // we did (a concurrent burst, a slow call), and our older `now` would count one token fewer.
       now = Date.now();
       expiry = expiryAfter(now);
       // Some tokens spent: one more, while one is left.
-      const taken = await takeFromBucket(table, portalId, operation.id, now, now + toleranceMs, intervalMs, expiry);
+      const taken = await takeToken(table, portalId, operation.id, now, intervalMs, expiry, now + toleranceMs);
       if (taken === 'taken') return;
       // Refused: a token comes back when the bucket is within tolerance of full again.
       if (taken.fullAt !== undefined && taken.fullAt > now + toleranceMs) {

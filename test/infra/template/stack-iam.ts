@@ -191,7 +191,7 @@ describe('what each function may do', () => {
     createSubscription: [
       'own log group: logs:CreateLogStream logs:PutLogEvents',
       'table: dynamodb:GetItem dynamodb:PutItem dynamodb:UpdateItem when ForAllValues:StringNotLike dynamodb:LeadingKeys idempotency#*,delivery#*,retry-due#*',
-      'table: dynamodb:DeleteItem dynamodb:GetItem dynamodb:PutItem dynamodb:UpdateItem when ForAllValues:StringEquals dynamodb:LeadingKeys idempotency#createSubscriptionRoute',
+      'table: dynamodb:DeleteItem dynamodb:GetItem dynamodb:UpdateItem when ForAllValues:StringEquals dynamodb:LeadingKeys idempotency#createSubscriptionRoute',
       `table: dynamodb:UpdateItem ${PORTALS} and ForAllValues:StringEquals dynamodb:Attributes portalId,sk,bucketFullAt,idempotencyExpiresAt`,
       'service topics: sns:CreateTopic sns:DeleteTopic sns:Subscribe sns:TagResource',
       'delivery status logging role: iam:PassRole when StringEquals iam:PassedToService sns.amazonaws.com',
@@ -230,7 +230,7 @@ describe('what each function may do', () => {
       'own log group: logs:CreateLogStream logs:PutLogEvents',
       `table: dynamodb:GetItem dynamodb:Query ${PORTALS}`,
       `table: dynamodb:DeleteItem dynamodb:PutItem dynamodb:UpdateItem ${PORTALS} and ${ATTRIBUTES} portalId,sk,replayClaimedUntil,replayClaimedBy,deadLetters@*,retries,cancelled,idempotencyExpiresAt`,
-      'table: dynamodb:DeleteItem dynamodb:GetItem dynamodb:PutItem dynamodb:UpdateItem when ForAllValues:StringEquals dynamodb:LeadingKeys idempotency#replayDeadLettersRoute',
+      'table: dynamodb:DeleteItem dynamodb:GetItem dynamodb:UpdateItem when ForAllValues:StringEquals dynamodb:LeadingKeys idempotency#replayDeadLettersRoute',
       'table: dynamodb:DeleteItem when ForAllValues:StringLike dynamodb:LeadingKeys retry-due#* and ForAllValues:StringEquals dynamodb:Attributes portalId,sk',
       `table: dynamodb:UpdateItem ${PORTALS} and ForAllValues:StringEquals dynamodb:Attributes portalId,sk,bucketFullAt,idempotencyExpiresAt`,
       'service topics: sns:GetSubscriptionAttributes sns:Publish',
