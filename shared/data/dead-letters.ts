@@ -219,9 +219,8 @@ export async function stopRetries(table: RecordTable, letter: ItemKey): Promise<
       new UpdateCommand({
         TableName: table.tableName,
         Key: { portalId: letter.portalId, sk: letter.sk },
-        UpdateExpression: 'REMOVE #next',
+        UpdateExpression: `REMOVE ${NEXT_RETRY_ATTRIBUTE}`,
         ConditionExpression: 'attribute_exists(sk)',
-        ExpressionAttributeNames: { '#next': NEXT_RETRY_ATTRIBUTE },
       }),
     ),
   );

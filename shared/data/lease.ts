@@ -20,19 +20,21 @@ export interface LeaseAttributes {
 /** The lease has lapsed (or there never was one: a comparison with a missing attribute is false). */
 export const leaseLapsed = (attributes: LeaseAttributes, now: number): Condition => ({ expression: '#lu <= :ln', names: { '#lu': attributes.until }, values: { ':ln': now } });
 
-/** An UpdateItem or DeleteItem of the lease's attributes, under `condition` (short placeholders: every bundle that claims carries them). */
+/** One write of a lease: taken (an UpdateItem on a free lease), given back (an UpdateItem while ours), or its item deleted (while ours). */
 async function leaseWrite(table: RecordTable, key: ItemKey, attributes: Required<LeaseAttributes>, holder: string, command: 'take' | 'release' | 'delete', extra: Record<string, unknown> = {}): Promise<boolean> {
+  const { until, holder: holderAttribute } = attributes;
+  // The attributes by their names (none is a reserved word): no placeholders to carry.
   const input = {
     TableName: table.tableName,
     Key: key,
-    ConditionExpression: command === 'take' ? 'attribute_exists(sk) AND (attribute_not_exists(#lu) OR #lu <= :ln OR #lh = :lh)' : '#lh = :lh',
-    ExpressionAttributeNames: (command === 'delete' ? { '#lh': attributes.holder } : { '#lu': attributes.until, '#lh': attributes.holder }) as Record<string, string>,
+    ConditionExpression:
+      command === 'take' ? `attribute_exists(sk) AND (attribute_not_exists(${until}) OR ${until} <= :ln OR ${holderAttribute} = :lh)` : `${holderAttribute} = :lh`,
     ExpressionAttributeValues: { ':lh': holder, ...extra },
   };
   return conditionHeld(
     command === 'delete'
       ? table.db.send(new DeleteCommand(input))
-      : table.db.send(new UpdateCommand({ ...input, UpdateExpression: command === 'take' ? 'SET #lu = :lu, #lh = :lh' : 'REMOVE #lu, #lh' })),
+      : table.db.send(new UpdateCommand({ ...input, UpdateExpression: command === 'take' ? `SET ${until} = :lu, ${holderAttribute} = :lh` : `REMOVE ${until}, ${holderAttribute}` })),
   );
 }
 

@@ -7,12 +7,11 @@ import { GetCommand } from './commands';
 import type { TransactionItem } from './transactions';
 import { PORTAL_COUNTER_KEY, type RecordTable } from './table';
 
-const COUNT_ATTRIBUTE = 'subscriptionCount';
 
 /** How many subscriptions the portal has (strongly consistent). */
 export async function countFor(table: RecordTable, portalId: string): Promise<number> {
   const { Item } = await table.db.send(new GetCommand({ TableName: table.tableName, Key: { portalId, sk: PORTAL_COUNTER_KEY }, ConsistentRead: true }));
-  return typeof Item?.[COUNT_ATTRIBUTE] === 'number' ? Item[COUNT_ATTRIBUTE] : 0;
+  return typeof Item?.subscriptionCount === 'number' ? Item.subscriptionCount : 0;
 }
 
 /** One more subscription, in a transaction that fails (on this item's condition) when the portal already has `limit`. */
@@ -21,9 +20,8 @@ export function countedIn(table: RecordTable, portalId: string, limit: number): 
     Update: {
       TableName: table.tableName,
       Key: { portalId, sk: PORTAL_COUNTER_KEY },
-      UpdateExpression: 'ADD #count :one',
-      ConditionExpression: 'attribute_not_exists(#count) OR #count < :limit',
-      ExpressionAttributeNames: { '#count': COUNT_ATTRIBUTE },
+      UpdateExpression: 'ADD subscriptionCount :one',
+      ConditionExpression: 'attribute_not_exists(subscriptionCount) OR subscriptionCount < :limit',
       ExpressionAttributeValues: { ':one': 1, ':limit': limit },
     },
   };
@@ -31,13 +29,5 @@ export function countedIn(table: RecordTable, portalId: string, limit: number): 
 
 /** One subscription fewer. */
 export function countedOut(table: RecordTable, portalId: string): TransactionItem {
-  return {
-    Update: {
-      TableName: table.tableName,
-      Key: { portalId, sk: PORTAL_COUNTER_KEY },
-      UpdateExpression: 'ADD #count :minusOne',
-      ExpressionAttributeNames: { '#count': COUNT_ATTRIBUTE },
-      ExpressionAttributeValues: { ':minusOne': -1 },
-    },
-  };
+  return { Update: { TableName: table.tableName, Key: { portalId, sk: PORTAL_COUNTER_KEY }, UpdateExpression: 'ADD subscriptionCount :minusOne', ExpressionAttributeValues: { ':minusOne': -1 } } };
 }

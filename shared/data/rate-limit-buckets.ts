@@ -23,9 +23,11 @@ export async function takeToken(table: RecordTable, portalId: string, operationI
       new UpdateCommand({
         TableName: table.tableName,
         Key: { portalId, sk: rateLimitKeyOf(operationId) },
-        UpdateExpression: `SET #fullAt = ${full ? ':now' : '#fullAt'} + :interval, #expiry = :expiry`,
-        ConditionExpression: full ? 'attribute_not_exists(#fullAt) OR #fullAt <= :now' : '#fullAt > :now AND #fullAt <= :latest',
-        ExpressionAttributeNames: { '#fullAt': BUCKET_FULL_AT_ATTRIBUTE, '#expiry': EXPIRY_ATTRIBUTE },
+        // The attributes by their names (neither is a reserved word): no placeholders to carry.
+        UpdateExpression: `SET ${BUCKET_FULL_AT_ATTRIBUTE} = ${full ? ':now' : BUCKET_FULL_AT_ATTRIBUTE} + :interval, ${EXPIRY_ATTRIBUTE} = :expiry`,
+        ConditionExpression: full
+          ? `attribute_not_exists(${BUCKET_FULL_AT_ATTRIBUTE}) OR ${BUCKET_FULL_AT_ATTRIBUTE} <= :now`
+          : `${BUCKET_FULL_AT_ATTRIBUTE} > :now AND ${BUCKET_FULL_AT_ATTRIBUTE} <= :latest`,
         ExpressionAttributeValues: { ':now': now, ':interval': intervalMs, ':expiry': expiry, ...(!full && { ':latest': latest }) },
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       }),

@@ -37,13 +37,14 @@ export async function transactOnce(table: RecordTable, items: TransactionItem[])
  * conflict is a new transaction, so each attempt builds its items anew (and gets a new token).
  */
 export async function transact(table: RecordTable, items: () => TransactionItem[], onCancelled: (codes: (string | undefined)[]) => void): Promise<void> {
+  // Self-contained (its own send and reasons): the bundles that retry a conflict use nothing else here.
   for (let attempt = 1; ; attempt++) {
     try {
-      await transactOnce(table, items());
+      await table.db.send(new TransactWriteCommand({ TransactItems: items() }));
       return;
     } catch (error) {
-      const codes = cancellationCodes(error);
-      if (!codes) throw error;
+      if (!(error instanceof TransactionCanceledException)) throw error;
+      const codes = (error.CancellationReasons ?? []).map((reason) => reason.Code);
       const conflicted = codes.includes('TransactionConflict');
       if (!conflicted) onCancelled(codes);
       if (!conflicted || attempt >= MAX_TRANSACTION_ATTEMPTS) throw error;
