@@ -100,7 +100,7 @@ export function settingOf<Value>(env: Environment, problems: Problems, { variabl
   const text = given === undefined || given === '' ? fallback : given;
   const problem = text === undefined ? whenUnset : rule?.(text);
   if (problem) problems.push(`${variable} ${problem}`);
-  return text === undefined ? (undefined as Value) : value(text);
+  return (text === undefined ? undefined : value ? value(text) : text) as Value;
 }
 
 /** Throws one ConfigurationError naming every variable that is wrong, if any is. */

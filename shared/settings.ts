@@ -23,15 +23,14 @@ export interface FunctionSetting<Value> {
   /** What is wrong when unset without a default; none: unset is fine. */
   readonly whenUnset?: string;
   readonly rule?: Rule;
-  /** The value of a text the rule accepted (or of the default). */
-  readonly value: (text: string) => Value;
+  /** The value of a text the rule accepted (or of the default); none: the text itself. */
+  readonly value?: (text: string) => Value;
 }
 
-const text = (value: string) => value;
 const list = (value: string): readonly string[] => splitList(value);
 
-export const tableName: FunctionSetting<string> = { variable: 'TABLE_NAME', whenUnset: rule.tableNameRequired, value: text };
-export const topicPrefix: FunctionSetting<string> = { variable: 'TOPIC_PREFIX', default: 'webhooks', rule: rule.topicPrefixProblem, value: text };
+export const tableName: FunctionSetting<string> = { variable: 'TABLE_NAME', whenUnset: rule.tableNameRequired };
+export const topicPrefix: FunctionSetting<string> = { variable: 'TOPIC_PREFIX', default: 'webhooks', rule: rule.topicPrefixProblem };
 export const maxSubscriptionsPerPortal: FunctionSetting<number> = {
   variable: 'MAX_SUBSCRIPTIONS_PER_PORTAL', default: '10', rule: rule.maxSubscriptionsPerPortalProblem, value: Number,
 };
@@ -43,9 +42,9 @@ export const eventKinds: FunctionSetting<readonly string[]> = {
   rule: rule.eventKindsProblem,
   value: list,
 };
-export const portalClaim: FunctionSetting<string> = { variable: 'PORTAL_CLAIM', default: 'portal_id', rule: rule.portalClaimProblem, value: text };
+export const portalClaim: FunctionSetting<string> = { variable: 'PORTAL_CLAIM', default: 'portal_id', rule: rule.portalClaimProblem };
 export const deliveryDeadLetterQueueArn: FunctionSetting<string | undefined> = {
-  variable: 'DELIVERY_DEAD_LETTER_QUEUE_ARN', rule: rule.deliveryDeadLetterQueueArnProblem, value: text,
+  variable: 'DELIVERY_DEAD_LETTER_QUEUE_ARN', rule: rule.deliveryDeadLetterQueueArnProblem,
 };
 export const topicManagerArns: FunctionSetting<readonly string[]> = { variable: 'TOPIC_MANAGER_ARNS', default: '', rule: rule.principalArnsProblem, value: list };
 export const reconcileGraceMinutes: FunctionSetting<number> = {
@@ -58,7 +57,7 @@ export const allowedEndpointAccounts: FunctionSetting<readonly string[]> = {
 export const allowLoopbackEndpoints: FunctionSetting<boolean> = {
   variable: 'ALLOW_LOOPBACK_ENDPOINTS', default: 'false', rule: rule.trueOrFalseProblem, value: (value) => value.toLowerCase() === 'true',
 };
-export const deliveryStatusRoleArn: FunctionSetting<string | undefined> = { variable: 'DELIVERY_STATUS_ROLE_ARN', rule: rule.deliveryStatusRoleArnProblem, value: text };
+export const deliveryStatusRoleArn: FunctionSetting<string | undefined> = { variable: 'DELIVERY_STATUS_ROLE_ARN', rule: rule.deliveryStatusRoleArnProblem };
 export const deliveryStatusSuccessSampleRate: FunctionSetting<number> = {
   variable: 'DELIVERY_STATUS_SUCCESS_SAMPLE_RATE', default: '100', rule: rule.deliveryStatusSuccessSampleRateProblem, value: Number,
 };

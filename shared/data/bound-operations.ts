@@ -6,8 +6,6 @@
  * (docs/decisions/bundles-carry-only-their-operation.md).
  */
 
-import type { RecordTable } from './table';
-
 export type Operation<Target> = (target: Target, ...args: never[]) => unknown;
 type BoundTo<Target, Op> = Op extends (target: Target, ...args: infer Args) => infer Result ? (...args: Args) => Result : never;
 
@@ -24,6 +22,5 @@ export function bindOperations<Target, Operations extends { [Name in keyof Opera
   ) as Bound<Target, Operations>;
 }
 
-/** Operations on the table, bound to it: `repositoryOf(table, { find, update })`. */
-export const repositoryOf: <Operations extends { [Name in keyof Operations]: Operation<RecordTable> }>(table: RecordTable, operations: Operations) => Bound<RecordTable, Operations> =
-  bindOperations;
+/** Operations on the table, bound to it: `repositoryOf(table, { find, update })` (bindOperations under its name). */
+export { bindOperations as repositoryOf };
