@@ -20,6 +20,7 @@ import {
 } from './stack/local-stack';
 import { SCOPES } from '../../shared/operations';
 import { DEFAULT_CLIENTS_FILE } from './auth/clients';
+import { settingsInEffectLines } from './settings-in-effect';
 
 /** How long stopping may take before the process exits anyway (DynamoDB Local gets 5 s before SIGKILL). */
 const STOP_TIMEOUT_MS = 15_000;
@@ -62,7 +63,7 @@ function receiverLines(stack: LocalStack): string[] {
 }
 
 /** What a developer needs to use the stack, ready to paste. */
-async function printout(stack: LocalStack, clientsFile: string): Promise<string> {
+async function printout(stack: LocalStack, clientsFile: string, shell: NodeJS.ProcessEnv): Promise<string> {
   // The list command needs a client that may read.
   const client = stack.clients.find((candidate) => candidate.scopes.includes(SCOPES.read)) ?? stack.clients[0];
   const token = await stack.issueToken(client!.clientId);
@@ -82,6 +83,8 @@ async function printout(stack: LocalStack, clientsFile: string): Promise<string>
     `DynamoDB Local:  ${stack.dynamoDb.endpoint}   (table ${stack.tableName})`,
     `SNS emulator:    ${stack.sns.endpoint}   (dead letters: ${stack.sns.endpoint}/_emulator/dead-letters)`,
     `EventBridge:     ${stack.events.endpoint}   (PutEvents; bus ${stack.eventBusName}, source portal.events)`,
+    '',
+    ...settingsInEffectLines(shell),
     '',
     ...receiverLines(stack),
     '',
@@ -110,6 +113,8 @@ async function printout(stack: LocalStack, clientsFile: string): Promise<string>
 }
 
 async function main(): Promise<void> {
+  // The settings as the shell gave them, before the stack sets its own (printed where they differ from the defaults).
+  const shell = { ...process.env };
   // The handlers' log lines, one short line each for whoever watches this terminal.
   process.env.LOG_FORMAT = process.env.LOG_FORMAT?.trim() || 'pretty';
   // Signals are taken from the start: one arriving while the stack starts stops it once started,
@@ -155,7 +160,7 @@ async function main(): Promise<void> {
   });
   if (stopRequested) return shutDown(stack);
 
-  console.log(await printout(stack, clientsFile));
+  console.log(await printout(stack, clientsFile, shell));
 }
 
 main().catch((error: unknown) => {

@@ -27,7 +27,8 @@ export const BLOCKS: Readonly<Record<string, Readonly<Record<string, Verdict>>>>
     'On a deployed stack': { notRun: "puts an event on a deployed stack's bus, which needs an AWS account; docs/local.md 'Watching a delivery' does the same against npm start" },
   },
   'docs/deploy.md': {
-    Example: { notRun: 'cdk deploy needs an AWS account' },
+    'Account-level resources': { notRun: "lists the logs account policies of a real AWS account; deploy-commands.test.ts checks the policy the stack makes is the one the block looks for" },
+    Example: { notRun: 'cdk deploy needs an AWS account; deploy-commands.test.ts synthesizes it with the same -c options' },
     'Upgrading from filter policies': { notRun: "changes the SNS topics and subscriptions of a deployed stack, which needs an AWS account" },
     'Against a deployed stack': { notRun: 'sam local invoke against the deployed table needs an AWS account, the SAM CLI and Docker; test/infra/sam-invoke.test.ts does the same without them' },
     'Against npm start': { notRun: 'sam local invoke needs the SAM CLI and Docker; test/infra/sam-invoke.test.ts does the same without them' },

@@ -30,14 +30,32 @@ function listening(port: number): Promise<boolean> {
   });
 }
 
-// The entry itself, and through npm, which runs it with `exec` so a signal to npm reaches it.
+/** docs/failed-deliveries.md's "Locally": a retry schedule of seconds, and a disable horizon of minutes. */
+const SETTINGS_OF_SECONDS = { DELIVERY_RETRY_SCHEDULE: '10s,30s', DISABLE_FAILING_AFTER: '2m', ATTEMPT_KEEP_DAYS: '1' };
+/** Each at its default: blank is unset (and the shell running the tests may hold none of them). */
+const SETTINGS_AT_DEFAULTS = { DELIVERY_RETRY_SCHEDULE: '', DISABLE_FAILING_AFTER: '5d', ATTEMPT_KEEP_DAYS: '' };
+
+// The entry itself, and through npm, which runs it with `exec` so a signal to npm reaches it:
+// the one at the functions' defaults, the other with delivery settings of its own.
 it.each([
-  ['tsx infra/local/start.ts', `${PROJECT_ROOT}node_modules/.bin/tsx`, ['infra/local/start.ts']],
-  ['npm start', 'npm', ['start']],
-])('%s prints working commands, logs readable lines, and SIGTERM stops everything and exits 0', async (_name, command, args) => {
+  ['tsx infra/local/start.ts', `${PROJECT_ROOT}node_modules/.bin/tsx`, ['infra/local/start.ts'], SETTINGS_AT_DEFAULTS],
+  ['npm start', 'npm', ['start'], SETTINGS_OF_SECONDS],
+])('%s prints working commands and the settings apart from the defaults, logs readable lines, and SIGTERM stops everything and exits 0', async (_name, command, args, settings) => {
   // LOG_FORMAT empty: the stack's own choice, whatever the shell running the tests holds.
-  stack = await startNpmStart({ command: [command, ...args], variables: { POWERTOOLS_LOG_LEVEL: 'INFO', LOG_FORMAT: '' } });
+  stack = await startNpmStart({ command: [command, ...args], variables: { POWERTOOLS_LOG_LEVEL: 'INFO', LOG_FORMAT: '', ...settings } });
   const output = stack.output();
+  // The delivery settings in effect, where they are not the defaults (shared/settings.ts), and nothing else.
+  const settingLines = output.slice(output.indexOf('Function settings'), output.indexOf('\n\n', output.indexOf('Function settings'))).split('\n');
+  if (settings === SETTINGS_OF_SECONDS) {
+    expect(settingLines).toEqual([
+      'Function settings other than the defaults (docs/configuration.md):',
+      expect.stringMatching(/^  ATTEMPT_KEEP_DAYS=1 +\(default 7\)$/),
+      expect.stringMatching(/^  DELIVERY_RETRY_SCHEDULE=10s,30s +\(default 5m,30m,2h,5h,10h,10h\)$/),
+      expect.stringMatching(/^  DISABLE_FAILING_AFTER=2m +\(default 5d\)$/),
+    ]);
+  } else {
+    expect(settingLines).toEqual(['Function settings: every one at its default (docs/configuration.md).']);
+  }
   const ports = { PORT: stack.ports.api, DYNAMODB_PORT: stack.ports.dynamoDb, SNS_PORT: stack.ports.sns, EVENTS_PORT: stack.ports.events };
   expect(output).toContain(`http://127.0.0.1:${ports.PORT}/v7/webhooks/public/api/subscriptions`);
   expect(output).toContain(`http://127.0.0.1:${ports.PORT}/webhooks/api/subscriptions`);
