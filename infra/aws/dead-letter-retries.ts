@@ -32,6 +32,21 @@ export interface DeadLetterRetriesProps {
  */
 const SWEEPER_TIMEOUT = Duration.seconds(90);
 
+/** How often the sweep runs: the shortest rate EventBridge schedules, so a retry runs at most about a minute late. */
+export const SWEEP_EVERY = Duration.minutes(1);
+
+/**
+ * What becomes of a run that failed. EventBridge invokes the sweep asynchronously (its target's
+ * retryAttempts are EventBridge's own, for an invocation Lambda did not accept); a run that
+ * returns an error Lambda starts twice more, a minute then two minutes later, and then drops
+ * ("How Lambda handles errors and retries with asynchronous invocation",
+ * https://docs.aws.amazon.com/lambda/latest/dg/invocation-async-error-handling.html). Nothing is
+ * lost: the work stays due in the table for the next run.
+ */
+export const SWEEP_FAILED_RUN =
+  'Lambda starts a failed run twice more, then drops it; the work stays due in the table for the next runs, so ' +
+  'scheduled retries, failing notices and disablings wait until a run succeeds';
+
 export class DeadLetterRetries extends Construct {
   readonly sweeper: ServiceFunction;
   readonly schedule: Rule;
@@ -61,8 +76,7 @@ export class DeadLetterRetries extends Construct {
 
     this.schedule = new Rule(this, 'Schedule', {
       description: `Runs ${RETRY_SWEEPER.handler} every minute.`,
-      // The shortest rate EventBridge schedules: a retry runs at most about a minute late.
-      schedule: Schedule.rate(Duration.minutes(1)),
+      schedule: Schedule.rate(SWEEP_EVERY),
       // A missed run is made up by the next one a minute later: the work waits in the table.
       targets: [new LambdaFunction(this.sweeper.function, { retryAttempts: 0, maxEventAge: Duration.minutes(1) })],
     });

@@ -32,6 +32,19 @@ export interface DeliveryAttemptsProps {
 /** A batch of a log group's records: one read, then a transaction per 40 attempts. */
 const CONSUMER_TIMEOUT = Duration.seconds(30);
 
+/**
+ * What becomes of a batch the consumer failed on. No queue feeds it: CloudWatch Logs invokes it
+ * asynchronously, and for an asynchronous invocation that returns an error Lambda runs it twice
+ * more (a minute, then two minutes later), then discards the event unless an on-failure
+ * destination or a dead-letter queue is configured ("How Lambda handles errors and retries with
+ * asynchronous invocation", https://docs.aws.amazon.com/lambda/latest/dg/invocation-async-error-handling.html).
+ * Neither is configured here (nor any retry setting: Lambda's defaults hold).
+ */
+export const ATTEMPTS_FAILED_BATCH =
+  'no queue feeds it: CloudWatch Logs invoked it asynchronously, so Lambda runs the same batch twice more (1, then ' +
+  '2 minutes later) and then discards it (no on-failure destination or dead-letter queue is configured): the ' +
+  'delivery attempts of a batch that fails all 3 times are not kept';
+
 export class DeliveryAttempts extends Construct {
   /** The role SNS assumes to write the delivery status logs of the service's topics. */
   readonly loggingRole: Role;

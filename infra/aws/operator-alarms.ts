@@ -1,7 +1,8 @@
 /**
  * What tells the operator that something needs a person (docs/operations.md): CloudWatch alarms
  * on the portal-events dead-letter queue, on the age of the oldest message in the delivery
- * dead-letter queue, and on the errors of each queue consumer, all notifying one SNS topic for
+ * dead-letter queue, on the errors of each consumer (of a queue or of the delivery status logs),
+ * and on the errors and the missed runs of each scheduled job, all notifying one SNS topic for
  * operators (output OperatorAlarmTopicArn), optionally with e-mail subscriptions.
  */
 import { ArnFormat, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
@@ -15,13 +16,31 @@ import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import type { ServiceFunction } from './service-function';
 
+/** A function invoked with batches of work: a queue's consumer, or the delivery status logs'. */
+export interface AlarmedConsumer {
+  readonly consumer: ServiceFunction;
+  /** What becomes of the batch of an invocation that failed, as the alarm's description says it. */
+  readonly failedBatch: string;
+}
+
+/** A function an EventBridge rule runs on a schedule. */
+export interface AlarmedJob {
+  readonly job: ServiceFunction;
+  /** The rule's rate: a missed run is a period of this length with no invocation. */
+  readonly every: Duration;
+  /** What becomes of a run that failed, as the alarm's description says it. */
+  readonly failedRun: string;
+}
+
 export interface OperatorAlarmsProps {
   /** Portal events the dispatcher failed on 5 times (or EventBridge could not put on its queue). */
   readonly portalEventsDeadLetterQueue: IQueue;
   /** Messages SNS could not deliver, which the dead-letter recorder should take within seconds. */
   readonly deliveryDeadLetterQueue: IQueue;
-  /** The functions that consume a queue: each gets an alarm on its errors. */
-  readonly consumers: readonly ServiceFunction[];
+  /** The functions that consume a queue or the delivery status logs: each gets an alarm on its errors. */
+  readonly consumers: readonly AlarmedConsumer[];
+  /** The functions run on a schedule: each gets an alarm on its errors and one on its missed runs. */
+  readonly jobs: readonly AlarmedJob[];
   /** Addresses subscribed to the topic by e-mail (each confirms the link SNS sends it). */
   readonly operatorEmails: readonly string[];
 }
@@ -42,6 +61,9 @@ const PERIOD = Duration.minutes(5);
  */
 export const DELIVERY_DEAD_LETTER_MAX_AGE = Duration.minutes(10);
 
+/** A job has missed its runs when this many of its periods in a row had no invocation. */
+export const MISSED_RUNS = 2;
+
 export class OperatorAlarms extends Construct {
   /** Where every alarm and every return to OK is published. */
   readonly topic: Topic;
@@ -49,6 +71,10 @@ export class OperatorAlarms extends Construct {
   readonly deliveryDeadLettersWaiting: Alarm;
   /** The errors alarm of each consumer, by the consumer's handler name. */
   readonly consumerErrors: ReadonlyMap<string, Alarm>;
+  /** The errors alarm of each scheduled job, by its handler name. */
+  readonly jobErrors: ReadonlyMap<string, Alarm>;
+  /** The alarm on each scheduled job's missed runs, by its handler name. */
+  readonly missedRuns: ReadonlyMap<string, Alarm>;
 
   constructor(scope: Construct, id: string, props: OperatorAlarmsProps) {
     super(scope, id);
@@ -144,17 +170,17 @@ export class OperatorAlarms extends Construct {
 
     // Errors counts invocations that failed as a whole (an exception out of the handler, a
     // timeout, a start that refused its configuration), read as a Sum ("Types of metrics for
-    // Lambda functions"). Records a consumer reports failed one by one are retried by their queue
-    // and are no error. No invocations: no data, which is no error.
+    // Lambda functions"). Records a queue consumer reports failed one by one are retried by their
+    // queue and are no error. No invocations: no data, which is no error.
     const consumerErrors = new Map<string, Alarm>();
-    for (const consumer of props.consumers) {
+    for (const { consumer, failedBatch } of props.consumers) {
       consumerErrors.set(
         consumer.name,
         watch(this, `${consumer.name}Errors`, notify, {
           alarmName: `${alarmNamePrefix}${consumer.name}-errors`,
           alarmDescription:
             `${consumer.name} failed whole invocations (exceptions, timeouts or a failed start) in the last ` +
-            `${PERIOD.toMinutes()} minutes; its queue hands the batch out again. Read its log group for the error ` +
+            `${PERIOD.toMinutes()} minutes; ${failedBatch}. Read its log group for the error ` +
             '(ERROR lines, "Task timed out"), fix the cause or the configuration, and watch the alarm return to OK. ' +
             'See docs/operations.md.',
           metric: consumer.function.metricErrors({ period: PERIOD, statistic: 'Sum' }),
@@ -164,7 +190,85 @@ export class OperatorAlarms extends Construct {
       );
     }
     this.consumerErrors = consumerErrors;
+
+    const jobErrors = new Map<string, Alarm>();
+    const missedRuns = new Map<string, Alarm>();
+    for (const { job, every, failedRun } of props.jobs) {
+      const period = checkedJobPeriod(job.name, every);
+      // Over 5 minutes, or over the job's period when that is longer: a job failing on every run
+      // then has an error in every period and stays in ALARM, where a 5-minute window would flip
+      // to OK and back between its runs (two notifications a run).
+      const errorsPeriod = Duration.seconds(Math.max(PERIOD.toSeconds(), period.toSeconds()));
+      jobErrors.set(
+        job.name,
+        watch(this, `${job.name}Errors`, notify, {
+          alarmName: `${alarmNamePrefix}${job.name}-errors`,
+          alarmDescription:
+            `${job.name} (run every ${describe(period)}) failed whole runs (exceptions, timeouts or a failed start) in ` +
+            `the last ${describe(errorsPeriod)}; ${failedRun}. Read its log group for the error (ERROR lines, ` +
+            '"Task timed out"), fix the cause or the configuration; the alarm returns to OK after a period without ' +
+            'errors. See docs/operations.md.',
+          metric: job.function.metricErrors({ period: errorsPeriod, statistic: 'Sum' }),
+          threshold: 1,
+          comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        }),
+      );
+
+      // Invocations counts every run that started, failed ones included, and none that was
+      // throttled ("Types of metrics for Lambda functions",
+      // https://docs.aws.amazon.com/lambda/latest/dg/monitoring-metrics-types.html); Lambda sends
+      // no data point for a period without one, so here missing data is the very thing to see.
+      // Two periods in a row, not one: EventBridge's start times wander by some seconds, and one
+      // run falling just past a period's end leaves that period empty and the next with two.
+      const missed = new Alarm(this, `${job.name}MissedRuns`, {
+        alarmName: `${alarmNamePrefix}${job.name}-missed-runs`,
+        alarmDescription:
+          `${job.name} has not started for ${MISSED_RUNS} of its periods in a row (${MISSED_RUNS} x ` +
+          `${describe(period)}): its schedule rule is disabled or deleted, EventBridge may not invoke it, or it is ` +
+          'throttled (reserved concurrency 0). Check the rule is enabled and targets the function, and the ' +
+          "function's Throttles metric; the alarm returns to OK once it runs again. See docs/operations.md.",
+        metric: job.function.metricInvocations({ period, statistic: 'Sum' }),
+        threshold: 1,
+        comparisonOperator: ComparisonOperator.LESS_THAN_THRESHOLD,
+        evaluationPeriods: MISSED_RUNS,
+        datapointsToAlarm: MISSED_RUNS,
+        treatMissingData: TreatMissingData.BREACHING,
+      });
+      missed.addAlarmAction(notify);
+      missed.addOkAction(notify);
+      missedRuns.set(job.name, missed);
+    }
+    this.jobErrors = jobErrors;
+    this.missedRuns = missedRuns;
   }
+}
+
+/**
+ * The job's period as an alarm period, refused at synth where CloudWatch would refuse it at
+ * deploy: a period is 10, 20, 30 or a multiple of 60 seconds, and the alarm's whole evaluation
+ * (period x evaluation periods) is at most 1 day when the period is under an hour, 7 days
+ * otherwise (PutMetricAlarm, Period, in the CloudWatch API Reference,
+ * https://docs.aws.amazon.com/AmazonCloudWatch/latest/APIReference/API_PutMetricAlarm.html; read in
+ * https://docs.aws.amazon.com/sdk-for-kotlin/api/latest/cloudwatch/aws.sdk.kotlin.services.cloudwatch.model/-put-metric-alarm-request/period.html).
+ * The 10 to 30 s periods need high-resolution metrics, which Lambda's are not, so a whole number
+ * of minutes it is: reconcileEveryMinutes' 1 to 1440 all fit (2 x 1440 minutes is 2 days).
+ */
+export function checkedJobPeriod(name: string, every: Duration): Duration {
+  const seconds = every.toSeconds();
+  const longest = seconds < 3600 ? 86_400 : 604_800;
+  if (!Number.isInteger(seconds) || seconds < 60 || seconds % 60 !== 0 || seconds * MISSED_RUNS > longest) {
+    throw new Error(
+      `${name} runs every ${seconds} s: its missed-runs alarm needs a whole number of minutes, and ${MISSED_RUNS} periods ` +
+        `within ${longest / 86_400} day(s) (CloudWatch's PutMetricAlarm).`,
+    );
+  }
+  return every;
+}
+
+/** `1 minute`, `15 minutes`, `1440 minutes`. */
+function describe(period: Duration): string {
+  const minutes = period.toMinutes();
+  return minutes === 1 ? '1 minute' : `${minutes} minutes`;
 }
 
 /** One alarm on one period, no data counted as fine, telling the topic when it fires and when it is OK again. */

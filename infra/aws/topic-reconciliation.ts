@@ -33,9 +33,22 @@ export interface TopicReconciliationProps {
  */
 const RECONCILER_TIMEOUT = Duration.minutes(5);
 
+/**
+ * What becomes of a run that failed: as for any asynchronous invocation (EventBridge's target),
+ * Lambda starts it twice more, a minute then two minutes later, and then drops it ("How Lambda
+ * handles errors and retries with asynchronous invocation",
+ * https://docs.aws.amazon.com/lambda/latest/dg/invocation-async-error-handling.html). Each run
+ * reads everything afresh, so the next scheduled one does all a failed one would have.
+ */
+export const RECONCILER_FAILED_RUN =
+  'Lambda starts a failed run twice more, then drops it; each run starts afresh, so orphan topics, lost topics ' +
+  'and confirmation states wait for the next run that succeeds';
+
 export class TopicReconciliation extends Construct {
   readonly reconciler: ServiceFunction;
   readonly schedule: Rule;
+  /** The schedule's rate. */
+  readonly every: Duration;
 
   constructor(scope: Construct, id: string, props: TopicReconciliationProps) {
     super(scope, id);
@@ -52,9 +65,10 @@ export class TopicReconciliation extends Construct {
     this.reconciler.allow(RECONCILER_PERMISSIONS.topics, [props.topicArnPattern]);
     this.reconciler.allowAccountListing(RECONCILER_PERMISSIONS.accountListings);
 
+    this.every = Duration.minutes(props.everyMinutes);
     this.schedule = new Rule(this, 'Schedule', {
       description: `Runs ${RECONCILER.handler} every ${props.everyMinutes} minutes.`,
-      schedule: Schedule.rate(Duration.minutes(props.everyMinutes)),
+      schedule: Schedule.rate(this.every),
       // A run that failed is not worth repeating late: the next one starts on schedule anyway.
       targets: [new LambdaFunction(this.reconciler.function, { retryAttempts: 2, maxEventAge: Duration.minutes(10) })],
     });

@@ -27,19 +27,22 @@ import { MANAGEMENT_ACTIONS } from '../../shared/subscriptions/topic-policy';
 import { LOCAL_DELIVERY_STATUS_ROLE_ARN, LOCAL_SERVICE_ROLE_ARN, localDeliveryDeadLetterQueueArn } from './local-account';
 import { NOT_PORTAL_PARTITIONS, OPERATION_PERMISSIONS, type OperationPermissions, RATE_LIMIT_PERMISSIONS, REPLAY_DUE_WORK, RETRY_DUE_PARTITIONS_ONLY } from './operation-permissions';
 import { RECORDER_DUE_WORK_WRITES } from './recorder-permissions';
-import { DeliveryAttempts } from './delivery-attempts';
+import { ATTEMPTS_FAILED_BATCH, DeliveryAttempts } from './delivery-attempts';
 import { OperatorAlarms } from './operator-alarms';
 import { PortalEventDelivery } from './portal-event-delivery';
 import { ServiceFunction } from './service-function';
 import { allowOnPortalPartitions } from './table-grants';
-import { TopicReconciliation } from './topic-reconciliation';
-import { DeadLetterRetries } from './dead-letter-retries';
+import { RECONCILER_FAILED_RUN, TopicReconciliation } from './topic-reconciliation';
+import { DeadLetterRetries, SWEEP_EVERY, SWEEP_FAILED_RUN } from './dead-letter-retries';
 
 export interface WebhookSubscriptionsStackProps extends StackProps {
   readonly settings: DeploymentSettings;
 }
 
 const LOG_RETENTION = RetentionDays.ONE_MONTH;
+
+/** What becomes of the batch of a queue consumer's failed invocation: its messages become visible again. */
+const QUEUE_FAILED_BATCH = 'its queue hands the batch out again';
 
 /** One JSON object per request: who called which route, the answer, and why it failed if it did. */
 const ACCESS_LOG_FIELDS = {
@@ -276,11 +279,16 @@ export class WebhookSubscriptionsStack extends Stack {
     this.alarms = new OperatorAlarms(this, 'OperatorAlarms', {
       portalEventsDeadLetterQueue: this.delivery.eventsDeadLetterQueue,
       deliveryDeadLetterQueue: this.delivery.deliveryDeadLetterQueue,
-      // Every function that consumes a queue, one a line: each gets an alarm on its errors.
+      // Every function that consumes a queue or the delivery status logs, one a line: each gets an alarm on its errors.
       consumers: [
-        this.delivery.dispatcher,
-        this.delivery.recorder,
-        this.attempts.consumer,
+        { consumer: this.delivery.dispatcher, failedBatch: QUEUE_FAILED_BATCH },
+        { consumer: this.delivery.recorder, failedBatch: QUEUE_FAILED_BATCH },
+        { consumer: this.attempts.consumer, failedBatch: ATTEMPTS_FAILED_BATCH },
+      ],
+      // Every function run on a schedule: each gets an alarm on its errors and one on its missed runs.
+      jobs: [
+        { job: this.retries.sweeper, every: SWEEP_EVERY, failedRun: SWEEP_FAILED_RUN },
+        { job: this.reconciliation.reconciler, every: this.reconciliation.every, failedRun: RECONCILER_FAILED_RUN },
       ],
       operatorEmails: settings.operatorEmails,
     });
@@ -338,7 +346,7 @@ export class WebhookSubscriptionsStack extends Stack {
       value: this.delivery.eventsDeadLetterQueue.queueUrl,
     });
     new CfnOutput(this, 'OperatorAlarmTopicArn', {
-      description: 'SNS topic of the operator alarms (dead letters waiting, consumer errors): subscribe to it; docs/operations.md.',
+      description: 'SNS topic of the operator alarms (dead letters waiting, consumer errors, scheduled jobs failing or not running): subscribe to it; docs/operations.md.',
       value: this.alarms.topic.topicArn,
     });
     new CfnOutput(this, 'TableName', {
