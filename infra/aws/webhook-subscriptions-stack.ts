@@ -2,7 +2,7 @@
  * The service on AWS: the subscriptions table, one function per operation and
  * an HTTP API with one JWT-authorized route per operation and path prefix, the delivery of
  * portal events (portal-event-delivery.ts), the scheduled reconciler
- * (topic-reconciliation.ts) and the operator's alarms (operator-alarms.ts). Functions, routes, scopes and permissions all come from the
+ * (topic-reconciliation.ts), the operator's alarms (operator-alarms.ts) and dashboard (operator-dashboard.ts). Functions, routes, scopes and permissions all come from the
  * operations table, so none can be missing here.
  */
 import { Annotations, CfnOutput, Duration, Fn, RemovalPolicy, Stack, type StackProps, Validations } from 'aws-cdk-lib';
@@ -29,6 +29,7 @@ import { NOT_PORTAL_PARTITIONS, OPERATION_PERMISSIONS, type OperationPermissions
 import { RECORDER_DUE_WORK_WRITES } from './recorder-permissions';
 import { ATTEMPTS_FAILED_BATCH, DeliveryAttempts } from './delivery-attempts';
 import { OperatorAlarms } from './operator-alarms';
+import { OperatorDashboard } from './operator-dashboard';
 import { PortalEventDelivery } from './portal-event-delivery';
 import { ServiceFunction } from './service-function';
 import { allowOnPortalPartitions } from './table-grants';
@@ -80,6 +81,8 @@ export class WebhookSubscriptionsStack extends Stack {
   readonly attempts: DeliveryAttempts;
   /** The alarms that tell the operator, and their topic. */
   readonly alarms: OperatorAlarms;
+  /** The operator's CloudWatch dashboard, and the metric filters that make the retry sweep's figures. */
+  readonly dashboard: OperatorDashboard;
   /** Prefix of the subscriptions' topic names (TOPIC_PREFIX): the operator's, else one unique to the stack. */
   readonly topicPrefix: string;
 
@@ -293,6 +296,16 @@ export class WebhookSubscriptionsStack extends Stack {
       operatorEmails: settings.operatorEmails,
     });
 
+    this.dashboard = new OperatorDashboard(this, 'OperatorDashboard', {
+      topicPrefix,
+      eventsQueue: this.delivery.eventsQueue,
+      eventsDeadLetterQueue: this.delivery.eventsDeadLetterQueue,
+      deliveryDeadLetterQueue: this.delivery.deliveryDeadLetterQueue,
+      sweeper: this.retries.sweeper,
+      apiFunctions: [...functions.values()],
+      otherFunctions: [this.delivery.dispatcher, this.delivery.recorder, this.attempts.consumer, this.retries.sweeper, this.reconciliation.reconciler],
+    });
+
     const authorizer = new HttpJwtAuthorizer('JwtAuthorizer', settings.jwtIssuer, {
       jwtAudience: [...settings.jwtAudience],
     });
@@ -348,6 +361,10 @@ export class WebhookSubscriptionsStack extends Stack {
     new CfnOutput(this, 'OperatorAlarmTopicArn', {
       description: 'SNS topic of the operator alarms (dead letters waiting, consumer errors, scheduled jobs failing or not running): subscribe to it; docs/operations.md.',
       value: this.alarms.topic.topicArn,
+    });
+    new CfnOutput(this, 'OperatorDashboardName', {
+      description: 'CloudWatch dashboard of the service (events, deliveries, dead letters, retries, errors): how to read it, docs/operations.md.',
+      value: this.dashboard.dashboard.dashboardName,
     });
     new CfnOutput(this, 'TableName', {
       description: 'DynamoDB table of the subscription records (kept by cdk destroy).',

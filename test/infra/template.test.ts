@@ -3,9 +3,9 @@
  * bundle: stack.bundles.test.ts and sam-invoke.test.ts do) and read by the checks of
  * template/: the stack against the operations table and the settings (stack.ts), who may do what
  * (stack-iam.ts), what an attacker holding one role's credentials could reach
- * (least-privilege.ts), delivery (delivery.ts) and the operator's alarms (alarms.ts).
+ * (least-privilege.ts), delivery (delivery.ts), the operator's alarms (alarms.ts) and dashboard (dashboard.ts).
  *
- * One suite rather than five: each loaded aws-cdk-lib and synthesized the same stack again,
+ * One suite rather than six: each loaded aws-cdk-lib and synthesized the same stack again,
  * seconds of CPU each (docs/decisions/test-run-in-parallel-suites.md).
  */
 import { synthesizeBeforeAll } from '../support/synthesized-stack';
@@ -14,5 +14,6 @@ import './template/stack-iam';
 import './template/least-privilege';
 import './template/delivery';
 import './template/alarms';
+import './template/dashboard';
 
 synthesizeBeforeAll({ bundle: false });
