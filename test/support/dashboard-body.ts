@@ -82,7 +82,7 @@ export function dashboardHtml(title: string, widgets: DashboardWidget[]): string
           `<code>${escape(shortened(one.reads))}</code></li>`,
       )
       .join('');
-    return `<section class="widget" style="${style}" data-title="${escape(widget.properties.title)}"><h2>${escape(widget.properties.title)}</h2><div class="plot"></div><ul>${series}</ul></section>`;
+    return `<section class="widget" style="${style}" data-title="${escape(widget.properties.title)}"><h2>${escape(widget.properties.title)}</h2><div class="plot">no data: drawn from the definition</div><ul>${series}</ul></section>`;
   });
   const height = Math.max(...widgets.map((widget) => (widget.y + widget.height) * ROW));
   return `<!doctype html><html><head><meta charset="utf-8"><title>${escape(title)}</title><style>
@@ -91,7 +91,7 @@ main{position:relative;width:${24 * COLUMN}px;height:${height}px;margin:8px}
 .widget{position:absolute;box-sizing:border-box;background:#fff;border:1px solid #d5dbdb;border-radius:2px;padding:6px 8px;overflow:hidden}
 .widget h2{margin:0 0 4px;font-size:12px}
 .text h1{margin:0 0 4px;font-size:15px}.text p{margin:0}
-.plot{height:46px;border-left:1px solid #aab7b8;border-bottom:1px solid #aab7b8;margin:0 0 5px;background:repeating-linear-gradient(#fff 0 14px,#f2f3f3 14px 15px)}
+.plot{height:46px;color:#aab7b8;font-size:10px;text-align:center;line-height:46px;border-left:1px solid #aab7b8;border-bottom:1px solid #aab7b8;margin:0 0 5px;background:repeating-linear-gradient(#fff 0 14px,#f2f3f3 14px 15px)}
 ul{list-style:none;margin:0;padding:0}li{white-space:nowrap;overflow:hidden;text-overflow:ellipsis}
 .swatch{display:inline-block;width:9px;height:9px;margin-right:4px;vertical-align:-1px}
 code{margin-left:5px;color:#545b64;font-size:10px}
@@ -101,6 +101,8 @@ code{margin-left:5px;color:#545b64;font-size:10px}
 /** An expression or metric as short as the legend allows: the SEARCH's metric name, not its whole text. */
 function shortened(reads: string): string {
   const search = /SEARCH\('\{([^}]*)\} MetricName="([^"]+)" TopicName=([^']+)'/.exec(reads);
-  if (search) return `sum over topics ${search[3]}*: ${search[1]!.split(',')[0]} ${search[2]}`;
+  if (search) return `SUM over topics ${search[3]}-*: ${search[2]}`;
+  const filled = /^FILL\(\S+ (\w+), 0\)$/.exec(reads);
+  if (filled) return `${filled[1]} (sweep log metric filter)`;
   return reads;
 }
