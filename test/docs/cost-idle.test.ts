@@ -1,6 +1,6 @@
 /**
  * docs/cost.md's fixed cost at zero traffic counts what the synthesized template holds with the
- * default settings: the KMS keys, the alarms, the schedules (and so their invocations in a month
+ * default settings: the KMS keys, the alarms, the dashboards, the metric filters' custom metrics, the schedules (and so their invocations in a month
  * of 30 days), the queue pollers and the log groups with their retention. Synthesized without
  * bundling: only the template matters here.
  */
@@ -55,4 +55,15 @@ it('counts the queue pollers and the log groups, with their retention', () => {
   const groups = ofType('AWS::Logs::LogGroup');
   expect(new Set(groups.map((group) => group.Properties.RetentionInDays))).toEqual(new Set([30]));
   expect(idle).toContain(`| ${groups.length} log groups, 30 days kept |`);
+});
+
+it('counts the dashboards and the custom metrics of the metric filters', () => {
+  const dashboards = ofType('AWS::CloudWatch::Dashboard');
+  expect(idle).toContain(`| ${dashboards.length} dashboard |`);
+  const metrics = new Set(
+    ofType('AWS::Logs::MetricFilter').flatMap((filter) =>
+      filter.Properties.MetricTransformations.map((metric: { MetricNamespace: string; MetricName: string }) => `${metric.MetricNamespace}/${metric.MetricName}`),
+    ),
+  );
+  expect(idle).toContain(`| ${metrics.size} custom metrics |`);
 });
