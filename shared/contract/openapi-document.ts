@@ -64,6 +64,16 @@ function documented(value: unknown, top = true): Json {
   );
 }
 
+/**
+ * Every schema of the contract as written, by component name, EventKind listing the catalog:
+ * what the service accepts (test/service/contract.schema.test.ts), before the document presents it.
+ */
+export function writtenComponentSchemas(eventKinds: readonly string[]): Record<string, Json> {
+  const components: Record<string, Json> = Object.fromEntries(CONTRACT_SCHEMAS.map((schema) => [nameOf(schema), documented(schema)]));
+  components[nameOf(eventKind)] = { ...components[nameOf(eventKind)], enum: [...eventKinds] };
+  return components;
+}
+
 const ERROR_STATUSES = [400, 401, 409, 429, 500, 503] as const satisfies readonly ErrorStatus[];
 const requestSchemas: readonly unknown[] = Object.values(REQUEST_SCHEMAS);
 
