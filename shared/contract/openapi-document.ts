@@ -229,7 +229,7 @@ function operationObject(operation: Operation, prefixIndex: number): Json {
       required: doc.query!.required.includes(name),
       description,
       schema: querySchema(name, rest, doc.query!),
-      ...(examples?.[0] !== undefined && { example: examples[0] }),
+      ...(examples?.[0] !== undefined && { example: name === 'limit' ? Number(examples[0]) : examples[0] }),
     });
   }
   if (doc.idempotencyKey) {
@@ -273,6 +273,7 @@ export function buildOpenApiDocument(options: OpenApiOptions): Json {
     info: {
       title: 'Webhook subscriptions',
       version: '1.0.0',
+      contact: { name: 'Webhook subscriptions maintainers' },
       description:
         'Manage the webhook subscriptions of a portal. Every route exists under two prefixes, ' +
         '`/v7/webhooks/public/api/subscriptions` (canonical) and `/webhooks/api/subscriptions`. ' +
