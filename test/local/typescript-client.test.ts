@@ -19,7 +19,7 @@ describe('the example TypeScript client', () => {
     rmSync('examples/typescript-client/generated', { recursive: true, force: true });
     [receiver, local] = await Promise.all([startWebhookReceiver(), startTestStack()]);
     const served = await fetch(`${local.stack.apiUrl}/openapi.json`);
-    await writeOpenApiTypescript(await served.json(), GENERATED);
+    await writeOpenApiTypescript((await served.json()) as object, GENERATED);
   }, 60_000);
   afterAll(async () => {
     await receiver?.close();
