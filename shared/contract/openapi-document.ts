@@ -292,7 +292,7 @@ export function buildOpenApiDocument(options: OpenApiOptions): Json {
             clientCredentials: {
               tokenUrl: options.tokenUrl,
               scopes: {
-                [SCOPES.read]: 'List the portal\'s subscriptions and their dead letters.',
+                [SCOPES.read]: 'List the portal\'s subscriptions, their dead letters and their delivery attempts.',
                 [SCOPES.write]: 'Create, change, test, confirm and delete the portal\'s subscriptions, and send their dead letters again.',
               },
             },
