@@ -9,7 +9,19 @@
 import { IDEMPOTENCY_KEY_PATTERN } from '../http/middleware/idempotency-key';
 import { type Operation, OPERATIONS, type OperationId, SCOPES } from '../operations';
 import { OPERATION_DOCS, type OperationDoc } from './openapi-operation-docs';
-import { CONTRACT_SCHEMAS, EXAMPLE_CONFIG_ID, eventKind, eventKindEntry, schemaNameOf, subscriptionIdParameter } from './schemas';
+import { DEFAULT_ATTEMPTS_PAGE, DEFAULT_DEAD_LETTERS_PAGE, MAX_ATTEMPTS_PAGE, MAX_DEAD_LETTERS_PAGE } from './dead-letter-limits';
+import { errorComponent, errorComponentName, type ErrorStatus, presentedRequest, withTimeFormats } from './openapi-presentation';
+import {
+  CONTRACT_SCHEMAS,
+  errorResponse,
+  EXAMPLE_CONFIG_ID,
+  eventKind,
+  eventKindEntry,
+  listAttemptsQuery,
+  REQUEST_SCHEMAS,
+  schemaNameOf,
+  subscriptionIdParameter,
+} from './schemas';
 
 export interface OpenApiOptions {
   /** The event kinds the service accepts (EVENT_KINDS): the catalog of the `events` enums. */
@@ -52,18 +64,55 @@ function documented(value: unknown, top = true): Json {
   );
 }
 
-/** Every schema of the contract, by component name; EventKind lists the catalog. */
-function componentSchemas(eventKinds: readonly string[]): Record<string, Json> {
+/**
+ * Every schema of the contract as written, by component name, EventKind listing the catalog:
+ * what the service accepts (test/service/contract.schema.test.ts), before the document presents it.
+ */
+export function writtenComponentSchemas(eventKinds: readonly string[]): Record<string, Json> {
   const components: Record<string, Json> = Object.fromEntries(CONTRACT_SCHEMAS.map((schema) => [nameOf(schema), documented(schema)]));
   components[nameOf(eventKind)] = { ...components[nameOf(eventKind)], enum: [...eventKinds] };
   return components;
+}
+
+const ERROR_STATUSES = [400, 401, 409, 429, 500, 503] as const satisfies readonly ErrorStatus[];
+const requestSchemas: readonly unknown[] = Object.values(REQUEST_SCHEMAS);
+
+/**
+ * Every schema of the contract, by component name, as the document presents it
+ * (openapi-presentation.ts); EventKind lists the catalog. The queries are the operations'
+ * parameters, not components; ErrorResponse is one component per error status.
+ */
+function componentSchemas(eventKinds: readonly string[]): Record<string, Json> {
+  const components: Record<string, Json> = {};
+  for (const schema of CONTRACT_SCHEMAS) {
+    const name = nameOf(schema);
+    if (name.endsWith('Query')) continue;
+    if (schema === errorResponse) {
+      for (const status of ERROR_STATUSES) components[errorComponentName(status)] = errorComponent(documented(schema), status);
+      continue;
+    }
+    components[name] = requestSchemas.includes(schema) ? presentedRequest(documented(schema)) : withTimeFormats(documented(schema));
+  }
+  components[nameOf(eventKind)] = { ...components[nameOf(eventKind)], enum: [...eventKinds] };
+  return components;
+}
+
+/** A query parameter's schema as the document presents it: `limit` a bounded integer, as a client sends it. */
+function querySchema(name: string, schema: Json, query: object): Json {
+  if (name !== 'limit') return documented(schema, false);
+  const attempts = query === listAttemptsQuery;
+  return { type: 'integer', minimum: 1, maximum: attempts ? MAX_ATTEMPTS_PAGE : MAX_DEAD_LETTERS_PAGE, default: attempts ? DEFAULT_ATTEMPTS_PAGE : DEFAULT_DEAD_LETTERS_PAGE };
 }
 
 function jsonContent(schema: Json, example?: Json) {
   return { [JSON_MEDIA]: { schema, ...(example === undefined ? {} : { example }) } };
 }
 
-const errorOrGateway = { anyOf: [ref('ErrorResponse'), ref('GatewayError')] };
+const errorOf = (status: ErrorStatus) => ref(errorComponentName(status));
+const errorOrGateway = (status: ErrorStatus) => ({ anyOf: [errorOf(status), ref('GatewayError')] });
+const retryAfter = (minimum: number, description: string) => ({
+  'Retry-After': { description, required: true, schema: { type: 'integer', minimum } },
+});
 
 function responsesOf(doc: OperationDoc, operation: Operation): Json {
   return {
@@ -74,7 +123,7 @@ function responsesOf(doc: OperationDoc, operation: Operation): Json {
           'A problem the caller can fix: malformed JSON, a missing or invalid field, an unknown or foreign `config_id`, the portal\'s ' +
           'limit reached, an endpoint SNS refused, one in the service\'s own account or one that cannot be public, a subscription already confirmed, a test or ' +
           'replay for a deactivated subscription or an endpoint that has not confirmed, a bad `limit` or `cursor`.',
-        content: jsonContent(ref('ErrorResponse'), {
+        content: jsonContent(errorOf(400), {
           success: false,
           message: 'name must not be empty.',
           code: 'INVALID_REQUEST',
@@ -84,7 +133,7 @@ function responsesOf(doc: OperationDoc, operation: Operation): Json {
     }),
     401: {
       description: 'API Gateway: no token, or one that is invalid or expired; the service: a token without a usable portal claim.',
-      content: jsonContent(errorOrGateway, { message: 'Unauthorized' }),
+      content: jsonContent(errorOrGateway(401), { message: 'Unauthorized' }),
     },
     403: {
       description: 'The token lacks the operation\'s scope.',
@@ -93,38 +142,50 @@ function responsesOf(doc: OperationDoc, operation: Operation): Json {
     ...(doc.answersConflict && {
       409: {
         description: 'The same Idempotency-Key is still being processed by another request: retry shortly.',
-        content: jsonContent(ref('ErrorResponse'), {
+        content: jsonContent(errorOf(409), {
           success: false,
           message: 'A request with this Idempotency-Key is still being processed; retry shortly.',
           code: 'IDEMPOTENCY_IN_PROGRESS',
         }),
       },
     }),
-    ...((operation.limitedPerPortal || doc.answersTooSoon) && {
-      429: {
-        description:
-          (operation.limitedPerPortal
-            ? 'The portal sent this route more often than its limit (PORTAL_SEND_BURST at once, then PORTAL_SEND_RATE_PER_MINUTE a minute), ' +
-              '`RATE_LIMITED`. '
-            : '') +
-          (doc.answersTooSoon ?? '') +
-          'Nothing was done; send the same request again after the `Retry-After` seconds (the message says when).',
-        headers: { 'Retry-After': { description: 'Seconds to wait before sending the request again.', schema: { type: 'integer', minimum: 1 } } },
-        content: jsonContent(ref('ErrorResponse'), {
-          success: false,
-          message:
-            'This portal sends POST .../subscriptions/test faster than its limit (25 at once, then 20 a minute); send it again after 2026-03-12T10:15:33Z (Retry-After says in how many seconds).',
-          code: 'RATE_LIMITED',
-        }),
-      },
-    }),
+    // API Gateway's stage throttle may answer any route 429 in its own shape; the service
+    // answers the routes limited per portal, and confirm asked again too soon, in its envelope.
+    429: {
+      description:
+        'Too many requests; nothing was done. API Gateway\'s stage throttle (`{message}`) may answer it on any route. ' +
+        (operation.limitedPerPortal
+          ? 'The service answers it (`RATE_LIMITED`) when the portal sent this route more often than its limit ' +
+            '(PORTAL_SEND_BURST at once, then PORTAL_SEND_RATE_PER_MINUTE a minute). '
+          : '') +
+        (doc.answersTooSoon ?? '') +
+        'Send the same request again after the `Retry-After` seconds (the service\'s message also says when).',
+      headers: retryAfter(1, 'Seconds to wait before sending the request again.'),
+      content: jsonContent(
+        errorOrGateway(429),
+        operation.limitedPerPortal
+          ? {
+              success: false,
+              message:
+                'This portal sends POST .../subscriptions/test faster than its limit (25 at once, then 20 a minute); send it again after 2026-03-12T10:15:33Z (Retry-After says in how many seconds).',
+              code: 'RATE_LIMITED',
+            }
+          : { message: 'Too Many Requests' },
+      ),
+    },
     413: {
       description: 'The request is larger than API Gateway\'s payload limit.',
       content: jsonContent(ref('GatewayError'), { message: 'Request Entity Too Large' }),
     },
+    431: {
+      description:
+        'The request line and headers are larger than API Gateway\'s limit (10,240 bytes); the local gateway answers 431 ' +
+        '(docs/decisions/oversized-headers-431.md).',
+      content: jsonContent(ref('GatewayError'), { message: 'Request Header Fields Too Large' }),
+    },
     500: {
       description: 'A fault of the service; the message names no internals.',
-      content: jsonContent(errorOrGateway, {
+      content: jsonContent(errorOrGateway(500), {
         success: false,
         message: 'The service failed to handle the request; retry it shortly.',
         code: 'INTERNAL_ERROR',
@@ -132,8 +193,8 @@ function responsesOf(doc: OperationDoc, operation: Operation): Json {
     },
     503: {
       description: 'A dependency of the service is unavailable: retry after the `Retry-After` seconds.',
-      headers: { 'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer', minimum: 0 } } },
-      content: jsonContent(errorOrGateway, {
+      headers: retryAfter(0, 'Seconds to wait before retrying.'),
+      content: jsonContent(errorOrGateway(503), {
         success: false,
         message: 'A backend service is temporarily unavailable; retry the request shortly.',
         code: 'SERVICE_UNAVAILABLE',
@@ -167,8 +228,8 @@ function operationObject(operation: Operation, prefixIndex: number): Json {
       in: 'query',
       required: doc.query!.required.includes(name),
       description,
-      schema: documented(rest, false),
-      ...(examples?.[0] !== undefined && { example: examples[0] }),
+      schema: querySchema(name, rest, doc.query!),
+      ...(examples?.[0] !== undefined && { example: name === 'limit' ? Number(examples[0]) : examples[0] }),
     });
   }
   if (doc.idempotencyKey) {
@@ -212,6 +273,7 @@ export function buildOpenApiDocument(options: OpenApiOptions): Json {
     info: {
       title: 'Webhook subscriptions',
       version: '1.0.0',
+      contact: { name: 'Webhook subscriptions maintainers' },
       description:
         'Manage the webhook subscriptions of a portal. Every route exists under two prefixes, ' +
         '`/v7/webhooks/public/api/subscriptions` (canonical) and `/webhooks/api/subscriptions`. ' +
@@ -230,7 +292,7 @@ export function buildOpenApiDocument(options: OpenApiOptions): Json {
             clientCredentials: {
               tokenUrl: options.tokenUrl,
               scopes: {
-                [SCOPES.read]: 'List the portal\'s subscriptions and their dead letters.',
+                [SCOPES.read]: 'List the portal\'s subscriptions, their dead letters and their delivery attempts.',
                 [SCOPES.write]: 'Create, change, test, confirm and delete the portal\'s subscriptions, and send their dead letters again.',
               },
             },

@@ -21,7 +21,9 @@ export const BLOCKS: Readonly<Record<string, Readonly<Record<string, Verdict>>>>
   },
   'docs/api.md': {
     'Idempotent creates': 'run',
-    'Generating a client': { notRun: 'npx fetches a client generator; test/service/openapi.document.test.ts checks the document that npm run openapi writes' },
+    'Calling the API from TypeScript': {
+      notRun: 'needs npm start and a receiver; test/local/typescript-client.test.ts generates the same types from the served document and runs the same client',
+    },
   },
   'docs/delivery.md': {
     'On a deployed stack': { notRun: "puts an event on a deployed stack's bus, which needs an AWS account; docs/local.md 'Watching a delivery' does the same against npm start" },

@@ -36,6 +36,10 @@ export interface DocumentedAnswers {
   undocumentedAnswer(operation: Operation, prefixIndex: number, status: number, body: unknown): AnswerProblem | undefined;
 }
 
+/** `format: date-time` (RFC 3339): the document's times, as the service writes them (toISOString). */
+export const isDateTime = (text: string) =>
+  /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:\d{2})$/i.test(text) && !Number.isNaN(Date.parse(text));
+
 /** A JSON Pointer token (RFC 6901). */
 const pointerToken = (text: string) => text.replaceAll('~', '~0').replaceAll('/', '~1');
 
@@ -48,7 +52,7 @@ async function loadDocumentedAnswers(): Promise<DocumentedAnswers> {
   const document = buildOpenApiDocument({ eventKinds: config.eventKinds, tokenUrl: 'https://auth.example.test/v6/authentication/oauth2/token' });
   // Examples and descriptions are annotations to ajv; `strict: false` lets it ignore the
   // document's non-schema parts around the schemas it is asked for.
-  const ajv = new Ajv2020({ strict: false, allErrors: true });
+  const ajv = new Ajv2020({ strict: false, allErrors: true, formats: { 'date-time': isDateTime } });
   ajv.addSchema(document, DOCUMENT_ID);
 
   return {
