@@ -1,8 +1,9 @@
 /**
  * The EventBridge stand-in, the local SQS-like queue and the gateway's event builder against AWS
  * as recorded (recordings/eventbridge.json: LocalStack's snapshot tests recorded against AWS;
- * recordings/lambda-events.json: an SQS record Lambda handed a function, recorded the same way,
- * and AWS's sample HTTP API event). PutEvents goes through @aws-sdk/client-eventbridge.
+ * recordings/lambda-events.json: SQS records Lambda handed a function, recorded the same way,
+ * and AWS's sample HTTP API event; recordings/sqs.json: SQS's MD5OfMessageAttributes of
+ * messages recorded the same way). PutEvents goes through @aws-sdk/client-eventbridge.
  */
 import { EventBridgeClient, PutEventsCommand, type PutEventsRequestEntry } from '@aws-sdk/client-eventbridge';
 import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
@@ -16,6 +17,7 @@ import { answer, expectConforms, recordings, tally } from './support';
 
 const recordedEvents = recordings('eventbridge.json');
 const recordedLambda = recordings('lambda-events.json');
+const recordedSqs = recordings('sqs.json');
 const handed: SQSRecord[] = [];
 let queue: EventQueue;
 let bus: EventBus;
@@ -78,11 +80,45 @@ it('PutEvents without a Source, without a DetailType, and over 256 KiB', async (
   });
 });
 
+/** The record the queue hands over for a message of this body (each case sends its own). */
+const handedWith = (body: string) => waitFor(`the record of ${body}`, () => handed.find((record) => record.body === body));
+
 it('An SQS record as Lambda hands it to a function', async () => {
   expect(queue.send(JSON.stringify({ foo: 'bar' }))).toBe(true);
-  const record = await waitFor('the record', () => handed.at(-1));
+  const record = await handedWith(JSON.stringify({ foo: 'bar' }));
   const scenario = recordedLambda.get('An SQS record as Lambda hands it to a function')!;
   expectConforms(scenario, { [Object.keys(scenario.values)[0]!]: record });
+});
+
+it('An SQS record with message attributes as Lambda hands it to a function', async () => {
+  // The recorded test's message: its body named the queue the function sends its event to.
+  const body = JSON.stringify({ destination: 'https://sqs.us-east-1.amazonaws.com/000000000000/destination', fail_attempts: 0 }).replace(/([:,])/g, '$1 ');
+  const sent = queue.send(body, {
+    Title: { dataType: 'String', stringValue: 'The Whistler' },
+    Author: { dataType: 'String', stringValue: 'John Grisham' },
+    WeeksOn: { dataType: 'Number', stringValue: '6' },
+  });
+  expect(sent).toBe(true);
+  expectConforms(recordedLambda.get('An SQS record with message attributes as Lambda hands it to a function'), { record: await handedWith(body) });
+});
+
+it('MD5OfMessageAttributes as SQS computes it: a Binary attribute, three String ones', async () => {
+  const binary = Buffer.from('traceparent\x1e00-774062d6c37081a5a0b9b5b88e30627c-2d2482211f6489da-01', 'latin1');
+  expect(queue.send('binary', { attr1: { dataType: 'Binary', binaryValue: binary.toString('base64') } })).toBe(true);
+  expectConforms(recordedSqs.get('MD5OfMessageAttributes of a Binary attribute'), {
+    'binary-attrs-msg': { MD5OfMessageAttributes: (await handedWith('binary')).md5OfMessageAttributes },
+  });
+  expect(queue.send('msg', { Hello: 'There', General: 'Kenobi', 'Help.Me': 'Me' })).toBe(true);
+  const record = await handedWith('msg');
+  expectConforms(recordedSqs.get('MD5OfMessageAttributes of three String attributes'), {
+    all_name: {
+      MD5OfMessageAttributes: record.md5OfMessageAttributes,
+      // SQS's ReceiveMessage names the fields as the API does; Lambda's record in camel case.
+      MessageAttributes: Object.fromEntries(
+        Object.entries(record.messageAttributes).map(([name, { dataType, stringValue }]) => [name, { DataType: dataType, StringValue: stringValue }]),
+      ),
+    },
+  });
 });
 
 it('An HTTP API (payload 2.0) event with a JWT authorizer', () => {

@@ -110,6 +110,58 @@ it('Subscribe again: same, default and different attributes', async () => {
 });
 
 
+it('Subscribe refuses an attribute value under "Attributes Reason", then takes raw delivery', async () => {
+  const TopicArn = await newTopic();
+  const Endpoint = queueArn(`attributes-${topicCount}`);
+  const subscribe = (RawMessageDelivery: string) =>
+    answer(
+      sns.send(
+        new SubscribeCommand({ TopicArn, Protocol: 'sqs', Endpoint, ReturnSubscriptionArn: true, Attributes: { RawMessageDelivery, FilterPolicyScope: 'MessageBody', FilterPolicy: '' } }),
+      ),
+    );
+  const actual: Record<string, unknown> = { 'subscribe-wrong-attr': await subscribe('wrongvalue'), subscribe: await subscribe('TrUe') };
+  const SubscriptionArn = (actual.subscribe as { SubscriptionArn: string }).SubscriptionArn;
+  actual['get-attrs'] = await answer(sns.send(new GetSubscriptionAttributesCommand({ SubscriptionArn })));
+  // The recorded test's wrong ARN: the last 8 characters replaced.
+  actual['get-attrs-nonexistent-sub'] = await answer(sns.send(new GetSubscriptionAttributesCommand({ SubscriptionArn: `${SubscriptionArn.slice(0, -8)}0a1b2c3d` })));
+  expectConforms(asLocalCaller(recorded.get('Subscribe with an attribute value SNS refuses, then with raw delivery')!), actual);
+});
+
+it('Subscribe with a filter policy that is not JSON', async () => {
+  const TopicArn = await newTopic();
+  // The parser's own words after "failed to parse JSON." are Jackson's on AWS (docs/local.md).
+  const scenario = structuredClone(recorded.get('Subscribe with a filter policy that is not JSON')!);
+  const error = (scenario.values['subscribe-invalid-filter-policy'] as { Error: { Message: string } }).Error;
+  error.Message = error.Message.replace(/failed to parse JSON\..*$/s, 'failed to parse JSON.<parser-detail>');
+  expectConforms(scenario, {
+    'subscribe-invalid-filter-policy': await answer(
+      sns.send(new SubscribeCommand({ TopicArn, Protocol: 'email', Endpoint: 'test@example.com', Attributes: { FilterPolicy: 'invalid-json' } })),
+    ),
+  });
+});
+
+it('Subscribe an sqs endpoint that is no queue ARN: a queue URL, a name', async () => {
+  const TopicArn = await newTopic();
+  const subscribe = (Endpoint: string) => answer(sns.send(new SubscribeCommand({ TopicArn, Protocol: 'sqs', Endpoint })));
+  const queueUrl = `http://sqs.us-east-1.localhost.localstack.cloud:4566/000000000000/queue-${topicCount}`;
+  expectConforms(recorded.get('Subscribe an sqs queue by its URL'), { 'subscribe-sqs-via-url-error': await subscribe(queueUrl) });
+  expectConforms(recorded.get('Subscribe an sqs queue by its URL (older recording)'), {
+    'sub-queue-url': await subscribe(`https://sqs.us-east-1.amazonaws.com/000000000000/queue-${topicCount}`),
+  });
+  expectConforms(recorded.get('Subscribe an unknown sqs queue, and an endpoint that is no ARN'), {
+    // SNS does not look the queue up: an ARN of a queue that does not exist is subscribed.
+    'subscribe-unknown-sqs': await subscribe(queueArn(`unknown-${topicCount}`)),
+    'subscribe-unknown-sqs-invalid_arn': await subscribe('unknown'),
+  });
+});
+
+it('Subscribe a FIFO queue to a standard topic', async () => {
+  const TopicArn = await newTopic();
+  expectConforms(recorded.get('Subscribe a FIFO queue to a standard topic'), {
+    'not-fifo-topic': await answer(sns.send(new SubscribeCommand({ TopicArn, Protocol: 'sqs', Endpoint: queueArn(`queue-${topicCount}.fifo`) }))),
+  });
+});
+
 /** LocalStack's fixture: an http subscription with a delivery policy, raw delivery if asked (fixtures.py, sns_create_http_endpoint). */
 async function httpSubscription(raw: boolean): Promise<{ topicArn: string; subscriptionArn: string; from: number }> {
   const from = receiver.received.length;

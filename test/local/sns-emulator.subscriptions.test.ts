@@ -114,7 +114,8 @@ describe('Subscribe of an SQS FIFO queue', () => {
     const error = await failureOf(sns.send(new SubscribeCommand({ TopicArn: topicArn, Protocol: 'sqs', Endpoint: fifoQueue })));
 
     expect(error.name).toBe('InvalidParameterException');
-    expect(error.message).toBe('Invalid parameter: Endpoint Reason: FIFO SQS Queues can not be subscribed to standard SNS topics');
+    // "Invalid parameter: " twice, as recorded (test/conformance/recordings/sns.json).
+    expect(error.message).toBe('Invalid parameter: Invalid parameter: Endpoint Reason: FIFO SQS Queues can not be subscribed to standard SNS topics');
     expect((await sns.send(new ListSubscriptionsByTopicCommand({ TopicArn: topicArn }))).Subscriptions).toEqual([]);
   });
 
@@ -252,6 +253,19 @@ describe('GetSubscriptionAttributes and SetSubscriptionAttributes', () => {
       sns.send(new SetSubscriptionAttributesCommand({ SubscriptionArn, AttributeName: name, AttributeValue: value })),
     );
     expect(error.name).toBe('InvalidParameterException');
+  });
+
+  it.each([
+    ['a RawMessageDelivery that is not a boolean', 'RawMessageDelivery', 'yes', 'RawMessageDelivery: Invalid value [yes]. Must be true or false.'],
+    ['a FilterPolicy with an unknown operator', 'FilterPolicy', '{"kind":[{"regex":"a.*"}]}', 'FilterPolicy: Unrecognized match type regex'],
+    ['a RedrivePolicy whose target is no ARN', 'RedrivePolicy', '{"deadLetterTargetArn":"fake-arn"}', 'RedrivePolicy: deadLetterTargetArn is an invalid arn'],
+  ])('refuses %s at Subscribe under "Attributes Reason", as SNS does (test/conformance/recordings/sns.json)', async (_case, name, value, reason) => {
+    const topicArn = await newTopic();
+    const error = await failureOf(
+      sns.send(new SubscribeCommand({ TopicArn: topicArn, Protocol: 'sqs', Endpoint: `arn:aws:sqs:${REGION}:${ACCOUNT}:q`, Attributes: { [name]: value } })),
+    );
+    expect(error.name).toBe('InvalidParameterException');
+    expect(error.message).toBe(`Invalid parameter: Attributes Reason: ${reason}`);
   });
 
   it('answers NotFound for a subscription that does not exist', async () => {

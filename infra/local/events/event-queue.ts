@@ -38,6 +38,17 @@ export interface EventQueueOptions {
   log?: (line: string) => void;
 }
 
+/**
+ * An SQS message attribute: its data type (String, Number or Binary, a custom suffix allowed:
+ * `Number.float`) and its value, a binary one in base64 as Lambda hands it over. A plain string
+ * given to send() is a `String` attribute.
+ */
+export interface QueueMessageAttribute {
+  dataType: string;
+  stringValue?: string;
+  binaryValue?: string;
+}
+
 /** A message given up on after maxReceiveCount tries. */
 export interface DeadLetteredEvent {
   at: string;
@@ -49,8 +60,8 @@ export interface DeadLetteredEvent {
 interface QueuedMessage {
   messageId: string;
   body: string;
-  /** SQS message attributes, all strings. */
-  attributes?: Record<string, string>;
+  /** SQS message attributes (a state file of an older version holds plain strings). */
+  attributes?: Record<string, QueueMessageAttribute | string>;
   sentAt: number;
   receiveCount: number;
   visibleAt: number;
@@ -87,8 +98,8 @@ export class EventQueue {
     this.load();
   }
 
-  /** Queues a message body, with string message attributes if given; false when the queue is full or closed. */
-  send(body: string, attributes?: Record<string, string>): boolean {
+  /** Queues a message body, with message attributes if given (a string: a String attribute); false when the queue is full or closed. */
+  send(body: string, attributes?: Record<string, QueueMessageAttribute | string>): boolean {
     if (this.closed || this.messages.length >= MAX_QUEUED) return false;
     const now = Date.now();
     this.messages.push({ messageId: randomUUID(), body, ...(attributes && { attributes }), sentAt: now, receiveCount: 0, visibleAt: now });
@@ -209,6 +220,7 @@ export class EventQueue {
   }
 
   private recordOf(message: QueuedMessage): SQSRecord {
+    const attributes = typedAttributes(message.attributes);
     return {
       messageId: message.messageId,
       receiptHandle: `${message.messageId}#${message.receiveCount}`,
@@ -219,11 +231,15 @@ export class EventQueue {
         SenderId: this.options.senderId ?? 'AIDAEVENTBRIDGE',
         ApproximateFirstReceiveTimestamp: String(message.sentAt),
       },
+      // As Lambda hands them over (recorded): the value, empty lists, the data type.
       messageAttributes: Object.fromEntries(
-        Object.entries(message.attributes ?? {}).map(([name, value]) => [name, { dataType: 'String', stringValue: value, stringListValues: [], binaryListValues: [] }]),
+        Object.entries(attributes).map(([name, { dataType, stringValue, binaryValue }]) => [
+          name,
+          { ...(binaryValue === undefined ? { stringValue } : { binaryValue }), stringListValues: [], binaryListValues: [], dataType },
+        ]),
       ),
       // null without attributes, as Lambda hands SQS records over (recorded); typed as optional string.
-      md5OfMessageAttributes: (message.attributes && Object.keys(message.attributes).length > 0 ? md5OfMessageAttributes(message.attributes) : null) as string | undefined,
+      md5OfMessageAttributes: (Object.keys(attributes).length > 0 ? md5OfMessageAttributes(attributes) : null) as string | undefined,
       md5OfBody: createHash('md5').update(message.body).digest('hex'),
       eventSource: 'aws:sqs',
       eventSourceARN: this.options.queueArn,
@@ -232,24 +248,37 @@ export class EventQueue {
   }
 }
 
+/** The attributes with their data types: a plain string is a String attribute. */
+function typedAttributes(attributes: Record<string, QueueMessageAttribute | string> | undefined): Record<string, QueueMessageAttribute> {
+  return Object.fromEntries(
+    Object.entries(attributes ?? {}).map(([name, value]) => [name, typeof value === 'string' ? { dataType: 'String', stringValue: value } : value]),
+  );
+}
+
 /**
- * SQS's MD5 of string message attributes ("Calculating the MD5 message digest for message
- * attributes", Amazon SQS Developer Guide): by name, each name, data type and value with a 4-byte
- * big-endian length before it, and transport type 1 (string) before the value.
+ * SQS's MD5 of message attributes, as SQS computes MD5OfMessageAttributes and Lambda hands it on
+ * (Amazon SQS Developer Guide, "Calculating the MD5 message digest for message attributes",
+ * https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/sqs-message-metadata.html):
+ * the attributes sorted by name; for each, its name and its data type, each as a 4-byte big-endian
+ * length and the UTF-8 bytes, then the transport type in one byte (1 for String and Number, 2 for
+ * Binary, whatever the custom suffix), then the value as length and bytes (a binary value's own
+ * bytes, not its base64).
  */
-export function md5OfMessageAttributes(attributes: Record<string, string>): string {
+export function md5OfMessageAttributes(attributes: Record<string, QueueMessageAttribute>): string {
   const hash = createHash('md5');
-  const field = (text: string) => {
-    const bytes = Buffer.from(text, 'utf8');
+  const field = (bytes: Buffer) => {
     const length = Buffer.alloc(4);
     length.writeUInt32BE(bytes.length);
     hash.update(length).update(bytes);
   };
+  // By UTF-16 code units, as Java's String order (SQS's) and JavaScript's default sort agree.
   for (const name of Object.keys(attributes).sort()) {
-    field(name);
-    field('String');
-    hash.update(Buffer.from([1]));
-    field(attributes[name]!);
+    const { dataType, stringValue, binaryValue } = attributes[name]!;
+    field(Buffer.from(name, 'utf8'));
+    field(Buffer.from(dataType, 'utf8'));
+    const binary = dataType.startsWith('Binary');
+    hash.update(Buffer.from([binary ? 2 : 1]));
+    field(binary ? Buffer.from(binaryValue ?? '', 'base64') : Buffer.from(stringValue ?? '', 'utf8'));
   }
   return hash.digest('hex');
 }

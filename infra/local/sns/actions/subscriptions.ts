@@ -16,13 +16,17 @@ import { type Handler, page } from './handler';
 /** Protocols whose endpoint must confirm (by SubscribeURL or ConfirmSubscription) before it gets messages. */
 const CONFIRMED_BY_ENDPOINT = new Set(['http', 'https', 'email', 'email-json']);
 
-/** What each protocol accepts as an endpoint; SNS answers InvalidParameter otherwise. */
-const ENDPOINT_RULES: Record<string, { pattern: RegExp; reason: string }> = {
+/**
+ * What each protocol accepts as an endpoint; SNS answers InvalidParameter otherwise, with
+ * "Endpoint Reason: <reason>", or `reason` alone where `whole` (as recorded).
+ */
+const ENDPOINT_RULES: Record<string, { pattern: RegExp; reason: string; whole?: boolean }> = {
   http: { pattern: /^http:\/\/[^\s/]+\S*$/i, reason: 'Endpoint must be an http:// URL' },
   https: { pattern: /^https:\/\/[^\s/]+\S*$/i, reason: 'Endpoint must be an https:// URL' },
   email: { pattern: /^[^@\s]+@[^@\s]+$/, reason: 'Invalid email address' },
   'email-json': { pattern: /^[^@\s]+@[^@\s]+$/, reason: 'Invalid email address' },
-  sqs: { pattern: /^arn:[^:]+:sqs:[^:]+:[^:]+:[A-Za-z0-9_-]+(?:\.fifo)?$/, reason: 'Invalid SQS queue ARN' },
+  // Recorded: a queue URL or a bare name is "Invalid parameter: SQS endpoint ARN", no Reason.
+  sqs: { pattern: /^arn:[^:]+:sqs:[^:]+:[^:]+:[A-Za-z0-9_-]+(?:\.fifo)?$/, reason: 'SQS endpoint ARN', whole: true },
   lambda: {
     pattern: /^arn:[^:]+:lambda:[^:]+:[^:]+:function:[A-Za-z0-9_-]+(?::[A-Za-z0-9_$-]+)?$/,
     reason: 'Invalid Lambda function ARN',
@@ -45,21 +49,30 @@ const SUBSCRIPTION_ATTRIBUTES = new Set([
 /** Raw delivery strips the JSON envelope; SNS allows it only where a raw body makes sense. */
 const RAW_DELIVERY_PROTOCOLS = new Set(['http', 'https', 'sqs', 'firehose']);
 
+/**
+ * Subscribe's Attributes, checked as SetSubscriptionAttributes checks each, but refused under
+ * "Attributes Reason: " (recorded: "Invalid parameter: Attributes Reason: RawMessageDelivery: Invalid
+ * value [wrongvalue]. ..." and "... Attributes Reason: FilterPolicy: failed to parse JSON. ...",
+ * tests/aws/services/sns/test_sns.snapshot.json of localstack/localstack).
+ */
 function subscriptionAttributesFrom(params: QueryParams, protocol: string): Record<string, string> {
   const attributes: Record<string, string> = {};
   for (const [name, value] of params.stringMap('Attributes')) {
     if (!SUBSCRIPTION_ATTRIBUTES.has(name)) throw invalidParameter(`Attributes Reason: Unknown attribute ${name}`);
-    attributes[name] = checkedSubscriptionAttribute(name, value, protocol);
+    attributes[name] = checkedSubscriptionAttribute(name, value, protocol, (reason) => invalidParameter(`Attributes Reason: ${reason}`));
   }
   return attributes;
 }
 
+/** How an attribute's value is refused: SetSubscriptionAttributes' "Invalid parameter: <reason>", or Subscribe's. */
+type Refusal = (reason: string) => SnsError;
+
 /** JSON of a policy attribute; SNS names the attribute and the parser's complaint. */
-function parsedPolicy(name: string, value: string): unknown {
+function parsedPolicy(name: string, value: string, refuse: Refusal): unknown {
   try {
     return JSON.parse(value);
   } catch (error) {
-    throw invalidParameter(`${name}: failed to parse JSON. ${(error as Error).message}`);
+    throw refuse(`${name}: failed to parse JSON. ${(error as Error).message}`);
   }
 }
 
@@ -119,45 +132,50 @@ function effectiveDeliveryPolicy(stored: string | undefined, topicPolicy: string
 }
 
 /** The value to store for a subscription attribute, or InvalidParameter. */
-function checkedSubscriptionAttribute(name: string, value: string, protocol: string): string {
+function checkedSubscriptionAttribute(name: string, value: string, protocol: string, refuse: Refusal = invalidParameter): string {
   if (!SUBSCRIPTION_ATTRIBUTES.has(name)) throw invalidParameter('AttributeName');
   switch (name) {
     case 'RawMessageDelivery': {
       const normalized = value.toLowerCase();
       if (normalized !== 'true' && normalized !== 'false') {
-        throw invalidParameter(`RawMessageDelivery: Invalid value [${value}]. Must be true or false.`);
+        throw refuse(`RawMessageDelivery: Invalid value [${value}]. Must be true or false.`);
       }
       if (normalized === 'true' && !RAW_DELIVERY_PROTOCOLS.has(protocol)) {
-        throw invalidParameter(`Delivery protocol [${protocol}] does not support raw message delivery.`);
+        throw refuse(`Delivery protocol [${protocol}] does not support raw message delivery.`);
       }
       return normalized;
     }
     case 'FilterPolicy':
       if (value !== '') {
-        parsedPolicy(name, value);
-        parseFilterPolicy(value);
+        parsedPolicy(name, value, refuse);
+        try {
+          parseFilterPolicy(value);
+        } catch (error) {
+          if (!(error instanceof SnsError) || error.code !== 'InvalidParameter') throw error;
+          throw refuse(error.message.replace(/^Invalid parameter: /, ''));
+        }
       }
       return value;
     case 'FilterPolicyScope':
       if (value !== 'MessageAttributes' && value !== 'MessageBody') {
-        throw invalidParameter(`FilterPolicyScope: Invalid value [${value}]. Please use either MessageBody or MessageAttributes`);
+        throw refuse(`FilterPolicyScope: Invalid value [${value}]. Please use either MessageBody or MessageAttributes`);
       }
       return value;
     case 'RedrivePolicy': {
       if (value === '') return value;
       // A target that is not an ARN fails every Subscribe on AWS: refused here too, never stored.
-      const target = (parsedPolicy(name, value) as { deadLetterTargetArn?: unknown } | null)?.deadLetterTargetArn;
-      if (typeof target !== 'string' || !ANY_ARN.test(target)) throw invalidParameter('RedrivePolicy: deadLetterTargetArn is an invalid arn');
+      const target = (parsedPolicy(name, value, refuse) as { deadLetterTargetArn?: unknown } | null)?.deadLetterTargetArn;
+      if (typeof target !== 'string' || !ANY_ARN.test(target)) throw refuse('RedrivePolicy: deadLetterTargetArn is an invalid arn');
       return value;
     }
     case 'DeliveryPolicy': {
       if (value === '') return value;
-      const policy = parsedPolicy(name, value);
+      const policy = parsedPolicy(name, value, refuse);
       const isObject = typeof policy === 'object' && policy !== null && !Array.isArray(policy);
       return isObject && HTTP_PROTOCOLS.has(protocol) ? JSON.stringify(normalizedDeliveryPolicy(policy as Record<string, unknown>)) : value;
     }
     case 'ReplayPolicy':
-      if (value !== '') parsedPolicy(name, value);
+      if (value !== '') parsedPolicy(name, value, refuse);
       return value;
     default:
       return value;
@@ -192,9 +210,10 @@ export const subscribe: Handler = (sns, params, request) => {
   const rule = Object.hasOwn(ENDPOINT_RULES, protocol) ? ENDPOINT_RULES[protocol] : undefined;
   if (!rule) throw invalidParameter(`Amazon SNS does not support this protocol string: ${protocol}`);
   const endpoint = params.get('Endpoint') ?? '';
-  if (!rule.pattern.test(endpoint)) throw invalidParameter(`Endpoint Reason: ${rule.reason}`);
+  if (!rule.pattern.test(endpoint)) throw invalidParameter(rule.whole ? rule.reason : `Endpoint Reason: ${rule.reason}`);
   if (protocol === 'sqs' && endpoint.endsWith('.fifo') && topic.attributes.FifoTopic !== 'true') {
-    throw invalidParameter('Endpoint Reason: FIFO SQS Queues can not be subscribed to standard SNS topics');
+    // "Invalid parameter: " twice, as recorded (test_validations_for_fifo, test_sns.snapshot.json of localstack/localstack).
+    throw invalidParameter('Invalid parameter: Endpoint Reason: FIFO SQS Queues can not be subscribed to standard SNS topics');
   }
   const attributes = subscriptionAttributesFrom(params, protocol);
   // SNS keeps a pending subscription's ARN to itself unless asked for it.
