@@ -9,7 +9,7 @@ import { conditionHeld, GetCommand, QueryCommand, UpdateCommand } from './comman
 import { type Bound, bindOperations, type Operation } from './bound-operations';
 import { dueWorkDelete, dueWorkPut, type DueWorkOf, retryKeyOf } from './due-work';
 import { releaseLease, takeLease, type LeaseAttributes } from './lease';
-import { ledgerPut, retryLedger, retryLedgers, type RetryLedger } from './retry-ledgers';
+import { ledgerPut, ledgerRetried, retryLedger, retryLedgers } from './retry-ledgers';
 import { dayExpiryOf, DEAD_LETTER_KEEP_DAYS } from './subscription-record';
 import { deadLetterCounted, deadLetterCountedOut } from './subscription-records';
 import { deadLetterKeyOf, deadLetterPrefixOf, EXPIRY_ATTRIBUTE, type ItemKey, type RecordTable } from './table';
@@ -203,7 +203,7 @@ export async function remove(table: RecordTable, letter: KeptDeadLetter): Promis
  */
 export async function removeRetried(table: RecordTable, letter: KeptDeadLetter, work: ItemKey): Promise<boolean> {
   try {
-    await transactOnce(table, [...removal(table, letter), ledgerPut(table, letter, { retries: letter.retries + 1, cancelled: false } satisfies RetryLedger), dueWorkDelete(table, work)]);
+    await transactOnce(table, [...removal(table, letter), ledgerRetried(table, letter, letter.retries + 1), dueWorkDelete(table, work)]);
     return true;
   } catch (error) {
     if (failedACondition(error)) return false;

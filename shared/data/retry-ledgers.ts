@@ -19,10 +19,28 @@ const LEDGER_KEEP_S = 16 * 86_400;
 
 const nowSeconds = () => Math.floor(Date.now() / 1000);
 
-/** The ledger of an event, written in another owner's transaction (a retry or a replay sent its dead letter). */
+/** The ledger of an event whose schedule a replay ended, written in the replay's transaction. */
 export function ledgerPut(table: RecordTable, event: { portalId: string; configId: string; eventId: string }, ledger: RetryLedger): TransactionItem {
   const item = { portalId: event.portalId, sk: retryLedgerKeyOf(event.configId, event.eventId), retries: ledger.retries, cancelled: ledger.cancelled, [EXPIRY_ATTRIBUTE]: nowSeconds() + LEDGER_KEEP_S };
   return { Put: { TableName: table.tableName, Item: item } };
+}
+
+/**
+ * The ledger of an event a scheduled retry sent, `retries` on, written in the retry's transaction.
+ * It keeps a replay's end of the schedule written meanwhile: a replay of a later dead letter of the
+ * same event may commit before this retry's removal does, and a new dead letter must then wait for
+ * a person, not get a retry again.
+ */
+export function ledgerRetried(table: RecordTable, event: { portalId: string; configId: string; eventId: string }, retries: number): TransactionItem {
+  return {
+    Update: {
+      TableName: table.tableName,
+      Key: { portalId: event.portalId, sk: retryLedgerKeyOf(event.configId, event.eventId) },
+      UpdateExpression: 'SET #retries = :retries, #cancelled = if_not_exists(#cancelled, :no), #expiry = :expiry',
+      ExpressionAttributeNames: { '#retries': 'retries', '#cancelled': 'cancelled', '#expiry': EXPIRY_ATTRIBUTE },
+      ExpressionAttributeValues: { ':retries': retries, ':no': false, ':expiry': nowSeconds() + LEDGER_KEEP_S },
+    },
+  };
 }
 
 /** How many scheduled retries the event had for the subscription, and whether a replay ended them; undefined before the first. */

@@ -11,7 +11,8 @@
 import { randomUUID } from 'node:crypto';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { documentClient, dynamoDbClient } from '../../shared/aws/dynamodb';
-import { MAX_KEPT_PER_SUBSCRIPTION } from '../../shared/data/dead-letters';
+import { MAX_KEPT_PER_SUBSCRIPTION, remove, removeRetried, retryLedger, select } from '../../shared/data/dead-letters';
+import { retryKeyOf } from '../../shared/data/due-work';
 import { config } from '../../shared/environment';
 import { deadLetterPrefixOf } from '../../shared/data/table';
 import { call, freshPortal, newSubscription } from '../support/api';
@@ -92,6 +93,27 @@ describe('the dead-letter recorder', () => {
     // Its first scheduled retry, 5 minutes (DELIVERY_RETRY_SCHEDULE's default) after it failed.
     const nextRetryAt = new Date(Date.parse(failedAt) + 5 * 60_000).toISOString();
     expect(listed.body.deadLetters).toEqual([{ eventId: JSON.parse(message).eventId, event: CREATE, occurredAt: '2026-11-24T08:15:00Z', failedAt, messageId: snsMessageId, retries: 0, nextRetryAt }]);
+  });
+
+  it("keeps a replay's end of the schedule when a scheduled retry of the same event commits after it: the next dead letter waits for a person", async () => {
+    // Prepare: two dead letters of one event, the earlier one's retry on its way while the later one is replayed.
+    const subscription = await subscribe();
+    const message = publishedBody(subscription);
+    const { eventId } = JSON.parse(message);
+    const sentAt = Date.now() - 10_000;
+    await runBatch([deadLetterRecord(subscription, { message, sentAt })]);
+    await runBatch([deadLetterRecord(subscription, { message, sentAt: sentAt + 1_000 })]);
+    const table = { db: documentClient, tableName: config.tableName };
+    const [earlier, later] = await select(table, subscription.portalId, subscription.configId, 10, () => true);
+
+    // Act: the replay of the later one commits first, the scheduled retry of the earlier one after it.
+    expect(await remove(table, later!)).toBe(true);
+    expect(await removeRetried(table, earlier!, retryKeyOf(earlier!)!)).toBe(true);
+    await runBatch([deadLetterRecord(subscription, { message })]);
+
+    // Assess: the ledger still says a replay ended the schedule, and the new dead letter has no retry.
+    expect(await retryLedger(table, subscription.portalId, subscription.configId, eventId)).toEqual({ retries: 1, cancelled: true });
+    expect((await deadLettersListed(subscription)).body.deadLetters).toEqual([expect.objectContaining({ eventId, retries: 1, nextRetryAt: null })]);
   });
 
   it('keeps a dead letter SQS hands out twice only once, and counts it once', async () => {
