@@ -70,5 +70,6 @@ export async function scanAllSubscriptions(table: RecordTable): Promise<Subscrip
 /** The stored item as a record: its attributes are the record's (written by subscription-records.ts alone), less the sort key. */
 export function toSubscription(item: Record<string, unknown>): Subscription {
   const { sk: _sortKey, ...subscription } = item;
+  // The one place an item becomes a record: the SDK types items as plain maps, and only this owner writes them.
   return subscription as unknown as Subscription;
 }

@@ -12,9 +12,9 @@ import { SetTopicAttributesCommand } from '../aws/sns-commands';
 import { mapWithConcurrency } from '../aws/bounded-concurrency';
 import type { SubscriptionRepository } from '../data/subscription-repository';
 import { logger } from '../logger';
-import { DELIVERY_STATUS_ATTRIBUTE, type DeliveryStatusLogging, deliveryStatusMarkOf, enableDeliveryStatus } from '../subscriptions/delivery-status';
+import { type DeliveryStatusLogging, deliveryStatusMarkOf, enableDeliveryStatus } from '../subscriptions/delivery-status';
 import type { Subscription } from '../subscriptions/model';
-import { TOPIC_POLICY_ATTRIBUTE, type TopicPolicyPrincipals, topicAccessPolicy, topicPolicyMarkOf } from '../subscriptions/topic-policy';
+import { type TopicPolicyPrincipals, topicAccessPolicy, topicPolicyMarkOf } from '../subscriptions/topic-policy';
 import { CHANGES_IN_FLIGHT, topicItemOf } from './passes';
 
 export interface TopicSettingsDeps {
@@ -42,7 +42,7 @@ export async function setTopicAttributes(
   const logging = deps.deliveryStatus;
   if (logging) {
     const mark = deliveryStatusMarkOf(logging);
-    const unlogged = withTopic.filter((record) => (record as unknown as Record<string, unknown>)[DELIVERY_STATUS_ATTRIBUTE] !== mark);
+    const unlogged = withTopic.filter((record) => record.deliveryStatusLogging !== mark);
     await mapWithConcurrency(unlogged, CHANGES_IN_FLIGHT, async (record) => {
       const item = topicItemOf(record);
       try {
@@ -64,7 +64,7 @@ export async function setTopicAttributes(
   const principals = deps.topicPolicy;
   if (principals) {
     const mark = topicPolicyMarkOf(principals);
-    const outdated = withTopic.filter((record) => (record as unknown as Record<string, unknown>)[TOPIC_POLICY_ATTRIBUTE] !== mark);
+    const outdated = withTopic.filter((record) => record.topicPolicy !== mark);
     await mapWithConcurrency(outdated, CHANGES_IN_FLIGHT, async (record) => {
       const item = topicItemOf(record);
       try {
