@@ -59,6 +59,8 @@ export interface ServiceConfig {
   readonly deliveryStatusSuccessSampleRate: number;
   /** Days a delivery attempt is kept for GET /attempts (ATTEMPT_KEEP_DAYS). */
   readonly attemptKeepDays: number;
+  /** Days a published message is kept in the message log (MESSAGE_KEEP_DAYS). */
+  readonly messageKeepDays: number;
   /** Delivery attempts kept per subscription; past this the oldest give way (MAX_ATTEMPTS_PER_SUBSCRIPTION). */
   readonly maxAttemptsPerSubscription: number;
   /**
@@ -128,6 +130,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): ServiceConfig {
     deliveryStatusSuccessSampleRate: read(setting.deliveryStatusSuccessSampleRate),
     attemptKeepDays: read(setting.attemptKeepDays),
     maxAttemptsPerSubscription: read(setting.maxAttemptsPerSubscription),
+    messageKeepDays: read(setting.messageKeepDays),
     portalSendLimit: { burst: read(setting.portalSendBurst), ratePerMinute: read(setting.portalSendRatePerMinute) },
     confirmationRequestsPerDay: read(setting.confirmationRequestsPerDay),
     confirmationRequestIntervalMs: read(setting.confirmationRequestIntervalSeconds),

@@ -32,6 +32,7 @@ export const deliveryStatusRoleArn = /* @__PURE__ */ read.settingOf(env, problem
 export const deliveryStatusSuccessSampleRate = /* @__PURE__ */ read.settingOf(env, problems, setting.deliveryStatusSuccessSampleRate);
 export const attemptKeepDays = /* @__PURE__ */ read.settingOf(env, problems, setting.attemptKeepDays);
 export const maxAttemptsPerSubscription = /* @__PURE__ */ read.settingOf(env, problems, setting.maxAttemptsPerSubscription);
+export const messageKeepDays = /* @__PURE__ */ read.settingOf(env, problems, setting.messageKeepDays);
 export const portalSendLimit: read.ServiceConfig['portalSendLimit'] = {
   burst: /* @__PURE__ */ read.settingOf(env, problems, setting.portalSendBurst),
   ratePerMinute: /* @__PURE__ */ read.settingOf(env, problems, setting.portalSendRatePerMinute),
@@ -61,6 +62,7 @@ export const config: read.ServiceConfig = {
   deliveryStatusSuccessSampleRate,
   attemptKeepDays,
   maxAttemptsPerSubscription,
+  messageKeepDays,
   portalSendLimit,
   confirmationRequestsPerDay,
   confirmationRequestIntervalMs,

@@ -72,6 +72,9 @@ export const deliveryStatusSuccessSampleRateProblem: Rule = (text) =>
 // Attempts are read for troubleshooting; DynamoDB TTL deletes them (within days) after this.
 export const attemptKeepDaysProblem: Rule = (text) =>
   /^\d+$/.test(text) && Number(text) >= 1 && Number(text) <= 90 ? undefined : `must be a whole number of days from 1 to 90 (got "${text}").`;
+// Messages are read to see what was sent and to send a window again; DynamoDB TTL deletes them after this.
+export const messageKeepDaysProblem: Rule = (text) =>
+  /^\d+$/.test(text) && Number(text) >= 1 && Number(text) <= 90 ? undefined : `must be a whole number of days from 1 to 90 (got "${text}").`;
 export const maxAttemptsPerSubscriptionProblem: Rule = (text) => wholeNumberProblem(text, 10, 100_000);
 export const portalSendBurstProblem: Rule = (text) => wholeNumberProblem(text, 1, 100_000);
 export const portalSendRatePerMinuteProblem: Rule = (text) => wholeNumberProblem(text, 1, 600_000);

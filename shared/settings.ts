@@ -65,6 +65,7 @@ export const attemptKeepDays: FunctionSetting<number> = { variable: 'ATTEMPT_KEE
 export const maxAttemptsPerSubscription: FunctionSetting<number> = {
   variable: 'MAX_ATTEMPTS_PER_SUBSCRIPTION', default: '1000', rule: rule.maxAttemptsPerSubscriptionProblem, value: Number,
 };
+export const messageKeepDays: FunctionSetting<number> = { variable: 'MESSAGE_KEEP_DAYS', default: '30', rule: rule.messageKeepDaysProblem, value: Number };
 export const portalSendBurst: FunctionSetting<number> = { variable: 'PORTAL_SEND_BURST', default: '25', rule: rule.portalSendBurstProblem, value: Number };
 export const portalSendRatePerMinute: FunctionSetting<number> = {
   variable: 'PORTAL_SEND_RATE_PER_MINUTE', default: '20', rule: rule.portalSendRatePerMinuteProblem, value: Number,
@@ -153,6 +154,11 @@ function settingsTable(): Setting[] {
     other('cdk', 'operatorEmails', { contextKey: 'operatorEmails', default: '', rule: rule.operatorEmailsProblem, meaning: 'e-mail addresses subscribed to the operator alarm topic' }),
     read('deliveryStatusSuccessSampleRate', deliveryStatusSuccessSampleRate, { contextKey: 'deliveryStatusSuccessSampleRate', readBy: creating, meaning: 'the percentage of successful deliveries SNS logs' }),
     read('attemptKeepDays', attemptKeepDays, { contextKey: 'attemptKeepDays', readBy: ['recordDeliveryAttempts'], meaning: 'days a delivery attempt is kept for GET /attempts' }),
+    read('messageKeepDays', messageKeepDays, {
+      contextKey: 'messageKeepDays',
+      readBy: ['dispatchPortalEvents', 'replayDeadLetters', 'retryDeadLetters', 'testSubscription'],
+      meaning: 'days a published message is kept, with its body, in the message log',
+    }),
     read('deliveryRetrySchedule', deliveryRetrySchedule, { contextKey: 'deliveryRetrySchedule', readBy: ['recordDeadLetters'], meaning: "the waits of a dead letter's scheduled retries after SNS's own" }),
     read('disableFailingAfter', disableFailingAfter, { contextKey: 'disableFailingAfter', readBy: ['recordDeadLetters', 'retryDeadLetters'], meaning: 'how long a subscription may fail, with no success, before it is disabled' }),
     other('cdk', 'localDynamoDbEndpoint', { contextKey: 'localDynamoDbEndpoint', rule: rule.localEndpointProblem, meaning: "for sam local invoke only: npm start's DynamoDB endpoint" }),

@@ -19,6 +19,7 @@ import { PORTAL_EVENT_SOURCE } from '../../shared/delivery/portal-event';
 import { DELIVERY_PARTITIONS_PATTERN } from '../../shared/data/delivery-progress';
 import { DEAD_LETTER_RECORDER, DISPATCHER } from '../../shared/operations';
 import { PORTAL_PARTITIONS_ONLY } from './operation-permissions';
+import { allowMessageJoin, allowMessageLogWrites } from './message-log-permissions';
 import { RECORDER_READS, RECORDER_WRITES } from './recorder-permissions';
 import { ServiceFunction } from './service-function';
 
@@ -134,6 +135,8 @@ export class PortalEventDelivery extends Construct {
     // PublishBatch too: "The PublishBatch API uses the same Publish API action for IAM policies"
     // (SNS Developer Guide, "Amazon SNS message batching").
     this.dispatcher.allow(['sns:Publish'], [props.topicArnPattern]);
+    // What it published, with its body (shared/data/messages.ts).
+    allowMessageLogWrites(this.dispatcher, props.table.tableArn);
     // Grants the function receive/delete/change-visibility on this queue only.
     this.dispatcher.function.addEventSource(
       new SqsEventSource(this.eventsQueue, {
@@ -159,6 +162,8 @@ export class PortalEventDelivery extends Construct {
         'ForAllValues:StringLike': { 'dynamodb:Attributes': attributes },
       });
     }
+    // The message log shows a dead letter's message dead-lettered (shared/attempts/message-join.ts).
+    allowMessageJoin(this.recorder, props.table.tableArn);
     // A batch's records of one subscription are written one after the other; two batches at a
     // time (the least Lambda allows) keep concurrent writes to one record rare.
     this.recorder.function.addEventSource(

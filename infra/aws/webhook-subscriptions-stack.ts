@@ -28,6 +28,7 @@ import { LOCAL_DELIVERY_STATUS_ROLE_ARN, LOCAL_SERVICE_ROLE_ARN, localDeliveryDe
 import { NOT_PORTAL_PARTITIONS, OPERATION_PERMISSIONS, type OperationPermissions, RATE_LIMIT_PERMISSIONS, REPLAY_DUE_WORK, RETRY_DUE_PARTITIONS_ONLY } from './operation-permissions';
 import { RECORDER_DUE_WORK_WRITES } from './recorder-permissions';
 import { ATTEMPTS_FAILED_BATCH, DeliveryAttempts } from './delivery-attempts';
+import { allowMessageJoin, allowMessageLogWrites } from './message-log-permissions';
 import { OperatorAlarms } from './operator-alarms';
 import { OperatorDashboard } from './operator-dashboard';
 import { PortalEventDelivery } from './portal-event-delivery';
@@ -121,6 +122,8 @@ export class WebhookSubscriptionsStack extends Stack {
       // Read by the recorder (each dead letter's next retry) and the sweep; every function checks them at start.
       DELIVERY_RETRY_SCHEDULE: settings.deliveryRetrySchedule,
       DISABLE_FAILING_AFTER: settings.disableFailingAfter,
+      // Read by every function that publishes (the message log, shared/data/messages.ts).
+      MESSAGE_KEEP_DAYS: String(settings.messageKeepDays),
       ...(settings.localEndpoints && {
         AWS_ENDPOINT_URL_DYNAMODB: settings.localEndpoints.dynamoDb,
         AWS_ENDPOINT_URL_SNS: settings.localEndpoints.sns,
@@ -174,6 +177,7 @@ export class WebhookSubscriptionsStack extends Stack {
         fn.function.addEnvironment('PORTAL_SEND_RATE_PER_MINUTE', String(settings.portalSendRatePerMinute));
       }
       fn.allow(permissions.topics, [topicArnPattern]);
+      if (permissions.logsMessages) allowMessageLogWrites(fn, this.table.tableArn);
       if (permissions.topics.length > 0) Validations.of(fn.role).acknowledge(topicWildcardAcknowledgement(topicPrefix));
       functions.set(operation.id, fn);
     }
@@ -227,7 +231,6 @@ export class WebhookSubscriptionsStack extends Stack {
       environment: { ...environment, ATTEMPT_KEEP_DAYS: String(settings.attemptKeepDays) },
       logRetention: LOG_RETENTION,
     });
-    Validations.of(this.attempts.consumer.role).acknowledge(topicWildcardAcknowledgement(topicPrefix));
     for (const suffix of ['', ':log-stream:*']) {
       Validations.of(this.attempts.loggingRole).acknowledge({
         id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:logs:<AWS::Region>:<AWS::AccountId>:log-group:sns/<AWS::Region>/<AWS::AccountId>/${topicPrefix}-*${suffix}]`,

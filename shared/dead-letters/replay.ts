@@ -14,7 +14,7 @@
 import type { SNSClient } from '@aws-sdk/client-sns';
 import { randomUUID } from 'node:crypto';
 import { mapWithConcurrency } from '../aws/bounded-concurrency';
-import { publishBody } from '../delivery/publish';
+import { type MessageLog, publishLogged } from '../delivery/logged-publish';
 import type { DeadLetterStore, KeptDeadLetter } from '../data/dead-letters';
 import { deadLetterSummaryOf, type Subscription } from '../data/subscription-record';
 
@@ -32,6 +32,7 @@ export const CLAIM_LEASE_MS = 60_000;
 export interface ReplayDeps {
   store: Pick<DeadLetterStore, 'select' | 'claim' | 'unclaim' | 'remove'>;
   sns: SNSClient;
+  messages: MessageLog;
 }
 
 export interface ReplayOutcome {
@@ -69,7 +70,7 @@ export async function replayDeadLetters(
   const results = await mapWithConcurrency(chosen, PUBLISHES_IN_FLIGHT, async (letter): Promise<'replayed' | 'removed' | 'failed' | 'elsewhere'> => {
     if (!(await deps.store.claim(letter, claimant, Date.now() + CLAIM_LEASE_MS))) return 'elsewhere';
     try {
-      await publishBody(deps.sns, topicArn, letter.message, letter.event);
+      await publishLogged(deps, messageOf(letter, topicArn));
     } catch (error) {
       failed.push({ letter, error });
       await deps.store.unclaim(letter, claimant).catch(() => undefined);
@@ -96,4 +97,10 @@ export async function replayDeadLetters(
     notRemoved,
     notFound: eventIds ? eventIds.filter((eventId) => !found.has(eventId)) : [],
   };
+}
+
+/** A dead letter as the message it is sent again as: its own body, eventId and event. */
+export function messageOf(letter: Pick<KeptDeadLetter, 'portalId' | 'configId' | 'eventId' | 'event' | 'occurredAt' | 'message'>, topicArn: string) {
+  const { portalId, configId, eventId, event, occurredAt, message: body } = letter;
+  return { portalId, configId, topicArn, eventId, event, occurredAt, body };
 }

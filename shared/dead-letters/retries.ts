@@ -10,11 +10,12 @@
 import { claim, findDeadLetter, removeRetried, stopRetries, unclaim } from '../data/dead-letters';
 import { finishDueWork } from '../data/due-work';
 import { ACTIVATED } from '../data/subscription-record';
-import { isTopicGone, publishBody } from '../delivery/publish';
-import { CLAIM_LEASE_MS } from './replay';
+import { publishLogged } from '../delivery/logged-publish';
+import { isTopicGone } from '../delivery/publish';
+import { CLAIM_LEASE_MS, messageOf } from './replay';
 import type { SweepDeps, WorkInHand, WorkOutcome } from './sweep-work';
 
-export async function retryDeadLetter({ table, sns }: SweepDeps, { work, claimant, record }: WorkInHand): Promise<WorkOutcome> {
+export async function retryDeadLetter({ table, sns, messages }: SweepDeps, { work, claimant, record }: WorkInHand): Promise<WorkOutcome> {
   const letter = await findDeadLetter(table, { portalId: work.subscriptionPortalId, sk: work.letterSk! });
   if (!letter) {
     // Replayed, expired or pushed out by the cap meanwhile: nothing left to send.
@@ -29,7 +30,7 @@ export async function retryDeadLetter({ table, sns }: SweepDeps, { work, claiman
   if (!record || record.status !== ACTIVATED || typeof record.topicArn !== 'string') return stop();
   if (!(await claim(table, letter, claimant, Date.now() + CLAIM_LEASE_MS))) return 'busy';
   try {
-    await publishBody(sns, record.topicArn, letter.message, letter.event);
+    await publishLogged({ sns, messages }, messageOf(letter, record.topicArn));
   } catch (error) {
     await unclaim(table, letter, claimant).catch(() => undefined);
     if (isTopicGone(error)) return stop();

@@ -81,7 +81,7 @@ describe('the dispatcher', () => {
     });
   });
 
-  it('may only Query the table, read and write its delivery records, Publish to the service topics, consume its queue and write its logs', () => {
+  it('may only Query the table, read and write its delivery records, log its messages, Publish to the service topics, consume its queue and write its logs', () => {
     const statements = statementsOfFunction(idOf(stack.delivery.dispatcher.function));
     const byResource = (resource: unknown) =>
       statements
@@ -89,7 +89,7 @@ describe('the dispatcher', () => {
         .flatMap((statement) => [statement.Action].flat())
         .sort();
 
-    expect(byResource({ 'Fn::GetAtt': [idOf(stack.table), 'Arn'] })).toEqual(['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:UpdateItem']);
+    expect(byResource({ 'Fn::GetAtt': [idOf(stack.table), 'Arn'] })).toEqual(['dynamodb:BatchWriteItem', 'dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:UpdateItem']);
     // The delivery records' partitions only (shared/data/delivery-progress.ts), never a portal's.
     const onTable = statements.filter((statement) => JSON.stringify(statement.Resource) === JSON.stringify({ 'Fn::GetAtt': [idOf(stack.table), 'Arn'] }));
     expect(onTable.find((statement) => [statement.Action].flat().includes('dynamodb:UpdateItem'))).toMatchObject({
@@ -108,6 +108,8 @@ describe('the dispatcher', () => {
     expect(granted).toEqual(
       [
         'dynamodb:Query',
+        // The message log (infra/aws/message-log-permissions.ts).
+        'dynamodb:BatchWriteItem',
         'dynamodb:GetItem',
         'dynamodb:UpdateItem',
         'sns:Publish',
@@ -215,10 +217,10 @@ describe('the dead-letter recorder', () => {
     expect(mappings).toHaveLength(1);
   });
 
-  it('may only read portals\' partitions, write there only dead letters and their counters, put only due work in the sweep\'s partitions, consume its queue and write its logs', () => {
+  it('may only read portals\' partitions, write there only dead letters and their counters, put only due work in the sweep\'s partitions, mark a message dead-lettered, consume its queue and write its logs', () => {
     const statements = statementsOfFunction(idOf(stack.delivery.recorder.function)) as any[];
     const table = { 'Fn::GetAtt': [idOf(stack.table), 'Arn'] };
-    const portalsOnly = { 'dynamodb:LeadingKeys': ['idempotency#*', 'delivery#*', 'retry-due#*'] };
+    const portalsOnly = { 'dynamodb:LeadingKeys': ['idempotency#*', 'delivery#*', 'retry-due#*', 'message-id#*'] };
     const onTable = statements.filter((statement) => JSON.stringify(statement.Resource) === JSON.stringify(table));
     expect(onTable).toEqual([
       { Effect: 'Allow', Action: ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:Query'], Resource: table, Condition: { 'ForAllValues:StringNotLike': portalsOnly } },
@@ -242,6 +244,17 @@ describe('the dead-letter recorder', () => {
         Condition: {
           'ForAllValues:StringNotLike': portalsOnly,
           'ForAllValues:StringLike': { 'dynamodb:Attributes': ['portalId', 'sk', 'lastDeadLetterAt', 'deadLettersDropped', 'failingSince', 'deadLetters@*'] },
+        },
+      },
+      // The message log (infra/aws/message-log-permissions.ts): a dead letter's message found by its id, and marked.
+      { Effect: 'Allow', Action: 'dynamodb:BatchGetItem', Resource: table, Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['message-id#*'] } } },
+      {
+        Effect: 'Allow',
+        Action: 'dynamodb:UpdateItem',
+        Resource: table,
+        Condition: {
+          'ForAllValues:StringNotLike': portalsOnly,
+          'ForAllValues:StringEquals': { 'dynamodb:Attributes': ['portalId', 'sk', 'deliveryState', 'lastAttemptAt', 'statusCode', 'attempts'] },
         },
       },
       {

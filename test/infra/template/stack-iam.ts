@@ -185,12 +185,20 @@ describe('IAM', () => {
 describe('what each function may do', () => {
   // The whole of each role, written out for review: one line per statement, as
   // `<resource>: <actions>[ when <condition>]`. Everything a function may do is on this page.
-  const PORTALS = 'when ForAllValues:StringNotLike dynamodb:LeadingKeys idempotency#*,delivery#*,retry-due#*';
+  const PORTALS = 'when ForAllValues:StringNotLike dynamodb:LeadingKeys idempotency#*,delivery#*,retry-due#*,message-id#*';
   const ATTRIBUTES = 'ForAllValues:StringLike dynamodb:Attributes';
+  // The message log: what a publisher writes (a message and its owner by message id, in one BatchWriteItem), what the join reads and sets.
+  const MESSAGE_LOG_WRITES =
+    'table: dynamodb:BatchWriteItem when ForAllValues:StringNotLike dynamodb:LeadingKeys idempotency#*,delivery#*,retry-due#* and ForAllValues:StringEquals dynamodb:Attributes ' +
+    'portalId,sk,configId,messageId,eventId,event,occurredAt,sentAt,body,deliveryState,attempts,subscriptionPortalId,messageSk,idempotencyExpiresAt';
+  const MESSAGE_JOIN = [
+    'table: dynamodb:BatchGetItem when ForAllValues:StringLike dynamodb:LeadingKeys message-id#*',
+    `table: dynamodb:UpdateItem ${PORTALS} and ForAllValues:StringEquals dynamodb:Attributes portalId,sk,deliveryState,lastAttemptAt,statusCode,attempts`,
+  ];
   const EXPECTED: Record<string, string[]> = {
     createSubscription: [
       'own log group: logs:CreateLogStream logs:PutLogEvents',
-      'table: dynamodb:GetItem dynamodb:PutItem dynamodb:UpdateItem when ForAllValues:StringNotLike dynamodb:LeadingKeys idempotency#*,delivery#*,retry-due#*',
+      'table: dynamodb:GetItem dynamodb:PutItem dynamodb:UpdateItem when ForAllValues:StringNotLike dynamodb:LeadingKeys idempotency#*,delivery#*,retry-due#*,message-id#*',
       'table: dynamodb:DeleteItem dynamodb:GetItem dynamodb:UpdateItem when ForAllValues:StringEquals dynamodb:LeadingKeys idempotency#createSubscriptionRoute',
       `table: dynamodb:UpdateItem ${PORTALS} and ForAllValues:StringEquals dynamodb:Attributes portalId,sk,bucketFullAt,idempotencyExpiresAt`,
       'service topics: sns:CreateTopic sns:DeleteTopic sns:Subscribe sns:TagResource',
@@ -223,6 +231,7 @@ describe('what each function may do', () => {
       `table: dynamodb:GetItem ${PORTALS}`,
       `table: dynamodb:UpdateItem ${PORTALS} and ForAllValues:StringEquals dynamodb:Attributes portalId,sk,bucketFullAt,idempotencyExpiresAt`,
       'service topics: sns:GetSubscriptionAttributes sns:Publish',
+      MESSAGE_LOG_WRITES,
     ],
     listDeadLetters: ['own log group: logs:CreateLogStream logs:PutLogEvents', `table: dynamodb:GetItem dynamodb:Query ${PORTALS}`],
     listAttempts: ['own log group: logs:CreateLogStream logs:PutLogEvents', `table: dynamodb:GetItem dynamodb:Query ${PORTALS}`],
@@ -234,16 +243,18 @@ describe('what each function may do', () => {
       'table: dynamodb:DeleteItem when ForAllValues:StringLike dynamodb:LeadingKeys retry-due#* and ForAllValues:StringEquals dynamodb:Attributes portalId,sk',
       `table: dynamodb:UpdateItem ${PORTALS} and ForAllValues:StringEquals dynamodb:Attributes portalId,sk,bucketFullAt,idempotencyExpiresAt`,
       'service topics: sns:GetSubscriptionAttributes sns:Publish',
+      MESSAGE_LOG_WRITES,
     ],
     recordDeadLetters: [
       'own log group: logs:CreateLogStream logs:PutLogEvents',
-      'table: dynamodb:BatchGetItem dynamodb:GetItem dynamodb:Query when ForAllValues:StringNotLike dynamodb:LeadingKeys idempotency#*,delivery#*,retry-due#*',
-      'table: dynamodb:DeleteItem dynamodb:PutItem when ForAllValues:StringNotLike dynamodb:LeadingKeys idempotency#*,delivery#*,retry-due#* and ' +
+      'table: dynamodb:BatchGetItem dynamodb:GetItem dynamodb:Query when ForAllValues:StringNotLike dynamodb:LeadingKeys idempotency#*,delivery#*,retry-due#*,message-id#*',
+      'table: dynamodb:DeleteItem dynamodb:PutItem when ForAllValues:StringNotLike dynamodb:LeadingKeys idempotency#*,delivery#*,retry-due#*,message-id#* and ' +
         'ForAllValues:StringLike dynamodb:Attributes portalId,sk,configId,eventId,event,occurredAt,failedAt,messageId,message,retries,nextRetryAt,idempotencyExpiresAt',
-      'table: dynamodb:UpdateItem when ForAllValues:StringNotLike dynamodb:LeadingKeys idempotency#*,delivery#*,retry-due#* and ' +
+      'table: dynamodb:UpdateItem when ForAllValues:StringNotLike dynamodb:LeadingKeys idempotency#*,delivery#*,retry-due#*,message-id#* and ' +
         'ForAllValues:StringLike dynamodb:Attributes portalId,sk,lastDeadLetterAt,deadLettersDropped,failingSince,deadLetters@*',
       'table: dynamodb:PutItem when ForAllValues:StringLike dynamodb:LeadingKeys retry-due#* and ' +
         'ForAllValues:StringLike dynamodb:Attributes portalId,sk,kind,dueAt,subscriptionPortalId,configId,letterSk,failingSince,idempotencyExpiresAt',
+      ...MESSAGE_JOIN,
       'delivery dead-letter queue: sqs:ChangeMessageVisibility sqs:DeleteMessage sqs:GetQueueAttributes sqs:GetQueueUrl sqs:ReceiveMessage',
     ],
     confirmSubscription: [
@@ -258,6 +269,7 @@ describe('what each function may do', () => {
       `table: dynamodb:Query ${PORTALS}`,
       'table: dynamodb:GetItem dynamodb:UpdateItem when ForAllValues:StringLike dynamodb:LeadingKeys delivery#*',
       'service topics: sns:Publish',
+      MESSAGE_LOG_WRITES,
       'events queue: sqs:ChangeMessageVisibility sqs:DeleteMessage sqs:GetQueueAttributes sqs:GetQueueUrl sqs:ReceiveMessage',
     ],
     reconcileTopics: [
@@ -277,15 +289,16 @@ describe('what each function may do', () => {
       `table: dynamodb:DeleteItem dynamodb:PutItem dynamodb:UpdateItem ${PORTALS} and ${ATTRIBUTES} ` +
         'portalId,sk,replayClaimedUntil,replayClaimedBy,nextRetryAt,retries,cancelled,idempotencyExpiresAt,deadLetters@*,status,disabledReason,disabledAt,failingSince',
       'service topics: sns:Publish',
+      MESSAGE_LOG_WRITES,
     ],
     recordDeliveryAttempts: [
       'own log group: logs:CreateLogStream logs:PutLogEvents',
-      'table: dynamodb:GetItem dynamodb:Query when ForAllValues:StringNotLike dynamodb:LeadingKeys idempotency#*,delivery#*,retry-due#*',
-      'table: dynamodb:DeleteItem dynamodb:PutItem when ForAllValues:StringNotLike dynamodb:LeadingKeys idempotency#*,delivery#*,retry-due#* and ' +
-        'ForAllValues:StringLike dynamodb:Attributes portalId,sk,at,status,statusCode,dwellTimeMs,attempts,messageId,idempotencyExpiresAt',
-      'table: dynamodb:UpdateItem when ForAllValues:StringNotLike dynamodb:LeadingKeys idempotency#*,delivery#*,retry-due#* and ' +
-        'ForAllValues:StringLike dynamodb:Attributes portalId,sk,lastDeliveredAt,lastFailedAt,attemptsDelivered@*,attemptsFailed@*,attemptsKept@*',
-      'service topics: sns:ListTagsForResource',
+      'table: dynamodb:GetItem dynamodb:Query when ForAllValues:StringNotLike dynamodb:LeadingKeys idempotency#*,delivery#*,retry-due#*,message-id#*',
+      'table: dynamodb:DeleteItem dynamodb:PutItem when ForAllValues:StringNotLike dynamodb:LeadingKeys idempotency#*,delivery#*,retry-due#*,message-id#* and ' +
+        'ForAllValues:StringLike dynamodb:Attributes portalId,sk,at,status,statusCode,dwellTimeMs,attempts,messageId,eventId,idempotencyExpiresAt',
+      'table: dynamodb:UpdateItem when ForAllValues:StringNotLike dynamodb:LeadingKeys idempotency#*,delivery#*,retry-due#*,message-id#* and ' +
+        'ForAllValues:StringLike dynamodb:Attributes portalId,sk,lastDeliveredAt,lastFailedAt,lastEventDeliveredAt,attemptsDelivered@*,attemptsFailed@*,attemptsKept@*',
+      ...MESSAGE_JOIN,
     ],
   };
 

@@ -86,6 +86,7 @@ describe('the functions', () => {
         EVENT_KINDS: DEFAULT_SETTINGS.eventKinds.join(','),
         DELIVERY_RETRY_SCHEDULE: DEFAULT_SETTINGS.deliveryRetrySchedule,
         DISABLE_FAILING_AFTER: DEFAULT_SETTINGS.disableFailingAfter,
+        MESSAGE_KEEP_DAYS: String(DEFAULT_SETTINGS.messageKeepDays),
         // Only create and confirm subscribe endpoints, and name their dead-letter queue when they do.
         ...((op.id === 'createSubscriptionRoute' || op.id === 'confirmSubscriptionRoute') && {
           DELIVERY_DEAD_LETTER_QUEUE_ARN: { 'Fn::GetAtt': [logicalIdOf(stack, stack.delivery.deliveryDeadLetterQueue), 'Arn'] },
@@ -125,6 +126,8 @@ describe('the functions', () => {
         ...(op.limitedPerPortal ? RATE_LIMIT_PERMISSIONS : []),
         // Replay ends the schedule of what it sends: it deletes the due retry, in a statement of its own.
         ...(op.id === 'replayDeadLettersRoute' ? REPLAY_DUE_WORK : []),
+        // The operations that publish log what they publish, in a statement of their own.
+        ...('logsMessages' in expected ? ['dynamodb:BatchWriteItem'] : []),
       ];
       expect(actionsOn(statements, { 'Fn::GetAtt': [tableId(), 'Arn'] })).toEqual([...expected.table, ...idempotencyRecords].sort());
       expect(actionsOn(statements, topicArnPattern(stack.topicPrefix))).toEqual([...expected.topics].sort());
@@ -173,6 +176,7 @@ describe('the functions', () => {
         deliveryStatusSuccessSampleRate: 100,
         attemptKeepDays: 7,
         maxAttemptsPerSubscription: 1000,
+        messageKeepDays: 30,
         portalSendLimit: { burst: DEFAULT_SETTINGS.portalSendBurst, ratePerMinute: DEFAULT_SETTINGS.portalSendRatePerMinute },
         confirmationRequestsPerDay: DEFAULT_SETTINGS.confirmationRequestsPerDay,
         confirmationRequestIntervalMs: 300_000,
@@ -292,7 +296,6 @@ describe('AWS Solutions rules (cdk-nag)', () => {
         ]),
         [`${STACK_NAME}/Delivery/dispatchPortalEvents/Role`, wildcardId],
         [`${STACK_NAME}/Reconciliation/reconcileTopics/Role`, wildcardId],
-        [`${STACK_NAME}/Attempts/recordDeliveryAttempts/Role`, wildcardId],
         [`${STACK_NAME}/Retries/retryDeadLetters/Role`, wildcardId],
         // SNS names the log groups after each topic, made at run time.
         ...['', ':log-stream:*'].map((suffix) => [
