@@ -297,6 +297,7 @@ export class WebhookSubscriptionsStack extends Stack {
         { job: this.reconciliation.reconciler, every: this.reconciliation.every, failedRun: RECONCILER_FAILED_RUN },
       ],
       operatorEmails: settings.operatorEmails,
+      attemptsConsumer: this.attempts.consumer,
     });
 
     this.dashboard = new OperatorDashboard(this, 'OperatorDashboard', {
