@@ -80,12 +80,12 @@ export const OPERATION_PERMISSIONS = {
     // redrive policies in the same call.
     topics: ['sns:CreateTopic', 'sns:TagResource', 'sns:Subscribe', 'sns:DeleteTopic'],
   },
-  // UpdateItem: the events and the throttle (subscription-records.ts's update); SetSubscriptionAttributes:
+  // UpdateItem: the events, the throttle and the filter (subscription-records.ts's update); SetSubscriptionAttributes:
   // the delivery policy with the new throttle on the record's SNS subscription (update-subscription.ts).
   // `protocol` is only read, by the condition that a throttle is set on an http/https record.
   updateSubscriptionRoute: {
     table: ['dynamodb:UpdateItem'],
-    writtenAttributes: withKeys('events', 'maxReceivesPerSecond', 'protocol'),
+    writtenAttributes: withKeys('events', 'maxReceivesPerSecond', 'filter', 'protocol'),
     topics: ['sns:SetSubscriptionAttributes'],
   },
   // Activating also removes a disabling for failing and its streak (CLEARED_BY_ACTIVATION, shared/data/subscription-record.ts).

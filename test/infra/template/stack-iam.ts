@@ -198,7 +198,7 @@ describe('what each function may do', () => {
     ],
     updateSubscription: [
       'own log group: logs:CreateLogStream logs:PutLogEvents',
-      `table: dynamodb:UpdateItem ${PORTALS} and ${ATTRIBUTES} portalId,sk,events,maxReceivesPerSecond,protocol`,
+      `table: dynamodb:UpdateItem ${PORTALS} and ${ATTRIBUTES} portalId,sk,events,maxReceivesPerSecond,filter,protocol`,
       'service topics: sns:SetSubscriptionAttributes',
     ],
     activateSubscription: [
