@@ -90,7 +90,7 @@ export const disableFailingAfter: FunctionSetting<number> = {
 export type FunctionName =
   | 'activateSubscription' | 'confirmSubscription' | 'createSubscription' | 'deleteSubscription' | 'dispatchPortalEvents' | 'listAttempts'
   | 'listDeadLetters' | 'listSubscriptions' | 'reconcileTopics' | 'recordDeadLetters' | 'recordDeliveryAttempts' | 'renameSubscription'
-  | 'replayDeadLetters' | 'retryDeadLetters' | 'testSubscription' | 'updateSubscription';
+  | 'replayDeadLetters' | 'retryDeadLetters' | 'testFilter' | 'testSubscription' | 'updateSubscription';
 
 /**
  * One setting. kind: `function`, a variable a function reads and checks at cold start; `sdk` and
@@ -116,7 +116,7 @@ export const SETTINGS: readonly Setting[] = /* @__PURE__ */ settingsTable();
 function settingsTable(): Setting[] {
   const operations: FunctionName[] = [
     'activateSubscription', 'confirmSubscription', 'createSubscription', 'deleteSubscription', 'listAttempts', 'listDeadLetters',
-    'listSubscriptions', 'renameSubscription', 'replayDeadLetters', 'testSubscription', 'updateSubscription',
+    'listSubscriptions', 'renameSubscription', 'replayDeadLetters', 'testFilter', 'testSubscription', 'updateSubscription',
   ];
   const every: FunctionName[] = [...operations, 'dispatchPortalEvents', 'reconcileTopics', 'recordDeadLetters', 'recordDeliveryAttempts', 'retryDeadLetters'];
   const creating: FunctionName[] = ['createSubscription', 'reconcileTopics'];

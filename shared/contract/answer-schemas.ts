@@ -191,6 +191,18 @@ export const testSubscriptionResponse = success(
   'One webhooks.test message was published to the subscription\'s topic.',
   { messageId: text },
 );
+export const testFilterResponse = success(
+  'TestFilterResponse',
+  'Whether the example `data` matches the filter, as the dispatcher would decide for an event with that data.',
+  {
+    matches: { type: 'boolean' },
+    decidingKey: {
+      type: ['string', 'null'],
+      description:
+        'For a miss, the key of the filter that decided it (a nested key as `asset.size`; an `$or` as `$or(a | b)` with the deciding key of each branch); null for a match.',
+    },
+  },
+);
 export const confirmSubscriptionResponse = success(
   'ConfirmSubscriptionResponse',
   'The endpoint was subscribed again: SNS sent it a new confirmation request (`pending`), or confirmed it itself (`confirmed`).',

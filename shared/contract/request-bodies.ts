@@ -21,6 +21,7 @@ import * as listDeadLettersSchema from './generated/list-dead-letters-query';
 import * as replaySchema from './generated/replay-dead-letters-request';
 import * as renameSchema from './generated/rename-subscription-request';
 import * as testSchema from './generated/test-subscription-request';
+import * as testFilterSchema from './generated/test-filter-request';
 import * as updateSchema from './generated/update-subscription-request';
 
 /** How many unknown kinds a refusal quotes; the rest are counted. */
@@ -128,6 +129,11 @@ export const renameSubscriptionRequest = /* @__PURE__ */ bodyReader(renameSchema
 export const testSubscriptionRequest = /* @__PURE__ */ bodyReader(testSchema, {
   checks: [aliasesAgree],
   output: (body: Addressing) => ({ configId: addressed(body) }),
+});
+
+export const testFilterRequest = /* @__PURE__ */ bodyReader(testFilterSchema, {
+  checks: [filterInLanguage],
+  output: (body: { filter: FilterPolicy; data: Record<string, unknown> }) => ({ filter: body.filter, data: body.data }),
 });
 
 export const confirmSubscriptionRequest = /* @__PURE__ */ bodyReader(confirmSchema, {

@@ -79,6 +79,23 @@ export const testSubscriptionRequest = {
   allOf: addressing.allOf,
 } as const;
 
+export const testFilterRequest = {
+  $schema: SCHEMA_DIALECT,
+  $id: schemaId('TestFilterRequest'),
+  type: 'object',
+  description: `A filter, and an example of an event's \`data\` to try it on; nothing is stored or sent. ${UNKNOWN_FIELDS}`,
+  properties: {
+    filter: filterPolicy,
+    data: {
+      type: 'object',
+      description: 'An event\'s `data`, as the endpoint receives it under `data` in the message body.',
+      examples: [{ brand: 'acme', collection: 'summer', fileType: 'image/png', size: 2048 }],
+      'x-error': 'must be a JSON object: an event\'s data.',
+    },
+  },
+  required: ['filter', 'data'],
+} as const;
+
 export const confirmSubscriptionRequest = {
   $schema: SCHEMA_DIALECT,
   $id: schemaId('ConfirmSubscriptionRequest'),

@@ -237,6 +237,14 @@ export async function eventsFor(name: FunctionName, count: number, fixtures: Fix
       return indexes.map((index) => httpEvent('renameSubscriptionRoute', { portalId, body: { config_id: configId, name: `renamed ${index % 2}` } }));
     case 'testSubscription':
       return indexes.map(() => httpEvent('testSubscriptionRoute', { portalId: fixtures.confirmed.portalId, body: { config_id: fixtures.confirmed.configId } }));
+    case 'testFilter':
+      // A miss on the last key: every key is tried (the floor's own filter is exact values only).
+      return indexes.map((index) =>
+        httpEvent('testFilterRoute', {
+          portalId,
+          body: { filter: { brand: ['acme', 'zeta'], collection: ['summer'], fileType: ['image/png'] }, data: { brand: 'acme', collection: 'summer', fileType: index % 2 ? 'image/png' : 'video/mp4', size: 2048 } },
+        }),
+      );
     case 'listDeadLetters': {
       const { portalId: deadPortal, configId: deadConfig } = fixtures.withDeadLetters;
       return indexes.map(() => httpEvent('listDeadLettersRoute', { portalId: deadPortal, query: { config_id: deadConfig, limit: '10' } }));
