@@ -222,7 +222,8 @@ describe('the OpenAPI document', () => {
       }
       // `configId` is in the document's prose only (the alias), not among its properties.
       for (const field of Object.keys(schema.properties).filter((name) => name !== 'configId')) {
-        const wrongType = { ...example, [field]: { not: 'this' } };
+        // An event's data is any object: a string is its wrong type.
+        const wrongType = { ...example, [field]: field === 'data' ? 'not an object' : { not: 'this' } };
         // A filter's language is said in words (an object of another shape is one the schema takes).
         const byDocument = field === 'filter' ? described(wrongType) : documented(wrongType);
         expect({ field, service: reader.read(wrongType).problems !== undefined, document: byDocument }).toEqual({ field, service: true, document: false });
