@@ -55,6 +55,7 @@ const storedReceivesPerSecond = {
 
 const storedFilter = {
   type: 'object',
+  additionalProperties: true,
   description: 'The filter chosen: an SNS filter policy applied to each event\'s `data`, as it was sent. Absent: every event of the chosen kinds.',
 } as const;
 

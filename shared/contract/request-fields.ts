@@ -98,6 +98,8 @@ export const receivesPerSecond = {
  */
 export const filterPolicy = {
   type: 'object',
+  // Any keys: said so, for client generators (an object without properties is typed empty by some).
+  additionalProperties: true,
   description:
     'An SNS filter policy applied to each event\'s `data`: the subscription receives an event only when its `data` matches ' +
     '(exact values, `prefix`, `suffix`, `equals-ignore-case`, `anything-but`, `numeric`, `exists`, nested keys, `$or`; ' +

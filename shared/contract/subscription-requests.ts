@@ -88,6 +88,7 @@ export const testFilterRequest = {
     filter: filterPolicy,
     data: {
       type: 'object',
+      additionalProperties: true,
       description: 'An event\'s `data`, as the endpoint receives it under `data` in the message body.',
       examples: [{ brand: 'acme', collection: 'summer', fileType: 'image/png', size: 2048 }],
       'x-error': 'must be a JSON object: an event\'s data.',
