@@ -11,8 +11,8 @@
  * "Filter policy constraints" (at most 5 keys, at most 150 combinations, nested keys counted by
  * depth): https://docs.aws.amazon.com/sns/latest/dg/message-filtering.html,
  * https://docs.aws.amazon.com/sns/latest/dg/subscription-filter-policy-constraints.html. Where a
- * refusal's wording is SNS's, it is the wording SNS answers (recorded by LocalStack's
- * AWS-validated snapshots), so that the emulator can answer it as SNS does.
+ * refusal has SNS's wording, it is the wording SNS answers (recorded by LocalStack's
+ * AWS-validated snapshots) in the emulator, by the refusal's code, so that it answers as SNS does.
  *
  * Ours, tighter than SNS and stated in docs/delivery.md: a policy of at most FILTER_MAX_BYTES
  * (SNS: 256 KB); `cidr` is refused (no event of the platform carries an address).
@@ -27,11 +27,22 @@ export const FILTER_MAX_COMBINATIONS = 150;
 /** Ours: the policy's JSON text at most this many bytes (SNS allows 256 KB); every record the dispatcher reads carries it. */
 export const FILTER_MAX_BYTES = 16_384;
 
-/** One reason a policy is refused: where (keys and positions from the policy's root), our sentence, SNS's. */
+/**
+ * Why SNS refuses a policy, as a short code (and the name SNS's wording quotes): the SNS emulator
+ * says it in SNS's words (infra/local/sns/filter-policy.ts), which the functions' bundles need not carry.
+ */
+export type FilterRefusal =
+  | 'notObject' | 'tooLarge' | 'tooManyKeys' | 'tooComplex' | 'emptyList' | 'notList' | 'matchValue' | 'oneOperator' | 'notString'
+  | 'notBoolean' | 'anythingBut' | 'unknownOperator' | 'numericEmpty' | 'numericOperator' | 'numericValue' | 'numericTooMany'
+  | 'numericUpper' | 'numericBottom' | 'numericTerms';
+
+/** One reason a policy is refused: where (keys and positions from the policy's root), our sentence, SNS's reason. */
 export interface FilterProblem {
   at: (string | number)[];
   problem: string;
-  sns: string;
+  refusal: FilterRefusal;
+  /** What SNS's wording names: the key, operator or term at fault. */
+  name?: string;
 }
 
 const OPERATORS = ['prefix', 'suffix', 'equals-ignore-case', 'anything-but', 'numeric', 'exists'];
@@ -50,26 +61,26 @@ class Refusal extends Error {
     super(found.problem);
   }
 }
-const refuse = (at: (string | number)[], problem: string, sns: string): never => {
-  throw new Refusal({ at, problem, sns });
+const refuse = (at: (string | number)[], problem: string, refusal: FilterRefusal, name?: unknown): never => {
+  throw new Refusal({ at, problem, refusal, ...(name !== undefined && { name: String(name) }) });
 };
 
 /** The first reason SNS would refuse this policy, or undefined when it is a valid one. */
 export function filterPolicyProblem(policy: unknown): FilterProblem | undefined {
   try {
-    if (!isObject(policy)) refuse([], 'must be a JSON object of keys and their conditions.', 'FilterPolicy: must be a JSON object');
+    if (!isObject(policy)) refuse([], 'must be a JSON object of keys and their conditions.', 'notObject');
     const bytes = new TextEncoder().encode(JSON.stringify(policy)).length;
-    if (bytes > FILTER_MAX_BYTES) refuse([], `is ${bytes} bytes long; a filter may have at most ${FILTER_MAX_BYTES}.`, 'FilterPolicy: too large');
+    if (bytes > FILTER_MAX_BYTES) refuse([], `is ${bytes} bytes long; a filter may have at most ${FILTER_MAX_BYTES}.`, 'tooLarge');
     const keys = Object.keys(policy as FilterPolicy).length;
     if (keys > FILTER_MAX_KEYS) {
-      refuse([], `has ${keys} keys; a filter may have at most ${FILTER_MAX_KEYS} (SNS's limit).`, 'FilterPolicy: Filter policy can not have more than 5 keys');
+      refuse([], `has ${keys} keys; a filter may have at most ${FILTER_MAX_KEYS} (SNS's limit).`, 'tooManyKeys');
     }
     const combinations = checkedObject(policy as FilterPolicy, [], 1);
     if (combinations > FILTER_MAX_COMBINATIONS) {
       refuse(
         [],
         `is too complex: ${combinations} combinations of values, over SNS's limit of ${FILTER_MAX_COMBINATIONS} (each key's number of values times its depth, multiplied across keys, added across $or).`,
-        'FilterPolicy: Filter policy is too complex',
+        'tooComplex',
       );
     }
     return undefined;
@@ -89,11 +100,11 @@ function checkedObject(policy: FilterPolicy, at: (string | number)[], depth: num
     } else if (isObject(value)) {
       combinations *= checkedObject(value, here, depth + 1);
     } else if (Array.isArray(value)) {
-      if (value.length === 0) refuse(here, 'is an empty list; list at least one value or condition.', 'FilterPolicy: Empty arrays are not allowed');
+      if (value.length === 0) refuse(here, 'is an empty list; list at least one value or condition.', 'emptyList');
       value.forEach((condition, index) => checkedCondition(condition, [...here, index]));
       combinations *= value.length * depth;
     } else {
-      refuse(here, `must be a list of values or conditions (["${typeof value === 'string' ? value : 'value'}"]) or an object of nested keys.`, `FilterPolicy: "${key}" must be an object or an array`);
+      refuse(here, `must be a list of values or conditions (["${typeof value === 'string' ? value : 'value'}"]) or an object of nested keys.`, 'notList', key);
     }
   }
   return combinations;
@@ -102,43 +113,39 @@ function checkedObject(policy: FilterPolicy, at: (string | number)[], depth: num
 function checkedCondition(condition: unknown, at: (string | number)[]): void {
   if (isLiteral(condition)) return;
   if (!isObject(condition)) {
-    refuse(at, 'must be a string, a number, true, false, null or one operator object such as {"prefix": "a"}.', 'FilterPolicy: Match value must be String, number, true, false, or null');
+    refuse(at, 'must be a string, a number, true, false, null or one operator object such as {"prefix": "a"}.', 'matchValue');
   }
   const entries = Object.entries(condition as Record<string, unknown>);
-  if (entries.length !== 1) refuse(at, 'must hold exactly one operator.', 'FilterPolicy: Only one key allowed in match expression');
+  if (entries.length !== 1) refuse(at, 'must hold exactly one operator.', 'oneOperator');
   const [[operator, argument]] = entries as [[string, unknown]];
   const here = [...at, operator];
   switch (operator) {
     case 'prefix':
     case 'suffix':
     case 'equals-ignore-case':
-      if (typeof argument !== 'string') refuse(here, 'must be a string.', `FilterPolicy: ${operator} match pattern must be a string`);
+      if (typeof argument !== 'string') refuse(here, 'must be a string.', 'notString', operator);
       return;
     case 'exists':
-      if (typeof argument !== 'boolean') refuse(here, 'must be true or false.', 'FilterPolicy: exists match pattern must be either true or false.');
+      if (typeof argument !== 'boolean') refuse(here, 'must be true or false.', 'notBoolean');
       return;
     case 'anything-but':
       if (isObject(argument)) {
         const inner = Object.keys(argument);
         if (inner.length !== 1 || inner[0] !== 'prefix') {
-          refuse(here, 'may hold values or {"prefix": "..."}, nothing else.', `FilterPolicy: Unsupported anything-but pattern: ${inner.join(', ')}`);
+          refuse(here, 'may hold values or {"prefix": "..."}, nothing else.', 'anythingBut', inner.join(', '));
         }
-        if (typeof argument.prefix !== 'string') refuse([...here, 'prefix'], 'must be a string.', 'FilterPolicy: prefix match pattern must be a string');
+        if (typeof argument.prefix !== 'string') refuse([...here, 'prefix'], 'must be a string.', 'notString', 'prefix');
         return;
       }
       for (const [index, value] of (Array.isArray(argument) ? argument : [argument]).entries()) {
-        if (!isLiteral(value)) refuse(Array.isArray(argument) ? [...here, index] : here, 'must be a string, a number, true, false or null.', 'FilterPolicy: Match value must be String, number, true, false, or null');
+        if (!isLiteral(value)) refuse(Array.isArray(argument) ? [...here, index] : here, 'must be a string, a number, true, false or null.', 'matchValue');
       }
       return;
     case 'numeric':
       checkedNumeric(argument, here);
       return;
     default:
-      refuse(
-        here,
-        `is not an operator of SNS filter policies here; use one of ${OPERATORS.join(', ')}.`,
-        `FilterPolicy: Unrecognized match type ${operator}`,
-      );
+      refuse(here, `is not an operator of SNS filter policies here; use one of ${OPERATORS.join(', ')}.`, 'unknownOperator', operator);
   }
 }
 
@@ -147,19 +154,19 @@ function checkedNumeric(argument: unknown, at: (string | number)[]): void {
   const terms = Array.isArray(argument) ? argument : [];
   const [first, low, second, high, ...more] = terms;
   const numberAfter = (operator: unknown, value: unknown, index: number) => {
-    if (typeof value !== 'number') refuse([...at, index], `must be a number after "${String(operator)}".`, `FilterPolicy: Value of ${operator === '=' ? 'equals' : String(operator)} must be numeric`);
+    if (typeof value !== 'number') refuse([...at, index], `must be a number after "${String(operator)}".`, 'numericValue', operator);
   };
-  if (terms.length === 0) refuse(at, 'must list a comparison such as [">", 1000].', 'FilterPolicy: Invalid member in numeric match: ]');
+  if (terms.length === 0) refuse(at, 'must list a comparison such as [">", 1000].', 'numericEmpty');
   if (!['<', '<=', '=', '>', '>='].includes(first as string)) {
-    refuse([...at, 0], 'must be one of "=", "<", "<=", ">", ">=".', `FilterPolicy: Unrecognized numeric range operator: ${String(first)}`);
+    refuse([...at, 0], 'must be one of "=", "<", "<=", ">", ">=".', 'numericOperator', first);
   }
   numberAfter(first, low, 1);
   if (terms.length <= 2) return;
-  if (first !== '>' && first !== '>=') refuse(at, 'may add an upper bound only after ">" or ">=".', 'FilterPolicy: Too many elements in numeric expression');
-  if (second !== '<' && second !== '<=') refuse([...at, 2], 'must be "<" or "<=" (the upper bound).', `FilterPolicy: Bad numeric range operator: ${String(second)}`);
+  if (first !== '>' && first !== '>=') refuse(at, 'may add an upper bound only after ">" or ">=".', 'numericTooMany');
+  if (second !== '<' && second !== '<=') refuse([...at, 2], 'must be "<" or "<=" (the upper bound).', 'numericUpper', second);
   numberAfter(second, high, 3);
-  if ((high as number) <= (low as number)) refuse(at, 'must have its lower bound below its upper bound.', 'FilterPolicy: Bottom must be less than top');
-  if (more.length > 0) refuse(at, 'may hold one range at most.', 'FilterPolicy: Too many terms in numeric range expression');
+  if ((high as number) <= (low as number)) refuse(at, 'must have its lower bound below its upper bound.', 'numericBottom');
+  if (more.length > 0) refuse(at, 'may hold one range at most.', 'numericTerms');
 }
 
 /** Where a policy key is in the data, as a path: `asset.size`. */

@@ -7,7 +7,7 @@
  * Then the policies SNS refuses, refused by both with the part and the reason.
  */
 import { filterMatches, filterMiss, filterPolicyProblem, placeOf, type FilterPolicy } from '../../shared/filters/filter-policy';
-import { parseFilterPolicy, passesFilter } from '../../infra/local/sns/filter-policy';
+import { parseFilterPolicy, passesFilter, snsWordsOf } from '../../infra/local/sns/filter-policy';
 
 const GUIDE = 'https://docs.aws.amazon.com/sns/latest/dg';
 const STRING = `${GUIDE}/string-value-matching.html`;
@@ -139,7 +139,7 @@ describe('policies SNS refuses', () => {
     const problem = filterPolicyProblem(policy)!;
     expect(placeOf('filter', problem.at)).toBe(place);
     expect(problem.problem).toMatch(reason);
-    expect(problem.sns).toBe(snsWords);
+    expect(snsWordsOf(problem)).toBe(snsWords);
     expect(() => parseFilterPolicy(JSON.stringify(policy))).toThrow(`Invalid parameter: ${snsWords}`);
   });
 

@@ -4,13 +4,42 @@
  * (shared/filters/filter-policy.ts), so the emulator and the dispatcher give the same verdicts
  * (test/delivery/filter-policy.test.ts runs AWS's examples through both).
  */
-import { type FilterPolicy, filterMatches, filterPolicyProblem } from '../../../shared/filters/filter-policy';
+import { type FilterPolicy, type FilterProblem, type FilterRefusal, filterMatches, filterPolicyProblem } from '../../../shared/filters/filter-policy';
 import { invalidParameter } from './errors';
 import type { Publication, SubscriptionRecord } from './types';
 
 export function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
+
+/**
+ * SNS's words for each refusal, as SNS answers them (recorded against AWS in LocalStack's
+ * snapshots, tests/aws/services/sns/test_sns_filter_policy.snapshot.json of localstack/localstack).
+ */
+const SNS_WORDS: Record<FilterRefusal, (name: string) => string> = {
+  notObject: () => 'must be a JSON object',
+  tooLarge: () => 'too large',
+  tooManyKeys: () => 'Filter policy can not have more than 5 keys',
+  tooComplex: () => 'Filter policy is too complex',
+  emptyList: () => 'Empty arrays are not allowed',
+  notList: (key) => `"${key}" must be an object or an array`,
+  matchValue: () => 'Match value must be String, number, true, false, or null',
+  oneOperator: () => 'Only one key allowed in match expression',
+  notString: (operator) => `${operator} match pattern must be a string`,
+  notBoolean: () => 'exists match pattern must be either true or false.',
+  anythingBut: (inner) => `Unsupported anything-but pattern: ${inner}`,
+  unknownOperator: (operator) => `Unrecognized match type ${operator}`,
+  numericEmpty: () => 'Invalid member in numeric match: ]',
+  numericOperator: (operator) => `Unrecognized numeric range operator: ${operator}`,
+  numericValue: (operator) => `Value of ${operator === '=' ? 'equals' : operator} must be numeric`,
+  numericTooMany: () => 'Too many elements in numeric expression',
+  numericUpper: (operator) => `Bad numeric range operator: ${operator}`,
+  numericBottom: () => 'Bottom must be less than top',
+  numericTerms: () => 'Too many terms in numeric range expression',
+};
+
+/** A refusal as SNS words it: "FilterPolicy: Unrecognized match type regex". */
+export const snsWordsOf = ({ refusal, name = '' }: FilterProblem) => `FilterPolicy: ${SNS_WORDS[refusal](name)}`;
 
 /** Checks a FilterPolicy when it is set, refused in SNS's words ("FilterPolicy: ..."). */
 export function parseFilterPolicy(text: string): FilterPolicy {
@@ -21,7 +50,7 @@ export function parseFilterPolicy(text: string): FilterPolicy {
     throw invalidParameter('FilterPolicy: failed to parse JSON');
   }
   const problem = filterPolicyProblem(policy);
-  if (problem) throw invalidParameter(problem.sns);
+  if (problem) throw invalidParameter(snsWordsOf(problem));
   return policy as FilterPolicy;
 }
 
