@@ -29,7 +29,7 @@ export const handler = httpOperation(listAttemptsRoute, {
     const count = page.attempts.length;
     return {
       message: `${count} delivery attempt${count === 1 ? '' : 's'} on this page${page.nextKey ? '; more on the next' : ''}.`,
-      attempts: page.attempts.map(({ at, status, statusCode, dwellTimeMs, attempts, messageId }) => ({ at, status, statusCode, dwellTimeMs, attempts, messageId })),
+      attempts: page.attempts.map(({ at, status, statusCode, dwellTimeMs, attempts, messageId, eventId }) => ({ at, status, statusCode, dwellTimeMs, attempts, messageId, eventId: eventId ?? null })),
       nextCursor: page.nextKey ? attemptCursorOf(page.nextKey) : null,
     };
   },

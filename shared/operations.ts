@@ -68,6 +68,7 @@ export const confirmSubscriptionRoute = /* @__PURE__ */ operation('confirmSubscr
 export const listDeadLettersRoute = /* @__PURE__ */ operation('listDeadLettersRoute', 'listDeadLetters', 'GET', '/dead-letters', READ);
 export const replayDeadLettersRoute = /* @__PURE__ */ operation('replayDeadLettersRoute', 'replayDeadLetters', 'POST', '/replay', WRITE, SENDS);
 export const listAttemptsRoute = /* @__PURE__ */ operation('listAttemptsRoute', 'listAttempts', 'GET', '/attempts', READ);
+export const listMessagesRoute = /* @__PURE__ */ operation('listMessagesRoute', 'listMessages', 'GET', '/messages', READ);
 /** Reads nothing and sends nothing: a filter tried on an example `data` (docs/delivery.md, "Filters"). */
 export const testFilterRoute = /* @__PURE__ */ operation('testFilterRoute', 'testFilter', 'POST', '/test-filter', READ);
 
@@ -83,6 +84,7 @@ export const OPERATIONS = [
   listDeadLettersRoute,
   replayDeadLettersRoute,
   listAttemptsRoute,
+  listMessagesRoute,
   testFilterRoute,
 ] as const;
 

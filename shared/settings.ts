@@ -90,7 +90,7 @@ export const disableFailingAfter: FunctionSetting<number> = {
 /** The functions, as functions/ names them. */
 export type FunctionName =
   | 'activateSubscription' | 'confirmSubscription' | 'createSubscription' | 'deleteSubscription' | 'dispatchPortalEvents' | 'listAttempts'
-  | 'listDeadLetters' | 'listSubscriptions' | 'reconcileTopics' | 'recordDeadLetters' | 'recordDeliveryAttempts' | 'renameSubscription'
+  | 'listDeadLetters' | 'listMessages' | 'listSubscriptions' | 'reconcileTopics' | 'recordDeadLetters' | 'recordDeliveryAttempts' | 'renameSubscription'
   | 'replayDeadLetters' | 'retryDeadLetters' | 'testFilter' | 'testSubscription' | 'updateSubscription';
 
 /**
@@ -117,7 +117,7 @@ export const SETTINGS: readonly Setting[] = /* @__PURE__ */ settingsTable();
 function settingsTable(): Setting[] {
   const operations: FunctionName[] = [
     'activateSubscription', 'confirmSubscription', 'createSubscription', 'deleteSubscription', 'listAttempts', 'listDeadLetters',
-    'listSubscriptions', 'renameSubscription', 'replayDeadLetters', 'testFilter', 'testSubscription', 'updateSubscription',
+    'listMessages', 'listSubscriptions', 'renameSubscription', 'replayDeadLetters', 'testFilter', 'testSubscription', 'updateSubscription',
   ];
   const every: FunctionName[] = [...operations, 'dispatchPortalEvents', 'reconcileTopics', 'recordDeadLetters', 'recordDeliveryAttempts', 'retryDeadLetters'];
   // test-filter reads and writes nothing stored.

@@ -141,6 +141,8 @@ export const OPERATION_PERMISSIONS = {
   // GetItem: the record (it must exist in the caller's portal; its protocol); Query: a page of
   // attempts (shared/data/attempts.ts).
   listAttemptsRoute: { table: ['dynamodb:GetItem', 'dynamodb:Query'], topics: [] },
+  // GetItem: the record (it must exist in the caller's portal); Query: a page of its messages (shared/data/messages.ts).
+  listMessagesRoute: { table: ['dynamodb:GetItem', 'dynamodb:Query'], topics: [] },
   // Nothing: a filter tried on an example data, in the function alone.
   testFilterRoute: { table: [], topics: [] },
 } as const satisfies Record<OperationId, OperationPermissions>;

@@ -9,7 +9,7 @@
 import { IDEMPOTENCY_KEY_PATTERN } from '../http/middleware/idempotency-key';
 import { type Operation, OPERATIONS, type OperationId, SCOPES } from '../operations';
 import { OPERATION_DOCS, type OperationDoc } from './openapi-operation-docs';
-import { DEFAULT_ATTEMPTS_PAGE, DEFAULT_DEAD_LETTERS_PAGE, MAX_ATTEMPTS_PAGE, MAX_DEAD_LETTERS_PAGE } from './dead-letter-limits';
+import { DEFAULT_ATTEMPTS_PAGE, DEFAULT_DEAD_LETTERS_PAGE, DEFAULT_MESSAGES_PAGE, MAX_ATTEMPTS_PAGE, MAX_DEAD_LETTERS_PAGE, MAX_MESSAGES_PAGE } from './dead-letter-limits';
 import { errorComponent, errorComponentName, type ErrorStatus, presentedRequest, withTimeFormats } from './openapi-presentation';
 import {
   CONTRACT_SCHEMAS,
@@ -18,6 +18,7 @@ import {
   eventKind,
   eventKindEntry,
   listAttemptsQuery,
+  listMessagesQuery,
   REQUEST_SCHEMAS,
   schemaNameOf,
   subscriptionIdParameter,
@@ -100,8 +101,9 @@ function componentSchemas(eventKinds: readonly string[]): Record<string, Json> {
 /** A query parameter's schema as the document presents it: `limit` a bounded integer, as a client sends it. */
 function querySchema(name: string, schema: Json, query: object): Json {
   if (name !== 'limit') return documented(schema, false);
-  const attempts = query === listAttemptsQuery;
-  return { type: 'integer', minimum: 1, maximum: attempts ? MAX_ATTEMPTS_PAGE : MAX_DEAD_LETTERS_PAGE, default: attempts ? DEFAULT_ATTEMPTS_PAGE : DEFAULT_DEAD_LETTERS_PAGE };
+  const [maximum, fallback] =
+    query === listAttemptsQuery ? [MAX_ATTEMPTS_PAGE, DEFAULT_ATTEMPTS_PAGE] : query === listMessagesQuery ? [MAX_MESSAGES_PAGE, DEFAULT_MESSAGES_PAGE] : [MAX_DEAD_LETTERS_PAGE, DEFAULT_DEAD_LETTERS_PAGE];
+  return { type: 'integer', minimum: 1, maximum, default: fallback };
 }
 
 function jsonContent(schema: Json, example?: Json) {

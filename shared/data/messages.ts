@@ -11,9 +11,9 @@
  * unprocessed items, a retried batch) leaves one item each. Both expire through the table's TTL
  * MESSAGE_KEEP_DAYS after the end of the UTC day they were sent on; every read skips expired ones.
  */
-import { BatchGetCommand, BatchWriteCommand, conditionHeld, UpdateCommand } from './commands';
+import { BatchGetCommand, BatchWriteCommand, conditionHeld, QueryCommand, UpdateCommand } from './commands';
 import { dayExpiryOf } from './subscription-record';
-import { EXPIRY_ATTRIBUTE, MESSAGE_ID_KEY, messageIdPartitionOf, messageKeyOf, type RecordTable } from './table';
+import { EXPIRY_ATTRIBUTE, MESSAGE_ID_KEY, messageIdPartitionOf, messageKeyOf, messagePrefixOf, type RecordTable } from './table';
 
 export type MessageStatus = 'pending' | 'delivered' | 'failed' | 'dead-lettered';
 
@@ -214,4 +214,114 @@ export function messageDeadLettered(table: RecordTable, owner: Pick<MessageOwner
       }),
     ),
   );
+}
+
+/** A logged message as GET /messages shows it, with its sort key. */
+export interface KeptMessage {
+  sk: string;
+  messageId: string;
+  eventId: string;
+  event: string;
+  occurredAt: string;
+  sentAt: string;
+  status: MessageStatus;
+  attempts: number;
+  lastAttemptAt: string | null;
+  statusCode: number | null;
+  /** The body as published (JSON text). */
+  body: string;
+}
+
+export interface MessageQuery {
+  limit: number;
+  /** The sort key of the last message of the previous page (a key of this subscription's, checked by the caller). */
+  afterKey?: string;
+  /** `failed` matches `dead-lettered` too: every message that had an attempt and was not delivered. */
+  status?: MessageStatus;
+  event?: string;
+  /** ISO 8601 bounds of `sentAt`, both included. */
+  since?: string;
+  until?: string;
+}
+
+// The bound only stops a loop that never ends: a page is at most 1 MB.
+const MAX_PAGES = 2_000;
+
+/**
+ * One page of the subscription's logged messages, newest first: one Query of the sort-key range
+ * the window makes (`sentAt` leads the key), filtered to the state and kind asked, expired ones left out.
+ */
+export async function messagePage(table: RecordTable, portalId: string, configId: string, query: MessageQuery): Promise<{ messages: KeptMessage[]; nextKey?: string }> {
+  const messages: KeptMessage[] = [];
+  for await (const message of messagesOf(table, portalId, configId, { ...query, newestFirst: true, pageSize: query.limit + 1 })) {
+    if (messages.length === query.limit) return { messages, nextKey: messages[query.limit - 1]!.sk };
+    messages.push(message);
+  }
+  return { messages };
+}
+
+/** Every logged message of the subscription in the window, in the order asked (for a recovery: oldest first). */
+export async function* messagesOf(
+  table: RecordTable,
+  portalId: string,
+  configId: string,
+  options: Omit<MessageQuery, 'limit'> & { newestFirst: boolean; pageSize: number },
+): AsyncGenerator<KeptMessage> {
+  const prefix = messagePrefixOf(configId);
+  // `~` sorts after every character of an ISO time and a message id: the whole of the last millisecond.
+  const low = `${prefix}${options.since ?? ''}`;
+  const high = `${prefix}${options.until ?? '9999'}~`;
+  const filters = ['#expiry > :now'];
+  const values: Record<string, unknown> = { ':portalId': portalId, ':low': low, ':high': high, ':now': nowSeconds() };
+  if (options.status === 'failed') {
+    filters.push('#state IN (:failed, :deadLettered)');
+    Object.assign(values, { ':failed': 'failed', ':deadLettered': 'dead-lettered' });
+  } else if (options.status) {
+    filters.push('#state = :status');
+    values[':status'] = options.status;
+  }
+  if (options.event) {
+    filters.push('#event = :event');
+    values[':event'] = options.event;
+  }
+  let startKey: Record<string, unknown> | undefined = options.afterKey ? { portalId, sk: options.afterKey } : undefined;
+  for (let pages = 0; pages < MAX_PAGES; pages++) {
+    const result = await table.db.send(
+      new QueryCommand({
+        TableName: table.tableName,
+        KeyConditionExpression: 'portalId = :portalId AND sk BETWEEN :low AND :high',
+        FilterExpression: filters.join(' AND '),
+        ExpressionAttributeNames: {
+          '#expiry': EXPIRY_ATTRIBUTE,
+          ...(options.status && { '#state': STATE_ATTRIBUTE }),
+          ...(options.event && { '#event': 'event' }),
+        },
+        ExpressionAttributeValues: values,
+        ScanIndexForward: !options.newestFirst,
+        ConsistentRead: true,
+        Limit: options.pageSize,
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    for (const item of result.Items ?? []) yield keptMessageOf(item);
+    startKey = result.LastEvaluatedKey;
+    if (!startKey) return;
+  }
+  throw new Error(`The messages of ${configId} did not end within ${MAX_PAGES} pages.`);
+}
+
+function keptMessageOf(item: Record<string, unknown>): KeptMessage {
+  return {
+    sk: String(item.sk),
+    messageId: String(item.messageId),
+    eventId: String(item.eventId),
+    event: String(item.event),
+    occurredAt: String(item.occurredAt),
+    sentAt: String(item.sentAt),
+    status: (item[STATE_ATTRIBUTE] as MessageStatus | undefined) ?? 'pending',
+    attempts: Number(item.attempts ?? 0),
+    lastAttemptAt: typeof item.lastAttemptAt === 'string' ? item.lastAttemptAt : null,
+    statusCode: typeof item.statusCode === 'number' ? item.statusCode : null,
+    body: String(item.body),
+  };
 }

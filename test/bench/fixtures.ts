@@ -8,6 +8,7 @@ import { newConfigId } from '../../shared/subscriptions/config-id';
 import { mapWithConcurrency } from '../../shared/aws/bounded-concurrency';
 import { dayCounterOf, dayExpiryOf, DEAD_LETTER_KEEP_DAYS } from '../../shared/data/subscription-record';
 import { deadLetterKeyOf, EXPIRY_ATTRIBUTE } from '../../shared/data/table';
+import { logMessages } from '../../shared/data/messages';
 import { httpEvent } from '../support/http-events';
 import { confirmAsEndpointOwner } from '../support/sns-confirmation';
 import { attemptsEvent, deadLetterBatch, DISPATCHED_KIND, dispatchBatch, listEvent, publishedMessage } from './events';
@@ -170,6 +171,8 @@ export interface Fixtures {
   withDeadLetters: { portalId: string; configId: string };
   /** A subscription with delivery attempts kept, for GET /attempts. */
   withAttempts: { portalId: string; configId: string };
+  /** A subscription with messages logged, for GET /messages. */
+  withMessages: { portalId: string; configId: string };
   /** For the data some rows make before each turn (replay's dead letters, the recorder's subscriptions). */
   documentClient: DynamoDBDocumentClient;
   /** By size of list's scale. */
@@ -199,11 +202,13 @@ export async function makeFixtures({ iterations, measures }: BenchPlan, document
   await confirmAsEndpointOwner(confirmed!.subscriptionArn);
   const withDeadLetters = await seedDeadLetters(documentClient, undefined, 30);
   const withAttempts = await seedAttempts(documentClient, confirmedPortal, confirmed!, 30);
+  await seedMessages(documentClient, confirmedPortal, confirmed!.configId, 30);
   return {
     changed: { portalId: changedPortal, configId: changed!.configId },
     confirmed: { portalId: confirmedPortal, ...confirmed! },
     withDeadLetters,
     withAttempts,
+    withMessages: { portalId: confirmedPortal, configId: confirmed!.configId },
     documentClient,
     listPortals,
     dispatchPortals,
@@ -249,6 +254,10 @@ export async function eventsFor(name: FunctionName, count: number, fixtures: Fix
       const { portalId: deadPortal, configId: deadConfig } = fixtures.withDeadLetters;
       return indexes.map(() => httpEvent('listDeadLettersRoute', { portalId: deadPortal, query: { config_id: deadConfig, limit: '10' } }));
     }
+    case 'listMessages': {
+      const { portalId: messagesPortal, configId: messagesConfig } = fixtures.withMessages;
+      return indexes.map(() => httpEvent('listMessagesRoute', { portalId: messagesPortal, query: { config_id: messagesConfig, limit: '10' } }));
+    }
     case 'listAttempts': {
       const { portalId: attemptPortal, configId: attemptConfig } = fixtures.withAttempts;
       return indexes.map(() => httpEvent('listAttemptsRoute', { portalId: attemptPortal, query: { config_id: attemptConfig, limit: '10' } }));
@@ -257,7 +266,10 @@ export async function eventsFor(name: FunctionName, count: number, fixtures: Fix
       // A real topic each (the consumer reads its portal tag), so no event meets the cap of another's.
       const portals = indexes.map(() => `bench-attempts-${randomUUID().slice(0, 8)}`);
       const topics = await mapWithConcurrency(portals, 4, async (portal) => (await createReal(portal, 1))[0]!);
-      return topics.map((topic) => attemptsEvent(topic.topicArn, ATTEMPTS_PER_EVENT));
+      // Each record names a message the service published to that topic (the message log), as the consumer keeps only those.
+      return Promise.all(
+        topics.map(async (topic, index) => attemptsEvent(topic.topicArn, await seedMessages(documentClient, portals[index]!, topic.configId, ATTEMPTS_PER_EVENT))),
+      );
     }
     case 'replayDeadLetters': {
       // A subscription each (its record pointing at the confirmed one's topic), with its own dead letters to send.
@@ -287,4 +299,17 @@ export async function eventsFor(name: FunctionName, count: number, fixtures: Fix
     default:
       throw new Error(`no events for ${name}`);
   }
+}
+
+/** `count` messages logged for a subscription, as a publisher logs them; answers their SNS message ids. */
+export async function seedMessages(documentClient: DynamoDBDocumentClient, portalId: string, configId: string, count: number): Promise<string[]> {
+  const now = new Date().toISOString();
+  const messages = Array.from({ length: count }, (_, index) => {
+    const eventId = randomUUID();
+    const body = JSON.stringify({ event: DISPATCHED_KIND, portalId, configId, occurredAt: now, eventId, data: { mediaId: `m-${index}` } });
+    return { portalId, configId, messageId: randomUUID(), eventId, event: DISPATCHED_KIND, occurredAt: now, sentAt: now, body };
+  });
+  const { notLogged } = await logMessages({ db: documentClient, tableName: FUNCTION_ENV.TABLE_NAME }, 30, messages);
+  if (notLogged.length > 0) throw new Error(`${notLogged.length} bench messages were not logged.`);
+  return messages.map(({ messageId }) => messageId);
 }

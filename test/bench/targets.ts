@@ -62,7 +62,7 @@ export const MINIMUM_CALLS: Record<string, (sizes: { records: number; queryPages
   listSubscriptions: ({ queryPages }) => ({ required: { Query: queryPages } }),
   // Its record, whether its endpoint confirmed (a test nobody would get is refused), the Publish.
   // UpdateItem: the portal's rate limit.
-  testSubscription: () => ({ required: { GetItem: 1, GetSubscriptionAttributes: 1, Publish: 1, UpdateItem: 1 } }),
+  testSubscription: () => ({ required: { GetItem: 1, GetSubscriptionAttributes: 1, Publish: 1, UpdateItem: 1, BatchWriteItem: 1 } }),
   // The record (it must be the caller's; its dropped count), one Query page of dead letters.
   listDeadLetters: () => ({ required: { GetItem: 1, Query: 1 } }),
   // The record and SNS's state (deactivated or unconfirmed is refused), one Query of the kept
@@ -76,6 +76,8 @@ export const MINIMUM_CALLS: Record<string, (sizes: { records: number; queryPages
       UpdateItem: 1 + REPLAYED_PER_INVOCATION,
       Publish: REPLAYED_PER_INVOCATION,
       TransactWriteItems: REPLAYED_PER_INVOCATION,
+      // Each message sent again is logged (the message log).
+      BatchWriteItem: REPLAYED_PER_INVOCATION,
     },
   }),
   // One write per dead letter: the transaction of its Put and its record's counters; the retry
@@ -88,22 +90,27 @@ export const MINIMUM_CALLS: Record<string, (sizes: { records: number; queryPages
   testFilter: () => ({ required: {} }),
   // The record (it must be the caller's; its protocol), one Query page of attempts.
   listAttempts: () => ({ required: { GetItem: 1, Query: 1 } }),
-  // One log group's records: the topic's portal (its tag), then one transaction of their Puts and the record's counters.
+  // One log group's records: their messages (so their portal) from the message log, then one
+  // transaction of their Puts and the record's counters, and each message's delivery state.
   recordDeliveryAttempts: () => ({
-    required: { ListTagsForResource: 1, TransactWriteItems: 1 },
+    required: { BatchGetItem: 1, TransactWriteItems: 1, UpdateItem: ATTEMPTS_PER_EVENT },
     extra: { action: 'GetItem', reason: 'reads the record once per event: its counters, the latest times and the cap' },
   }),
   // A pending subscription (the bench's is): its record, its state, the Subscribe; no write, as its ARN stays.
   // UpdateItem x2: the portal's rate limit, and the turn taken before Subscribe (no new request
   // while one is pending, a few a day), a conditional write so concurrent confirms send one.
   confirmSubscription: () => ({ required: { GetItem: 1, GetSubscriptionAttributes: 1, Subscribe: 1, UpdateItem: 2 } }),
-  // Per portal of the batch, one Query; per recipient, one PublishBatch per 10 of its events.
+  // Per portal of the batch, one Query; per recipient, one PublishBatch per 10 of its events; per
+  // portal, its messages logged 12 to a BatchWriteItem.
   dispatchPortalEvents: ({ dispatch = { events: 1, portals: 1, recipients: 1 } }) => ({
     required: {
       Query: dispatch.portals,
       PublishBatch: dispatch.portals * dispatch.recipients * Math.ceil(dispatch.events / dispatch.portals / MAX_BATCH_ENTRIES),
+      BatchWriteItem: dispatch.portals * Math.ceil((dispatch.events / dispatch.portals) * dispatch.recipients / 12),
     },
   }),
+  // The record (it must be the caller's), one Query page of messages.
+  listMessages: () => ({ required: { GetItem: 1, Query: 1 } }),
 };
 
 export interface CallVerdict {

@@ -20,7 +20,7 @@ export async function handler(event: FloorEvent, _context: Context) {
   );
   return ok({
     message: `${Items.length} attempts.`,
-    attempts: Items.map(({ at, status, statusCode, dwellTimeMs, attempts, messageId }) => ({ at, status, statusCode, dwellTimeMs, attempts, messageId })),
+    attempts: Items.map(({ at, status, statusCode, dwellTimeMs, attempts, messageId, eventId }) => ({ at, status, statusCode, dwellTimeMs, attempts, messageId, eventId: eventId ?? null })),
     nextCursor: LastEvaluatedKey ? Buffer.from(String(LastEvaluatedKey.sk)).toString('base64url') : null,
   });
 }

@@ -235,6 +235,7 @@ describe('what each function may do', () => {
     ],
     listDeadLetters: ['own log group: logs:CreateLogStream logs:PutLogEvents', `table: dynamodb:GetItem dynamodb:Query ${PORTALS}`],
     listAttempts: ['own log group: logs:CreateLogStream logs:PutLogEvents', `table: dynamodb:GetItem dynamodb:Query ${PORTALS}`],
+    listMessages: ['own log group: logs:CreateLogStream logs:PutLogEvents', `table: dynamodb:GetItem dynamodb:Query ${PORTALS}`],
     testFilter: ['own log group: logs:CreateLogStream logs:PutLogEvents'],
     replayDeadLetters: [
       'own log group: logs:CreateLogStream logs:PutLogEvents',
