@@ -26,9 +26,26 @@ export interface JoinedAttempts {
 
 const UPDATES_IN_FLIGHT = 10;
 
+/**
+ * How long after SNS logged it a record naming no logged message is looked up again: SNS may deliver
+ * (and log) a message before its publisher's log write, made right after SNS accepted it, has
+ * landed. Past this, an unknown id is one the service never logged.
+ */
+export const YOUNG_RECORD_MS = 30_000;
+/** The waits before the second and third look-up of young unknown records. */
+const LOOK_AGAIN_AFTER_MS = [300, 1_500];
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
 /** Splits the attempts into those of a message the service published to their topic (by subscription) and the others. */
-export async function joinToMessages(table: RecordTable, attempts: readonly DeliveryAttempt[]): Promise<{ joined: JoinedAttempts[]; unknown: DeliveryAttempt[] }> {
+export async function joinToMessages(table: RecordTable, attempts: readonly DeliveryAttempt[], now = Date.now()): Promise<{ joined: JoinedAttempts[]; unknown: DeliveryAttempt[] }> {
   const owners = attempts.length === 0 ? new Map<string, MessageOwner>() : await ownersOf(table, attempts.map(({ messageId }) => messageId));
+  for (const wait of LOOK_AGAIN_AFTER_MS) {
+    const young = attempts.filter(({ messageId, at }) => !owners.has(messageId) && now - Date.parse(at) < YOUNG_RECORD_MS);
+    if (young.length === 0) break;
+    await sleep(wait);
+    for (const [messageId, owner] of await ownersOf(table, young.map(({ messageId }) => messageId))) owners.set(messageId, owner);
+  }
   const unknown: DeliveryAttempt[] = [];
   const groups = new Map<string, JoinedAttempts>();
   for (const attempt of attempts) {
