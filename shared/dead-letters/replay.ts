@@ -14,7 +14,7 @@
 import type { SNSClient } from '@aws-sdk/client-sns';
 import { randomUUID } from 'node:crypto';
 import { mapWithConcurrency } from '../aws/bounded-concurrency';
-import { type MessageLog, publishLogged } from '../delivery/logged-publish';
+import { logPublished, type MessageLog, type PublishedMessage, publishToLog } from '../delivery/logged-publish';
 import type { DeadLetterStore, KeptDeadLetter } from '../data/dead-letters';
 import { deadLetterSummaryOf, type Subscription } from '../data/subscription-record';
 
@@ -69,8 +69,9 @@ export async function replayDeadLetters(
   const claimant = randomUUID();
   const results = await mapWithConcurrency(chosen, PUBLISHES_IN_FLIGHT, async (letter): Promise<'replayed' | 'removed' | 'failed' | 'elsewhere'> => {
     if (!(await deps.store.claim(letter, claimant, Date.now() + CLAIM_LEASE_MS))) return 'elsewhere';
+    let published: PublishedMessage;
     try {
-      await publishLogged(deps, messageOf(letter, topicArn));
+      published = await publishToLog(deps.sns, messageOf(letter, topicArn));
     } catch (error) {
       failed.push({ letter, error });
       await deps.store.unclaim(letter, claimant).catch(() => undefined);
@@ -83,6 +84,9 @@ export async function replayDeadLetters(
     } catch (error) {
       notRemoved.push({ letter, error });
       return 'replayed';
+    } finally {
+      // After the removal, which ends its schedule (logPublished never throws).
+      await logPublished(deps.messages, [published]);
     }
   });
   const found = new Set(chosen.map((letter) => letter.eventId));

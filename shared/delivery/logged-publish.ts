@@ -37,8 +37,19 @@ export async function logPublished(messages: MessageLog, published: readonly Pub
 
 /** Publishes one message (its body byte for byte) and logs it; answers SNS's message id. */
 export async function publishLogged(deps: { sns: SNSClient; messages: MessageLog }, message: MessageToSend): Promise<string> {
-  const messageId = await publishBody(deps.sns, message.topicArn, message.body, message.event);
+  const published = await publishToLog(deps.sns, message);
+  await logPublished(deps.messages, [published]);
+  return published.messageId;
+}
+
+/**
+ * Publishes one message and answers its log entry, to be logged (logPublished) once the caller's
+ * own writes that must follow the Publish at once are done: a replay's or retry's removal of its
+ * dead letter ends its schedule, and a new dead letter of the message recorded before it would
+ * get a retry scheduled.
+ */
+export async function publishToLog(sns: SNSClient, message: MessageToSend): Promise<PublishedMessage> {
+  const messageId = await publishBody(sns, message.topicArn, message.body, message.event);
   const { topicArn: _topic, ...logged } = message;
-  await logPublished(deps.messages, [{ ...logged, messageId, sentAt: new Date().toISOString() }]);
-  return messageId;
+  return { ...logged, messageId, sentAt: new Date().toISOString() };
 }
