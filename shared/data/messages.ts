@@ -253,7 +253,10 @@ const MAX_PAGES = 2_000;
  */
 export async function messagePage(table: RecordTable, portalId: string, configId: string, query: MessageQuery): Promise<{ messages: KeptMessage[]; nextKey?: string }> {
   const messages: KeptMessage[] = [];
-  for await (const message of messagesOf(table, portalId, configId, { ...query, newestFirst: true, pageSize: query.limit + 1 })) {
+  // A filtered page reads DynamoDB's 1 MB pages, not limit + 1 items each: the Limit counts items
+  // before the filter, and a window of 10,000 messages with few that match would take 200 Queries.
+  const filtered = query.status !== undefined || query.event !== undefined;
+  for await (const message of messagesOf(table, portalId, configId, { ...query, newestFirst: true, pageSize: filtered ? undefined : query.limit + 1 })) {
     if (messages.length === query.limit) return { messages, nextKey: messages[query.limit - 1]!.sk };
     messages.push(message);
   }
@@ -265,7 +268,7 @@ export async function* messagesOf(
   table: RecordTable,
   portalId: string,
   configId: string,
-  options: Omit<MessageQuery, 'limit'> & { newestFirst: boolean; pageSize: number },
+  options: Omit<MessageQuery, 'limit'> & { newestFirst: boolean; pageSize: number | undefined },
 ): AsyncGenerator<KeptMessage> {
   const prefix = messagePrefixOf(configId);
   // `~` sorts after every character of an ISO time and a message id: the whole of the last millisecond.
