@@ -173,6 +173,8 @@ export interface Fixtures {
   withAttempts: { portalId: string; configId: string };
   /** A subscription with messages logged, for GET /messages. */
   withMessages: { portalId: string; configId: string };
+  /** By size of GET /messages' scale: a subscription with that many messages logged. */
+  messageLogs: Map<number, { portalId: string; configId: string }>;
   /** For the data some rows make before each turn (replay's dead letters, the recorder's subscriptions). */
   documentClient: DynamoDBDocumentClient;
   /** By size of list's scale. */
@@ -190,6 +192,13 @@ export async function makeFixtures({ iterations, measures }: BenchPlan, document
     // Every list portal, the main row's too: a portal whose endpoints all confirmed (issue 22's row).
     await seedRecords(documentClient, portalId, size);
     listPortals.set(size, portalId);
+  }
+  const messageLogs = new Map<number, { portalId: string; configId: string }>();
+  for (const size of measures('listMessages') ? iterations.messagesScale : []) {
+    const portalId = `bench-messages-${size}`;
+    const [subscription] = await createReal(portalId, 1);
+    await seedMessages(documentClient, portalId, subscription!.configId, size);
+    messageLogs.set(size, { portalId, configId: subscription!.configId });
   }
   const dispatchPortals = new Map<string, string[]>();
   for (const [shapeIndex, shape] of (measures('dispatchPortalEvents') ? iterations.dispatchShapes : []).entries()) {
@@ -209,6 +218,7 @@ export async function makeFixtures({ iterations, measures }: BenchPlan, document
     withDeadLetters,
     withAttempts,
     withMessages: { portalId: confirmedPortal, configId: confirmed!.configId },
+    messageLogs,
     documentClient,
     listPortals,
     dispatchPortals,
@@ -312,4 +322,10 @@ export async function seedMessages(documentClient: DynamoDBDocumentClient, porta
   const { notLogged } = await logMessages({ db: documentClient, tableName: FUNCTION_ENV.TABLE_NAME }, 30, messages);
   if (notLogged.length > 0) throw new Error(`${notLogged.length} bench messages were not logged.`);
   return messages.map(({ messageId }) => messageId);
+}
+
+/** GET /messages' first page of 100 of a subscription with that many messages logged. */
+export function messagesPageEvent(fixtures: Fixtures, size: number) {
+  const { portalId, configId } = fixtures.messageLogs.get(size)!;
+  return httpEvent('listMessagesRoute', { portalId, query: { config_id: configId, limit: '100' } });
 }

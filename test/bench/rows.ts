@@ -6,7 +6,7 @@
 import { statSync } from 'node:fs';
 import type { Bundles } from './build';
 import { dispatchBatch, listEvent } from './events';
-import { eventsFor, makeFixtures, queryPagesOf, type Fixtures } from './fixtures';
+import { eventsFor, makeFixtures, messagesPageEvent, queryPagesOf, type Fixtures } from './fixtures';
 import type { BundleProcesses, CallCount, Turns } from './invocations';
 import { dispatchLabel, type BenchPlan, type FunctionName, type Side } from './plan';
 import { log } from './progress';
@@ -72,6 +72,7 @@ export async function measureRows(plan: BenchPlan, bundles: Bundles, processes: 
   const unmeasured: string[] = [];
   if (plan.measures('listSubscriptions')) rows.push(...(await listScalingRows(context, mainRuns.get('listSubscriptions')!, unmeasured)));
   if (plan.measures('dispatchPortalEvents')) rows.push(...(await dispatchScalingRows(context, mainRuns.get('dispatchPortalEvents')!, unmeasured)));
+  if (plan.measures('listMessages')) rows.push(...(await messagesScalingRows(context, unmeasured)));
   return { rows, unmeasured };
 }
 
@@ -207,6 +208,31 @@ async function listScalingRows({ plan, processes, services, fixtures }: Context,
       });
     } catch (error) {
       unmeasured.push(`list, ${size} records: ${(error as Error).message.slice(0, 500)}`);
+    }
+  }
+  return rows;
+}
+
+/** GET /messages' first page of 100 over a log of each size of its scale: one Query of the key range whatever the size. */
+async function messagesScalingRows({ plan, processes, services, fixtures }: Context, unmeasured: string[]): Promise<Row[]> {
+  const { messagesScale, messagesTurns, counted } = plan.iterations;
+  const rows: Row[] = [];
+  for (const size of messagesScale) {
+    const label = `list messages, a page of 100 of ${size}`;
+    try {
+      log(`${label}: ${messagesTurns.warm} warm invocations each, in ${messagesTurns.blocks} turns`);
+      const events = (count: number) => Array.from({ length: count }, () => messagesPageEvent(fixtures, size));
+      const turns = await processes.invokeInTurns('listMessages', { ...messagesTurns, events: async (count) => events(count) }, () => services.env);
+      const calls = await processes.countCalls('listMessages', events(counted), services.env, services.counters);
+      rows.push({
+        label,
+        ...warmPairs(turns.function.warmBlocksMs, turns.floor.warmBlocksMs),
+        calls: calls.calls,
+        wireRequests: calls.wireRequests,
+        minimum: MINIMUM_CALLS.listMessages!({ records: size, queryPages: 1 }),
+      });
+    } catch (error) {
+      unmeasured.push(`${label}: ${(error as Error).message.slice(0, 500)}`);
     }
   }
   return rows;
