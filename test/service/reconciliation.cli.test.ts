@@ -60,6 +60,7 @@ describe('npm run reconcile', () => {
       wouldUpdateSubscriptionStates: 0,
       wouldSetTopicPolicies: 0,
       wouldSetDeliveryPolicies: 0,
+      wouldSetSubscriptionSettings: 0,
       dryRun: true,
     });
     expect(await topicsOfPrefix()).toEqual([orphan]);
@@ -72,6 +73,7 @@ describe('npm run reconcile', () => {
       subscriptionStatesUpdated: 0,
       topicPoliciesSet: 0,
       deliveryPoliciesSet: 0,
+      subscriptionSettingsSet: 0,
       dryRun: false,
     });
     await expectAgreement([], [LOCAL_SERVICE_ROLE_ARN]);
