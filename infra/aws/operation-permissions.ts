@@ -144,8 +144,8 @@ export const OPERATION_PERMISSIONS = {
 export const REPLAY_DUE_WORK = ['dynamodb:DeleteItem'] as const;
 
 /**
- * The operations the operations table marks `limitedPerPortal` also update their portal's rate
- * limit item (shared/http/middleware/portal-rate-limit.ts): granted in a statement of its own,
+ * Every operation also updates its portal's rate limit item (shared/http/middleware/portal-rate-limit.ts;
+ * the operations table's `limitedPerPortal` or `portalBudget`): granted in a statement of its own,
  * held to the portals' partitions and to that item's attributes.
  */
 export const RATE_LIMIT_PERMISSIONS = ['dynamodb:UpdateItem'] as const;

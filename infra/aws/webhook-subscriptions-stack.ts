@@ -164,12 +164,12 @@ export class WebhookSubscriptionsStack extends Stack {
       fn.allow(idempotencyRecords, [this.table.tableArn], {
         'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': [idempotencyPartitionOf(operation.id)] },
       });
+      // Every route is limited per portal. The portal's rate limit item: in the portals' partitions, its key and two attributes only.
+      fn.allow(RATE_LIMIT_PERMISSIONS, [this.table.tableArn], {
+        'ForAllValues:StringNotLike': { 'dynamodb:LeadingKeys': [...NOT_PORTAL_PARTITIONS] },
+        'ForAllValues:StringEquals': { 'dynamodb:Attributes': [TABLE_KEYS.partitionKey, TABLE_KEYS.sortKey, BUCKET_FULL_AT_ATTRIBUTE, EXPIRY_ATTRIBUTE] },
+      });
       if (operation.limitedPerPortal) {
-        // The portal's rate limit item: in the portals' partitions, its key and two attributes only.
-        fn.allow(RATE_LIMIT_PERMISSIONS, [this.table.tableArn], {
-          'ForAllValues:StringNotLike': { 'dynamodb:LeadingKeys': [...NOT_PORTAL_PARTITIONS] },
-          'ForAllValues:StringEquals': { 'dynamodb:Attributes': [TABLE_KEYS.partitionKey, TABLE_KEYS.sortKey, BUCKET_FULL_AT_ATTRIBUTE, EXPIRY_ATTRIBUTE] },
-        });
         fn.function.addEnvironment('PORTAL_SEND_BURST', String(settings.portalSendBurst));
         fn.function.addEnvironment('PORTAL_SEND_RATE_PER_MINUTE', String(settings.portalSendRatePerMinute));
       }

@@ -150,28 +150,22 @@ function responsesOf(doc: OperationDoc, operation: Operation): Json {
       },
     }),
     // API Gateway's stage throttle may answer any route 429 in its own shape; the service
-    // answers the routes limited per portal, and confirm asked again too soon, in its envelope.
+    // answers every route past its portal's limit, and confirm asked again too soon, in its envelope.
     429: {
       description:
         'Too many requests; nothing was done. API Gateway\'s stage throttle (`{message}`) may answer it on any route. ' +
-        (operation.limitedPerPortal
-          ? 'The service answers it (`RATE_LIMITED`) when the portal sent this route more often than its limit ' +
-            '(PORTAL_SEND_BURST at once, then PORTAL_SEND_RATE_PER_MINUTE a minute). '
-          : '') +
+        'The service answers it (`RATE_LIMITED`) when the portal sent this route more often than its limit ' +
+        (operation.portalBudget
+          ? `(${operation.portalBudget.burst} at once, then ${operation.portalBudget.ratePerMinute} a minute). `
+          : '(PORTAL_SEND_BURST at once, then PORTAL_SEND_RATE_PER_MINUTE a minute). ') +
         (doc.answersTooSoon ?? '') +
         'Send the same request again after the `Retry-After` seconds (the service\'s message also says when).',
       headers: retryAfter(1, 'Seconds to wait before sending the request again.'),
-      content: jsonContent(
-        errorOrGateway(429),
-        operation.limitedPerPortal
-          ? {
-              success: false,
-              message:
-                'This portal sends POST .../subscriptions/test faster than its limit (25 at once, then 20 a minute); send it again after 2026-03-12T10:15:33Z (Retry-After says in how many seconds).',
-              code: 'RATE_LIMITED',
-            }
-          : { message: 'Too Many Requests' },
-      ),
+      content: jsonContent(errorOrGateway(429), {
+        success: false,
+        message: `This portal sends ${operation.method} .../subscriptions${operation.subPath} faster than its limit (${operation.portalBudget?.burst ?? 25} at once, then ${operation.portalBudget?.ratePerMinute ?? 20} a minute); send it again after 2026-03-12T10:15:33Z (Retry-After says in how many seconds).`,
+        code: 'RATE_LIMITED',
+      }),
     },
     413: {
       description: 'The request is larger than API Gateway\'s payload limit.',

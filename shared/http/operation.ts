@@ -33,9 +33,9 @@ export interface OperationSpec<Body> {
    */
   idempotency?: IdempotentRuns;
   /**
-   * The portal's rate limit (sendLimitPerPortal), which the operations that make SNS send pass in,
-   * and only they: the operations table's `limitedPerPortal` says which (checked at cold start).
-   * Passed in, so the others' bundles do not carry it.
+   * The portal's rate limit: sendLimitPerPortal for the operations that make SNS send (the
+   * operations table's `limitedPerPortal`), budgetLimitPerPortal for the others (its
+   * `portalBudget`); every operation passes one (checked at cold start).
    */
   portalLimit?: (operation: Operation) => HttpMiddleware;
   /** The operation itself; its result becomes the 200 envelope `{success: true, ...}`. */
@@ -68,6 +68,12 @@ export interface IdempotentRuns {
 export const sendLimitPerPortal = (operation: Operation): HttpMiddleware =>
   portalRateLimit({ client: documentClient, tableName, operation, ...portalSendLimit });
 
+/** The fixed per-portal limit of a route that makes no SNS send (the operations table's `portalBudget`): what their handlers pass as `portalLimit`. */
+export const budgetLimitPerPortal = (operation: Operation): HttpMiddleware => {
+  if (!operation.portalBudget) throw new Error(`${operation.id} has no portalBudget in the operations table.`);
+  return portalRateLimit({ client: documentClient, tableName, operation, ...operation.portalBudget });
+};
+
 /** A Lambda handler as the runtime calls it. */
 export type HttpHandler = (event: HttpEvent, context: Context) => Promise<HttpResult>;
 
@@ -80,8 +86,9 @@ export type HttpHandler = (event: HttpEvent, context: Context) => Promise<HttpRe
  * the error envelope, so that what is remembered is only ever a success, never an error answer.
  */
 export function httpOperation<Body = undefined>(operation: Operation & { readonly id: OperationId }, spec: OperationSpec<Body>): HttpHandler {
-  if (operation.limitedPerPortal !== (spec.portalLimit !== undefined)) {
-    throw new Error(`${operation.id}: its handler must pass a portalLimit exactly when the operations table marks it limitedPerPortal.`);
+  // Every route is limited per portal: by the sending routes' settings, or by its fixed budget.
+  if (!operation.limitedPerPortal === !operation.portalBudget || spec.portalLimit === undefined) {
+    throw new Error(`${operation.id}: the operations table must give it limitedPerPortal or a portalBudget, and its handler pass the portalLimit.`);
   }
   // Half a second before the function's timeout, answer a 503 (a TimeoutError, see
   // error-envelope.ts) rather than let Lambda cut the request off without an answer.

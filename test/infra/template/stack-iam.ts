@@ -187,52 +187,58 @@ describe('what each function may do', () => {
   // `<resource>: <actions>[ when <condition>]`. Everything a function may do is on this page.
   const PORTALS = 'when ForAllValues:StringNotLike dynamodb:LeadingKeys idempotency#*,delivery#*,retry-due#*';
   const ATTRIBUTES = 'ForAllValues:StringLike dynamodb:Attributes';
+  // The portal's rate limit item, which every operation takes a token of.
+  const BUCKET = `table: dynamodb:UpdateItem ${PORTALS} and ForAllValues:StringEquals dynamodb:Attributes portalId,sk,bucketFullAt,idempotencyExpiresAt`;
   const EXPECTED: Record<string, string[]> = {
     createSubscription: [
       'own log group: logs:CreateLogStream logs:PutLogEvents',
       'table: dynamodb:GetItem dynamodb:PutItem dynamodb:UpdateItem when ForAllValues:StringNotLike dynamodb:LeadingKeys idempotency#*,delivery#*,retry-due#*',
       'table: dynamodb:DeleteItem dynamodb:GetItem dynamodb:UpdateItem when ForAllValues:StringEquals dynamodb:LeadingKeys idempotency#createSubscriptionRoute',
-      `table: dynamodb:UpdateItem ${PORTALS} and ForAllValues:StringEquals dynamodb:Attributes portalId,sk,bucketFullAt,idempotencyExpiresAt`,
+      BUCKET,
       'service topics: sns:CreateTopic sns:DeleteTopic sns:Subscribe sns:TagResource',
       'delivery status logging role: iam:PassRole when StringEquals iam:PassedToService sns.amazonaws.com',
     ],
     updateSubscription: [
       'own log group: logs:CreateLogStream logs:PutLogEvents',
       `table: dynamodb:UpdateItem ${PORTALS} and ${ATTRIBUTES} portalId,sk,events,maxReceivesPerSecond,protocol`,
+      BUCKET,
       'service topics: sns:SetSubscriptionAttributes',
     ],
     activateSubscription: [
       'own log group: logs:CreateLogStream logs:PutLogEvents',
       `table: dynamodb:UpdateItem ${PORTALS} and ${ATTRIBUTES} portalId,sk,status,disabledReason,disabledAt,failingSince`,
+      BUCKET,
     ],
     listSubscriptions: [
       'own log group: logs:CreateLogStream logs:PutLogEvents',
       `table: dynamodb:Query ${PORTALS}`,
       `table: dynamodb:UpdateItem ${PORTALS} and ${ATTRIBUTES} portalId,sk,subscriptionArn,subscriptionState,subscriptionStateAt`,
+      BUCKET,
       'service topics: sns:GetSubscriptionAttributes',
     ],
-    renameSubscription: ['own log group: logs:CreateLogStream logs:PutLogEvents', `table: dynamodb:UpdateItem ${PORTALS} and ${ATTRIBUTES} portalId,sk,name`],
+    renameSubscription: ['own log group: logs:CreateLogStream logs:PutLogEvents', `table: dynamodb:UpdateItem ${PORTALS} and ${ATTRIBUTES} portalId,sk,name`, BUCKET],
     deleteSubscription: [
       'own log group: logs:CreateLogStream logs:PutLogEvents',
       `table: dynamodb:GetItem ${PORTALS}`,
       `table: dynamodb:DeleteItem dynamodb:UpdateItem ${PORTALS} and ${ATTRIBUTES} portalId,sk,subscriptionCount`,
+      BUCKET,
       'service topics: sns:DeleteTopic',
     ],
     testSubscription: [
       'own log group: logs:CreateLogStream logs:PutLogEvents',
       `table: dynamodb:GetItem ${PORTALS}`,
-      `table: dynamodb:UpdateItem ${PORTALS} and ForAllValues:StringEquals dynamodb:Attributes portalId,sk,bucketFullAt,idempotencyExpiresAt`,
+      BUCKET,
       'service topics: sns:GetSubscriptionAttributes sns:Publish',
     ],
-    listDeadLetters: ['own log group: logs:CreateLogStream logs:PutLogEvents', `table: dynamodb:GetItem dynamodb:Query ${PORTALS}`],
-    listAttempts: ['own log group: logs:CreateLogStream logs:PutLogEvents', `table: dynamodb:GetItem dynamodb:Query ${PORTALS}`],
+    listDeadLetters: ['own log group: logs:CreateLogStream logs:PutLogEvents', `table: dynamodb:GetItem dynamodb:Query ${PORTALS}`, BUCKET],
+    listAttempts: ['own log group: logs:CreateLogStream logs:PutLogEvents', `table: dynamodb:GetItem dynamodb:Query ${PORTALS}`, BUCKET],
     replayDeadLetters: [
       'own log group: logs:CreateLogStream logs:PutLogEvents',
       `table: dynamodb:GetItem dynamodb:Query ${PORTALS}`,
       `table: dynamodb:DeleteItem dynamodb:PutItem dynamodb:UpdateItem ${PORTALS} and ${ATTRIBUTES} portalId,sk,replayClaimedUntil,replayClaimedBy,deadLetters@*,retries,cancelled,idempotencyExpiresAt`,
       'table: dynamodb:DeleteItem dynamodb:GetItem dynamodb:UpdateItem when ForAllValues:StringEquals dynamodb:LeadingKeys idempotency#replayDeadLettersRoute',
       'table: dynamodb:DeleteItem when ForAllValues:StringLike dynamodb:LeadingKeys retry-due#* and ForAllValues:StringEquals dynamodb:Attributes portalId,sk',
-      `table: dynamodb:UpdateItem ${PORTALS} and ForAllValues:StringEquals dynamodb:Attributes portalId,sk,bucketFullAt,idempotencyExpiresAt`,
+      BUCKET,
       'service topics: sns:GetSubscriptionAttributes sns:Publish',
     ],
     recordDeadLetters: [
@@ -250,7 +256,7 @@ describe('what each function may do', () => {
       'own log group: logs:CreateLogStream logs:PutLogEvents',
       `table: dynamodb:GetItem ${PORTALS}`,
       `table: dynamodb:UpdateItem ${PORTALS} and ${ATTRIBUTES} portalId,sk,subscriptionArn,subscriptionState,subscriptionStateAt,confirmationRequestedAt,confirmationRequestsDay,confirmationRequestsThatDay`,
-      `table: dynamodb:UpdateItem ${PORTALS} and ForAllValues:StringEquals dynamodb:Attributes portalId,sk,bucketFullAt,idempotencyExpiresAt`,
+      BUCKET,
       'service topics: sns:GetSubscriptionAttributes sns:Subscribe',
     ],
     dispatchPortalEvents: [

@@ -122,7 +122,7 @@ describe('the functions', () => {
       const idempotencyRecords: readonly string[] = [
         ...(('idempotencyRecords' in expected && expected.idempotencyRecords) || []),
         // The portal's rate limit item, in a statement of its own.
-        ...(op.limitedPerPortal ? RATE_LIMIT_PERMISSIONS : []),
+        ...RATE_LIMIT_PERMISSIONS,
         // Replay ends the schedule of what it sends: it deletes the due retry, in a statement of its own.
         ...(op.id === 'replayDeadLettersRoute' ? REPLAY_DUE_WORK : []),
       ];
