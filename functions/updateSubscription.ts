@@ -3,7 +3,7 @@ import { snsClient } from '../shared/aws/sns';
 import { updateSubscriptionRequest } from '../shared/contract/request-bodies';
 import { tableName } from '../shared/environment';
 import { jsonInput } from '../shared/http/json-input';
-import { budgetLimitPerPortal, httpOperation } from '../shared/http/operation';
+import { changeLimitPerPortal, httpOperation } from '../shared/http/operation';
 import { updateSubscriptionRoute } from '../shared/operations';
 import { throttleOf } from '../shared/subscriptions/model';
 import { repositoryOf } from '../shared/data/bound-operations';
@@ -14,7 +14,7 @@ const deps = { repository: repositoryOf({ db: documentClient, tableName }, { upd
 
 /** Replaces the subscription's event list (which the dispatcher reads), sets its throttle (which SNS enforces), or both. */
 export const handler = httpOperation(updateSubscriptionRoute, {
-  portalLimit: budgetLimitPerPortal,
+  portalLimit: changeLimitPerPortal,
   body: jsonInput(updateSubscriptionRequest),
   run: async ({ portalId, body: { configId, events, maxReceivesPerSecond } }) => {
     const updated = await updateSubscription(deps, portalId, configId, { events, maxReceivesPerSecond });

@@ -67,6 +67,10 @@ export interface ServiceConfig {
    * that (a token bucket, shared/http/middleware/portal-rate-limit.ts).
    */
   readonly portalSendLimit: { readonly burst: number; readonly ratePerMinute: number };
+  /** The same on each route that changes a subscription (update, activate, rename, delete). */
+  readonly portalChangeLimit: { readonly burst: number; readonly ratePerMinute: number };
+  /** The same on each reading route (list, dead letters, attempts). */
+  readonly portalReadLimit: { readonly burst: number; readonly ratePerMinute: number };
   /** How many confirmation requests POST /confirm may have SNS send for one subscription per UTC day. */
   readonly confirmationRequestsPerDay: number;
   /** How long a pending confirmation request protects its endpoint from another one, in ms (5 minutes). */
@@ -129,6 +133,8 @@ export function loadConfig(env: NodeJS.ProcessEnv): ServiceConfig {
     attemptKeepDays: read(setting.attemptKeepDays),
     maxAttemptsPerSubscription: read(setting.maxAttemptsPerSubscription),
     portalSendLimit: { burst: read(setting.portalSendBurst), ratePerMinute: read(setting.portalSendRatePerMinute) },
+    portalChangeLimit: { burst: read(setting.portalChangeBurst), ratePerMinute: read(setting.portalChangeRatePerMinute) },
+    portalReadLimit: { burst: read(setting.portalReadBurst), ratePerMinute: read(setting.portalReadRatePerMinute) },
     confirmationRequestsPerDay: read(setting.confirmationRequestsPerDay),
     confirmationRequestIntervalMs: read(setting.confirmationRequestIntervalSeconds),
     deliveryRetryScheduleMs: read(setting.deliveryRetrySchedule),

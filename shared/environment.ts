@@ -36,6 +36,14 @@ export const portalSendLimit: read.ServiceConfig['portalSendLimit'] = {
   burst: /* @__PURE__ */ read.settingOf(env, problems, setting.portalSendBurst),
   ratePerMinute: /* @__PURE__ */ read.settingOf(env, problems, setting.portalSendRatePerMinute),
 };
+export const portalChangeLimit: read.ServiceConfig['portalChangeLimit'] = {
+  burst: /* @__PURE__ */ read.settingOf(env, problems, setting.portalChangeBurst),
+  ratePerMinute: /* @__PURE__ */ read.settingOf(env, problems, setting.portalChangeRatePerMinute),
+};
+export const portalReadLimit: read.ServiceConfig['portalReadLimit'] = {
+  burst: /* @__PURE__ */ read.settingOf(env, problems, setting.portalReadBurst),
+  ratePerMinute: /* @__PURE__ */ read.settingOf(env, problems, setting.portalReadRatePerMinute),
+};
 export const confirmationRequestsPerDay = /* @__PURE__ */ read.settingOf(env, problems, setting.confirmationRequestsPerDay);
 export const confirmationRequestIntervalMs = /* @__PURE__ */ read.settingOf(env, problems, setting.confirmationRequestIntervalSeconds);
 export const deliveryRetryScheduleMs = /* @__PURE__ */ read.settingOf(env, problems, setting.deliveryRetrySchedule);
@@ -62,6 +70,8 @@ export const config: read.ServiceConfig = {
   attemptKeepDays,
   maxAttemptsPerSubscription,
   portalSendLimit,
+  portalChangeLimit,
+  portalReadLimit,
   confirmationRequestsPerDay,
   confirmationRequestIntervalMs,
   deliveryRetryScheduleMs,

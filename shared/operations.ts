@@ -38,17 +38,17 @@ export interface Operation {
   readonly limitedPerPortal: boolean;
   /**
    * The per-portal limit of a route that makes no SNS send but other AWS calls the caller chooses
-   * (DynamoDB, and SNS reads or settings): a budget fixed for its use. Every route is limited per
+   * (DynamoDB, and SNS reads or settings): a budget for its use, of settings. Every route is limited per
    * portal, by this or by `limitedPerPortal` (docs/security.md, "Rate limits").
    */
   readonly portalBudget?: PortalBudget;
 }
 
-/** A token bucket per portal and route: `burst` requests at once, then `ratePerMinute` a minute. */
-export interface PortalBudget {
-  readonly burst: number;
-  readonly ratePerMinute: number;
-}
+/**
+ * Which settings a route's per-portal limit is: `change` PORTAL_CHANGE_BURST and
+ * PORTAL_CHANGE_RATE_PER_MINUTE, `read` PORTAL_READ_BURST and PORTAL_READ_RATE_PER_MINUTE.
+ */
+export type PortalBudget = 'change' | 'read';
 
 function operation<const Id extends string>(
   id: Id,
@@ -68,13 +68,13 @@ const SENDS = { limitedPerPortal: true };
  * an SNS call or two each): a person's edits, a script's sweep over a portal's subscriptions
  * (10 by default) at once, never a loop.
  */
-const CHANGES = { portalBudget: { burst: 20, ratePerMinute: 30 } };
+const CHANGES = { portalBudget: 'change' } as const;
 /**
  * The routes that read (list, dead letters, attempts: a Query, and for list a
  * GetSubscriptionAttributes per pending subscription): a page polling every few seconds, a
  * script waiting for a confirmation, paging through a subscription's records.
  */
-const READS = { portalBudget: { burst: 100, ratePerMinute: 300 } };
+const READS = { portalBudget: 'read' } as const;
 
 /*
  * One const per operation, each a call marked pure (of arguments esbuild can see have no side

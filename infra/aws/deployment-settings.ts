@@ -44,6 +44,12 @@ export interface DeploymentSettings {
   readonly portalSendBurst: number;
   /** PORTAL_SEND_RATE_PER_MINUTE: such requests a portal may send a minute once its burst is spent. */
   readonly portalSendRatePerMinute: number;
+  /** PORTAL_CHANGE_BURST and PORTAL_CHANGE_RATE_PER_MINUTE: the same for update, activate, rename and delete. */
+  readonly portalChangeBurst: number;
+  readonly portalChangeRatePerMinute: number;
+  /** PORTAL_READ_BURST and PORTAL_READ_RATE_PER_MINUTE: the same for list, dead letters and attempts. */
+  readonly portalReadBurst: number;
+  readonly portalReadRatePerMinute: number;
   /** CONFIRMATION_REQUESTS_PER_DAY: confirmation requests POST /confirm may have SNS send to one endpoint per UTC day. */
   readonly confirmationRequestsPerDay: number;
   /**
@@ -146,6 +152,10 @@ function valuesOf(text: (key: keyof DefaultedSettings) => string | undefined): D
     throttlingBurstLimit: number('throttlingBurstLimit'),
     portalSendBurst: number('portalSendBurst'),
     portalSendRatePerMinute: number('portalSendRatePerMinute'),
+    portalChangeBurst: number('portalChangeBurst'),
+    portalChangeRatePerMinute: number('portalChangeRatePerMinute'),
+    portalReadBurst: number('portalReadBurst'),
+    portalReadRatePerMinute: number('portalReadRatePerMinute'),
     confirmationRequestsPerDay: number('confirmationRequestsPerDay'),
     allowedEndpointAccounts: list('allowedEndpointAccounts'),
     operatorEmails: list('operatorEmails'),

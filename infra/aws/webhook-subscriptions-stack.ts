@@ -173,6 +173,14 @@ export class WebhookSubscriptionsStack extends Stack {
         fn.function.addEnvironment('PORTAL_SEND_BURST', String(settings.portalSendBurst));
         fn.function.addEnvironment('PORTAL_SEND_RATE_PER_MINUTE', String(settings.portalSendRatePerMinute));
       }
+      if (operation.portalBudget === 'change') {
+        fn.function.addEnvironment('PORTAL_CHANGE_BURST', String(settings.portalChangeBurst));
+        fn.function.addEnvironment('PORTAL_CHANGE_RATE_PER_MINUTE', String(settings.portalChangeRatePerMinute));
+      }
+      if (operation.portalBudget === 'read') {
+        fn.function.addEnvironment('PORTAL_READ_BURST', String(settings.portalReadBurst));
+        fn.function.addEnvironment('PORTAL_READ_RATE_PER_MINUTE', String(settings.portalReadRatePerMinute));
+      }
       fn.allow(permissions.topics, [topicArnPattern]);
       if (permissions.topics.length > 0) Validations.of(fn.role).acknowledge(topicWildcardAcknowledgement(topicPrefix));
       functions.set(operation.id, fn);

@@ -8,6 +8,7 @@
  */
 import { IDEMPOTENCY_KEY_PATTERN } from '../http/middleware/idempotency-key';
 import { type Operation, OPERATIONS, type OperationId, SCOPES } from '../operations';
+import { portalChangeBurst, portalChangeRatePerMinute, portalReadBurst, portalReadRatePerMinute, portalSendBurst, portalSendRatePerMinute } from '../settings';
 import { OPERATION_DOCS, type OperationDoc } from './openapi-operation-docs';
 import { DEFAULT_ATTEMPTS_PAGE, DEFAULT_DEAD_LETTERS_PAGE, MAX_ATTEMPTS_PAGE, MAX_DEAD_LETTERS_PAGE } from './dead-letter-limits';
 import { errorComponent, errorComponentName, type ErrorStatus, presentedRequest, withTimeFormats } from './openapi-presentation';
@@ -155,15 +156,13 @@ function responsesOf(doc: OperationDoc, operation: Operation): Json {
       description:
         'Too many requests; nothing was done. API Gateway\'s stage throttle (`{message}`) may answer it on any route. ' +
         'The service answers it (`RATE_LIMITED`) when the portal sent this route more often than its limit ' +
-        (operation.portalBudget
-          ? `(${operation.portalBudget.burst} at once, then ${operation.portalBudget.ratePerMinute} a minute). `
-          : '(PORTAL_SEND_BURST at once, then PORTAL_SEND_RATE_PER_MINUTE a minute). ') +
+        `(${portalLimitOf(operation)[0].variable} at once, then ${portalLimitOf(operation)[1].variable} a minute). ` +
         (doc.answersTooSoon ?? '') +
         'Send the same request again after the `Retry-After` seconds (the service\'s message also says when).',
       headers: retryAfter(1, 'Seconds to wait before sending the request again.'),
       content: jsonContent(errorOrGateway(429), {
         success: false,
-        message: `This portal sends ${operation.method} .../subscriptions${operation.subPath} faster than its limit (${operation.portalBudget?.burst ?? 25} at once, then ${operation.portalBudget?.ratePerMinute ?? 20} a minute); send it again after 2026-03-12T10:15:33Z (Retry-After says in how many seconds).`,
+        message: `This portal sends ${operation.method} .../subscriptions${operation.subPath} faster than its limit (${portalLimitOf(operation)[0].default} at once, then ${portalLimitOf(operation)[1].default} a minute); send it again after 2026-03-12T10:15:33Z (Retry-After says in how many seconds).`,
         code: 'RATE_LIMITED',
       }),
     },
@@ -295,4 +294,11 @@ export function buildOpenApiDocument(options: OpenApiOptions): Json {
       },
     },
   };
+}
+
+/** The settings of a route's per-portal limit (every route has one: docs/security.md, "Rate limits"). */
+function portalLimitOf(operation: Operation) {
+  if (operation.portalBudget === 'change') return [portalChangeBurst, portalChangeRatePerMinute] as const;
+  if (operation.portalBudget === 'read') return [portalReadBurst, portalReadRatePerMinute] as const;
+  return [portalSendBurst, portalSendRatePerMinute] as const;
 }

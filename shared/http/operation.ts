@@ -1,6 +1,6 @@
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
-import { portalClaim, portalSendLimit, tableName } from '../environment';
+import { portalChangeLimit, portalClaim, portalReadLimit, portalSendLimit, tableName } from '../environment';
 import { logger, withInvocationLogging } from '../logger';
 import { documentClient } from '../aws/dynamodb';
 import type { Operation, OperationId } from '../operations';
@@ -34,8 +34,8 @@ export interface OperationSpec<Body> {
   idempotency?: IdempotentRuns;
   /**
    * The portal's rate limit: sendLimitPerPortal for the operations that make SNS send (the
-   * operations table's `limitedPerPortal`), budgetLimitPerPortal for the others (its
-   * `portalBudget`); every operation passes one (checked at cold start).
+   * operations table's `limitedPerPortal`), changeLimitPerPortal or readLimitPerPortal for the
+   * others (its `portalBudget`); every operation passes the one the table names (checked at cold start).
    */
   portalLimit?: (operation: Operation) => HttpMiddleware;
   /** The operation itself; its result becomes the 200 envelope `{success: true, ...}`. */
@@ -68,10 +68,16 @@ export interface IdempotentRuns {
 export const sendLimitPerPortal = (operation: Operation): HttpMiddleware =>
   portalRateLimit({ client: documentClient, tableName, operation, ...portalSendLimit });
 
-/** The fixed per-portal limit of a route that makes no SNS send (the operations table's `portalBudget`): what their handlers pass as `portalLimit`. */
-export const budgetLimitPerPortal = (operation: Operation): HttpMiddleware => {
-  if (!operation.portalBudget) throw new Error(`${operation.id} has no portalBudget in the operations table.`);
-  return portalRateLimit({ client: documentClient, tableName, operation, ...operation.portalBudget });
+/** The per-portal limit of the routes that change a subscription (PORTAL_CHANGE_BURST, PORTAL_CHANGE_RATE_PER_MINUTE; the operations table's `portalBudget` 'change'). */
+export const changeLimitPerPortal = (operation: Operation): HttpMiddleware => {
+  if (operation.portalBudget !== 'change') throw new Error(`${operation.id}: the operations table does not give it the change budget.`);
+  return portalRateLimit({ client: documentClient, tableName, operation, ...portalChangeLimit });
+};
+
+/** The per-portal limit of the reading routes (PORTAL_READ_BURST, PORTAL_READ_RATE_PER_MINUTE; `portalBudget` 'read'). */
+export const readLimitPerPortal = (operation: Operation): HttpMiddleware => {
+  if (operation.portalBudget !== 'read') throw new Error(`${operation.id}: the operations table does not give it the read budget.`);
+  return portalRateLimit({ client: documentClient, tableName, operation, ...portalReadLimit });
 };
 
 /** A Lambda handler as the runtime calls it. */

@@ -97,6 +97,15 @@ describe('the functions', () => {
           PORTAL_SEND_BURST: String(DEFAULT_SETTINGS.portalSendBurst),
           PORTAL_SEND_RATE_PER_MINUTE: String(DEFAULT_SETTINGS.portalSendRatePerMinute),
         }),
+        // The others, each by the budget the operations table names.
+        ...(op.portalBudget === 'change' && {
+          PORTAL_CHANGE_BURST: String(DEFAULT_SETTINGS.portalChangeBurst),
+          PORTAL_CHANGE_RATE_PER_MINUTE: String(DEFAULT_SETTINGS.portalChangeRatePerMinute),
+        }),
+        ...(op.portalBudget === 'read' && {
+          PORTAL_READ_BURST: String(DEFAULT_SETTINGS.portalReadBurst),
+          PORTAL_READ_RATE_PER_MINUTE: String(DEFAULT_SETTINGS.portalReadRatePerMinute),
+        }),
         ...(op.id === 'confirmSubscriptionRoute' && { CONFIRMATION_REQUESTS_PER_DAY: String(DEFAULT_SETTINGS.confirmationRequestsPerDay) }),
       });
     });
@@ -174,6 +183,8 @@ describe('the functions', () => {
         attemptKeepDays: 7,
         maxAttemptsPerSubscription: 1000,
         portalSendLimit: { burst: DEFAULT_SETTINGS.portalSendBurst, ratePerMinute: DEFAULT_SETTINGS.portalSendRatePerMinute },
+        portalChangeLimit: { burst: DEFAULT_SETTINGS.portalChangeBurst, ratePerMinute: DEFAULT_SETTINGS.portalChangeRatePerMinute },
+        portalReadLimit: { burst: DEFAULT_SETTINGS.portalReadBurst, ratePerMinute: DEFAULT_SETTINGS.portalReadRatePerMinute },
         confirmationRequestsPerDay: DEFAULT_SETTINGS.confirmationRequestsPerDay,
         confirmationRequestIntervalMs: 300_000,
         deliveryRetryScheduleMs: [300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000],
