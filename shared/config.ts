@@ -57,6 +57,8 @@ export interface ServiceConfig {
   readonly deliveryStatusRoleArn: string | undefined;
   /** Percentage of successful deliveries SNS logs (DELIVERY_STATUS_SUCCESS_SAMPLE_RATE); failures are always logged. */
   readonly deliveryStatusSuccessSampleRate: number;
+  /** Days the delivery status log groups of the service's topics keep their records (DELIVERY_STATUS_LOG_RETENTION_DAYS). */
+  readonly deliveryStatusLogRetentionDays: number;
   /** Days a delivery attempt is kept for GET /attempts (ATTEMPT_KEEP_DAYS). */
   readonly attemptKeepDays: number;
   /** Delivery attempts kept per subscription; past this the oldest give way (MAX_ATTEMPTS_PER_SUBSCRIPTION). */
@@ -130,6 +132,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): ServiceConfig {
     allowLoopbackEndpoints: read(setting.allowLoopbackEndpoints),
     deliveryStatusRoleArn: read(setting.deliveryStatusRoleArn),
     deliveryStatusSuccessSampleRate: read(setting.deliveryStatusSuccessSampleRate),
+    deliveryStatusLogRetentionDays: read(setting.deliveryStatusLogRetentionDays),
     attemptKeepDays: read(setting.attemptKeepDays),
     maxAttemptsPerSubscription: read(setting.maxAttemptsPerSubscription),
     portalSendLimit: { burst: read(setting.portalSendBurst), ratePerMinute: read(setting.portalSendRatePerMinute) },

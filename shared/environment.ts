@@ -30,6 +30,7 @@ export const allowedEndpointAccounts = /* @__PURE__ */ read.settingOf(env, probl
 export const allowLoopbackEndpoints = /* @__PURE__ */ read.settingOf(env, problems, setting.allowLoopbackEndpoints);
 export const deliveryStatusRoleArn = /* @__PURE__ */ read.settingOf(env, problems, setting.deliveryStatusRoleArn);
 export const deliveryStatusSuccessSampleRate = /* @__PURE__ */ read.settingOf(env, problems, setting.deliveryStatusSuccessSampleRate);
+export const deliveryStatusLogRetentionDays = /* @__PURE__ */ read.settingOf(env, problems, setting.deliveryStatusLogRetentionDays);
 export const attemptKeepDays = /* @__PURE__ */ read.settingOf(env, problems, setting.attemptKeepDays);
 export const maxAttemptsPerSubscription = /* @__PURE__ */ read.settingOf(env, problems, setting.maxAttemptsPerSubscription);
 export const portalSendLimit: read.ServiceConfig['portalSendLimit'] = {
@@ -67,6 +68,7 @@ export const config: read.ServiceConfig = {
   allowLoopbackEndpoints,
   deliveryStatusRoleArn,
   deliveryStatusSuccessSampleRate,
+  deliveryStatusLogRetentionDays,
   attemptKeepDays,
   maxAttemptsPerSubscription,
   portalSendLimit,

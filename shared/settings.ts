@@ -61,6 +61,9 @@ export const deliveryStatusRoleArn: FunctionSetting<string | undefined> = { vari
 export const deliveryStatusSuccessSampleRate: FunctionSetting<number> = {
   variable: 'DELIVERY_STATUS_SUCCESS_SAMPLE_RATE', default: '100', rule: rule.deliveryStatusSuccessSampleRateProblem, value: Number,
 };
+export const deliveryStatusLogRetentionDays: FunctionSetting<number> = {
+  variable: 'DELIVERY_STATUS_LOG_RETENTION_DAYS', default: '30', rule: rule.logRetentionDaysProblem, value: Number,
+};
 export const attemptKeepDays: FunctionSetting<number> = { variable: 'ATTEMPT_KEEP_DAYS', default: '7', rule: rule.attemptKeepDaysProblem, value: Number };
 export const maxAttemptsPerSubscription: FunctionSetting<number> = {
   variable: 'MAX_ATTEMPTS_PER_SUBSCRIPTION', default: '1000', rule: rule.maxAttemptsPerSubscriptionProblem, value: Number,
@@ -166,6 +169,9 @@ function settingsTable(): Setting[] {
     }),
     other('cdk', 'operatorEmails', { contextKey: 'operatorEmails', default: '', rule: rule.operatorEmailsProblem, meaning: 'e-mail addresses subscribed to the operator alarm topic' }),
     read('deliveryStatusSuccessSampleRate', deliveryStatusSuccessSampleRate, { contextKey: 'deliveryStatusSuccessSampleRate', readBy: creating, meaning: 'the percentage of successful deliveries SNS logs' }),
+    read('deliveryStatusLogRetentionDays', deliveryStatusLogRetentionDays, {
+      contextKey: 'deliveryStatusLogRetentionDays', readBy: ['reconcileTopics'], meaning: "days the delivery status log groups SNS writes for the service's topics keep their records",
+    }),
     read('attemptKeepDays', attemptKeepDays, { contextKey: 'attemptKeepDays', readBy: ['recordDeliveryAttempts'], meaning: 'days a delivery attempt is kept for GET /attempts' }),
     read('deliveryRetrySchedule', deliveryRetrySchedule, { contextKey: 'deliveryRetrySchedule', readBy: ['recordDeadLetters'], meaning: "the waits of a dead letter's scheduled retries after SNS's own" }),
     read('disableFailingAfter', disableFailingAfter, { contextKey: 'disableFailingAfter', readBy: ['recordDeadLetters', 'retryDeadLetters'], meaning: 'how long a subscription may fail, with no success, before it is disabled' }),

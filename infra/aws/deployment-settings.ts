@@ -71,6 +71,8 @@ export interface DeploymentSettings {
   readonly deliveryStatusSuccessSampleRate: number;
   /** ATTEMPT_KEEP_DAYS: days a delivery attempt is kept for GET /attempts; 7 by default. */
   readonly attemptKeepDays: number;
+  /** DELIVERY_STATUS_LOG_RETENTION_DAYS: days the delivery status log groups of the service's topics keep their records. */
+  readonly deliveryStatusLogRetentionDays: number;
   /** DELIVERY_RETRY_SCHEDULE: the waits of the scheduled retries of a dead letter, `5m,30m,2h,5h,10h,10h` by default. */
   readonly deliveryRetrySchedule: string;
   /** DISABLE_FAILING_AFTER: how long a subscription may fail, with no success, before it is disabled; `5d` by default. */
@@ -161,6 +163,7 @@ function valuesOf(text: (key: keyof DefaultedSettings) => string | undefined): D
     operatorEmails: list('operatorEmails'),
     deliveryStatusSuccessSampleRate: number('deliveryStatusSuccessSampleRate'),
     attemptKeepDays: number('attemptKeepDays'),
+    deliveryStatusLogRetentionDays: number('deliveryStatusLogRetentionDays'),
     deliveryRetrySchedule: text('deliveryRetrySchedule')!,
     disableFailingAfter: text('disableFailingAfter')!,
   };

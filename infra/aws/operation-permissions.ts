@@ -175,4 +175,8 @@ export const RECONCILER_PERMISSIONS = {
     'sns:SetSubscriptionAttributes',
   ],
   accountListings: ['sns:ListTopics', 'sns:ListSubscriptions'],
+  // The retention of the delivery status log groups SNS makes for the topics (shared/reconciliation/log-retention.ts):
+  // listed by name prefix among the account's log groups, set on the topics' own only.
+  logGroupListing: ['logs:DescribeLogGroups'],
+  topicLogGroups: ['logs:PutRetentionPolicy'],
 } as const;

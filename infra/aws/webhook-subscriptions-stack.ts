@@ -260,10 +260,12 @@ export class WebhookSubscriptionsStack extends Stack {
     this.reconciliation = new TopicReconciliation(this, 'Reconciliation', {
       table: this.table,
       topicArnPattern,
+      topicPrefix,
       // Recreated SNS subscriptions get the redrive policy create gives new ones.
       environment: {
         ...environment,
         RECONCILE_GRACE_MINUTES: String(settings.reconcileGraceMinutes),
+        DELIVERY_STATUS_LOG_RETENTION_DAYS: String(settings.deliveryStatusLogRetentionDays),
         DELIVERY_DEAD_LETTER_QUEUE_ARN: deadLetterQueueArn,
         // Recreated topics get the access policy create gives new ones.
         TOPIC_PUBLISHER_ARNS: topicPublisherArns,
@@ -285,6 +287,18 @@ export class WebhookSubscriptionsStack extends Stack {
         'sns:ListTopics and sns:ListSubscriptions list the whole account and have no resource type in IAM, so they ' +
         'can only be granted on "*" (a topic name prefix cannot narrow them); the reconciler needs both to find ' +
         'orphan topics and lost subscriptions. Every other action of the role is on the table or the prefix.',
+    });
+    reconcilerRole.acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:logs:<AWS::Region>:<AWS::AccountId>:log-group:*]',
+      reason:
+        "The topics' delivery status log groups are created at run time by SNS, and logs:DescribeLogGroups finds them " +
+        'by name prefix, which IAM cannot narrow: it shows names and retention, never a record.',
+    });
+    reconcilerRole.acknowledge({
+      id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:logs:<AWS::Region>:<AWS::AccountId>:log-group:sns/<AWS::Region>/<AWS::AccountId>/${topicPrefix}-*]`,
+      reason:
+        'SNS names the delivery status log groups after each topic, created at run time: logs:PutRetentionPolicy is held ' +
+        `to those of the ${topicPrefix}-* topics of this account and region.`,
     });
 
     this.alarms = new OperatorAlarms(this, 'OperatorAlarms', {

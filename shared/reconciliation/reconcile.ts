@@ -55,6 +55,7 @@ import { deleteOrphanTopics } from './orphan-topics';
 import { CHANGES_IN_FLIGHT, STATE_WRITES_IN_FLIGHT, topicItemOf } from './passes';
 import { repair } from './record-repair';
 import { listAllSubscriptions, listAllTopicArns } from './sns-inventory';
+import { type LogRetentionDeps, setLogRetention } from './log-retention';
 import { restoreSubscriptionSettings } from './subscription-settings';
 import { setTopicAttributes } from './topic-attributes';
 import { classifyTopic } from './topic-names';
@@ -77,6 +78,8 @@ export interface ReconcileDeps {
   deliveryStatus?: DeliveryStatusLogging;
   /** The principals every topic's access policy should name (topic-policy.ts); unset, no policy is set. */
   topicPolicy?: TopicPolicyPrincipals;
+  /** CloudWatch Logs and the retention of the topics' delivery status log groups (log-retention.ts); unset (no CloudWatch Logs locally), none is set. */
+  logRetention?: Pick<LogRetentionDeps, 'logs' | 'days'>;
 }
 
 /** What one run found and did; a dry run counts what it would do, under names that say so. */
@@ -108,6 +111,9 @@ interface RunCounts {
   /** Subscriptions whose redrive policy, raw delivery or filter policy had drifted and was set again (would be, in a dry run). */
   subscriptionSettingsSet?: number;
   wouldSetSubscriptionSettings?: number;
+  /** With CloudWatch Logs given: delivery status log groups whose retention was set (would be, in a dry run). */
+  logRetentionsSet?: number;
+  wouldSetLogRetentions?: number;
   /** Topics of the prefix whose name is not `${prefix}-<UUIDv7>`: not the service's, left alone. */
   unrecognizedTopics: string[];
 }
@@ -156,6 +162,8 @@ export async function reconcileTopics(deps: ReconcileDeps): Promise<ReconcileSum
   // Every existing subscription's settings (within the run's window), read and set back where drifted.
   const existing = observed.filter(({ state }) => state !== 'unsubscribed').map(({ record }) => record);
   const [deliveryPoliciesSet, otherSettingsSet] = await restoreSubscriptionSettings(deps, existing, summary);
+  // The delivery status log groups SNS made for the topics keep their records only so long.
+  const logRetentionsSet = deps.logRetention ? await setLogRetention({ ...deps.logRetention, topicPrefix, dryRun }, topicArns[0], summary) : 0;
   let repairedRecords = 0;
   const withoutTopic = records.filter((record) => !existingTopics.has(record.topicArn));
   await mapWithConcurrency(withoutTopic, CHANGES_IN_FLIGHT, async (record) => {
@@ -180,6 +188,7 @@ export async function reconcileTopics(deps: ReconcileDeps): Promise<ReconcileSum
     ...(dryRun ? { wouldSetSubscriptionSettings: otherSettingsSet } : { subscriptionSettingsSet: otherSettingsSet }),
     ...(logging && (dryRun ? { wouldSetDeliveryStatusLogging: deliveryStatusSet } : { deliveryStatusLoggingSet: deliveryStatusSet })),
     ...(principals && (dryRun ? { wouldSetTopicPolicies: topicPoliciesSet } : { topicPoliciesSet })),
+    ...(deps.logRetention && (dryRun ? { wouldSetLogRetentions: logRetentionsSet } : { logRetentionsSet })),
   };
   return dryRun
     ? {

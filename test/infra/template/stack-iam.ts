@@ -274,6 +274,8 @@ describe('what each function may do', () => {
       'service topics: sns:CreateTopic sns:DeleteTopic sns:GetSubscriptionAttributes sns:SetSubscriptionAttributes sns:SetTopicAttributes sns:Subscribe sns:TagResource',
       'delivery status logging role: iam:PassRole when StringEquals iam:PassedToService sns.amazonaws.com',
       '*: sns:ListSubscriptions sns:ListTopics',
+      "the account's log groups: logs:DescribeLogGroups",
+      "the topics' delivery status log groups: logs:PutRetentionPolicy",
     ],
     retryDeadLetters: [
       'own log group: logs:CreateLogStream logs:PutLogEvents',
@@ -334,6 +336,8 @@ describe('what each function may do', () => {
       [JSON.stringify({ 'Fn::GetAtt': [logicalIdOf(stack, stack.delivery.deliveryDeadLetterQueue), 'Arn'] }), 'delivery dead-letter queue'],
       [JSON.stringify(loggingRoleArn()), 'delivery status logging role'],
       [JSON.stringify('*'), '*'],
+      [JSON.stringify(logGroupArn('*')), "the account's log groups"],
+      [JSON.stringify(logGroupArn(['sns/', { Ref: 'AWS::Region' }, '/', { Ref: 'AWS::AccountId' }, `/${stack.topicPrefix}-*`])), "the topics' delivery status log groups"],
     ]);
     const roleId = logicalIdOf(stack, fn.role);
 
@@ -350,3 +354,10 @@ describe('what each function may do', () => {
     expect(resources[roleId]!.Properties.ManagedPolicyArns).toBeUndefined();
   });
 });
+
+/** A log group ARN of the stack's account and region, as the template joins it. */
+function logGroupArn(name: string | unknown[]) {
+  const head = ['arn:', { Ref: 'AWS::Partition' }, ':logs:', { Ref: 'AWS::Region' }, ':', { Ref: 'AWS::AccountId' }, ':log-group:'];
+  const [first, ...rest] = [name].flat();
+  return { 'Fn::Join': ['', [...head.slice(0, -1), `:log-group:${String(first)}`, ...rest]] };
+}

@@ -181,6 +181,7 @@ describe('the functions', () => {
         deliveryStatusRoleArn: deployed.DELIVERY_STATUS_ROLE_ARN ? loggingRole : undefined,
         deliveryStatusSuccessSampleRate: 100,
         attemptKeepDays: 7,
+        deliveryStatusLogRetentionDays: 30,
         maxAttemptsPerSubscription: 1000,
         portalSendLimit: { burst: DEFAULT_SETTINGS.portalSendBurst, ratePerMinute: DEFAULT_SETTINGS.portalSendRatePerMinute },
         portalChangeLimit: { burst: DEFAULT_SETTINGS.portalChangeBurst, ratePerMinute: DEFAULT_SETTINGS.portalChangeRatePerMinute },
@@ -310,6 +311,12 @@ describe('AWS Solutions rules (cdk-nag)', () => {
           `${STACK_NAME}/Attempts/SnsDeliveryStatusLogging`,
           `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:logs:<AWS::Region>:<AWS::AccountId>:log-group:sns/<AWS::Region>/<AWS::AccountId>/${stack.topicPrefix}-*${suffix}]`,
         ]),
+        // The reconciler gives the topics' delivery status log groups (made by SNS at run time) their retention.
+        [`${STACK_NAME}/Reconciliation/reconcileTopics/Role`, 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:logs:<AWS::Region>:<AWS::AccountId>:log-group:*]'],
+        [
+          `${STACK_NAME}/Reconciliation/reconcileTopics/Role`,
+          `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:logs:<AWS::Region>:<AWS::AccountId>:log-group:sns/<AWS::Region>/<AWS::AccountId>/${stack.topicPrefix}-*]`,
+        ],
         // ListTopics and ListSubscriptions have no resource type in IAM.
         [`${STACK_NAME}/Reconciliation/reconcileTopics/Role`, 'AwsSolutions-IAM5[Resource::*]'],
         // A dead-letter queue needs no dead-letter queue; cdk-nag cannot see the redrive policies SNS holds.
