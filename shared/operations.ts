@@ -38,8 +38,8 @@ export interface Operation {
   readonly limitedPerPortal: boolean;
   /**
    * The per-portal limit of a route that makes no SNS send but other AWS calls the caller chooses
-   * (DynamoDB, and SNS reads or settings): a budget for its use, of settings. Every route is limited per
-   * portal, by this or by `limitedPerPortal` (docs/security.md, "Rate limits").
+   * (DynamoDB, and SNS reads or settings): a budget for its use, of settings. Every route that makes
+   * an AWS call is limited per portal, by this or by `limitedPerPortal` (docs/security.md, "Rate limits").
    */
   readonly portalBudget?: PortalBudget;
 }

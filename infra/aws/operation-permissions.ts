@@ -144,7 +144,7 @@ export const OPERATION_PERMISSIONS = {
 export const REPLAY_DUE_WORK = ['dynamodb:DeleteItem'] as const;
 
 /**
- * Every operation also updates its portal's rate limit item (shared/http/middleware/portal-rate-limit.ts;
+ * Every operation that makes an AWS call also updates its portal's rate limit item (shared/http/middleware/portal-rate-limit.ts;
  * the operations table's `limitedPerPortal` or `portalBudget`): granted in a statement of its own,
  * held to the portals' partitions and to that item's attributes.
  */

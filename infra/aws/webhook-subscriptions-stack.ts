@@ -164,11 +164,14 @@ export class WebhookSubscriptionsStack extends Stack {
       fn.allow(idempotencyRecords, [this.table.tableArn], {
         'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': [idempotencyPartitionOf(operation.id)] },
       });
-      // Every route is limited per portal. The portal's rate limit item: in the portals' partitions, its key and two attributes only.
-      fn.allow(RATE_LIMIT_PERMISSIONS, [this.table.tableArn], {
-        'ForAllValues:StringNotLike': { 'dynamodb:LeadingKeys': [...NOT_PORTAL_PARTITIONS] },
-        'ForAllValues:StringEquals': { 'dynamodb:Attributes': [TABLE_KEYS.partitionKey, TABLE_KEYS.sortKey, BUCKET_FULL_AT_ATTRIBUTE, EXPIRY_ATTRIBUTE] },
-      });
+      // Every route that makes an AWS call is limited per portal. The portal's rate limit item: in
+      // the portals' partitions, its key and two attributes only.
+      if (operation.limitedPerPortal || operation.portalBudget) {
+        fn.allow(RATE_LIMIT_PERMISSIONS, [this.table.tableArn], {
+          'ForAllValues:StringNotLike': { 'dynamodb:LeadingKeys': [...NOT_PORTAL_PARTITIONS] },
+          'ForAllValues:StringEquals': { 'dynamodb:Attributes': [TABLE_KEYS.partitionKey, TABLE_KEYS.sortKey, BUCKET_FULL_AT_ATTRIBUTE, EXPIRY_ATTRIBUTE] },
+        });
+      }
       if (operation.limitedPerPortal) {
         fn.function.addEnvironment('PORTAL_SEND_BURST', String(settings.portalSendBurst));
         fn.function.addEnvironment('PORTAL_SEND_RATE_PER_MINUTE', String(settings.portalSendRatePerMinute));
@@ -266,6 +269,8 @@ export class WebhookSubscriptionsStack extends Stack {
         ...environment,
         RECONCILE_GRACE_MINUTES: String(settings.reconcileGraceMinutes),
         DELIVERY_STATUS_LOG_RETENTION_DAYS: String(settings.deliveryStatusLogRetentionDays),
+        // For sam local invoke: the SNS emulator serves the log groups' CloudWatch Logs side too.
+        ...(settings.localEndpoints && { AWS_ENDPOINT_URL_CLOUDWATCH_LOGS: settings.localEndpoints.sns }),
         DELIVERY_DEAD_LETTER_QUEUE_ARN: deadLetterQueueArn,
         // Recreated topics get the access policy create gives new ones.
         TOPIC_PUBLISHER_ARNS: topicPublisherArns,

@@ -92,9 +92,11 @@ export type HttpHandler = (event: HttpEvent, context: Context) => Promise<HttpRe
  * the error envelope, so that what is remembered is only ever a success, never an error answer.
  */
 export function httpOperation<Body = undefined>(operation: Operation & { readonly id: OperationId }, spec: OperationSpec<Body>): HttpHandler {
-  // Every route is limited per portal: by the sending routes' settings, or by its fixed budget.
-  if (!operation.limitedPerPortal === !operation.portalBudget || spec.portalLimit === undefined) {
-    throw new Error(`${operation.id}: the operations table must give it limitedPerPortal or a portalBudget, and its handler pass the portalLimit.`);
+  // Every route that makes an AWS call is limited per portal: by the sending routes' settings, or
+  // by its budget; the table says which, and the handler passes that limit (and only then).
+  const limited = operation.limitedPerPortal || operation.portalBudget !== undefined;
+  if ((operation.limitedPerPortal && operation.portalBudget !== undefined) || limited !== (spec.portalLimit !== undefined)) {
+    throw new Error(`${operation.id}: its handler must pass a portalLimit exactly when the operations table gives it limitedPerPortal or a portalBudget (not both).`);
   }
   // Half a second before the function's timeout, answer a 503 (a TimeoutError, see
   // error-envelope.ts) rather than let Lambda cut the request off without an answer.

@@ -34,7 +34,15 @@ export async function setLogRetention(deps: LogRetentionDeps, anyTopicArn: strin
   let set = 0;
   let nextToken: string | undefined;
   do {
-    const page = await deps.logs.send(new DescribeLogGroupsCommand({ logGroupNamePrefix, nextToken }));
+    let page;
+    try {
+      page = await deps.logs.send(new DescribeLogGroupsCommand({ logGroupNamePrefix, nextToken }));
+    } catch (error) {
+      // The rest of the run does not depend on it: counted, and the next run lists them again.
+      counts.errors++;
+      logger.error('could not list the delivery status log groups', { logGroupNamePrefix, error: error as Error });
+      return set;
+    }
     for (const { logGroupName, retentionInDays } of page.logGroups ?? []) {
       if (!logGroupName || retentionInDays === deps.days) continue;
       try {

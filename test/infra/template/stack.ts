@@ -131,7 +131,7 @@ describe('the functions', () => {
       const idempotencyRecords: readonly string[] = [
         ...(('idempotencyRecords' in expected && expected.idempotencyRecords) || []),
         // The portal's rate limit item, in a statement of its own.
-        ...RATE_LIMIT_PERMISSIONS,
+        ...(op.limitedPerPortal || op.portalBudget ? RATE_LIMIT_PERMISSIONS : []),
         // Replay ends the schedule of what it sends: it deletes the due retry, in a statement of its own.
         ...(op.id === 'replayDeadLettersRoute' ? REPLAY_DUE_WORK : []),
       ];
