@@ -293,18 +293,6 @@ export class WebhookSubscriptionsStack extends Stack {
         'can only be granted on "*" (a topic name prefix cannot narrow them); the reconciler needs both to find ' +
         'orphan topics and lost subscriptions. Every other action of the role is on the table or the prefix.',
     });
-    reconcilerRole.acknowledge({
-      id: 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:logs:<AWS::Region>:<AWS::AccountId>:log-group:*]',
-      reason:
-        "The topics' delivery status log groups are created at run time by SNS, and logs:DescribeLogGroups finds them " +
-        'by name prefix, which IAM cannot narrow: it shows names and retention, never a record.',
-    });
-    reconcilerRole.acknowledge({
-      id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:logs:<AWS::Region>:<AWS::AccountId>:log-group:sns/<AWS::Region>/<AWS::AccountId>/${topicPrefix}-*]`,
-      reason:
-        'SNS names the delivery status log groups after each topic, created at run time: logs:PutRetentionPolicy is held ' +
-        `to those of the ${topicPrefix}-* topics of this account and region.`,
-    });
 
     this.alarms = new OperatorAlarms(this, 'OperatorAlarms', {
       portalEventsDeadLetterQueue: this.delivery.eventsDeadLetterQueue,
