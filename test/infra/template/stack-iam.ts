@@ -200,7 +200,7 @@ describe('what each function may do', () => {
     ],
     updateSubscription: [
       'own log group: logs:CreateLogStream logs:PutLogEvents',
-      `table: dynamodb:UpdateItem ${PORTALS} and ${ATTRIBUTES} portalId,sk,events,maxReceivesPerSecond,protocol`,
+      `table: dynamodb:UpdateItem ${PORTALS} and ${ATTRIBUTES} portalId,sk,events,maxReceivesPerSecond,filter,protocol`,
       BUCKET,
       'service topics: sns:SetSubscriptionAttributes',
     ],
@@ -232,6 +232,8 @@ describe('what each function may do', () => {
     ],
     listDeadLetters: ['own log group: logs:CreateLogStream logs:PutLogEvents', `table: dynamodb:GetItem dynamodb:Query ${PORTALS}`, BUCKET],
     listAttempts: ['own log group: logs:CreateLogStream logs:PutLogEvents', `table: dynamodb:GetItem dynamodb:Query ${PORTALS}`, BUCKET],
+    // No AWS call: no per-portal limit, no bucket.
+    testFilter: ['own log group: logs:CreateLogStream logs:PutLogEvents'],
     replayDeadLetters: [
       'own log group: logs:CreateLogStream logs:PutLogEvents',
       `table: dynamodb:GetItem dynamodb:Query ${PORTALS}`,
