@@ -116,6 +116,7 @@ const retryAfter = (minimum: number, description: string) => ({
 });
 
 function responsesOf(doc: OperationDoc, operation: Operation): Json {
+  const limit = portalLimitOf(operation);
   return {
     200: { description: doc.summary + ': done.', content: jsonContent(ref(doc.success), doc.successExample) },
     ...(doc.answersBadRequest && {
@@ -155,16 +156,23 @@ function responsesOf(doc: OperationDoc, operation: Operation): Json {
     429: {
       description:
         'Too many requests; nothing was done. API Gateway\'s stage throttle (`{message}`) may answer it on any route. ' +
-        'The service answers it (`RATE_LIMITED`) when the portal sent this route more often than its limit ' +
-        `(${portalLimitOf(operation)[0].variable} at once, then ${portalLimitOf(operation)[1].variable} a minute). ` +
+        (limit
+          ? 'The service answers it (`RATE_LIMITED`) when the portal sent this route more often than its limit ' +
+            `(${limit[0].variable} at once, then ${limit[1].variable} a minute). `
+          : '') +
         (doc.answersTooSoon ?? '') +
         'Send the same request again after the `Retry-After` seconds (the service\'s message also says when).',
       headers: retryAfter(1, 'Seconds to wait before sending the request again.'),
-      content: jsonContent(errorOrGateway(429), {
-        success: false,
-        message: `This portal sends ${operation.method} .../subscriptions${operation.subPath} faster than its limit (${portalLimitOf(operation)[0].default} at once, then ${portalLimitOf(operation)[1].default} a minute); send it again after 2026-03-12T10:15:33Z (Retry-After says in how many seconds).`,
-        code: 'RATE_LIMITED',
-      }),
+      content: jsonContent(
+        errorOrGateway(429),
+        limit
+          ? {
+              success: false,
+              message: `This portal sends ${operation.method} .../subscriptions${operation.subPath} faster than its limit (${limit[0].default} at once, then ${limit[1].default} a minute); send it again after 2026-03-12T10:15:33Z (Retry-After says in how many seconds).`,
+              code: 'RATE_LIMITED',
+            }
+          : { message: 'Too Many Requests' },
+      ),
     },
     413: {
       description: 'The request is larger than API Gateway\'s payload limit.',
@@ -300,5 +308,7 @@ export function buildOpenApiDocument(options: OpenApiOptions): Json {
 function portalLimitOf(operation: Operation) {
   if (operation.portalBudget === 'change') return [portalChangeBurst, portalChangeRatePerMinute] as const;
   if (operation.portalBudget === 'read') return [portalReadBurst, portalReadRatePerMinute] as const;
-  return [portalSendBurst, portalSendRatePerMinute] as const;
+  if (operation.limitedPerPortal) return [portalSendBurst, portalSendRatePerMinute] as const;
+  // A route that makes no AWS call (test-filter) has none: only the stage throttle answers it 429.
+  return undefined;
 }
