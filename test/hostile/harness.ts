@@ -90,15 +90,16 @@ export async function startHostileHarness(): Promise<HostileHarness> {
 
   // The suite sends hundreds of requests of each route from one portal, far past what a person
   // sends: the per-portal limits are raised for it (test/service/rate-limits*.test.ts test them).
-  // The change and read rates stay at 10 ms a token: below a millisecond, concurrent takes of one
-  // bucket race past each other's clock reads and are refused as too busy.
+  // The change and read limits are a burst no run spends, at a token a second: a bucket whose
+  // moment moves by less than a call takes would race concurrent takes past each other's clock
+  // reads (refused as too busy); one a second ahead of the clock never does.
   Object.assign(process.env, {
     PORTAL_SEND_BURST: '100000',
     PORTAL_SEND_RATE_PER_MINUTE: '600000',
     PORTAL_CHANGE_BURST: '100000',
-    PORTAL_CHANGE_RATE_PER_MINUTE: '6000',
+    PORTAL_CHANGE_RATE_PER_MINUTE: '60',
     PORTAL_READ_BURST: '100000',
-    PORTAL_READ_RATE_PER_MINUTE: '6000',
+    PORTAL_READ_RATE_PER_MINUTE: '60',
   });
   let testStack: TestStack;
   try {

@@ -24,9 +24,9 @@ beforeAll(async () => {
     PORTAL_SEND_BURST: '100000',
     PORTAL_SEND_RATE_PER_MINUTE: '600000',
     PORTAL_CHANGE_BURST: '100000',
-    PORTAL_CHANGE_RATE_PER_MINUTE: '6000',
+    PORTAL_CHANGE_RATE_PER_MINUTE: '60',
     PORTAL_READ_BURST: '100000',
-    PORTAL_READ_RATE_PER_MINUTE: '6000',
+    PORTAL_READ_RATE_PER_MINUTE: '60',
   });
   test = await startTestStack({
     handlerEndpoints: async (emulators) => {
