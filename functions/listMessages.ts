@@ -3,7 +3,7 @@ import { InvalidRequestError } from '../shared/contract/invalid-request';
 import { listMessagesQuery } from '../shared/contract/request-bodies';
 import { messagePage } from '../shared/data/messages';
 import { tableName } from '../shared/environment';
-import { httpOperation } from '../shared/http/operation';
+import { httpOperation, readLimitPerPortal } from '../shared/http/operation';
 import { queryInput } from '../shared/http/query-input';
 import { messageCursorOf, sortKeyOfMessageCursor } from '../shared/messages/cursor';
 import { listMessagesRoute } from '../shared/operations';
@@ -16,6 +16,7 @@ const repository = repositoryOf(table, { find });
 
 /** One page of the messages the service sent a subscription, newest first, with their bodies (docs/messages.md). */
 export const handler = httpOperation(listMessagesRoute, {
+  portalLimit: readLimitPerPortal,
   body: queryInput(listMessagesQuery),
   run: async ({ portalId, body: { configId, limit, cursor, ...query } }) => {
     const afterKey = cursor === undefined ? undefined : sortKeyOfMessageCursor(cursor, configId);

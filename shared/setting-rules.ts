@@ -75,6 +75,10 @@ export const attemptKeepDaysProblem: Rule = (text) =>
 // Messages are read to see what was sent and to send a window again; DynamoDB TTL deletes them after this.
 export const messageKeepDaysProblem: Rule = (text) =>
   /^\d+$/.test(text) && Number(text) >= 1 && Number(text) <= 90 ? undefined : `must be a whole number of days from 1 to 90 (got "${text}").`;
+// The values CloudWatch Logs takes (PutRetentionPolicy's retentionInDays).
+const LOG_RETENTION_DAYS = [1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288, 3653];
+export const logRetentionDaysProblem: Rule = (text) =>
+  /^\d+$/.test(text) && LOG_RETENTION_DAYS.includes(Number(text)) ? undefined : `must be one of CloudWatch Logs' retentions in days, ${LOG_RETENTION_DAYS.join(', ')} (got "${text}").`;
 export const maxAttemptsPerSubscriptionProblem: Rule = (text) => wholeNumberProblem(text, 10, 100_000);
 export const portalSendBurstProblem: Rule = (text) => wholeNumberProblem(text, 1, 100_000);
 export const portalSendRatePerMinuteProblem: Rule = (text) => wholeNumberProblem(text, 1, 600_000);

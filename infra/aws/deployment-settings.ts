@@ -44,6 +44,12 @@ export interface DeploymentSettings {
   readonly portalSendBurst: number;
   /** PORTAL_SEND_RATE_PER_MINUTE: such requests a portal may send a minute once its burst is spent. */
   readonly portalSendRatePerMinute: number;
+  /** PORTAL_CHANGE_BURST and PORTAL_CHANGE_RATE_PER_MINUTE: the same for update, activate, rename and delete. */
+  readonly portalChangeBurst: number;
+  readonly portalChangeRatePerMinute: number;
+  /** PORTAL_READ_BURST and PORTAL_READ_RATE_PER_MINUTE: the same for list, dead letters and attempts. */
+  readonly portalReadBurst: number;
+  readonly portalReadRatePerMinute: number;
   /** CONFIRMATION_REQUESTS_PER_DAY: confirmation requests POST /confirm may have SNS send to one endpoint per UTC day. */
   readonly confirmationRequestsPerDay: number;
   /**
@@ -67,6 +73,8 @@ export interface DeploymentSettings {
   readonly attemptKeepDays: number;
   /** MESSAGE_KEEP_DAYS: days a published message is kept in the message log; 30 by default. */
   readonly messageKeepDays: number;
+  /** DELIVERY_STATUS_LOG_RETENTION_DAYS: days the delivery status log groups of the service's topics keep their records. */
+  readonly deliveryStatusLogRetentionDays: number;
   /** DELIVERY_RETRY_SCHEDULE: the waits of the scheduled retries of a dead letter, `5m,30m,2h,5h,10h,10h` by default. */
   readonly deliveryRetrySchedule: string;
   /** DISABLE_FAILING_AFTER: how long a subscription may fail, with no success, before it is disabled; `5d` by default. */
@@ -148,12 +156,17 @@ function valuesOf(text: (key: keyof DefaultedSettings) => string | undefined): D
     throttlingBurstLimit: number('throttlingBurstLimit'),
     portalSendBurst: number('portalSendBurst'),
     portalSendRatePerMinute: number('portalSendRatePerMinute'),
+    portalChangeBurst: number('portalChangeBurst'),
+    portalChangeRatePerMinute: number('portalChangeRatePerMinute'),
+    portalReadBurst: number('portalReadBurst'),
+    portalReadRatePerMinute: number('portalReadRatePerMinute'),
     confirmationRequestsPerDay: number('confirmationRequestsPerDay'),
     allowedEndpointAccounts: list('allowedEndpointAccounts'),
     operatorEmails: list('operatorEmails'),
     deliveryStatusSuccessSampleRate: number('deliveryStatusSuccessSampleRate'),
     attemptKeepDays: number('attemptKeepDays'),
     messageKeepDays: number('messageKeepDays'),
+    deliveryStatusLogRetentionDays: number('deliveryStatusLogRetentionDays'),
     deliveryRetrySchedule: text('deliveryRetrySchedule')!,
     disableFailingAfter: text('disableFailingAfter')!,
   };

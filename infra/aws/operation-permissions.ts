@@ -151,8 +151,8 @@ export const OPERATION_PERMISSIONS = {
 export const REPLAY_DUE_WORK = ['dynamodb:DeleteItem'] as const;
 
 /**
- * The operations the operations table marks `limitedPerPortal` also update their portal's rate
- * limit item (shared/http/middleware/portal-rate-limit.ts): granted in a statement of its own,
+ * Every operation that makes an AWS call also updates its portal's rate limit item (shared/http/middleware/portal-rate-limit.ts;
+ * the operations table's `limitedPerPortal` or `portalBudget`): granted in a statement of its own,
  * held to the portals' partitions and to that item's attributes.
  */
 export const RATE_LIMIT_PERMISSIONS = ['dynamodb:UpdateItem'] as const;
@@ -182,4 +182,8 @@ export const RECONCILER_PERMISSIONS = {
     'sns:SetSubscriptionAttributes',
   ],
   accountListings: ['sns:ListTopics', 'sns:ListSubscriptions'],
+  // The retention of the delivery status log groups SNS makes for the topics (shared/reconciliation/log-retention.ts):
+  // listed by name prefix among the account's log groups, set on the topics' own only.
+  logGroupListing: ['logs:DescribeLogGroups'],
+  topicLogGroups: ['logs:PutRetentionPolicy'],
 } as const;

@@ -167,14 +167,25 @@ export class WebhookSubscriptionsStack extends Stack {
       fn.allow(idempotencyRecords, [this.table.tableArn], {
         'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': [idempotencyPartitionOf(operation.id)] },
       });
-      if (operation.limitedPerPortal) {
-        // The portal's rate limit item: in the portals' partitions, its key and two attributes only.
+      // Every route that makes an AWS call is limited per portal. The portal's rate limit item: in
+      // the portals' partitions, its key and two attributes only.
+      if (operation.limitedPerPortal || operation.portalBudget) {
         fn.allow(RATE_LIMIT_PERMISSIONS, [this.table.tableArn], {
           'ForAllValues:StringNotLike': { 'dynamodb:LeadingKeys': [...NOT_PORTAL_PARTITIONS] },
           'ForAllValues:StringEquals': { 'dynamodb:Attributes': [TABLE_KEYS.partitionKey, TABLE_KEYS.sortKey, BUCKET_FULL_AT_ATTRIBUTE, EXPIRY_ATTRIBUTE] },
         });
+      }
+      if (operation.limitedPerPortal) {
         fn.function.addEnvironment('PORTAL_SEND_BURST', String(settings.portalSendBurst));
         fn.function.addEnvironment('PORTAL_SEND_RATE_PER_MINUTE', String(settings.portalSendRatePerMinute));
+      }
+      if (operation.portalBudget === 'change') {
+        fn.function.addEnvironment('PORTAL_CHANGE_BURST', String(settings.portalChangeBurst));
+        fn.function.addEnvironment('PORTAL_CHANGE_RATE_PER_MINUTE', String(settings.portalChangeRatePerMinute));
+      }
+      if (operation.portalBudget === 'read') {
+        fn.function.addEnvironment('PORTAL_READ_BURST', String(settings.portalReadBurst));
+        fn.function.addEnvironment('PORTAL_READ_RATE_PER_MINUTE', String(settings.portalReadRatePerMinute));
       }
       fn.allow(permissions.topics, [topicArnPattern]);
       if (permissions.logsMessages) allowMessageLogWrites(fn, this.table.tableArn);
@@ -255,10 +266,14 @@ export class WebhookSubscriptionsStack extends Stack {
     this.reconciliation = new TopicReconciliation(this, 'Reconciliation', {
       table: this.table,
       topicArnPattern,
+      topicPrefix,
       // Recreated SNS subscriptions get the redrive policy create gives new ones.
       environment: {
         ...environment,
         RECONCILE_GRACE_MINUTES: String(settings.reconcileGraceMinutes),
+        DELIVERY_STATUS_LOG_RETENTION_DAYS: String(settings.deliveryStatusLogRetentionDays),
+        // For sam local invoke: the SNS emulator serves the log groups' CloudWatch Logs side too.
+        ...(settings.localEndpoints && { AWS_ENDPOINT_URL_CLOUDWATCH_LOGS: settings.localEndpoints.sns }),
         DELIVERY_DEAD_LETTER_QUEUE_ARN: deadLetterQueueArn,
         // Recreated topics get the access policy create gives new ones.
         TOPIC_PUBLISHER_ARNS: topicPublisherArns,

@@ -18,10 +18,11 @@ import { ATTEMPTS_PER_EVENT, MINIMUM_CALLS, RECORDED_PER_BATCH, REPLAYED_PER_INV
 /** What an invocation of these rows does, since their calls grow with it. */
 const ROW_NOTES: Partial<Record<FunctionName, string>> = {
   replayDeadLetters: `${REPLAYED_PER_INVOCATION} dead letters per invocation: 1 Query, then per message 1 UpdateItem claiming it, 1 Publish and 1 TransactWriteItems removing it; 1 UpdateItem: the portal's rate limit`,
-  createSubscription: "1 UpdateItem: the portal's rate limit (its floor makes it too: its cost is one such call, see the rename row)",
-  testSubscription: "1 UpdateItem: the portal's rate limit (its floor makes it too: its cost is one such call, see the rename row)",
+  createSubscription: "1 UpdateItem: the portal's rate limit (every floor makes it too: its cost is one such call, half the rename row)",
+  testSubscription: "1 UpdateItem: the portal's rate limit (every floor makes it too: its cost is one such call, half the rename row)",
+  renameSubscription: "2 UpdateItem: the portal's rate limit and the record's name",
   confirmSubscription: "2 UpdateItem: the portal's rate limit, and the confirmation request's turn (its floor makes both)",
-  listSubscriptions: 'each entry\'s health (lastDeliveredAt, lastFailedAt, 24-hour counts) is read off its record in the same Query: no call per entry',
+  listSubscriptions: 'each entry\'s health (lastDeliveredAt, lastFailedAt, 24-hour counts) is read off its record in the same Query: no call per entry; 1 UpdateItem: the portal\'s rate limit',
   recordDeliveryAttempts: `a subscription event of ${ATTEMPTS_PER_EVENT} delivery status records per invocation: 1 ListTagsForResource, 1 GetItem, 1 TransactWriteItems`,
   recordDeadLetters: `a batch of ${RECORDED_PER_BATCH} dead letters per invocation: 1 write (TransactWriteItems) each, 1 GetItem per subscription`,
 };

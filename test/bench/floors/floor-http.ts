@@ -25,8 +25,8 @@ export function ok(body: Record<string, unknown>): APIGatewayProxyStructuredResu
 
 /**
  * The per-portal rate limit's one conditional UpdateItem (a token of the portal's bucket for the
- * route), which every route that makes SNS send must make before it sends: part of each such
- * floor, so that its row judges the service's code, and the check's own cost is that call's.
+ * route), which every route must make before it runs: part of each floor, so that its row judges
+ * the service's code, and the check's own cost is that call's.
  */
 export async function takePortalToken(portalId: string, operationId: string): Promise<void> {
   const now = Date.now();

@@ -69,6 +69,34 @@ describe('portal events in', () => {
   });
 });
 
+describe('the events queue', () => {
+  it('takes messages from EventBridge sending for the bus\'s rule only: no principal of the account can put a forged event there', () => {
+    const queueId = idOf(stack.delivery.eventsQueue);
+    const [policy] = Object.values(resources).filter(
+      (resource) => resource.Type === 'AWS::SQS::QueuePolicy' && resource.Properties.Queues.some((q: any) => q.Ref === queueId),
+    );
+    const ruleId = Object.keys(template.findResources('AWS::Events::Rule', { Properties: { EventBusName: Match.anyValue() } }))[0]!;
+    const ruleArn = 'arn:aws:events:eu-west-1:123456789012:rule/webhooks-portal-events/PortalEventsToQueue';
+    // The policy as CloudFormation deploys it in account 123456789012, eu-west-1, the rule's ARN filled in.
+    const statements = JSON.parse(
+      JSON.stringify(resolvePseudoParameters(policy!.Properties.PolicyDocument.Statement)).replaceAll(JSON.stringify({ 'Fn::GetAtt': [ruleId, 'Arn'] }), JSON.stringify(ruleArn)),
+    ) as Statement[];
+    const send = (principal: Request['principal'], context: Request['context']) =>
+      evaluate(statements, { action: 'sqs:SendMessage', resource: { 'Fn::GetAtt': [queueId, 'Arn'] }, principal, context: { 'aws:SecureTransport': 'true', ...context } });
+    const events = (sourceArn: string) => send({ Service: 'events.amazonaws.com' }, { 'aws:PrincipalServiceName': 'events.amazonaws.com', 'aws:SourceArn': sourceArn });
+
+    // An administrator of the account, whose IAM policies allow sqs:* on every queue, putting a forged notice.
+    expect(send({ AWS: 'arn:aws:iam::123456789012:role/Admin' }, { 'aws:PrincipalArn': 'arn:aws:iam::123456789012:role/Admin' })).toBe('denied');
+    // EventBridge sending for another rule of the account (any rule may name the queue as its target).
+    expect(events('arn:aws:events:eu-west-1:123456789012:rule/default/someone-elses-rule')).toBe('denied');
+    // SNS, or any other service, sending for a resource of its own.
+    expect(send({ Service: 'sns.amazonaws.com' }, { 'aws:PrincipalServiceName': 'sns.amazonaws.com', 'aws:SourceArn': ruleArn })).toBe('denied');
+    // The bus's rule: the one sender let through, besides the account's root user (moving the dead letters back).
+    expect(events(ruleArn)).toBe('allowed');
+    expect(send({ AWS: 'arn:aws:iam::123456789012:root' }, { 'aws:PrincipalArn': 'arn:aws:iam::123456789012:root' })).not.toBe('denied');
+  });
+});
+
 describe('the dispatcher', () => {
   it('consumes the queue in batches of 10 gathered for up to 1 s, and reports failed records one by one', () => {
     template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {

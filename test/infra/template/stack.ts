@@ -98,6 +98,15 @@ describe('the functions', () => {
           PORTAL_SEND_BURST: String(DEFAULT_SETTINGS.portalSendBurst),
           PORTAL_SEND_RATE_PER_MINUTE: String(DEFAULT_SETTINGS.portalSendRatePerMinute),
         }),
+        // The others, each by the budget the operations table names.
+        ...(op.portalBudget === 'change' && {
+          PORTAL_CHANGE_BURST: String(DEFAULT_SETTINGS.portalChangeBurst),
+          PORTAL_CHANGE_RATE_PER_MINUTE: String(DEFAULT_SETTINGS.portalChangeRatePerMinute),
+        }),
+        ...(op.portalBudget === 'read' && {
+          PORTAL_READ_BURST: String(DEFAULT_SETTINGS.portalReadBurst),
+          PORTAL_READ_RATE_PER_MINUTE: String(DEFAULT_SETTINGS.portalReadRatePerMinute),
+        }),
         ...(op.id === 'confirmSubscriptionRoute' && { CONFIRMATION_REQUESTS_PER_DAY: String(DEFAULT_SETTINGS.confirmationRequestsPerDay) }),
       });
     });
@@ -123,7 +132,7 @@ describe('the functions', () => {
       const idempotencyRecords: readonly string[] = [
         ...(('idempotencyRecords' in expected && expected.idempotencyRecords) || []),
         // The portal's rate limit item, in a statement of its own.
-        ...(op.limitedPerPortal ? RATE_LIMIT_PERMISSIONS : []),
+        ...(op.limitedPerPortal || op.portalBudget ? RATE_LIMIT_PERMISSIONS : []),
         // Replay ends the schedule of what it sends: it deletes the due retry, in a statement of its own.
         ...(op.id === 'replayDeadLettersRoute' ? REPLAY_DUE_WORK : []),
         // The operations that publish log what they publish, in a statement of their own.
@@ -175,9 +184,12 @@ describe('the functions', () => {
         deliveryStatusRoleArn: deployed.DELIVERY_STATUS_ROLE_ARN ? loggingRole : undefined,
         deliveryStatusSuccessSampleRate: 100,
         attemptKeepDays: 7,
+        deliveryStatusLogRetentionDays: 30,
         maxAttemptsPerSubscription: 1000,
         messageKeepDays: 30,
         portalSendLimit: { burst: DEFAULT_SETTINGS.portalSendBurst, ratePerMinute: DEFAULT_SETTINGS.portalSendRatePerMinute },
+        portalChangeLimit: { burst: DEFAULT_SETTINGS.portalChangeBurst, ratePerMinute: DEFAULT_SETTINGS.portalChangeRatePerMinute },
+        portalReadLimit: { burst: DEFAULT_SETTINGS.portalReadBurst, ratePerMinute: DEFAULT_SETTINGS.portalReadRatePerMinute },
         confirmationRequestsPerDay: DEFAULT_SETTINGS.confirmationRequestsPerDay,
         confirmationRequestIntervalMs: 300_000,
         deliveryRetryScheduleMs: [300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000],
@@ -302,6 +314,12 @@ describe('AWS Solutions rules (cdk-nag)', () => {
           `${STACK_NAME}/Attempts/SnsDeliveryStatusLogging`,
           `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:logs:<AWS::Region>:<AWS::AccountId>:log-group:sns/<AWS::Region>/<AWS::AccountId>/${stack.topicPrefix}-*${suffix}]`,
         ]),
+        // The reconciler gives the topics' delivery status log groups (made by SNS at run time) their retention.
+        [`${STACK_NAME}/Reconciliation/reconcileTopics/Role`, 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:logs:<AWS::Region>:<AWS::AccountId>:log-group:*]'],
+        [
+          `${STACK_NAME}/Reconciliation/reconcileTopics/Role`,
+          `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:logs:<AWS::Region>:<AWS::AccountId>:log-group:sns/<AWS::Region>/<AWS::AccountId>/${stack.topicPrefix}-*]`,
+        ],
         // ListTopics and ListSubscriptions have no resource type in IAM.
         [`${STACK_NAME}/Reconciliation/reconcileTopics/Role`, 'AwsSolutions-IAM5[Resource::*]'],
         // A dead-letter queue needs no dead-letter queue; cdk-nag cannot see the redrive policies SNS holds.
