@@ -17,6 +17,10 @@ import { markdownPage } from './markdown';
 
 export const OPENAPI_PATH = '/openapi.json';
 export const ADMIN_PATH = '/admin/';
+/** The page's settings (admin/settings.js reads them); on AWS the stack writes the same file at deploy. */
+export const ADMIN_SETTINGS_PATH = `${ADMIN_PATH}settings.json`;
+/** The client id of the page at the local authorization endpoint (a public client: no secret). */
+export const LOCAL_PAGE_CLIENT_ID = 'webhooks-admin-page';
 /** How to receive webhooks: the admin page's create form points integrators at it. */
 export const RECEIVING_DOC_PATH = '/docs/receiving.md';
 
@@ -71,12 +75,14 @@ function onlyGet(listener: (request: IncomingMessage, response: ServerResponse) 
 }
 
 /** The routes, by exact path, for the gateway's `publicRoutes`. */
-export function adminSiteRoutes(openApiDocument: unknown): Record<string, RequestListener> {
+export function adminSiteRoutes(openApiDocument: unknown, pageSettings: object): Record<string, RequestListener> {
   const documentText = JSON.stringify(openApiDocument, null, 2);
+  const json = (text: string) => onlyGet((request, response) =>
+    sendResponse(request, response, 200, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' }, text),
+  );
   const routes: Record<string, RequestListener> = {
-    [OPENAPI_PATH]: onlyGet((request, response) =>
-      sendResponse(request, response, 200, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' }, documentText),
-    ),
+    [OPENAPI_PATH]: json(documentText),
+    [ADMIN_SETTINGS_PATH]: json(JSON.stringify(pageSettings, null, 2)),
     // The page's relative module URLs need the trailing slash.
     '/admin': onlyGet((request, response) => sendResponse(request, response, 308, { location: ADMIN_PATH })),
   };
