@@ -2,9 +2,13 @@
 // allow, and what a subscription's state would let arrive. Every other module reads it here.
 
 export const state = {
+  /** Where the page is served: API, issuer, endpoints, client id, scopes (page-settings.js). */
+  settings: undefined,
   /** From the OpenAPI document: token URL, operations (path and scope), catalog, protocols, endpoint hints. */
   description: undefined,
   api: undefined,
+  /** The platform sign-in's tokens (authorization-code.js), while signed in that way. */
+  session: undefined,
   /** The scopes the token grants; undefined when it names none (then the API alone decides). */
   scopes: undefined,
   clientName: '',

@@ -52,7 +52,7 @@ if (!chromiumPath) console.log('admin page browser suite not run: chromium is no
 describeWithChromium('the admin page, in Chromium with the keyboard', () => {
   startAdminPageBeforeAll();
 
-  step('shows the token endpoint\'s refusal of a wrong secret', async () => {
+  step('shows the token endpoint\'s refusal of a wrong secret on the secret field, marked invalid', async () => {
     await page.goto(local.stack.adminUrl);
     await page.locator('body[data-ready="true"]').waitFor();
     const refusal = await requestToken(local.stack, { grant_type: 'client_credentials', client_id: admin.clientId, client_secret: 'wrong' });
@@ -60,23 +60,25 @@ describeWithChromium('the admin page, in Chromium with the keyboard', () => {
 
     await page.getByLabel('Client id').fill(admin.clientId);
     await page.getByLabel('Client secret').fill('wrong');
-    await page.getByRole('button', { name: 'Sign in' }).press('Enter');
+    await page.getByRole('button', { name: 'Sign in', exact: true }).press('Enter');
 
-    await page.getByRole('alert').filter({ hasText: refusal.body.error_description }).waitFor();
-    expect(await page.getByRole('heading', { name: 'Sign in' }).isVisible()).toBe(true);
+    await page.locator('#client-secret-error').filter({ hasText: refusal.body.error_description }).waitFor();
+    expect(await page.getByLabel('Client secret').getAttribute('aria-invalid')).toBe('true');
+    expect(await focusedElement()).toBe('client-secret');
+    expect(await page.getByRole('heading', { name: 'Sign in', exact: true }).isVisible()).toBe(true);
   });
 
   step('signs in with a client id and secret through the token endpoint', async () => {
     await page.getByLabel('Client id').fill(admin.clientId);
     await page.getByLabel('Client secret').fill(admin.clientSecret);
-    await page.getByRole('button', { name: 'Sign in' }).press('Enter');
+    await page.getByRole('button', { name: 'Sign in', exact: true }).press('Enter');
 
     await statusSays('Signed in. 0 subscriptions.');
     expect(await page.getByRole('heading', { name: 'Subscriptions', exact: true }).isVisible()).toBe(true);
     expect(await page.locator('#signed-in-as').textContent()).toBe(`Signed in as ${admin.clientId} (portal ${admin.portalId})`);
     expect(await page.locator('#subscription-count').textContent()).toBe(`0 of ${MAX_SUBSCRIPTIONS} subscriptions`);
     expect(await page.locator('#read-only-note').isVisible()).toBe(false);
-    expect(await page.getByRole('heading', { name: 'Sign in' }).isVisible()).toBe(false);
+    expect(await page.getByRole('heading', { name: 'Sign in', exact: true }).isVisible()).toBe(false);
   });
 
   step('offers the protocols and the event catalog of the service', async () => {

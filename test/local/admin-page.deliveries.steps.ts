@@ -207,12 +207,12 @@ export function deliveriesSteps(): void {
     await page.getByRole('button', { name: 'Sign out' }).press('Enter');
     await page.getByLabel('Client id').fill(reader.clientId);
     await page.getByLabel('Client secret').fill(reader.clientSecret);
-    await page.getByRole('button', { name: 'Sign in' }).press('Enter');
+    await page.getByRole('button', { name: 'Sign in', exact: true }).press('Enter');
 
     await statusSays('Signed in. 2 subscriptions.');
     expect(await page.locator('#read-only-note').textContent()).toBe(
-      `Read-only: the token of ${reader.clientId} does not carry webhooks.config:write, so creating, changing, testing, deleting and ` +
-        'sending again are not offered. Sign in with a client that has it to do those.',
+      `Read-only: the sign-in of ${reader.clientId} does not carry webhooks.config:write, so creating, changing, testing, deleting and ` +
+        'sending again are not offered. Sign in as someone who has it to do those.',
     );
     expect(await page.getByRole('heading', { name: 'New subscription' }).isVisible()).toBe(false);
     expect(await row('Media hooks').getByRole('button').count()).toBe(0);
@@ -241,7 +241,7 @@ export function deliveriesSteps(): void {
       .filter({ hasText: 'Not allowed: this needs the scope webhooks.config:read, which the token you signed in with does not carry.' })
       .waitFor();
     expect(await page.getByRole('alert').filter({ hasText: /^Forbidden$/ }).count()).toBe(0);
-    expect(await page.getByRole('heading', { name: 'Sign in' }).isVisible()).toBe(true);
+    expect(await page.getByRole('heading', { name: 'Sign in', exact: true }).isVisible()).toBe(true);
 
     // An expired token: a sentence, not a bare "Unauthorized".
     const now = Math.floor(Date.now() / 1000);

@@ -246,6 +246,7 @@ it("serves the page's settings, naming the endpoints, the page's client and its 
     clientId: LOCAL_PAGE_CLIENT_ID,
     redirectUri,
     scopes: BOTH_SCOPES,
+    portalClaim: 'portal_id',
     developerSignIn: true,
   });
 });

@@ -49,10 +49,11 @@ export async function startApi(options: ApiOptions): Promise<Api> {
   for (let attempt = 1; ; attempt++) {
     const apiPort = options.port === 0 ? await freePort() : options.port;
     const issuer = `http://${HOST}:${apiPort}`;
+    const portalClaim = process.env.PORTAL_CLAIM?.trim() || portalClaimSetting.default!;
     const oauth = createOAuthServer({
       issuer,
       audience,
-      portalClaim: process.env.PORTAL_CLAIM?.trim() || portalClaimSetting.default!,
+      portalClaim,
       signingKey,
       clients,
       tokenLifetimeSeconds: options.tokenLifetimeSeconds,
@@ -69,6 +70,7 @@ export async function startApi(options: ApiOptions): Promise<Api> {
       clientId: LOCAL_PAGE_CLIENT_ID,
       redirectUri: issuer + ADMIN_PATH,
       scopes: 'webhooks.config:read webhooks.config:write',
+      portalClaim,
       developerSignIn: true,
     };
     try {
