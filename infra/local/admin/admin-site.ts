@@ -12,6 +12,7 @@ import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http
 import { readdirSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
+import { adminPageContentSecurityPolicy } from '../../../shared/contract/admin-page-policy';
 import { sendJson, sendResponse } from '../gateway/http-body';
 import { markdownPage } from './markdown';
 
@@ -74,8 +75,12 @@ function onlyGet(listener: (request: IncomingMessage, response: ServerResponse) 
   };
 }
 
-/** The routes, by exact path, for the gateway's `publicRoutes`. */
-export function adminSiteRoutes(openApiDocument: unknown, pageSettings: object): Record<string, RequestListener> {
+/**
+ * The routes, by exact path, for the gateway's `publicRoutes`. The page's own files carry the
+ * policy CloudFront gives them on AWS, with `frameAncestors` the origins that may embed it.
+ */
+export function adminSiteRoutes(openApiDocument: unknown, pageSettings: object, frameAncestors: readonly string[] = []): Record<string, RequestListener> {
+  const pageHeaders = { ...PAGE_HEADERS, 'content-security-policy': adminPageContentSecurityPolicy({ connectTo: [], frameAncestors }) };
   const documentText = JSON.stringify(openApiDocument, null, 2);
   const json = (text: string) => onlyGet((request, response) =>
     sendResponse(request, response, 200, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' }, text),
@@ -89,7 +94,7 @@ export function adminSiteRoutes(openApiDocument: unknown, pageSettings: object):
   for (const [path, { file, contentType }] of Object.entries(siteFiles())) {
     routes[path] = onlyGet(async (request, response) => {
       const content = await readFile(fileURLToPath(new URL(file, REPOSITORY)));
-      sendResponse(request, response, 200, { 'content-type': contentType, ...PAGE_HEADERS }, content);
+      sendResponse(request, response, 200, { 'content-type': contentType, ...pageHeaders }, content);
     });
   }
   for (const [path, file] of Object.entries(documentationPages())) {

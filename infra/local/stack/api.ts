@@ -26,6 +26,8 @@ export interface ApiOptions {
   readonly handlers: OperationHandlers;
   readonly region: string;
   readonly log: (line: string) => void;
+  /** Origins that may embed the admin page in a frame; default none. */
+  readonly adminFrameAncestors?: readonly string[];
   /** Access tokens' lifetime; default the token endpoint's (an hour). */
   readonly tokenLifetimeSeconds?: number;
 }
@@ -80,7 +82,7 @@ export async function startApi(options: ApiOptions): Promise<Api> {
         handlers,
         authorize: createJwtAuthorizer({ issuer, audience: [audience], keySet: keySetOf(signingKey) }),
         region,
-        publicRoutes: { ...oauth.routes, ...adminSiteRoutes(openApiDocument, pageSettings) },
+        publicRoutes: { ...oauth.routes, ...adminSiteRoutes(openApiDocument, pageSettings, options.adminFrameAncestors) },
         log: (line) => log(`[gateway] ${line}`),
       });
       return { gateway, oauth, issuer };
