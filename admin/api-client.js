@@ -19,12 +19,17 @@ export class ApiError extends Error {
   }
 }
 
+/** Refusals about the endpoint a request names, by their `code`: shown on the endpoint field. */
+const ENDPOINT_CODES = new Set(['ENDPOINT_NOT_PUBLIC', 'ENDPOINT_CREDENTIALS_OVER_HTTP', 'ENDPOINT_IN_SERVICE_ACCOUNT', 'ENDPOINT_REFUSED']);
+
 /**
- * The fields an error answer concerns: its `errors: [{field, message}]` when it has them;
- * otherwise a message of the form "field: what is wrong", as the service's validation gives it.
+ * The fields an error answer concerns: its `errors: [{field, message}]` when it has them; the
+ * endpoint for a refusal whose `code` is about it; otherwise a message of the form "field: what is
+ * wrong", as the service's validation gives it.
  */
 export function fieldMessagesOf(body) {
   const found = new Map();
+  if (ENDPOINT_CODES.has(body?.code) && typeof body.message === 'string') return new Map([['endpoint', body.message]]);
   if (Array.isArray(body?.errors)) {
     for (const entry of body.errors) {
       const field = String(entry?.field ?? '').split('.')[0];

@@ -53,6 +53,8 @@ describeWithChromium('the admin page, in Chromium with the keyboard', () => {
   startAdminPageBeforeAll();
 
   step('shows the token endpoint\'s refusal of a wrong secret on the secret field, marked invalid', async () => {
+    // The page's clock, so a later step can let the 5 minutes of a confirmation request pass.
+    await page.clock.install();
     await page.goto(local.stack.adminUrl);
     await page.locator('body[data-ready="true"]').waitFor();
     const refusal = await requestToken(local.stack, { grant_type: 'client_credentials', client_id: admin.clientId, client_secret: 'wrong' });
@@ -134,7 +136,8 @@ describeWithChromium('the admin page, in Chromium with the keyboard', () => {
     await dialog.getByLabel('New name').fill('Media hooks');
     await dialog.getByRole('button', { name: 'Save name' }).press('Enter');
 
-    await statusSays('Subscription renamed. (Hooks)');
+    // Named by its new name, as the row now is.
+    await statusSays('Subscription renamed. (Media hooks)');
     await row('Media hooks').waitFor();
     expect(await dialog.isVisible()).toBe(false);
     expect((await listed()).map((subscription) => subscription.name)).toEqual(['Media hooks']);
@@ -187,14 +190,19 @@ describeWithChromium('the admin page, in Chromium with the keyboard', () => {
   step('resends the confirmation request of its pending endpoint; once followed, shows it confirmed, without the button', async () => {
     const subscriptionArn = await subscriptionArnOf('ops@example.com');
     expect(await confirmationRequestsTo(subscriptionArn, local.stack.sns.endpoint)).toHaveLength(1);
-    // No new request within 5 minutes of the first (shared/subscriptions/confirmation-requests.ts).
+    // No new request within 5 minutes of the first (shared/subscriptions/confirmation-requests.ts):
+    // not offered until then, and offered once they passed, for the service and the page alike.
+    expect(await row('Media hooks').getByRole('button', { name: 'Resend confirmation: Media hooks' }).count()).toBe(0);
+    expect(await row('Media hooks').locator('.confirmation-wait').textContent()).toMatch(/^Confirmation request sent; another from \d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC$/);
     await lastConfirmationRequestsMinutesAgo(local.stack, admin.portalId, 6);
+    await page.clock.fastForward('06:00');
 
     await row('Media hooks').getByRole('button', { name: 'Resend confirmation: Media hooks' }).press('Enter');
 
     await statusSays('Confirmation requested: SNS sent the endpoint a new confirmation request. (Media hooks)');
     expect(await confirmationRequestsTo(subscriptionArn, local.stack.sns.endpoint)).toHaveLength(2);
     expect(await row('Media hooks').getByRole('cell').nth(3).textContent()).toBe('Pending confirmation');
+    expect(await row('Media hooks').getByRole('button', { name: 'Resend confirmation: Media hooks' }).count()).toBe(0);
 
     await confirmAsEndpointOwner(subscriptionArn, local.stack.sns.endpoint);
     await page.getByRole('button', { name: 'Refresh the list' }).press('Enter');
@@ -243,7 +251,14 @@ describeWithChromium('the admin page, in Chromium with the keyboard', () => {
     const dialog = page.getByRole('dialog', { name: 'Delete subscription?' });
     const [subscription] = await listed();
     expect(await dialog.textContent()).toContain(`"Media hooks" (email ops@example.com, id ${subscription!.configId}) and its SNS topic will be deleted`);
-    await dialog.getByRole('button', { name: 'Delete' }).press('Enter');
+    // It opens on the safe choice: Enter at once keeps the subscription.
+    expect(await page.evaluate('document.activeElement.textContent')).toBe('Keep it');
+    await page.keyboard.press('Enter');
+    expect(await dialog.isVisible()).toBe(false);
+    expect(await listed()).toHaveLength(1);
+
+    await row('Media hooks').getByRole('button', { name: 'Delete: Media hooks' }).press('Enter');
+    await dialog.getByRole('button', { name: 'Delete', exact: true }).press('Enter');
 
     await statusSays('Subscription deleted. (Media hooks)');
     expect(await page.getByText('No subscriptions yet.').isVisible()).toBe(true);
