@@ -13,7 +13,6 @@
  * deliveries in admin-page.deliveries.steps.ts, both run here in the same browser and stack; the
  * browser, the stack and what the steps read of the page and the API are test/support/admin-page.ts.
  *
- * `UPDATE_SCREENSHOTS=1` also saves docs/admin-page.png (the screenshot in docs/local.md).
  */
 import { createSubscriptionRequest } from '../../shared/contract/schemas';
 import { LOCAL_CREDENTIALS } from '../../infra/local/stack/local-stack';

@@ -6,13 +6,9 @@
  * read-only client, the API's refusal of a token, and a subscription the service disabled for
  * failing. Steps of one scenario, in one file of their own so that each file stays readable;
  * a suite of their own would start the stack and Chromium again.
- *
- * `UPDATE_SCREENSHOTS=1` also saves docs/admin-page.png (the screenshot in docs/local.md).
  */
-import { fileURLToPath } from 'node:url';
 import { DynamoDBClient, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { LOCAL_CREDENTIALS } from '../../infra/local/stack/local-stack';
-import { saveScreenshot } from '../support/browser';
 import { call, forgeToken } from '../support/local-stack-client';
 import { waitFor } from '../support/wait-for';
 import {
@@ -37,8 +33,6 @@ import {
   token,
   utc,
 } from '../support/admin-page';
-
-const DOCS_SCREENSHOT = fileURLToPath(new URL('../../docs/admin-page.png', import.meta.url));
 
 /** Registers the steps, in order, in the calling describe. */
 export function deliveriesSteps(): void {
@@ -92,7 +86,6 @@ export function deliveriesSteps(): void {
     expect(await shownIds()).toEqual(kept.map((letter) => letter.eventId));
     expect(await panel.getByRole('button', { name: 'Show older failed deliveries' }).isVisible()).toBe(false);
 
-    if (process.env.UPDATE_SCREENSHOTS === '1') await saveScreenshot(page, DOCS_SCREENSHOT);
   });
 
   step('fits a 420 px wide screen: nothing wider than its section, no sideways scrolling', async () => {
