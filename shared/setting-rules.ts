@@ -120,6 +120,17 @@ export function operatorEmailsProblem(text: string): string | undefined {
   const invalid = splitList(text).filter((address) => !/^[^\s@,]+@[^\s@,]+\.[^\s@,]+$/.test(address));
   return invalid.length === 0 ? undefined : `must be a comma-separated list of e-mail addresses (invalid: ${invalid.join(', ')}).`;
 }
+/** An origin as a browser names it: https://host[:port], nothing after it. */
+const HTTPS_ORIGIN = /^https:\/\/[A-Za-z0-9.-]+(:\d{1,5})?$/;
+export const httpsOriginProblem: Rule = (value) => (HTTPS_ORIGIN.test(value) ? undefined : `must be an https:// origin, scheme and host only (got "${value}").`);
+export function httpsOriginsProblem(text: string): string | undefined {
+  const invalid = splitList(text).filter((origin) => !HTTPS_ORIGIN.test(origin));
+  return invalid.length === 0 ? undefined : `must be https:// origins, comma-separated, scheme and host only (invalid: ${invalid.join(', ')}).`;
+}
+// RFC 6749 §3.3: space-separated scope tokens of printable ASCII but '"' and '\'.
+export const scopesProblem: Rule = (text) =>
+  /^[\x21\x23-\x5b\x5d-\x7e]+( [\x21\x23-\x5b\x5d-\x7e]+)*$/.test(text) ? undefined : `must be OAuth scopes separated by single spaces (got "${text}").`;
+export const oauthClientIdProblem: Rule = (text) => (/^[\x21-\x7e]{1,128}$/.test(text) ? undefined : `must be 1-128 printable characters without spaces (got "${text}").`);
 export const localEndpointProblem: Rule = (value) => (isUrl(value, ['http:', 'https:']) ? undefined : `must be an http:// or https:// URL (got "${value}").`);
 
 function isUrl(value: string, protocols: readonly string[]): boolean {

@@ -80,6 +80,12 @@ export interface DeploymentSettings {
   /** DISABLE_FAILING_AFTER: how long a subscription may fail, with no success, before it is disabled; `5d` by default. */
   readonly disableFailingAfter: string;
   /**
+   * The admin page on AWS (infra/aws/admin-page-hosting.ts), when `adminPage=true`: its OAuth
+   * client id at the platform, the scopes it asks for, the origins that may frame it, and the
+   * origin CORS allows (unset: the distribution's own domain). Undefined: no page, no CORS.
+   */
+  readonly adminPage: AdminPageSettings | undefined;
+  /**
    * For `sam local invoke` only: DynamoDB and SNS endpoints (those of `npm start`) that the
    * template then declares as AWS_ENDPOINT_URL_DYNAMODB / AWS_ENDPOINT_URL_SNS. SAM passes a
    * function only variables its template declares, so this is how SAM reaches the emulators.
@@ -88,6 +94,12 @@ export interface DeploymentSettings {
   readonly localEndpoints: { readonly dynamoDb: string; readonly sns: string } | undefined;
 }
 
+export interface AdminPageSettings {
+  readonly clientId: string;
+  readonly scopes: string;
+  readonly frameAncestors: readonly string[];
+  readonly origin: string | undefined;
+}
 
 /** The settings synth reads: those of the table with a context key, in its order. */
 const CONTEXT_SETTINGS = SETTINGS.filter((setting): setting is Setting & { contextKey: string } => setting.contextKey !== undefined);
@@ -135,11 +147,20 @@ export function deploymentSettingsFrom(readContext: (key: ContextKey) => unknown
     jwtIssuer: texts.get('jwtIssuer')!,
     jwtAudience: splitList(texts.get('jwtAudience')!),
     topicPrefix: texts.get('topicPrefix'),
+    adminPage:
+      texts.get('adminPage')!.toLowerCase() === 'true'
+        ? {
+            clientId: texts.get('adminPageClientId')!,
+            scopes: texts.get('adminPageScopes')!,
+            frameAncestors: splitList(texts.get('adminPageFrameAncestors') ?? ''),
+            origin: texts.get('adminPageOrigin'),
+          }
+        : undefined,
     localEndpoints: localDynamoDbEndpoint && localSnsEndpoint ? { dynamoDb: localDynamoDbEndpoint, sns: localSnsEndpoint } : undefined,
   };
 }
 
-type DefaultedSettings = Omit<DeploymentSettings, 'jwtIssuer' | 'jwtAudience' | 'topicPrefix' | 'localEndpoints'>;
+type DefaultedSettings = Omit<DeploymentSettings, 'jwtIssuer' | 'jwtAudience' | 'topicPrefix' | 'localEndpoints' | 'adminPage'>;
 
 /** The settings that have a default, typed, from their texts. */
 function valuesOf(text: (key: keyof DefaultedSettings) => string | undefined): DefaultedSettings {

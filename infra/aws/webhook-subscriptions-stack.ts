@@ -27,6 +27,7 @@ import { MANAGEMENT_ACTIONS } from '../../shared/subscriptions/topic-policy';
 import { LOCAL_DELIVERY_STATUS_ROLE_ARN, LOCAL_SERVICE_ROLE_ARN, localDeliveryDeadLetterQueueArn } from './local-account';
 import { NOT_PORTAL_PARTITIONS, OPERATION_PERMISSIONS, type OperationPermissions, RATE_LIMIT_PERMISSIONS, REPLAY_DUE_WORK, RETRY_DUE_PARTITIONS_ONLY } from './operation-permissions';
 import { RECORDER_DUE_WORK_WRITES } from './recorder-permissions';
+import { AdminPageHosting } from './admin-page-hosting';
 import { ATTEMPTS_FAILED_BATCH, DeliveryAttempts } from './delivery-attempts';
 import { allowMessageJoin, allowMessageLogWrites } from './message-log-permissions';
 import { OperatorAlarms } from './operator-alarms';
@@ -86,6 +87,8 @@ export class WebhookSubscriptionsStack extends Stack {
   readonly dashboard: OperatorDashboard;
   /** Prefix of the subscriptions' topic names (TOPIC_PREFIX): the operator's, else one unique to the stack. */
   readonly topicPrefix: string;
+  /** The admin page's bucket, distribution and CORS, with `adminPage=true`. */
+  readonly adminPage: AdminPageHosting | undefined;
 
   constructor(scope: Construct, id: string, props: WebhookSubscriptionsStackProps) {
     super(scope, id, props);
@@ -360,6 +363,16 @@ export class WebhookSubscriptionsStack extends Stack {
         format: AccessLogFormat.custom(JSON.stringify(ACCESS_LOG_FIELDS)),
       },
     });
+
+    this.adminPage = settings.adminPage
+      ? new AdminPageHosting(this, 'AdminPage', {
+          page: settings.adminPage,
+          issuer: settings.jwtIssuer,
+          portalClaim: settings.portalClaim,
+          eventKinds: settings.eventKinds,
+          api: this.api,
+        })
+      : undefined;
 
     new CfnOutput(this, 'ApiUrl', {
       description: 'Base URL of the API; the routes are under v7/webhooks/public/api/subscriptions and webhooks/api/subscriptions.',
