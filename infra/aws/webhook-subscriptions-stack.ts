@@ -5,7 +5,7 @@
  * (topic-reconciliation.ts), the operator's alarms (operator-alarms.ts) and dashboard (operator-dashboard.ts). Functions, routes, scopes and permissions all come from the
  * operations table, so none can be missing here.
  */
-import { Annotations, CfnOutput, Duration, Fn, RemovalPolicy, Stack, type StackProps, Validations } from 'aws-cdk-lib';
+import { Annotations, Duration, Fn, RemovalPolicy, Stack, type StackProps, Validations } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import { HttpApi, HttpMethod, type HttpStage, LogGroupLogDestination } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpJwtAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
@@ -22,7 +22,6 @@ import {
 } from '../../shared/data/table';
 import { type DeploymentSettings, stackTopicPrefix } from './deployment-settings';
 import { topicPrefix as topicPrefixSetting } from '../../shared/settings';
-import { PORTAL_EVENT_SOURCE } from '../../shared/delivery/portal-event';
 import { MANAGEMENT_ACTIONS } from '../../shared/subscriptions/topic-policy';
 import { LOCAL_DELIVERY_STATUS_ROLE_ARN, LOCAL_SERVICE_ROLE_ARN, localDeliveryDeadLetterQueueArn } from './local-account';
 import { NOT_PORTAL_PARTITIONS, OPERATION_PERMISSIONS, type OperationPermissions, RATE_LIMIT_PERMISSIONS, REPLAY_DUE_WORK, RETRY_DUE_PARTITIONS_ONLY } from './operation-permissions';
@@ -34,6 +33,7 @@ import { OperatorAlarms } from './operator-alarms';
 import { OperatorDashboard } from './operator-dashboard';
 import { PortalEventDelivery } from './portal-event-delivery';
 import { ServiceFunction } from './service-function';
+import { addStackOutputs } from './stack-outputs';
 import { allowOnPortalPartitions } from './table-grants';
 import { RECONCILER_FAILED_RUN, TopicReconciliation } from './topic-reconciliation';
 import { DeadLetterRetries, SWEEP_EVERY, SWEEP_FAILED_RUN } from './dead-letter-retries';
@@ -374,34 +374,7 @@ export class WebhookSubscriptionsStack extends Stack {
         })
       : undefined;
 
-    new CfnOutput(this, 'ApiUrl', {
-      description: 'Base URL of the API; the routes are under v7/webhooks/public/api/subscriptions and webhooks/api/subscriptions.',
-      value: this.stage.url,
-    });
-    new CfnOutput(this, 'EventBusName', {
-      description: `EventBridge bus of portal events (source ${PORTAL_EVENT_SOURCE}, detail-type = event kind, detail.portalId).`,
-      value: this.delivery.bus.eventBusName,
-    });
-    new CfnOutput(this, 'DeliveryDeadLetterQueueUrl', {
-      description: 'SQS queue of the messages SNS could not deliver after its retries.',
-      value: this.delivery.deliveryDeadLetterQueue.queueUrl,
-    });
-    new CfnOutput(this, 'EventsDeadLetterQueueUrl', {
-      description: 'SQS queue of the portal events the dispatcher failed on repeatedly.',
-      value: this.delivery.eventsDeadLetterQueue.queueUrl,
-    });
-    new CfnOutput(this, 'OperatorAlarmTopicArn', {
-      description: 'SNS topic of the operator alarms (dead letters waiting, consumer errors, scheduled jobs failing or not running): subscribe to it; docs/operations.md.',
-      value: this.alarms.topic.topicArn,
-    });
-    new CfnOutput(this, 'OperatorDashboardName', {
-      description: 'CloudWatch dashboard of the service (events, deliveries, dead letters, retries, errors): how to read it, docs/operations.md.',
-      value: this.dashboard.dashboard.dashboardName,
-    });
-    new CfnOutput(this, 'TableName', {
-      description: 'DynamoDB table of the subscription records (kept by cdk destroy).',
-      value: this.table.tableName,
-    });
+    addStackOutputs(this);
   }
 }
 
