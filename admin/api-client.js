@@ -110,6 +110,7 @@ export async function loadServiceDescription(documentUrl = '/openapi.json') {
       deadLetters: operationOf(document, 'listDeadLettersRoute'),
       replay: operationOf(document, 'replayDeadLettersRoute'),
       attempts: operationOf(document, 'listAttemptsRoute'),
+      testFilter: operationOf(document, 'testFilterRoute'),
     },
   };
 }
@@ -182,6 +183,9 @@ export function apiClient(description, token) {
     create: (subscription) => at('create', 'POST', subscription),
     rename: (configId, name) => at('rename', 'PUT', { config_id: configId, name }),
     replaceEvents: (configId, events) => at('update', 'PUT', { config_id: configId, events }),
+    /** Sets the subscription's filter (an object), or removes it (null). */
+    setFilter: (configId, filter) => at('update', 'PUT', { config_id: configId, filter }),
+    testFilter: (filter, data) => at('testFilter', 'POST', { filter, data }),
     setStatus: (configId, status) => at('activate', 'PUT', { config_id: configId, status }),
     sendTest: (configId) => at('test', 'POST', { config_id: configId }),
     resendConfirmation: (configId) => at('confirm', 'POST', { config_id: configId }),

@@ -4,6 +4,7 @@ import { openAttempts } from './attempts.js';
 import { openDeadLetters } from './dead-letters.js';
 import { $, element, labelledCell } from './dom.js';
 import { createdAtOf, labelOf, plural, shortIdOf, timeElement, withBreaks } from './format.js';
+import { canEditFilter, openFilter } from './filter-editor.js';
 import { openDelete, openEvents, openRename } from './forms.js';
 import { resendConfirmation, sendTest, toggleStatus } from './row-actions.js';
 import { can, state, whyNothingArrives } from './state.js';
@@ -52,6 +53,7 @@ function rowActions(subscription) {
   const buttons = [];
   if (can('rename')) buttons.push(actionButton('Rename', subscription, 'rename', openRename));
   if (can('update')) buttons.push(actionButton('Events', subscription, 'events', openEvents));
+  if (canEditFilter()) buttons.push(actionButton(subscription.filter ? 'Filter (on)' : 'Filter', subscription, 'filter', openFilter));
   if (can('activate')) buttons.push(actionButton(active ? 'Deactivate' : 'Activate', subscription, 'status', toggleStatus));
   if (can('test')) {
     const test = actionButton('Send test', subscription, 'test', sendTest);

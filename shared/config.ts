@@ -96,11 +96,11 @@ type Environment = NodeJS.ProcessEnv;
  * it uses (environment.ts).
  */
 export function settingOf<Value>(env: Environment, problems: Problems, { variable, default: fallback, whenUnset, rule, value }: setting.FunctionSetting<Value>): Value {
-  const given = env[variable]?.trim();
-  const text = given === undefined || given === '' ? fallback : given;
+  // Unset or blank (after trimming, an empty string) reads as the default.
+  const text = env[variable]?.trim() || fallback;
   const problem = text === undefined ? whenUnset : rule?.(text);
   if (problem) problems.push(`${variable} ${problem}`);
-  return (text === undefined ? undefined : value ? value(text) : text) as Value;
+  return (text !== undefined && value ? value(text) : text) as Value;
 }
 
 /** Throws one ConfigurationError naming every variable that is wrong, if any is. */

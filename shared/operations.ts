@@ -68,6 +68,8 @@ export const confirmSubscriptionRoute = /* @__PURE__ */ operation('confirmSubscr
 export const listDeadLettersRoute = /* @__PURE__ */ operation('listDeadLettersRoute', 'listDeadLetters', 'GET', '/dead-letters', READ);
 export const replayDeadLettersRoute = /* @__PURE__ */ operation('replayDeadLettersRoute', 'replayDeadLetters', 'POST', '/replay', WRITE, SENDS);
 export const listAttemptsRoute = /* @__PURE__ */ operation('listAttemptsRoute', 'listAttempts', 'GET', '/attempts', READ);
+/** Reads nothing and sends nothing: a filter tried on an example `data` (docs/delivery.md, "Filters"). */
+export const testFilterRoute = /* @__PURE__ */ operation('testFilterRoute', 'testFilter', 'POST', '/test-filter', READ);
 
 export const OPERATIONS = [
   createSubscriptionRoute,
@@ -81,6 +83,7 @@ export const OPERATIONS = [
   listDeadLettersRoute,
   replayDeadLettersRoute,
   listAttemptsRoute,
+  testFilterRoute,
 ] as const;
 
 export type OperationId = (typeof OPERATIONS)[number]['id'];

@@ -90,7 +90,7 @@ export const disableFailingAfter: FunctionSetting<number> = {
 export type FunctionName =
   | 'activateSubscription' | 'confirmSubscription' | 'createSubscription' | 'deleteSubscription' | 'dispatchPortalEvents' | 'listAttempts'
   | 'listDeadLetters' | 'listSubscriptions' | 'reconcileTopics' | 'recordDeadLetters' | 'recordDeliveryAttempts' | 'renameSubscription'
-  | 'replayDeadLetters' | 'retryDeadLetters' | 'testSubscription' | 'updateSubscription';
+  | 'replayDeadLetters' | 'retryDeadLetters' | 'testFilter' | 'testSubscription' | 'updateSubscription';
 
 /**
  * One setting. kind: `function`, a variable a function reads and checks at cold start; `sdk` and
@@ -116,9 +116,11 @@ export const SETTINGS: readonly Setting[] = /* @__PURE__ */ settingsTable();
 function settingsTable(): Setting[] {
   const operations: FunctionName[] = [
     'activateSubscription', 'confirmSubscription', 'createSubscription', 'deleteSubscription', 'listAttempts', 'listDeadLetters',
-    'listSubscriptions', 'renameSubscription', 'replayDeadLetters', 'testSubscription', 'updateSubscription',
+    'listSubscriptions', 'renameSubscription', 'replayDeadLetters', 'testFilter', 'testSubscription', 'updateSubscription',
   ];
   const every: FunctionName[] = [...operations, 'dispatchPortalEvents', 'reconcileTopics', 'recordDeadLetters', 'recordDeliveryAttempts', 'retryDeadLetters'];
+  // test-filter reads and writes nothing stored.
+  const tableReaders = every.filter((name) => name !== 'testFilter');
   const creating: FunctionName[] = ['createSubscription', 'reconcileTopics'];
   const sending: FunctionName[] = ['confirmSubscription', 'createSubscription', 'replayDeadLetters', 'testSubscription'];
   const read = (name: string, setting: FunctionSetting<unknown>, about: Pick<Setting, 'readBy' | 'meaning' | 'contextKey'>): Setting => ({
@@ -130,7 +132,7 @@ function settingsTable(): Setting[] {
   return [
     other('cdk', 'jwtIssuer', { contextKey: 'jwtIssuer', whenUnset: rule.jwtIssuerRequired, rule: rule.jwtIssuerProblem, meaning: "the token issuer, an https:// URL, exactly as the tokens' iss" }),
     other('cdk', 'jwtAudience', { contextKey: 'jwtAudience', whenUnset: rule.jwtAudienceRequired, rule: rule.jwtAudienceProblem, meaning: 'the audiences the API accepts, comma-separated' }),
-    read('tableName', tableName, { readBy: every, meaning: 'the DynamoDB table of subscriptions' }),
+    read('tableName', tableName, { readBy: tableReaders, meaning: 'the DynamoDB table of subscriptions' }),
     read('portalClaim', portalClaim, { contextKey: 'portalClaim', readBy: operations, meaning: "the JWT claim holding the caller's portal id" }),
     read('topicPrefix', topicPrefix, {
       contextKey: 'topicPrefix',

@@ -80,12 +80,12 @@ export const OPERATION_PERMISSIONS = {
     // redrive policies in the same call.
     topics: ['sns:CreateTopic', 'sns:TagResource', 'sns:Subscribe', 'sns:DeleteTopic'],
   },
-  // UpdateItem: the events and the throttle (subscription-records.ts's update); SetSubscriptionAttributes:
+  // UpdateItem: the events, the throttle and the filter (subscription-records.ts's update); SetSubscriptionAttributes:
   // the delivery policy with the new throttle on the record's SNS subscription (update-subscription.ts).
   // `protocol` is only read, by the condition that a throttle is set on an http/https record.
   updateSubscriptionRoute: {
     table: ['dynamodb:UpdateItem'],
-    writtenAttributes: withKeys('events', 'maxReceivesPerSecond', 'protocol'),
+    writtenAttributes: withKeys('events', 'maxReceivesPerSecond', 'filter', 'protocol'),
     topics: ['sns:SetSubscriptionAttributes'],
   },
   // Activating also removes a disabling for failing and its streak (CLEARED_BY_ACTIVATION, shared/data/subscription-record.ts).
@@ -138,6 +138,8 @@ export const OPERATION_PERMISSIONS = {
   // GetItem: the record (it must exist in the caller's portal; its protocol); Query: a page of
   // attempts (shared/data/attempts.ts).
   listAttemptsRoute: { table: ['dynamodb:GetItem', 'dynamodb:Query'], topics: [] },
+  // Nothing: a filter tried on an example data, in the function alone.
+  testFilterRoute: { table: [], topics: [] },
 } as const satisfies Record<OperationId, OperationPermissions>;
 
 /** Replay deletes the due retry of each dead letter it sends, in the retry-due partitions (shared/data/dead-letters.ts remove). */

@@ -53,6 +53,12 @@ const storedReceivesPerSecond = {
   description: 'The throttle chosen: at most this many deliveries per second (SNS\'s `throttlePolicy.maxReceivesPerSecond`). Absent: none.',
 } as const;
 
+const storedFilter = {
+  type: 'object',
+  additionalProperties: true,
+  description: 'The filter chosen: an SNS filter policy applied to each event\'s `data`, as it was sent. Absent: every event of the chosen kinds.',
+} as const;
+
 export const subscriptionRecord = {
   $schema: SCHEMA_DIALECT,
   $id: schemaId('SubscriptionRecord'),
@@ -71,6 +77,7 @@ export const subscriptionRecord = {
     confirmed: { type: 'boolean' },
     subscriptionState: ref(subscriptionState),
     maxReceivesPerSecond: storedReceivesPerSecond,
+    filter: storedFilter,
   },
   required: [
     'configId',
@@ -116,6 +123,7 @@ export const subscriptionListEntry = {
     deliveredLast24h: { type: 'integer', minimum: 0, description: 'Deliveries SNS logged over the last 24 hours (to the hour).' },
     failedLast24h: { type: 'integer', minimum: 0, description: 'Failed deliveries SNS logged over the last 24 hours (to the hour).' },
     maxReceivesPerSecond: storedReceivesPerSecond,
+    filter: storedFilter,
     disabledReason: {
       type: ['string', 'null'],
       enum: ['failing', null],
@@ -163,10 +171,10 @@ export const createSubscriptionResponse = success(
   'The subscription was created (or, for a repeated Idempotency-Key, the first answer again).',
   { record: ref(subscriptionRecord) },
 );
-export const updateSubscriptionResponse = success('UpdateSubscriptionResponse', 'The event list was replaced, the throttle set, or both.', {
+export const updateSubscriptionResponse = success('UpdateSubscriptionResponse', 'The event list was replaced, the throttle or the filter set, or several of them.', {
   record: {
     type: 'object',
-    properties: { configId: createdId, events: storedEvents, portalId: text, maxReceivesPerSecond: storedReceivesPerSecond },
+    properties: { configId: createdId, events: storedEvents, portalId: text, maxReceivesPerSecond: storedReceivesPerSecond, filter: storedFilter },
     required: ['configId', 'events', 'portalId'],
     additionalProperties: false,
   },
@@ -183,6 +191,18 @@ export const testSubscriptionResponse = success(
   'TestSubscriptionResponse',
   'One webhooks.test message was published to the subscription\'s topic.',
   { messageId: text },
+);
+export const testFilterResponse = success(
+  'TestFilterResponse',
+  'Whether the example `data` matches the filter, as the dispatcher would decide for an event with that data.',
+  {
+    matches: { type: 'boolean' },
+    decidingKey: {
+      type: ['string', 'null'],
+      description:
+        'For a miss, the key of the filter that decided it (a nested key as `asset.size`; an `$or` as `$or(a | b)` with the deciding key of each branch); null for a match.',
+    },
+  },
 );
 export const confirmSubscriptionResponse = success(
   'ConfirmSubscriptionResponse',

@@ -13,6 +13,7 @@ import {
   listDeadLettersQuery,
   renameSubscriptionRequest,
   replayDeadLettersRequest,
+  testFilterRequest,
   testSubscriptionRequest,
   updateSubscriptionRequest,
 } from './schemas';
@@ -247,6 +248,18 @@ export const OPERATION_DOCS: Record<OperationId, OperationDoc> = {
       ],
       nextCursor: null,
     },
+    answersBadRequest: true,
+  },
+  testFilterRoute: {
+    summary: 'Try a filter on an example event\'s data',
+    description:
+      'Answers whether `data` (an event\'s `data`, as the endpoint receives it) matches `filter` (an SNS filter policy, as a ' +
+      'subscription\'s `filter` takes it), as the dispatcher would decide; for a miss, `decidingKey` names the key that decided it. ' +
+      'Nothing is stored or sent. A filter SNS would refuse is answered 400 `INVALID_REQUEST` naming its part and why, as create and update do.',
+    request: testFilterRequest,
+    requestExample: { filter: { brand: ['acme'], size: [{ numeric: ['>', 1000] }] }, data: { brand: 'acme', size: 512 } },
+    success: 'TestFilterResponse',
+    successExample: { success: true, message: 'data does not match the filter: size decided it.', matches: false, decidingKey: 'size' },
     answersBadRequest: true,
   },
   confirmSubscriptionRoute: {

@@ -7,8 +7,8 @@
  * - a body that names a subscription requires `config_id`; `configId`, the alias the service
  *   also takes, is said in the description only (an `if`/`then` leaves both optional in
  *   generated types);
- * - update's "events, maxReceivesPerSecond or both" is an `anyOf` of two object schemas, each
- *   requiring one of them, rather than an `if`/`then`;
+ * - update's "events, maxReceivesPerSecond, filter or several" is an `anyOf` of three object
+ *   schemas, each requiring one of them, rather than nested `if`/`then`s;
  * - the parts of a string's `allOf` (its patterns) carry `type: string`, so that no generator
  *   reads them as values of any type.
  * In the answers, every time is `format: date-time`, and each error status has its own error
@@ -33,7 +33,7 @@ function typedParts(schema: Json): Json {
 
 const isAddressingRule = (part: Json) => isObject(part) && isObject(part.if) && isObject(part.then) && part.then.required?.[0] === 'config_id';
 const isEventsOrThrottleRule = (part: Json) =>
-  isObject(part) && isObject(part.then) && part.then.required?.[0] === 'events' && JSON.stringify(part.if).includes('maxReceivesPerSecond');
+  isObject(part) && isObject(part.then) && JSON.stringify(part.then).includes('"events"') && JSON.stringify(part.if).includes('maxReceivesPerSecond');
 
 /** A request body's schema as the document presents it (see above). */
 export function presentedRequest(schema: Json): Json {
@@ -54,6 +54,7 @@ export function presentedRequest(schema: Json): Json {
     anyOf: [
       { ...body, required: [...body.required, 'events'] },
       { ...body, required: [...body.required, 'maxReceivesPerSecond'] },
+      { ...body, required: [...body.required, 'filter'] },
     ],
   };
 }

@@ -9,6 +9,7 @@
  * and checks (esbuild drops the others).
  */
 import { eventKinds } from '../environment';
+import { type FilterPolicy, filterPolicyProblem, placeOf } from '../filters/filter-policy';
 import type { Protocol, SubscriptionStatus } from '../subscriptions/model';
 import { type BodyCheck, type BodyOf, bodyReader } from './body-reader';
 import { DEFAULT_ATTEMPTS_PAGE, DEFAULT_DEAD_LETTERS_PAGE } from './dead-letter-limits';
@@ -20,6 +21,7 @@ import * as listDeadLettersSchema from './generated/list-dead-letters-query';
 import * as replaySchema from './generated/replay-dead-letters-request';
 import * as renameSchema from './generated/rename-subscription-request';
 import * as testSchema from './generated/test-subscription-request';
+import * as testFilterSchema from './generated/test-filter-request';
 import * as updateSchema from './generated/update-subscription-request';
 
 /** How many unknown kinds a refusal quotes; the rest are counted. */
@@ -52,6 +54,20 @@ const eventsInCatalog: BodyCheck<{ events?: unknown }> = {
   },
 };
 
+/**
+ * A filter in SNS's filter-policy language, within SNS's limits: what the schema cannot say (it
+ * only takes an object). The refusal names the part of the filter, `filter.brand[0].regex`.
+ */
+const filterInLanguage: BodyCheck<{ filter?: unknown }> = {
+  reads: ['filter'],
+  reported: 'field',
+  check({ filter }) {
+    if (filter === undefined || filter === null) return undefined;
+    const problem = filterPolicyProblem(filter);
+    return problem && { field: placeOf('filter', problem.at), problem: problem.problem };
+  },
+};
+
 type Addressing = { config_id?: string; configId?: string };
 
 /** Two values a JSON Schema cannot compare: `config_id` and its alias may both be sent only when they agree. */
@@ -74,25 +90,28 @@ export interface CreateSubscriptionRequest {
   protocol: Protocol;
   events: string[];
   maxReceivesPerSecond?: number;
+  filter?: FilterPolicy;
 }
 
 export const createSubscriptionRequest = /* @__PURE__ */ bodyReader(createSchema, {
   prepare: lowerCaseProtocol,
-  checks: [eventsInCatalog],
-  output: ({ name, endpoint, protocol, events, maxReceivesPerSecond }: CreateSubscriptionRequest): CreateSubscriptionRequest => ({
+  checks: [eventsInCatalog, filterInLanguage],
+  output: ({ name, endpoint, protocol, events, maxReceivesPerSecond, filter }: CreateSubscriptionRequest): CreateSubscriptionRequest => ({
     name: name.trim(),
     endpoint,
     protocol,
     events: withoutRepeats(events),
     ...(maxReceivesPerSecond !== undefined && { maxReceivesPerSecond }),
+    ...(filter !== undefined && { filter }),
   }),
 });
 
 export const updateSubscriptionRequest = /* @__PURE__ */ bodyReader(updateSchema, {
-  checks: [eventsInCatalog, aliasesAgree],
-  output: (body: Addressing & { events?: string[]; maxReceivesPerSecond?: number | null }) => ({
+  checks: [eventsInCatalog, filterInLanguage, aliasesAgree],
+  output: (body: Addressing & { events?: string[]; maxReceivesPerSecond?: number | null; filter?: FilterPolicy | null }) => ({
     events: body.events && withoutRepeats(body.events),
     maxReceivesPerSecond: body.maxReceivesPerSecond,
+    filter: body.filter,
     configId: addressed(body),
   }),
 });
@@ -110,6 +129,11 @@ export const renameSubscriptionRequest = /* @__PURE__ */ bodyReader(renameSchema
 export const testSubscriptionRequest = /* @__PURE__ */ bodyReader(testSchema, {
   checks: [aliasesAgree],
   output: (body: Addressing) => ({ configId: addressed(body) }),
+});
+
+export const testFilterRequest = /* @__PURE__ */ bodyReader(testFilterSchema, {
+  checks: [filterInLanguage],
+  output: (body: { filter: FilterPolicy; data: Record<string, unknown> }) => ({ filter: body.filter, data: body.data }),
 });
 
 export const confirmSubscriptionRequest = /* @__PURE__ */ bodyReader(confirmSchema, {

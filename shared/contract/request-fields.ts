@@ -90,6 +90,24 @@ export const receivesPerSecond = {
   'x-error': `must be a whole number from ${MIN_RECEIVES_PER_SECOND} to ${MAX_RECEIVES_PER_SECOND} (SNS's bounds).`,
 } as const;
 
+/**
+ * A subscription's `filter`: an SNS filter policy (the message-body kind) applied to each event's
+ * `data`. The schema says only that it is an object; its language and SNS's limits are checked
+ * beside the schema (request-bodies.ts, shared/filters/filter-policy.ts), each refusal naming the
+ * part of the filter it concerns.
+ */
+export const filterPolicy = {
+  type: 'object',
+  // Any keys: said so, for client generators (an object without properties is typed empty by some).
+  additionalProperties: true,
+  description:
+    'An SNS filter policy applied to each event\'s `data`: the subscription receives an event only when its `data` matches ' +
+    '(exact values, `prefix`, `suffix`, `equals-ignore-case`, `anything-but`, `numeric`, `exists`, nested keys, `$or`; ' +
+    'at most 5 keys, 150 combinations, 16384 bytes). Test events and the service\'s notices are not filtered.',
+  examples: [{ brand: ['acme'], size: [{ numeric: ['>', 1000] }] }],
+  'x-error': 'must be an SNS filter policy: a JSON object of keys and their conditions, such as {"brand": ["acme"]}.',
+} as const;
+
 export const subscriptionId = {
   type: 'string',
   pattern: UUID_PATTERN,

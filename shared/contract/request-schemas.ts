@@ -14,6 +14,7 @@ import {
   confirmSubscriptionRequest,
   createSubscriptionRequest,
   renameSubscriptionRequest,
+  testFilterRequest,
   testSubscriptionRequest,
   updateSubscriptionRequest,
 } from './subscription-requests';
@@ -34,4 +35,5 @@ export const REQUEST_SCHEMAS = {
   'list-dead-letters-query': listDeadLettersQuery,
   'replay-dead-letters-request': replayDeadLettersRequest,
   'list-attempts-query': listAttemptsQuery,
+  'test-filter-request': testFilterRequest,
 } as const;

@@ -9,6 +9,7 @@ import {
   ADDRESSING_DESCRIPTION,
   endpointText,
   eventKinds,
+  filterPolicy,
   protocolName,
   receivesPerSecond,
   subscriptionName,
@@ -22,7 +23,7 @@ export const createSubscriptionRequest = {
   $id: schemaId('CreateSubscriptionRequest'),
   type: 'object',
   description: `A new subscription. ${UNKNOWN_FIELDS}`,
-  properties: { name: subscriptionName, endpoint: endpointText, protocol: protocolName, events: eventKinds, maxReceivesPerSecond: receivesPerSecond },
+  properties: { name: subscriptionName, endpoint: endpointText, protocol: protocolName, events: eventKinds, maxReceivesPerSecond: receivesPerSecond, filter: filterPolicy },
   required: ['name', 'endpoint', 'protocol', 'events'],
   allOf: endpointSuitsProtocol,
 } as const;
@@ -31,7 +32,7 @@ export const updateSubscriptionRequest = {
   $schema: SCHEMA_DIALECT,
   $id: schemaId('UpdateSubscriptionRequest'),
   type: 'object',
-  description: `${ADDRESSING_DESCRIPTION}Replaces the event list, sets the throttle, or both. ${UNKNOWN_FIELDS}`,
+  description: `${ADDRESSING_DESCRIPTION}Replaces the event list, sets the throttle, sets the filter, or any of them together. ${UNKNOWN_FIELDS}`,
   properties: {
     ...addressing.properties,
     events: eventKinds,
@@ -40,9 +41,13 @@ export const updateSubscriptionRequest = {
       type: ['integer', 'null'],
       description: `${receivesPerSecond.description} null removes the throttle; absent leaves it as it is.`,
     },
+    filter: { ...filterPolicy, type: ['object', 'null'], description: `${filterPolicy.description} null removes the filter; absent leaves it as it is.` },
   },
-  // `events` may be left out when the throttle alone changes.
-  allOf: [...addressing.allOf, { if: { not: { required: ['maxReceivesPerSecond'] } }, then: { required: ['events'] } }],
+  // `events` may be left out when the throttle or the filter changes.
+  allOf: [
+    ...addressing.allOf,
+    { if: { not: { required: ['maxReceivesPerSecond'] } }, then: { if: { not: { required: ['filter'] } }, then: { required: ['events'] } } },
+  ],
 } as const;
 
 export const activateSubscriptionRequest = {
@@ -72,6 +77,24 @@ export const testSubscriptionRequest = {
   description: `${ADDRESSING_DESCRIPTION}${UNKNOWN_FIELDS}`,
   properties: { ...addressing.properties },
   allOf: addressing.allOf,
+} as const;
+
+export const testFilterRequest = {
+  $schema: SCHEMA_DIALECT,
+  $id: schemaId('TestFilterRequest'),
+  type: 'object',
+  description: `A filter, and an example of an event's \`data\` to try it on; nothing is stored or sent. ${UNKNOWN_FIELDS}`,
+  properties: {
+    filter: filterPolicy,
+    data: {
+      type: 'object',
+      additionalProperties: true,
+      description: 'An event\'s `data`, as the endpoint receives it under `data` in the message body.',
+      examples: [{ brand: 'acme', collection: 'summer', fileType: 'image/png', size: 2048 }],
+      'x-error': 'must be a JSON object: an event\'s data.',
+    },
+  },
+  required: ['filter', 'data'],
 } as const;
 
 export const confirmSubscriptionRequest = {

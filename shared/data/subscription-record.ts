@@ -49,6 +49,12 @@ export interface Subscription {
   subscriptionStateAt?: string;
   /** http/https only: SNS's `throttlePolicy.maxReceivesPerSecond`. Absent: none. */
   maxReceivesPerSecond?: number;
+  /**
+   * The SNS filter policy the dispatcher applies to each event's `data` (shared/filters/), as its
+   * JSON text: a map would hold numbers the SDK cannot read back (over 2^53), which would stop the
+   * portal's whole dispatch. Absent: every event of the chosen kinds.
+   */
+  filter?: string;
   /** What the reconciler set on the topic: its delivery status logging, its access policy (marks). */
   deliveryStatusLogging?: string;
   topicPolicy?: string;

@@ -27,6 +27,8 @@ import { transact, type TransactionItem } from './transactions';
 export type SubscriptionChanges = Partial<Pick<Subscription, 'name' | 'events' | 'status'>> & {
   /** A number sets the throttle (http/https records only); null removes it. */
   maxReceivesPerSecond?: number | null;
+  /** The filter's JSON text sets it; null removes it. */
+  filter?: string | null;
 };
 
 /** Where a record's deliveries go: its topic and its endpoint's SNS subscription. */

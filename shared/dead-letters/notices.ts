@@ -61,7 +61,7 @@ const NO_PROGRESS: DispatchDeps['progress'] = { deliveredTo: async () => new Set
 
 /** Sends the notice; throws when some recipient did not get it, so its due work stays to be done again. */
 export async function sendNotice(deps: Omit<DispatchDeps, 'progress'>, notice: SubscriptionNotice): Promise<DispatchOutcome> {
-  const [outcome] = await dispatchPortalEvents({ ...deps, progress: NO_PROGRESS }, [{ event: noticeEventOf(notice), afterEarlierTry: false, except: notice.configId }]);
+  const [outcome] = await dispatchPortalEvents({ ...deps, progress: NO_PROGRESS }, [{ event: noticeEventOf(notice), afterEarlierTry: false, except: notice.configId, unfiltered: true }]);
   if (needsRetry(outcome!)) {
     const cause = 'unread' in outcome! ? outcome.unread : 'failed' in outcome! ? outcome.failed[0]?.error : undefined;
     throw new Error(`The ${notice.kind} notice of ${notice.configId} did not reach every recipient.`, { cause });

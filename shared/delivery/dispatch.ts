@@ -1,4 +1,5 @@
 import type { SNSClient } from '@aws-sdk/client-sns';
+import { type FilterPolicy, filterMatches } from '../filters/filter-policy';
 import { ACTIVATED, type Subscription } from '../subscriptions/model';
 import type { SubscriptionRepository } from '../data/subscription-repository';
 import { MAX_PUBLISH_BYTES, publishInputFor, publishSizeOf } from './message';
@@ -12,9 +13,37 @@ export interface DispatchDeps {
   progress: Pick<DeliveryProgress, 'deliveredTo' | 'add'>;
 }
 
-/** The subscriptions an event goes to: activated, and listing its kind. */
-export function recipientsOf(subscriptions: readonly Subscription[], kind: string): Subscription[] {
-  return subscriptions.filter((subscription) => subscription.status === ACTIVATED && subscription.events.includes(kind));
+/** Filters by their JSON text, parsed once for every batch of the function's life (a portal's few, over and over). */
+const parsedFilters = new Map<string, FilterPolicy>();
+const MAX_PARSED_FILTERS = 1_000;
+
+function parsedFilter(text: string): FilterPolicy {
+  let policy = parsedFilters.get(text);
+  if (!policy) {
+    policy = JSON.parse(text) as FilterPolicy;
+    if (parsedFilters.size >= MAX_PARSED_FILTERS) parsedFilters.clear();
+    parsedFilters.set(text, policy);
+  }
+  return policy;
+}
+
+/**
+ * Whether the event's `data` matches the subscription's filter (none: every event). Decided here,
+ * from the record the batch's one Query read: no AWS call, and a changed filter applies to the
+ * next event (SNS's own filter policies take up to 15 minutes: docs/delivery.md).
+ */
+export function passesFilter(subscription: Pick<Subscription, 'filter'>, data: Record<string, unknown>): boolean {
+  return subscription.filter === undefined || filterMatches(parsedFilter(subscription.filter), data);
+}
+
+/**
+ * The subscriptions an event goes to: activated, listing its kind, and (for a portal event, not a
+ * service notice) whose filter its `data` matches.
+ */
+export function recipientsOf(subscriptions: readonly Subscription[], event: Pick<PortalEvent, 'kind' | 'data'>, { unfiltered = false } = {}): Subscription[] {
+  return subscriptions.filter(
+    (subscription) => subscription.status === ACTIVATED && subscription.events.includes(event.kind) && (unfiltered || passesFilter(subscription, event.data)),
+  );
 }
 
 /**
@@ -37,6 +66,8 @@ export interface QueuedEvent {
   afterEarlierTry: boolean;
   /** A subscription never to get it, whatever it chose: the failing one a notice is about (shared/dead-letters/notices.ts). */
   except?: string;
+  /** A service notice (shared/dead-letters/notices.ts): the recipients' filters, about portal events' data, do not apply. */
+  unfiltered?: boolean;
 }
 
 /** A recipient whose Publish failed, with SNS's error. */
@@ -163,8 +194,8 @@ async function dispatchForPortal(
       outcomes.set(position, { unread: earlier.reason });
       return;
     }
-    const { event, except } = batch[position]!;
-    const recipients = recipientsOf(subscriptions.value, event.kind).filter((subscription) => subscription.configId !== except);
+    const { event, except, unfiltered } = batch[position]!;
+    const recipients = recipientsOf(subscriptions.value, event, { unfiltered }).filter((subscription) => subscription.configId !== except);
     const inputs = recipients.map((subscription) =>
       publishInputFor(subscription.topicArn, {
         event: event.kind,

@@ -32,6 +32,8 @@ export interface NewSubscription {
   events: string[];
   /** http/https only: SNS's throttle of deliveries to the endpoint (delivery-policy.ts). */
   maxReceivesPerSecond?: number;
+  /** An SNS filter policy the dispatcher applies to each event's `data` (shared/filters/filter-policy.ts). */
+  filter?: Record<string, unknown>;
 }
 
 export interface CreatedSubscription {
@@ -88,6 +90,7 @@ export async function createSubscription(
     protocol: request.protocol,
     events: request.events,
     ...(request.maxReceivesPerSecond !== undefined && { maxReceivesPerSecond: request.maxReceivesPerSecond }),
+    ...(request.filter !== undefined && { filter: JSON.stringify(request.filter) }),
     status: ACTIVATED,
     ...topic,
     createdAt,

@@ -25,6 +25,7 @@ export function recordView(subscription: Subscription, subscriptionState: Subscr
     confirmed,
     subscriptionState,
     ...throttleOf(subscription),
+    ...filterOf(subscription),
   };
 }
 
@@ -49,6 +50,7 @@ export function listEntryView(subscription: Subscription, subscriptionState: Sub
     deadLettersDropped,
     ...attemptHealthOf(subscription),
     ...throttleOf(subscription),
+    ...filterOf(subscription),
     ...disablingOf(subscription),
   };
 }
@@ -56,4 +58,9 @@ export function listEntryView(subscription: Subscription, subscriptionState: Sub
 /** `maxReceivesPerSecond` when the subscription has a throttle; nothing otherwise. */
 export function throttleOf(subscription: Pick<Subscription, 'maxReceivesPerSecond'>): { maxReceivesPerSecond?: number } {
   return subscription.maxReceivesPerSecond === undefined ? {} : { maxReceivesPerSecond: subscription.maxReceivesPerSecond };
+}
+
+/** `filter` (the policy, as sent) when the subscription has one; nothing otherwise. */
+export function filterOf(subscription: Pick<Subscription, 'filter'>): { filter?: Record<string, unknown> } {
+  return subscription.filter === undefined ? {} : { filter: JSON.parse(subscription.filter) as Record<string, unknown> };
 }

@@ -1,6 +1,7 @@
 /**
- * Update: the event list, the throttle, or both. The event list lives in the record alone (the
- * dispatcher reads it when it publishes); the throttle lives in SNS too, in the delivery policy of
+ * Update: the event list, the throttle, the filter, or any of them together. The event list and
+ * the filter live in the record alone (the dispatcher reads them for every batch, so the next
+ * event sees them); the throttle lives in SNS too, in the delivery policy of
  * the record's SNS subscription, which SNS enforces (delivery-policy.ts).
  */
 import type { SNSClient } from '@aws-sdk/client-sns';
@@ -28,7 +29,7 @@ export async function updateSubscription(
   { repository, sns }: UpdateSubscriptionDeps,
   portalId: string,
   configId: string,
-  changes: Pick<SubscriptionChanges, 'events' | 'maxReceivesPerSecond'>,
+  changes: Pick<SubscriptionChanges, 'events' | 'maxReceivesPerSecond' | 'filter'>,
 ): Promise<Subscription> {
   const updated = await repository.update(portalId, configId, changes);
   if (changes.maxReceivesPerSecond !== undefined && takesDeliveryPolicy(updated.protocol)) await applyDeliveryPolicy(sns, updated);

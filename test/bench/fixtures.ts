@@ -11,12 +11,12 @@ import { deadLetterKeyOf, EXPIRY_ATTRIBUTE } from '../../shared/data/table';
 import { httpEvent } from '../support/http-events';
 import { confirmAsEndpointOwner } from '../support/sns-confirmation';
 import { attemptsEvent, deadLetterBatch, DISPATCHED_KIND, dispatchBatch, listEvent, publishedMessage } from './events';
-import { dispatchLabel, type BenchPlan, type FunctionName } from './plan';
+import { BENCH_FILTER, dispatchLabel, type BenchPlan, type FunctionName } from './plan';
 import { FUNCTION_ENV } from './services';
 import { ATTEMPTS_PER_EVENT, RECORDED_PER_BATCH, REPLAYED_PER_INVOCATION } from './targets';
 
 /** The create handler, run in this process, makes the real subscriptions the other operations act on. */
-async function createReal(portalId: string, count: number, events = [DISPATCHED_KIND]): Promise<Created[]> {
+async function createReal(portalId: string, count: number, events = [DISPATCHED_KIND], filter?: Record<string, unknown>): Promise<Created[]> {
   // Imported here: loading it loads the handlers, which read the environment the services set.
   const { call, newSubscription } = await import('../support/api');
   const created: Created[] = [];
@@ -24,7 +24,7 @@ async function createReal(portalId: string, count: number, events = [DISPATCHED_
     const answer = await call('createSubscriptionRoute', {
       portalId,
       // Another account's queue: pending until its owner confirms, which SNS's side of the bench never needs.
-      body: newSubscription({ name: `bench ${index}`, protocol: 'sqs', endpoint: `arn:aws:sqs:us-east-1:111122223333:bench-${index}`, events }),
+      body: newSubscription({ name: `bench ${index}`, protocol: 'sqs', endpoint: `arn:aws:sqs:us-east-1:111122223333:bench-${index}`, events, ...(filter && { filter }) }),
     });
     if (answer.statusCode !== 200) throw new Error(`setting up ${portalId}: create answered ${answer.statusCode} ${JSON.stringify(answer.body)}`);
     created.push(answer.body.record);
@@ -191,7 +191,7 @@ export async function makeFixtures({ iterations, measures }: BenchPlan, document
   const dispatchPortals = new Map<string, string[]>();
   for (const [shapeIndex, shape] of (measures('dispatchPortalEvents') ? iterations.dispatchShapes : []).entries()) {
     const portalIds = Array.from({ length: shape.portals }, (_, index) => `bench-dispatch-${shapeIndex}-${index}`);
-    for (const portalId of portalIds) await createReal(portalId, shape.recipients);
+    for (const portalId of portalIds) await createReal(portalId, shape.recipients, [DISPATCHED_KIND], shape.filtered ? BENCH_FILTER : undefined);
     dispatchPortals.set(dispatchLabel(shape), portalIds);
   }
   const confirmedPortal = 'bench-confirmed';
@@ -237,6 +237,14 @@ export async function eventsFor(name: FunctionName, count: number, fixtures: Fix
       return indexes.map((index) => httpEvent('renameSubscriptionRoute', { portalId, body: { config_id: configId, name: `renamed ${index % 2}` } }));
     case 'testSubscription':
       return indexes.map(() => httpEvent('testSubscriptionRoute', { portalId: fixtures.confirmed.portalId, body: { config_id: fixtures.confirmed.configId } }));
+    case 'testFilter':
+      // A miss on the last key: every key is tried (the floor's own filter is exact values only).
+      return indexes.map((index) =>
+        httpEvent('testFilterRoute', {
+          portalId,
+          body: { filter: { brand: ['acme', 'zeta'], collection: ['summer'], fileType: ['image/png'] }, data: { brand: 'acme', collection: 'summer', fileType: index % 2 ? 'image/png' : 'video/mp4', size: 2048 } },
+        }),
+      );
     case 'listDeadLetters': {
       const { portalId: deadPortal, configId: deadConfig } = fixtures.withDeadLetters;
       return indexes.map(() => httpEvent('listDeadLettersRoute', { portalId: deadPortal, query: { config_id: deadConfig, limit: '10' } }));

@@ -12,6 +12,8 @@ import type {
   ListSubscriptionsRouteResponses,
   RenameSubscriptionRouteData,
   ReplayDeadLettersRouteData,
+  TestFilterRouteData,
+  TestFilterRouteResponses,
   TestSubscriptionRouteData,
   UpdateSubscriptionRouteData,
 } from './generated/hey-api/types.gen';
@@ -24,12 +26,18 @@ export const create: CreateSubscriptionRouteData['body'] = {
   protocol: 'https',
   events: ['asset_bank.media.create'],
   maxReceivesPerSecond: 10,
+  filter: { brand: ['acme'], size: [{ numeric: ['>', 1000] }] },
 };
 export const updates: UpdateSubscriptionRouteData['body'][] = [
   { config_id, events: ['asset_bank.media.create'] },
   { config_id, maxReceivesPerSecond: null },
   { config_id, events: ['asset_bank.media.create'], maxReceivesPerSecond: 3 },
+  { config_id, filter: { brand: [{ prefix: 'ac' }] } },
+  { config_id, filter: null },
 ];
+export const tryFilter: TestFilterRouteData['body'] = { filter: { brand: ['acme'] }, data: { brand: 'acme' } };
+export const decidedBy = (answer: TestFilterRouteResponses[200]): string | null => (answer.matches ? null : answer.decidingKey);
+export const listedFilter = (answer: ListSubscriptionsRouteResponses[200]): { [key: string]: unknown } | undefined => answer.configs[0]?.filter;
 export const activate: ActivateSubscriptionRouteData['body'] = { config_id, status: 0 };
 export const rename: RenameSubscriptionRouteData['body'] = { config_id, name: 'New name' };
 export const test: TestSubscriptionRouteData['body'] = { config_id };

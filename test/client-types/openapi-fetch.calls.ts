@@ -31,6 +31,16 @@ export async function documentedCalls(): Promise<void> {
   await api.PUT(base, { body: { config_id, events: ['asset_bank.media.create'] } });
   await api.PUT(base, { body: { config_id, maxReceivesPerSecond: null } });
   await api.PUT(base, { body: { config_id, events: ['asset_bank.media.create'], maxReceivesPerSecond: 5 } });
+  await api.PUT(base, { body: { config_id, filter: { brand: [{ prefix: 'ac' }] } } });
+  await api.PUT(base, { body: { config_id, filter: null } });
+  await api.POST(base, {
+    body: { name: 'Filtered', endpoint: 'https://hooks.example.com/f', protocol: 'https', events: ['asset_bank.media.create'], filter: { brand: ['acme'] } },
+  });
+  const tried = await api.POST(`${base}/test-filter`, { body: { filter: { size: [{ numeric: ['>', 1000] }] }, data: { size: 512 } } });
+  const matches: boolean | undefined = tried.data?.matches;
+  const decidingKey: string | null | undefined = tried.data?.decidingKey;
+  void matches;
+  void decidingKey;
   await api.PUT(`${base}/activate`, { body: { config_id, status: 1 } });
   await api.PUT(`${base}/rename`, { body: { config_id, name: 'New name' } });
   await api.POST(`${base}/test`, { body: { config_id } });

@@ -321,6 +321,13 @@ describe('the synthesized functions, invoked as sam local invoke does', () => {
     expect(answer.body).toEqual({ success: true, message: expect.any(String), subscriptionState: 'pending' });
   });
 
+  it('test-filter answers its sample event: the example data misses the filter on size', async () => {
+    const answer = await samLocalInvoke('testFilter', sampleEvent('testFilter'));
+
+    expect(answer.statusCode).toBe(200);
+    expect(answer.body).toEqual({ success: true, message: expect.any(String), matches: false, decidingKey: 'size' });
+  });
+
   it.each(['updateSubscription', 'renameSubscription', 'activateSubscription', 'deleteSubscription', 'testSubscription', 'confirmSubscription'])(
     '%s answers the unchanged sample event 400: its config_id names no subscription',
     async (handlerName) => {

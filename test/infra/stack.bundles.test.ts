@@ -63,6 +63,8 @@ describe('the bundles', () => {
       expect(code.includes('must not be empty')).toBe(['createSubscriptionRoute', 'renameSubscriptionRoute'].includes(op.id));
       expect(code.includes('must be 1 (activated)')).toBe(op.id === 'activateSubscriptionRoute');
       expect(code.includes('name different subscriptions')).toBe(addressed);
+      // The filter-policy language's validator only where a body carries a filter.
+      expect(code.includes('is not an operator of SNS filter policies')).toBe(['createSubscriptionRoute', 'updateSubscriptionRoute', 'testFilterRoute'].includes(op.id));
       // Validators compiled at build time: no schema compiler (ajv's), no schema library, none of
       // the schemas' annotations, in any bundle.
       expect(code.includes('ajv implementation error')).toBe(false);

@@ -16,6 +16,7 @@ import { writtenComponentSchemas } from '../../shared/contract/openapi-document'
 import * as bodies from '../../shared/contract/request-bodies';
 import { GENERATED_DIRECTORY, refusalsOf, validatorFiles } from '../../shared/contract/write-validators';
 import { config } from '../../shared/environment';
+import { filterPolicyProblem } from '../../shared/filters/filter-policy';
 import { objectArbitrary } from '../support/schema-arbitrary';
 
 // ajv is CommonJS: under jest's native ESM its default export arrives as the module object.
@@ -35,19 +36,23 @@ const READERS: readonly (readonly [string, BodyReader<unknown>])[] = [
   ['RenameSubscriptionRequest', bodies.renameSubscriptionRequest],
   ['TestSubscriptionRequest', bodies.testSubscriptionRequest],
   ['ConfirmSubscriptionRequest', bodies.confirmSubscriptionRequest],
+  ['TestFilterRequest', bodies.testFilterRequest],
 ];
 
 type Body = Record<string, unknown>;
 const schemaOf = (name: string) => document.components.schemas[name];
 
-/** The document's verdict: its schema, and the two rules its descriptions state in words. */
+/** The document's verdict: its schema, and the three rules its descriptions state in words. */
 function documentAccepts(name: string, body: Body): boolean {
   const validate = ajv.getSchema(`openapi.json#/components/schemas/${name}`)!;
   const asChecked = typeof body.protocol === 'string' ? { ...body, protocol: body.protocol.toLowerCase() } : body;
   const { config_id, configId } = body;
   const addressed = 'config_id' in schemaOf(name).properties;
   const aliasesAgree = !addressed || typeof config_id !== 'string' || typeof configId !== 'string' || config_id.toLowerCase() === configId.toLowerCase();
-  return validate(asChecked) === true && aliasesAgree;
+  // A filter object in SNS's filter-policy language, within its limits (shared/filters/filter-policy.ts).
+  const { filter } = body;
+  const filterInLanguage = typeof filter !== 'object' || filter === null || Array.isArray(filter) || filterPolicyProblem(filter) === undefined;
+  return validate(asChecked) === true && aliasesAgree && filterInLanguage;
 }
 
 /** What the operation receives for an accepted body: its fields normalized, unknown ones dropped. */

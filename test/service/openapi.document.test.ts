@@ -19,10 +19,15 @@ import * as bodies from '../../shared/contract/request-bodies';
 import * as schemas from '../../shared/contract/schemas';
 import { STACK_DOCUMENT_FILE } from '../../infra/aws/stack-openapi-document';
 import { config } from '../../shared/environment';
+import { filterPolicyProblem } from '../../shared/filters/filter-policy';
 import { OPERATIONS, type OperationId } from '../../shared/operations';
 import { documentedAnswersOf } from '../support/openapi-responses';
 
 /** Each body's schema as written (shared/contract/schemas.ts), and the reader its function runs. */
+/** A body's `filter`, when it is an object, as the descriptions say in words: SNS's filter-policy language within its limits. */
+const filterAsDescribed = (body: Record<string, unknown>) =>
+  typeof body.filter !== 'object' || body.filter === null || Array.isArray(body.filter) || filterPolicyProblem(body.filter) === undefined;
+
 const REQUEST_BODIES: Partial<
   Record<OperationId, { schema: { $id: string; properties: object }; reader: BodyReader<unknown>; optional?: readonly string[] }>
 > = {
@@ -33,6 +38,7 @@ const REQUEST_BODIES: Partial<
   testSubscriptionRoute: { schema: schemas.testSubscriptionRequest, reader: bodies.testSubscriptionRequest },
   confirmSubscriptionRoute: { schema: schemas.confirmSubscriptionRequest, reader: bodies.confirmSubscriptionRequest },
   replayDeadLettersRoute: { schema: schemas.replayDeadLettersRequest, reader: bodies.replayDeadLettersRequest, optional: ['eventIds'] },
+  testFilterRoute: { schema: schemas.testFilterRequest, reader: bodies.testFilterRequest },
 };
 
 // The suites' document and checker, as every suite's answers are held to it.
@@ -148,13 +154,14 @@ describe('the OpenAPI document', () => {
       const { $ref } = openApiDocument.paths[operation.paths[0]!][operation.method.toLowerCase()].requestBody.content['application/json'].schema;
       return ajv.getSchema(`openapi.json${$ref}`)!;
     };
-    // What the descriptions add in words: `protocol` in any letter case, and `configId`, an alias
-    // of `config_id`, naming the same subscription when both are sent.
-    const asDescribed = (documented: (body: unknown) => boolean, addressed: boolean) => (body: Record<string, unknown>) => {
+    // What the descriptions add in words: `protocol` in any letter case, `configId`, an alias
+    // of `config_id`, naming the same subscription when both are sent, and a `filter` in SNS's
+    // filter-policy language within its limits.
+    const asDescribed = (documented: (body: unknown) => boolean, addressed: boolean, filtered: boolean) => (body: Record<string, unknown>) => {
       const { protocol, config_id, configId } = body;
       const aliasesAgree =
         !addressed || configId === undefined || (typeof config_id === 'string' && typeof configId === 'string' && config_id.toLowerCase() === configId.toLowerCase());
-      return documented(typeof protocol === 'string' ? { ...body, protocol: protocol.toLowerCase() } : body) && aliasesAgree;
+      return documented(typeof protocol === 'string' ? { ...body, protocol: protocol.toLowerCase() } : body) && aliasesAgree && (!filtered || filterAsDescribed(body));
     };
 
     // Bodies near the rules' edges: ids in either case, names of any Unicode (lone surrogates and
@@ -176,13 +183,19 @@ describe('the OpenAPI document', () => {
         config_id: anyId,
         configId: anyId,
         status: fc.constantFrom(0, 1, 2, '1'),
+        // A filter in SNS's language or not, an event's data or not (test-filter, create, update).
+        filter: fc.oneof(
+          { arbitrary: fc.constantFrom<unknown>({ brand: ['acme'] }, { size: [{ numeric: ['>', 1000] }] }), weight: 6 },
+          { arbitrary: fc.constantFrom<unknown>(null, { brand: 'acme' }, { brand: [{ regex: 'a' }] }, 'x'), weight: 1 },
+        ),
+        data: fc.constantFrom<unknown>({ brand: 'acme' }, {}, 'x', [1]),
         other: fc.string(),
       },
       { requiredKeys: [] },
     );
     for (const [id, { reader, schema, optional = [] }] of Object.entries(REQUEST_BODIES) as [OperationId, NonNullable<(typeof REQUEST_BODIES)[OperationId]>][]) {
       const documented = schemaOf(id);
-      const described = asDescribed((body) => documented(body) === true, 'config_id' in schema.properties);
+      const described = asDescribed((body) => documented(body) === true, 'config_id' in schema.properties, 'filter' in schema.properties);
       let accepted = 0;
       fc.assert(
         fc.property(bodies, (body) => {
@@ -209,8 +222,11 @@ describe('the OpenAPI document', () => {
       }
       // `configId` is in the document's prose only (the alias), not among its properties.
       for (const field of Object.keys(schema.properties).filter((name) => name !== 'configId')) {
-        const wrongType = { ...example, [field]: { not: 'this' } };
-        expect({ field, service: reader.read(wrongType).problems !== undefined, document: documented(wrongType) }).toEqual({ field, service: true, document: false });
+        // An event's data is any object: a string is its wrong type.
+        const wrongType = { ...example, [field]: field === 'data' ? 'not an object' : { not: 'this' } };
+        // A filter's language is said in words (an object of another shape is one the schema takes).
+        const byDocument = field === 'filter' ? described(wrongType) : documented(wrongType);
+        expect({ field, service: reader.read(wrongType).problems !== undefined, document: byDocument }).toEqual({ field, service: true, document: false });
       }
     }
   });
@@ -220,9 +236,9 @@ describe('the OpenAPI document', () => {
     expect(custom.components.schemas.EventKind.enum).toEqual(['a.b', 'c.d']);
     // Every request's event list refers to it.
     const { CreateSubscriptionRequest: create, UpdateSubscriptionRequest: update } = custom.components.schemas;
-    // Update is presented as either of two bodies (events required in one, the throttle in the other).
+    // Update is presented as any of three bodies (events required in one, the throttle in another, the filter in the third).
     for (const schema of [create, ...update.anyOf]) expect(schema.properties.events.items).toEqual({ $ref: '#/components/schemas/EventKind' });
-    expect(JSON.stringify(custom).match(/#\/components\/schemas\/EventKind/g)).toHaveLength(3);
+    expect(JSON.stringify(custom).match(/#\/components\/schemas\/EventKind/g)).toHaveLength(4);
   });
 });
 

@@ -176,6 +176,14 @@ describe('the local stack', () => {
       expect(tooLargeAttempts.status).toBe(413);
       await expectDocumentedHttpAnswer('GET', `${base}/attempts`, tooLargeAttempts.status, tooLargeAttempts.body);
       seen.add(`listAttemptsRoute ${tooLargeAttempts.status}`);
+      // A filter tried on an example data: the read scope is enough, the write scope alone is not.
+      const tryFilter = [`${base}/test-filter`, { filter: { brand: ['acme'] }, data: { brand: 'acme' } }] as const;
+      await request('POST', tryFilter[0], { token: reader, body: tryFilter[1] }, 200);
+      await request('POST', tryFilter[0], { token: reader, body: { filter: { brand: 'acme' }, data: {} } }, 400);
+      await request('POST', tryFilter[0], { body: tryFilter[1] }, 401);
+      await request('POST', tryFilter[0], { token: noPortal, body: tryFilter[1] }, 401);
+      await request('POST', tryFilter[0], { token: writer, body: tryFilter[1] }, 403);
+      await request('POST', tryFilter[0], { token: reader, body: 'x'.repeat(10 * 1024 * 1024 + 1) }, 413);
       const replay = [`${base}/replay`, { config_id: confirmedId }] as const;
       await request('POST', replay[0], { token: admin, body: replay[1] }, 200);
       await request('POST', replay[0], { token: admin, body: { config_id: confirmedId, eventIds: [] } }, 400);

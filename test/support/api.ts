@@ -9,6 +9,7 @@ import { handler as confirmSubscription } from '../../functions/confirmSubscript
 import { handler as createSubscription } from '../../functions/createSubscription';
 import { handler as deleteSubscription } from '../../functions/deleteSubscription';
 import { handler as listAttempts } from '../../functions/listAttempts';
+import { handler as testFilter } from '../../functions/testFilter';
 import { handler as listDeadLetters } from '../../functions/listDeadLetters';
 import { handler as listSubscriptions } from '../../functions/listSubscriptions';
 import { handler as renameSubscription } from '../../functions/renameSubscription';
@@ -32,6 +33,7 @@ const handlers = {
   listDeadLettersRoute: listDeadLetters,
   replayDeadLettersRoute: replayDeadLetters,
   listAttemptsRoute: listAttempts,
+  testFilterRoute: testFilter,
 } satisfies Record<OperationId, unknown>;
 
 export interface ApiAnswer {

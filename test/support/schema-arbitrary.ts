@@ -10,7 +10,8 @@
  * Covers the subset the request schemas use (shared/contract/schemas.ts): objects with
  * `properties`, `required` and `allOf` of `if`/`then`; strings with `pattern`, `maxLength`,
  * `enum`, `const` and `not`; arrays with `items`, `minItems`, `maxItems`; integer enums; `$ref`
- * to a component of the document.
+ * to a component of the document; objects of free form (a filter, an event's data), drawn from
+ * the schema's `examples` and from a few objects of another shape.
  */
 import fc from 'fast-check';
 
@@ -120,6 +121,14 @@ export function valueArbitraries(schemas: readonly Schema[], document: Schema): 
       own = {
         meeting: values.length > 0 ? fc.constantFrom(...values) : inRange,
         breaking: fc.oneof(fc.integer({ min: -2, max: 3 }), fc.constantFrom(1.5, '1', '0', ...outOfRange)),
+      };
+      break;
+    }
+    case 'object': {
+      const examples = all.flatMap((part) => (Array.isArray(part.examples) ? part.examples : [])) as unknown[];
+      own = {
+        meeting: examples.length > 0 ? fc.constantFrom(...examples) : fc.constant({}),
+        breaking: fc.constantFrom<unknown>({ a: 1 }, { a: [] }, { a: [{ regex: 'x' }] }, { a: 'x' }, 'x', [{}]),
       };
       break;
     }

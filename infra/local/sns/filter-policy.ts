@@ -1,105 +1,66 @@
 /**
- * Subscription filter policies: the common subset of SNS's matching rules, checked when a
- * policy is set and applied to each publication.
+ * Subscription filter policies: checked when a policy is set and applied to each publication,
+ * by the service's own validator and evaluator of SNS's filter-policy language
+ * (shared/filters/filter-policy.ts), so the emulator and the dispatcher give the same verdicts
+ * (test/delivery/filter-policy.test.ts runs AWS's examples through both).
  */
+import { type FilterPolicy, type FilterProblem, type FilterRefusal, filterMatches, filterPolicyProblem } from '../../../shared/filters/filter-policy';
 import { invalidParameter } from './errors';
 import type { Publication, SubscriptionRecord } from './types';
-
-const FILTER_OPERATORS = new Set(['prefix', 'suffix', 'equals-ignore-case', 'anything-but', 'exists', 'numeric']);
 
 export function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** Checks a FilterPolicy when it is set, so a policy the emulator cannot apply is refused up front. */
-export function parseFilterPolicy(text: string): Record<string, unknown> {
+/**
+ * SNS's words for each refusal, as SNS answers them (recorded against AWS in LocalStack's
+ * snapshots, tests/aws/services/sns/test_sns_filter_policy.snapshot.json of localstack/localstack).
+ */
+const SNS_WORDS: Record<FilterRefusal, (name: string) => string> = {
+  notObject: () => 'must be a JSON object',
+  tooLarge: () => 'too large',
+  tooManyKeys: () => 'Filter policy can not have more than 5 keys',
+  tooComplex: () => 'Filter policy is too complex',
+  emptyList: () => 'Empty arrays are not allowed',
+  notList: (key) => `"${key}" must be an object or an array`,
+  matchValue: () => 'Match value must be String, number, true, false, or null',
+  oneOperator: () => 'Only one key allowed in match expression',
+  notString: (operator) => `${operator} match pattern must be a string`,
+  notBoolean: () => 'exists match pattern must be either true or false.',
+  anythingBut: (inner) => `Unsupported anything-but pattern: ${inner}`,
+  unknownOperator: (operator) => `Unrecognized match type ${operator}`,
+  numericEmpty: () => 'Invalid member in numeric match: ]',
+  numericOperator: (operator) => `Unrecognized numeric range operator: ${operator}`,
+  numericValue: (operator) => `Value of ${operator === '=' ? 'equals' : operator} must be numeric`,
+  numericTooMany: () => 'Too many elements in numeric expression',
+  numericUpper: (operator) => `Bad numeric range operator: ${operator}`,
+  numericBottom: () => 'Bottom must be less than top',
+  numericTerms: () => 'Too many terms in numeric range expression',
+};
+
+/** A refusal as SNS words it: "FilterPolicy: Unrecognized match type regex". */
+export const snsWordsOf = ({ refusal, name = '' }: FilterProblem) => `FilterPolicy: ${SNS_WORDS[refusal](name)}`;
+
+/** Checks a FilterPolicy when it is set, refused in SNS's words ("FilterPolicy: ..."). */
+export function parseFilterPolicy(text: string): FilterPolicy {
   let policy: unknown;
   try {
     policy = JSON.parse(text);
   } catch {
     throw invalidParameter('FilterPolicy: failed to parse JSON');
   }
-  if (!isPlainObject(policy)) throw invalidParameter('FilterPolicy: must be a JSON object');
-  const check = (node: Record<string, unknown>, depth: number): void => {
-    if (depth > 5) throw invalidParameter('FilterPolicy: too deeply nested');
-    for (const rule of Object.values(node)) {
-      if (isPlainObject(rule)) {
-        check(rule, depth + 1);
-      } else if (Array.isArray(rule)) {
-        for (const condition of rule) {
-          if (!isPlainObject(condition)) continue;
-          const operator = Object.keys(condition)[0] ?? '';
-          if (!FILTER_OPERATORS.has(operator)) throw invalidParameter(`FilterPolicy: Unrecognized match type ${operator}`);
-        }
-      } else {
-        throw invalidParameter('FilterPolicy: match values must be in an array');
-      }
-    }
-  };
-  check(policy, 1);
-  return policy;
-}
-
-function matchesPolicy(policy: Record<string, unknown>, data: unknown): boolean {
-  return Object.entries(policy).every(([key, rule]) => {
-    const value = isPlainObject(data) && Object.hasOwn(data, key) ? data[key] : undefined;
-    if (isPlainObject(rule)) return matchesPolicy(rule, value);
-    return Array.isArray(rule) && rule.some((condition) => matchesCondition(condition, value));
-  });
-}
-
-function matchesCondition(condition: unknown, value: unknown): boolean {
-  if (isPlainObject(condition) && 'exists' in condition) return condition.exists === (value !== undefined);
-  if (value === undefined) return false;
-  // An array value (String.Array attribute, JSON array in the body) matches when any element does.
-  const candidates = Array.isArray(value) ? value : [value];
-  return candidates.some((candidate) =>
-    isPlainObject(condition) ? matchesOperator(condition, candidate) : candidate === condition,
-  );
-}
-
-function matchesOperator(condition: Record<string, unknown>, value: unknown): boolean {
-  const [operator, argument] = Object.entries(condition)[0] ?? [];
-  const text = typeof value === 'string' ? value : undefined;
-  switch (operator) {
-    case 'prefix':
-      return text !== undefined && text.startsWith(String(argument));
-    case 'suffix':
-      return text !== undefined && text.endsWith(String(argument));
-    case 'equals-ignore-case':
-      return text !== undefined && text.toLowerCase() === String(argument).toLowerCase();
-    case 'anything-but':
-      if (isPlainObject(argument)) return !matchesOperator(argument, value);
-      return !(Array.isArray(argument) ? argument : [argument]).includes(value);
-    case 'numeric':
-      return typeof value === 'number' && matchesNumeric(Array.isArray(argument) ? argument : [], value);
-    default:
-      return false;
-  }
-}
-
-/** `["=", 5]`, `[">", 0, "<=", 10]`: every comparison must hold. */
-function matchesNumeric(comparisons: unknown[], value: number): boolean {
-  for (let i = 0; i + 1 < comparisons.length; i += 2) {
-    const bound = Number(comparisons[i + 1]);
-    const holds = {
-      '=': value === bound,
-      '<': value < bound,
-      '<=': value <= bound,
-      '>': value > bound,
-      '>=': value >= bound,
-    }[String(comparisons[i])];
-    if (!holds) return false;
-  }
-  return comparisons.length >= 2;
+  const problem = filterPolicyProblem(policy);
+  if (problem) throw invalidParameter(snsWordsOf(problem));
+  return policy as FilterPolicy;
 }
 
 /** The values a filter policy sees: message attributes by default, the JSON body with FilterPolicyScope=MessageBody. */
-function filterData(subscription: SubscriptionRecord, publication: Publication): unknown {
+export function filterData(subscription: Pick<SubscriptionRecord, 'attributes' | 'protocol'>, publication: Pick<Publication, 'messageFor' | 'attributes'>): unknown {
   if (subscription.attributes.FilterPolicyScope === 'MessageBody') {
     try {
       return JSON.parse(publication.messageFor(subscription.protocol));
     } catch {
+      // "Filter policies for the message body assume that the message payload is a well-formed JSON object."
       return undefined;
     }
   }
@@ -119,8 +80,18 @@ function filterData(subscription: SubscriptionRecord, publication: Publication):
   );
 }
 
-export function passesFilter(subscription: SubscriptionRecord, publication: Publication): boolean {
-  const policy = subscription.attributes.FilterPolicy;
-  if (!policy) return true;
-  return matchesPolicy(parseFilterPolicy(policy), filterData(subscription, publication));
+/** Parsed policies by their text: a publication to many subscriptions parses each policy once. */
+const parsedPolicies = new Map<string, FilterPolicy>();
+
+export function passesFilter(subscription: Pick<SubscriptionRecord, 'attributes' | 'protocol'>, publication: Pick<Publication, 'messageFor' | 'attributes'>): boolean {
+  const text = subscription.attributes.FilterPolicy;
+  if (!text) return true;
+  let policy = parsedPolicies.get(text);
+  if (!policy) {
+    policy = parseFilterPolicy(text);
+    if (parsedPolicies.size > 1000) parsedPolicies.clear();
+    parsedPolicies.set(text, policy);
+  }
+  const data = filterData(subscription, publication);
+  return isPlainObject(data) && filterMatches(policy, data);
 }

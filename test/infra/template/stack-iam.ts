@@ -198,7 +198,7 @@ describe('what each function may do', () => {
     ],
     updateSubscription: [
       'own log group: logs:CreateLogStream logs:PutLogEvents',
-      `table: dynamodb:UpdateItem ${PORTALS} and ${ATTRIBUTES} portalId,sk,events,maxReceivesPerSecond,protocol`,
+      `table: dynamodb:UpdateItem ${PORTALS} and ${ATTRIBUTES} portalId,sk,events,maxReceivesPerSecond,filter,protocol`,
       'service topics: sns:SetSubscriptionAttributes',
     ],
     activateSubscription: [
@@ -226,6 +226,7 @@ describe('what each function may do', () => {
     ],
     listDeadLetters: ['own log group: logs:CreateLogStream logs:PutLogEvents', `table: dynamodb:GetItem dynamodb:Query ${PORTALS}`],
     listAttempts: ['own log group: logs:CreateLogStream logs:PutLogEvents', `table: dynamodb:GetItem dynamodb:Query ${PORTALS}`],
+    testFilter: ['own log group: logs:CreateLogStream logs:PutLogEvents'],
     replayDeadLetters: [
       'own log group: logs:CreateLogStream logs:PutLogEvents',
       `table: dynamodb:GetItem dynamodb:Query ${PORTALS}`,
