@@ -19,12 +19,17 @@ export class ApiError extends Error {
   }
 }
 
+/** Refusals about the endpoint a request names, by their `code`: shown on the endpoint field. */
+const ENDPOINT_CODES = new Set(['ENDPOINT_NOT_PUBLIC', 'ENDPOINT_CREDENTIALS_OVER_HTTP', 'ENDPOINT_IN_SERVICE_ACCOUNT', 'ENDPOINT_REFUSED']);
+
 /**
- * The fields an error answer concerns: its `errors: [{field, message}]` when it has them;
- * otherwise a message of the form "field: what is wrong", as the service's validation gives it.
+ * The fields an error answer concerns: its `errors: [{field, message}]` when it has them; the
+ * endpoint for a refusal whose `code` is about it; otherwise a message of the form "field: what is
+ * wrong", as the service's validation gives it.
  */
 export function fieldMessagesOf(body) {
   const found = new Map();
+  if (ENDPOINT_CODES.has(body?.code) && typeof body.message === 'string') return new Map([['endpoint', body.message]]);
   if (Array.isArray(body?.errors)) {
     for (const entry of body.errors) {
       const field = String(entry?.field ?? '').split('.')[0];
@@ -56,7 +61,7 @@ async function send(url, init) {
   try {
     response = await fetch(url, init);
   } catch {
-    throw new ApiError(0, 'The service did not answer: is npm start still running?');
+    throw new ApiError(0, 'The service did not answer: check your connection (under npm start: is it still running?).');
   }
   return answerOf(response);
 }
@@ -87,11 +92,12 @@ function endpointHintsOf(document) {
   return hints;
 }
 
-/** What the page needs to know of the service, from its OpenAPI document. */
-export async function loadServiceDescription(documentUrl = '/openapi.json') {
+/** What the page needs to know of the service, from its OpenAPI document; the API is at `apiBaseUrl` ('' = this origin). */
+export async function loadServiceDescription(documentUrl = '/openapi.json', apiBaseUrl = '') {
   const document = await send(documentUrl, { headers: { accept: 'application/json' } });
   const schemes = Object.values(document.components?.securitySchemes ?? {});
   return {
+    apiBaseUrl,
     tokenUrl: schemes[0]?.flows?.clientCredentials?.tokenUrl,
     eventKinds: document.components?.schemas?.EventKind?.enum ?? [],
     protocols: document.components?.schemas?.Protocol?.enum ?? [],
@@ -156,21 +162,28 @@ function forbiddenMessage(operation) {
     : 'Not allowed: the token you signed in with does not grant this. Sign in with a client that may.';
 }
 
-/** The API's operations with a token. */
-export function apiClient(description, token) {
+/**
+ * The API's operations with a sign-in's tokens: a pasted access token, or a session
+ * (authorization-code.js's tokenSession) whose `renew()` is tried once when the API answers 401.
+ */
+export function apiClient(description, tokens) {
   const { operations } = description;
-  const call = async (operation, method, path, body) => {
+  const session = typeof tokens === 'string' ? { accessToken: () => tokens } : tokens;
+  const call = async (operation, method, path, body, renewed = false) => {
     try {
-      return await send(path, {
+      return await send((description.apiBaseUrl ?? '') + path, {
         method,
         headers: {
-          authorization: `Bearer ${token}`,
+          authorization: `Bearer ${session.accessToken()}`,
           accept: 'application/json',
           ...(body === undefined ? {} : { 'content-type': 'application/json' }),
         },
         body: body === undefined ? undefined : JSON.stringify(body),
       });
     } catch (error) {
+      if (error instanceof ApiError && error.status === 401 && !renewed && session.renew && (await session.renew())) {
+        return call(operation, method, path, body, true);
+      }
       // API Gateway's 401 and 403 say only "Unauthorized" and "Forbidden": say what to do.
       if (error instanceof ApiError && error.status === 401) throw new ApiError(401, UNAUTHORIZED_MESSAGE);
       if (error instanceof ApiError && error.status === 403) throw new ApiError(403, forbiddenMessage(operation));

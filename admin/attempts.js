@@ -2,7 +2,7 @@
 import { $, element, labelledCell } from './dom.js';
 import { labelOf, timeElement } from './format.js';
 import { focusAction } from './list.js';
-import { attempt } from './messages.js';
+import { announce, attempt } from './messages.js';
 import { state, subscriptionOf } from './state.js';
 
 /** Deliveries shown at a time; "Show older" asks for the next ones. */
@@ -12,6 +12,8 @@ export async function openAttempts(subscription) {
   await attempt(async () => {
     state.attempts = { configId: subscription.configId, items: [], nextCursor: null };
     await loadAttempts();
+    // The panel is the outcome: an older message would stay pinned over it.
+    announce('');
     $('attempts').hidden = false;
     $('attempts-heading').focus();
   });

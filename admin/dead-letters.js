@@ -15,6 +15,8 @@ export async function openDeadLetters(subscription) {
   await attempt(async () => {
     state.deadLetters = { configId: subscription.configId, items: [], nextCursor: null, dropped: 0 };
     await loadDeadLetters();
+    // The panel is the outcome: an older message would stay pinned over it.
+    announce('');
     $('dead-letters').hidden = false;
     $('dead-letters-heading').focus();
   });

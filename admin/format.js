@@ -9,10 +9,23 @@ function utcTime(value) {
   return Number.isNaN(date.getTime()) ? String(value) : `${date.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 }
 
-/** A time the page shows, kept on one line, with its machine-readable value. */
+/**
+ * A time the page shows, with its machine-readable value: its date and its clock each kept whole,
+ * so a narrow column breaks it between them and nowhere else.
+ */
 export function timeElement(value) {
   const date = new Date(value);
-  return element('time', { dateTime: Number.isNaN(date.getTime()) ? '' : date.toISOString(), textContent: utcTime(value) });
+  const text = utcTime(value);
+  const space = text.indexOf(' ');
+  const parts = Number.isNaN(date.getTime()) || space === -1
+    ? [text]
+    : [element('span', { className: 'date', textContent: text.slice(0, space) }), ' ', element('span', { className: 'clock', textContent: text.slice(space + 1) })];
+  return element('time', { dateTime: Number.isNaN(date.getTime()) ? '' : date.toISOString() }, parts);
+}
+
+/** A message of the service with each ISO 8601 time in it written as the page writes times. */
+export function withReadableTimes(text) {
+  return String(text).replace(/\b\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?Z\b/g, (iso) => utcTime(iso));
 }
 
 /** An endpoint as text with a line-break opportunity after each separator, so it wraps between its parts, not inside one. */

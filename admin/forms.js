@@ -3,7 +3,7 @@
 import { $, element } from './dom.js';
 import { focusAction, refresh } from './list.js';
 import { announce, attempt, clearErrors, showFormError, showPageError } from './messages.js';
-import { state } from './state.js';
+import { state, subscriptionOf } from './state.js';
 
 /** One checkbox per event kind of the catalog. */
 function renderEventChoices(container, idPrefix) {
@@ -48,6 +48,8 @@ export function openDelete(subscription) {
   $('delete-description').textContent =
     `"${subscription.name}" (${subscription.protocol} ${subscription.endpoint}, id ${subscription.configId}) and its SNS topic will be deleted; its endpoint will receive nothing more.`;
   openDialog('delete-dialog', subscription);
+  // On the safe choice, so Enter keeps the subscription; deleting takes a deliberate move.
+  $('delete-dialog').querySelector('.cancel').focus();
 }
 
 /** Wires a dialog's form: submit runs `save`, Cancel and Escape close it. */
@@ -62,7 +64,8 @@ function wireDialog(prefix, save) {
         const message = await save(subscription);
         dialog.close();
         await refresh();
-        announce(`${message} (${subscription.name})`);
+        // Named as it is now: a renamed one by its new name.
+        announce(`${message} (${subscriptionOf(subscription.configId)?.name ?? subscription.name})`);
         if (prefix === 'delete') $('subscriptions-heading').focus();
         else focusAction(subscription.configId, prefix);
       },

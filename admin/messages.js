@@ -2,6 +2,7 @@
 // they name, at the top of their form, or at the top of the page.
 import { ApiError } from './api-client.js';
 import { $ } from './dom.js';
+import { withReadableTimes } from './format.js';
 
 // One message area: each outcome replaces the one before, so an old success never sits above a
 // newer error (nor an old error above a newer success).
@@ -13,7 +14,7 @@ export function announce(text) {
 
 export function showPageError(text) {
   const element = $('page-error');
-  element.textContent = text;
+  element.textContent = withReadableTimes(text);
   element.hidden = !text;
   if (text) $('status').textContent = '';
 }
@@ -39,7 +40,7 @@ export function showFormError(prefix, error) {
   for (const [field, message] of messages) {
     const errorElement = $(`${prefix}-${field}-error`);
     if (!errorElement) continue;
-    errorElement.textContent = message;
+    errorElement.textContent = withReadableTimes(message);
     errorElement.hidden = false;
     const control = $(`${prefix}-${field}`);
     control?.setAttribute('aria-invalid', 'true');
@@ -51,7 +52,7 @@ export function showFormError(prefix, error) {
   }
   const formError = $(`${prefix}-form-error`);
   if (formError) {
-    formError.textContent = error.message;
+    formError.textContent = withReadableTimes(error.message);
     formError.hidden = false;
   } else {
     showPageError(error.message);

@@ -29,6 +29,7 @@ export async function sendTest(subscription) {
 export async function resendConfirmation(subscription) {
   await attempt(async () => {
     const answer = await state.api.resendConfirmation(subscription.configId);
+    state.confirmationSentAt.set(subscription.configId, Date.now());
     await refresh();
     announce(`${answer.message} (${subscription.name})`);
     focusAction(subscription.configId, 'confirm');

@@ -1,6 +1,10 @@
-// Sign in (with a client's id and secret through the token endpoint, or a pasted access token)
-// and sign out. The token stays in the page's memory only; its scopes decide what is offered.
-import { apiClient, claimsOf, requestToken, scopesOf } from './api-client.js';
+// Sign in and sign out. A person signs in at the platform (authorization code + PKCE,
+// authorization-code.js); under npm start the developer sign-in (a client's id and secret through
+// the token endpoint, or a pasted access token) is offered beside it, never on a deployed page,
+// where a client secret has no place. Tokens stay in the page's memory only; their scopes decide
+// what is offered.
+import { ApiError, apiClient, claimsOf, requestToken, scopesOf } from './api-client.js';
+import { finishSignIn, startSignIn, tokenSession } from './authorization-code.js';
 import { closeDeadLetters } from './dead-letters.js';
 import { $ } from './dom.js';
 import { plural } from './format.js';
@@ -18,17 +22,20 @@ function renderAccess() {
   note.textContent =
     missing.length === 0
       ? ''
-      : `Read-only: the token of ${state.clientName} does not carry ${missing.join(' or ')}, so creating, changing, testing, ` +
-        'deleting and sending again are not offered. Sign in with a client that has it to do those.';
+      : `Read-only: the sign-in of ${state.clientName} does not carry ${missing.join(' or ')}, so creating, changing, testing, ` +
+        'deleting and sending again are not offered. Sign in as someone who has it to do those.';
 }
 
-async function signIn(token) {
-  const claims = claimsOf(token);
-  state.api = apiClient(state.description, token);
+/** Signs in with a pasted token (a string) or a session of tokenSession. */
+async function signIn(tokens) {
+  state.session = typeof tokens === 'string' ? undefined : tokens;
+  const claims = claimsOf(typeof tokens === 'string' ? tokens : tokens.accessToken());
+  state.api = apiClient(state.description, tokens);
   state.scopes = scopesOf(claims);
-  state.clientName = claims.client_id ?? claims.sub ?? 'this client';
+  state.clientName = claims.sub ?? claims.client_id ?? 'this client';
   await refresh();
-  $('signed-in-as').textContent = `Signed in as ${claims.client_id ?? claims.sub ?? 'a token'}${claims.portal_id ? ` (portal ${claims.portal_id})` : ''}`;
+  const portal = claims[state.settings.portalClaim];
+  $('signed-in-as').textContent = `Signed in as ${claims.sub ?? claims.client_id ?? 'a token'}${portal ? ` (portal ${portal})` : ''}`;
   renderAccess();
   $('session').hidden = false;
   $('sign-in').hidden = true;
@@ -39,6 +46,8 @@ async function signIn(token) {
 }
 
 function signOut() {
+  state.session?.end();
+  state.session = undefined;
   state.api = undefined;
   state.scopes = undefined;
   state.subscriptions = [];
@@ -49,23 +58,59 @@ function signOut() {
   $('sign-in').hidden = false;
   $('sign-in-form').reset();
   $('token-form').reset();
+  clearErrors('client');
   showPageError('');
   announce('Signed out.');
-  $('client-id').focus();
+  $('sign-in-platform').focus();
 }
 
-/** Wires the sign-in form, the pasted-token form and the sign-out button. */
+/** A session of the platform's tokens; when renewing fails, the person is told to sign in again. */
+function platformSession(tokens) {
+  return tokenSession(state.settings, tokens, {
+    onLost: (error) => showPageError(`Your sign-in could not be renewed (${error.message}) Sign out and sign in again.`),
+  });
+}
+
+/** A wrong client secret: said on the field, which is marked, as the service's refusals are. */
+function markWrongSecret(error) {
+  if (!(error instanceof ApiError) || error.status !== 401) throw error;
+  const message = $('client-secret-error');
+  message.textContent = error.message;
+  message.hidden = false;
+  $('client-secret').setAttribute('aria-invalid', 'true');
+  $('client-secret').focus();
+}
+
+/**
+ * Wires the platform's sign-in, the developer forms (shown only where the settings offer them)
+ * and the sign-out button; completes a sign-in the browser is coming back from.
+ */
 export function wireSignIn() {
+  $('developer-sign-in').hidden = !state.settings.developerSignIn;
+  $('sign-in-platform').addEventListener('click', () => void attempt(() => startSignIn(state.settings)));
   $('sign-in-form').addEventListener('submit', (event) => {
     event.preventDefault();
     clearErrors('client');
     const clientId = $('client-id').value.trim();
     const clientSecret = $('client-secret').value;
-    void attempt(async () => signIn(await requestToken(state.description.tokenUrl, clientId, clientSecret)));
+    void attempt(async () => {
+      let token;
+      try {
+        token = await requestToken(state.description.tokenUrl ?? state.settings.tokenEndpoint, clientId, clientSecret);
+      } catch (error) {
+        markWrongSecret(error);
+        return;
+      }
+      await signIn(token);
+    });
   });
   $('token-form').addEventListener('submit', (event) => {
     event.preventDefault();
     void attempt(async () => signIn($('access-token').value.trim().replace(/^Bearer\s+/i, '')));
   });
   $('sign-out').addEventListener('click', signOut);
+  return attempt(async () => {
+    const tokens = await finishSignIn(state.settings);
+    if (tokens) await signIn(platformSession(tokens));
+  });
 }

@@ -2,9 +2,13 @@
 // allow, and what a subscription's state would let arrive. Every other module reads it here.
 
 export const state = {
+  /** Where the page is served: API, issuer, endpoints, client id, scopes (page-settings.js). */
+  settings: undefined,
   /** From the OpenAPI document: token URL, operations (path and scope), catalog, protocols, endpoint hints. */
   description: undefined,
   api: undefined,
+  /** The platform sign-in's tokens (authorization-code.js), while signed in that way. */
+  session: undefined,
   /** The scopes the token grants; undefined when it names none (then the API alone decides). */
   scopes: undefined,
   clientName: '',
@@ -19,7 +23,26 @@ export const state = {
   deadLetters: undefined,
   /** The deliveries panel, while open: `{configId, items, nextCursor}`. */
   attempts: undefined,
+  /** When this page last had a confirmation request sent, by configId (the list does not say). */
+  confirmationSentAt: new Map(),
 };
+
+/**
+ * How long a pending endpoint's confirmation request keeps the service from sending another
+ * (CONFIRMATION_REQUEST_INTERVAL_SECONDS, 5 minutes unless the operator changed it).
+ */
+export const CONFIRMATION_INTERVAL_MS = 5 * 60_000;
+
+/**
+ * Until when "Resend confirmation" would be refused: a pending endpoint was sent one at its
+ * creation (the configId's time) or when this page asked; undefined when it may be asked now.
+ */
+export function confirmationCooldownEnd(subscription, createdAt, now = Date.now()) {
+  if (subscription.subscriptionState !== 'pending') return undefined;
+  const lastSent = Math.max(createdAt, state.confirmationSentAt.get(subscription.configId) ?? 0);
+  const end = lastSent + CONFIRMATION_INTERVAL_MS;
+  return end > now ? end : undefined;
+}
 
 export const subscriptionOf = (configId) => state.subscriptions.find((subscription) => subscription.configId === configId);
 

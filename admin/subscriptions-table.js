@@ -7,7 +7,7 @@ import { createdAtOf, labelOf, plural, shortIdOf, timeElement, withBreaks } from
 import { canEditFilter, openFilter } from './filter-editor.js';
 import { openDelete, openEvents, openRename } from './forms.js';
 import { resendConfirmation, sendTest, toggleStatus } from './row-actions.js';
-import { can, state, whyNothingArrives } from './state.js';
+import { can, confirmationCooldownEnd, state, whyNothingArrives } from './state.js';
 
 function actionButton(label, subscription, action, handler, className = '') {
   const button = element('button', { type: 'button', textContent: label, className });
@@ -65,9 +65,15 @@ function rowActions(subscription) {
     }
     buttons.push(test);
   }
-  // Only where the endpoint has not confirmed (or left): a confirmed one answers 400.
+  // Only where the endpoint has not confirmed (or left): a confirmed one answers 400; and not while
+  // the last request is fresh, which the service would refuse (429).
+  const cooldownEnd = confirmationCooldownEnd(subscription, createdAtOf(subscription.configId));
   if (can('confirm') && subscription.subscriptionState !== 'confirmed') {
-    buttons.push(actionButton('Resend confirmation', subscription, 'confirm', resendConfirmation));
+    buttons.push(
+      cooldownEnd
+        ? element('p', { className: 'meta confirmation-wait' }, ['Confirmation request sent; another from ', timeElement(cooldownEnd)])
+        : actionButton('Resend confirmation', subscription, 'confirm', resendConfirmation),
+    );
   }
   if (can('delete')) buttons.push(actionButton('Delete', subscription, 'delete', openDelete, 'danger'));
   return buttons;
@@ -87,7 +93,16 @@ function statusOf(subscription) {
   ];
 }
 
+/** Draws the rows again when the first confirmation wait ends, so its button comes back. */
+let cooldownTimer;
+function redrawAfterCooldowns() {
+  clearTimeout(cooldownTimer);
+  const ends = state.subscriptions.map((subscription) => confirmationCooldownEnd(subscription, createdAtOf(subscription.configId))).filter(Boolean);
+  if (ends.length > 0) cooldownTimer = setTimeout(renderSubscriptions, Math.min(...ends) - Date.now() + 50);
+}
+
 export function renderSubscriptions() {
+  redrawAfterCooldowns();
   const rows = state.subscriptions.map((subscription) => {
     const failed = failedDeliveriesCell(subscription);
     failed.dataset.label = 'Failed deliveries';
@@ -105,7 +120,7 @@ export function renderSubscriptions() {
         element('div', { textContent: subscription.protocol }),
         element('div', { className: 'endpoint' }, withBreaks(subscription.endpoint)),
       ]),
-      labelledCell('Events', {}, [element('ul', {}, subscription.events.map((kind) => element('li', { textContent: kind })))]),
+      labelledCell('Events', {}, [element('ul', {}, subscription.events.map((kind) => element('li', {}, withBreaks(kind))))]),
       labelledCell('Status', {}, statusOf(subscription)),
       labelledCell('Confirmation', { textContent: SUBSCRIPTION_STATES[subscription.subscriptionState] ?? subscription.subscriptionState }),
       deliveries,

@@ -2,7 +2,7 @@ import { documentClient } from '../shared/aws/dynamodb';
 import { snsClient } from '../shared/aws/sns';
 import { InvalidRequestError } from '../shared/contract/invalid-request';
 import { tableName, topicPrefix } from '../shared/environment';
-import { httpOperation } from '../shared/http/operation';
+import { changeLimitPerPortal, httpOperation } from '../shared/http/operation';
 import { deleteSubscriptionRoute } from '../shared/operations';
 import { configIdFromPath } from '../shared/subscriptions/config-id';
 import { deleteSubscription } from '../shared/subscriptions/delete-subscription';
@@ -18,6 +18,7 @@ const deps = {
 
 /** Deletes the subscription named in the path, with its SNS topic and subscription. Any body is ignored. */
 export const handler = httpOperation(deleteSubscriptionRoute, {
+  portalLimit: changeLimitPerPortal,
   run: async ({ portalId, event }) => {
     const configId = configIdFromPath(event.pathParameters?.configId);
     if (!configId) {

@@ -4,7 +4,8 @@ import { snsClient } from '../shared/aws/sns';
 import { type DispatchOutcome, dispatchPortalEvents, mayFollowEarlierTry, needsRetry } from '../shared/delivery/dispatch';
 import { type PortalEvent, parsePortalEvent } from '../shared/delivery/portal-event';
 import { DeliveryProgress } from '../shared/data/delivery-progress';
-import { eventKinds, tableName } from '../shared/environment';
+import { eventKinds, messageKeepDays, tableName } from '../shared/environment';
+import { messageLogOf } from '../shared/data/messages';
 import { logger, withInvocationLogging } from '../shared/logger';
 import { repositoryOf } from '../shared/data/bound-operations';
 import { listFor } from '../shared/data/subscription-reads';
@@ -13,6 +14,7 @@ const deps = {
   repository: repositoryOf({ db: documentClient, tableName }, { listFor }),
   sns: snsClient,
   progress: new DeliveryProgress(documentClient, tableName),
+  messages: messageLogOf({ db: documentClient, tableName }, messageKeepDays),
 };
 
 /** A record of the batch and the portal event it holds. */

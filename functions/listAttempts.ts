@@ -4,7 +4,7 @@ import { documentClient } from '../shared/aws/dynamodb';
 import { InvalidRequestError } from '../shared/contract/invalid-request';
 import { listAttemptsQuery } from '../shared/contract/request-bodies';
 import { tableName } from '../shared/environment';
-import { httpOperation } from '../shared/http/operation';
+import { httpOperation, readLimitPerPortal } from '../shared/http/operation';
 import { queryInput } from '../shared/http/query-input';
 import { listAttemptsRoute } from '../shared/operations';
 import { AttemptsNotRecordedError, SubscriptionNotFoundError } from '../shared/subscriptions/errors';
@@ -16,6 +16,7 @@ const repository = repositoryOf(table, { find });
 
 /** One page of a subscription's delivery attempts, newest first (docs/api.md#delivery-attempts). */
 export const handler = httpOperation(listAttemptsRoute, {
+  portalLimit: readLimitPerPortal,
   body: queryInput(listAttemptsQuery),
   run: async ({ portalId, body: { configId, limit, cursor, status } }) => {
     const afterKey = cursor === undefined ? undefined : sortKeyOfAttemptCursor(cursor, configId);
@@ -29,7 +30,7 @@ export const handler = httpOperation(listAttemptsRoute, {
     const count = page.attempts.length;
     return {
       message: `${count} delivery attempt${count === 1 ? '' : 's'} on this page${page.nextKey ? '; more on the next' : ''}.`,
-      attempts: page.attempts.map(({ at, status, statusCode, dwellTimeMs, attempts, messageId }) => ({ at, status, statusCode, dwellTimeMs, attempts, messageId })),
+      attempts: page.attempts.map(({ at, status, statusCode, dwellTimeMs, attempts, messageId, eventId }) => ({ at, status, statusCode, dwellTimeMs, attempts, messageId, eventId: eventId ?? null })),
       nextCursor: page.nextKey ? attemptCursorOf(page.nextKey) : null,
     };
   },

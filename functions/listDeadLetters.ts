@@ -6,7 +6,7 @@ import { deadLetterSummaryOf } from '../shared/data/subscription-record';
 import { deadLetterStoreOf, page } from '../shared/data/dead-letters';
 import { find } from '../shared/data/subscription-reads';
 import { tableName } from '../shared/environment';
-import { httpOperation } from '../shared/http/operation';
+import { httpOperation, readLimitPerPortal } from '../shared/http/operation';
 import { queryInput } from '../shared/http/query-input';
 import { listDeadLettersRoute } from '../shared/operations';
 import { SubscriptionNotFoundError } from '../shared/subscriptions/errors';
@@ -16,6 +16,7 @@ const store = deadLetterStoreOf(table, { page });
 
 /** One page of a subscription's dead letters, newest first (docs/failed-deliveries.md). */
 export const handler = httpOperation(listDeadLettersRoute, {
+  portalLimit: readLimitPerPortal,
   body: queryInput(listDeadLettersQuery),
   run: async ({ portalId, body: { configId, limit, cursor } }) => {
     const afterKey = cursor === undefined ? undefined : sortKeyOfCursor(cursor, configId);

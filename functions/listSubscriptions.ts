@@ -1,7 +1,7 @@
 import { documentClient } from '../shared/aws/dynamodb';
 import { snsClient } from '../shared/aws/sns';
 import { maxSubscriptionsPerPortal, tableName } from '../shared/environment';
-import { httpOperation } from '../shared/http/operation';
+import { httpOperation, readLimitPerPortal } from '../shared/http/operation';
 import { listSubscriptionsRoute } from '../shared/operations';
 import { listEntryView } from '../shared/subscriptions/model';
 import { repositoryOf } from '../shared/data/bound-operations';
@@ -13,6 +13,7 @@ const repository = repositoryOf({ db: documentClient, tableName }, { listFor, st
 
 /** Every subscription of the caller's portal, oldest first. Any request body is ignored. */
 export const handler = httpOperation(listSubscriptionsRoute, {
+  portalLimit: readLimitPerPortal,
   run: async ({ portalId }) => {
     const subscriptions = await repository.listFor(portalId);
     // The stored state where it is known to hold; SNS only for the others (subscription-states.ts).

@@ -1,7 +1,8 @@
+import { logsClient } from '../shared/aws/cloudwatch-logs';
 import { documentClient } from '../shared/aws/dynamodb';
 import { snsClient } from '../shared/aws/sns';
 import { topicManagersOf, topicPublishersOf } from '../shared/config';
-import { deliveryDeadLetterQueueArn, deliveryStatusRoleArn, deliveryStatusSuccessSampleRate, reconcileGraceMinutes, tableName, topicManagerArns, topicPrefix, topicPublisherArns } from '../shared/environment';
+import { deliveryDeadLetterQueueArn, deliveryStatusLogRetentionDays, deliveryStatusRoleArn, deliveryStatusSuccessSampleRate, reconcileGraceMinutes, tableName, topicManagerArns, topicPrefix, topicPublisherArns } from '../shared/environment';
 import { deliveryStatusOf } from '../shared/subscriptions/delivery-status';
 import { logger, withInvocationLogging } from '../shared/logger';
 import { type ReconcileSummary, reconcileTopics } from '../shared/reconciliation/reconcile';
@@ -21,6 +22,8 @@ const deps = {
   deliveryStatus: deliveryStatusOf({ deliveryStatusRoleArn, deliveryStatusSuccessSampleRate }),
   // Topics made before the access policy had its present statements or principals get it again.
   topicPolicy: { publisherArns: topicPublishersOf({ topicPublisherArns }), managerArns: topicManagersOf({ topicManagerArns }) },
+  // The delivery status log groups SNS makes for the topics (they may hold endpoint passwords) keep their records this long.
+  logRetention: { logs: logsClient, days: deliveryStatusLogRetentionDays },
 };
 
 /** The schedule's event, or `{"dryRun": true}` from an operator's `aws lambda invoke`. */

@@ -1,5 +1,6 @@
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { documentClient } from '../shared/aws/dynamodb';
+import { markMessageDeadLettered } from '../shared/attempts/message-join';
 import { readDeadLetter } from '../shared/dead-letters/dead-letter-message';
 import { DeadLetterBatch } from '../shared/dead-letters/recorder';
 import { deadLetterStoreOf, oldest, retryLedger, retryLedgers, store } from '../shared/data/dead-letters';
@@ -25,8 +26,13 @@ async function recordOne(batch: DeadLetterBatch, record: SQSRecord): Promise<voi
   const { deadLetter: letter, reason } = reading;
   const fields = { portalId: letter.portalId, configId: letter.configId, eventId: letter.eventId, snsMessageId: letter.messageId };
   const outcome = await batch.record(letter);
-  if (outcome.kind === 'subscription gone') logger.warn('dead letter dropped: its subscription no longer exists', fields);
-  else if (outcome.kind === 'duplicate') logger.info('dead letter already kept', fields);
+  if (outcome.kind === 'subscription gone') {
+    logger.warn('dead letter dropped: its subscription no longer exists', fields);
+    return;
+  }
+  // The message log shows it dead-lettered (a retried record marks it again, to the same effect).
+  if (!(await markMessageDeadLettered(table, letter))) logger.warn('dead letter of a message not in the message log', fields);
+  if (outcome.kind === 'duplicate') logger.info('dead letter already kept', fields);
   else {
     // SNS's ErrorMessage is left out: nothing says it never quotes the endpoint (and its credentials).
     const { retries, nextRetryAt } = outcome.schedule;

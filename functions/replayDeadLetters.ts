@@ -4,7 +4,8 @@ import { snsClient } from '../shared/aws/sns';
 import { replayDeadLettersRequest } from '../shared/contract/request-bodies';
 import { replayDeadLetters } from '../shared/dead-letters/replay';
 import { claim, deadLetterStoreOf, remove, select, unclaim } from '../shared/data/dead-letters';
-import { tableName } from '../shared/environment';
+import { messageKeepDays, tableName } from '../shared/environment';
+import { messageLogOf } from '../shared/data/messages';
 import { idempotentRuns } from '../shared/http/idempotency';
 import { jsonInput } from '../shared/http/json-input';
 import { httpOperation, sendLimitPerPortal } from '../shared/http/operation';
@@ -15,6 +16,7 @@ import { repositoryOf } from '../shared/data/bound-operations';
 import { find } from '../shared/data/subscription-reads';
 
 const repository = repositoryOf({ db: documentClient, tableName }, { find });
+const messages = messageLogOf({ db: documentClient, tableName }, messageKeepDays);
 const store = deadLetterStoreOf({ db: documentClient, tableName }, { select, claim, unclaim, remove });
 
 /**
@@ -30,7 +32,7 @@ export const handler = httpOperation(replayDeadLettersRoute, {
   idempotency: idempotentRuns({ client: documentClient, tableName, operationId: 'replayDeadLettersRoute' }),
   run: async ({ portalId, body: { configId, eventIds } }) => {
     const subscription = await deliverableSubscription({ repository, sns: snsClient }, portalId, configId, { activated: true });
-    const outcome = await replayDeadLetters({ store, sns: snsClient }, subscription, eventIds);
+    const outcome = await replayDeadLetters({ store, sns: snsClient, messages }, subscription, eventIds);
     for (const { letter, error } of outcome.failed) {
       logger.error('dead letter not replayed: SNS did not accept it; it stays kept', { portalId, configId, eventId: letter.eventId, error: error as Error });
     }

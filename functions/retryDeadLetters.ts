@@ -2,13 +2,14 @@ import type { Context } from 'aws-lambda';
 import { documentClient } from '../shared/aws/dynamodb';
 import { snsClient } from '../shared/aws/sns';
 import { type SweepOutcome, sweepDueWork } from '../shared/dead-letters/sweep';
-import { disableFailingAfterMs, tableName } from '../shared/environment';
+import { disableFailingAfterMs, messageKeepDays, tableName } from '../shared/environment';
+import { messageLogOf } from '../shared/data/messages';
 import { logger, withInvocationLogging } from '../shared/logger';
 import { repositoryOf } from '../shared/data/bound-operations';
 import { listFor } from '../shared/data/subscription-reads';
 
 const table = { db: documentClient, tableName };
-const deps = { table, sns: snsClient, repository: repositoryOf(table, { listFor }), settings: { disableFailingAfterMs } };
+const deps = { table, sns: snsClient, repository: repositoryOf(table, { listFor }), settings: { disableFailingAfterMs }, messages: messageLogOf(table, messageKeepDays) };
 
 /** Work left when this little of the function's time remains is the next sweep's. */
 const RESERVE_MS = 15_000;

@@ -4,8 +4,9 @@ import { refusedByService } from '../shared/aws/refusals';
 import { snsClient } from '../shared/aws/sns';
 import { testSubscriptionRequest } from '../shared/contract/request-bodies';
 import { TEST_EVENT_KIND } from '../shared/delivery/message';
-import { publishToTopic } from '../shared/delivery/publish';
-import { tableName } from '../shared/environment';
+import { publishLogged } from '../shared/delivery/logged-publish';
+import { messageKeepDays, tableName } from '../shared/environment';
+import { messageLogOf } from '../shared/data/messages';
 import { jsonInput } from '../shared/http/json-input';
 import { httpOperation, sendLimitPerPortal } from '../shared/http/operation';
 import { testSubscriptionRoute } from '../shared/operations';
@@ -14,6 +15,7 @@ import { repositoryOf } from '../shared/data/bound-operations';
 import { find } from '../shared/data/subscription-reads';
 
 const repository = repositoryOf({ db: documentClient, tableName }, { find });
+const messages = messageLogOf({ db: documentClient, tableName }, messageKeepDays);
 
 /**
  * Sends one webhooks.test message to the subscription, whatever its events and status; refused
@@ -25,14 +27,9 @@ export const handler = httpOperation(testSubscriptionRoute, {
   body: jsonInput(testSubscriptionRequest),
   run: async ({ portalId, body: { configId } }) => {
     const subscription = await deliverableSubscription({ repository, sns: snsClient }, portalId, configId, { activated: false });
-    const messageId = await publishToTopic(snsClient, subscription.topicArn, {
-      event: TEST_EVENT_KIND,
-      portalId,
-      configId,
-      occurredAt: new Date().toISOString(),
-      eventId: randomUUID(),
-      data: { name: subscription.name },
-    }).catch(refusedByService('Publish'));
+    const message = { event: TEST_EVENT_KIND, portalId, configId, occurredAt: new Date().toISOString(), eventId: randomUUID(), data: { name: subscription.name } };
+    const { topicArn } = subscription;
+    const messageId = await publishLogged({ sns: snsClient, messages }, { ...message, topicArn, body: JSON.stringify(message) }).catch(refusedByService('Publish'));
     return { message: 'Test event sent.', messageId };
   },
 });

@@ -3,7 +3,7 @@ import { snsClient } from '../shared/aws/sns';
 import { updateSubscriptionRequest } from '../shared/contract/request-bodies';
 import { tableName } from '../shared/environment';
 import { jsonInput } from '../shared/http/json-input';
-import { httpOperation } from '../shared/http/operation';
+import { changeLimitPerPortal, httpOperation } from '../shared/http/operation';
 import { updateSubscriptionRoute } from '../shared/operations';
 import { filterOf, throttleOf } from '../shared/subscriptions/model';
 import { repositoryOf } from '../shared/data/bound-operations';
@@ -17,6 +17,7 @@ const deps = { repository: repositoryOf({ db: documentClient, tableName }, { upd
  * (which SNS enforces), or any of them together.
  */
 export const handler = httpOperation(updateSubscriptionRoute, {
+  portalLimit: changeLimitPerPortal,
   body: jsonInput(updateSubscriptionRequest),
   run: async ({ portalId, body: { configId, events, maxReceivesPerSecond, filter } }) => {
     const updated = await updateSubscription(deps, portalId, configId, {

@@ -57,8 +57,12 @@ export interface ServiceConfig {
   readonly deliveryStatusRoleArn: string | undefined;
   /** Percentage of successful deliveries SNS logs (DELIVERY_STATUS_SUCCESS_SAMPLE_RATE); failures are always logged. */
   readonly deliveryStatusSuccessSampleRate: number;
+  /** Days the delivery status log groups of the service's topics keep their records (DELIVERY_STATUS_LOG_RETENTION_DAYS). */
+  readonly deliveryStatusLogRetentionDays: number;
   /** Days a delivery attempt is kept for GET /attempts (ATTEMPT_KEEP_DAYS). */
   readonly attemptKeepDays: number;
+  /** Days a published message is kept in the message log (MESSAGE_KEEP_DAYS). */
+  readonly messageKeepDays: number;
   /** Delivery attempts kept per subscription; past this the oldest give way (MAX_ATTEMPTS_PER_SUBSCRIPTION). */
   readonly maxAttemptsPerSubscription: number;
   /**
@@ -67,6 +71,10 @@ export interface ServiceConfig {
    * that (a token bucket, shared/http/middleware/portal-rate-limit.ts).
    */
   readonly portalSendLimit: { readonly burst: number; readonly ratePerMinute: number };
+  /** The same on each route that changes a subscription (update, activate, rename, delete). */
+  readonly portalChangeLimit: { readonly burst: number; readonly ratePerMinute: number };
+  /** The same on each reading route (list, dead letters, attempts). */
+  readonly portalReadLimit: { readonly burst: number; readonly ratePerMinute: number };
   /** How many confirmation requests POST /confirm may have SNS send for one subscription per UTC day. */
   readonly confirmationRequestsPerDay: number;
   /** How long a pending confirmation request protects its endpoint from another one, in ms (5 minutes). */
@@ -126,9 +134,13 @@ export function loadConfig(env: NodeJS.ProcessEnv): ServiceConfig {
     allowLoopbackEndpoints: read(setting.allowLoopbackEndpoints),
     deliveryStatusRoleArn: read(setting.deliveryStatusRoleArn),
     deliveryStatusSuccessSampleRate: read(setting.deliveryStatusSuccessSampleRate),
+    deliveryStatusLogRetentionDays: read(setting.deliveryStatusLogRetentionDays),
     attemptKeepDays: read(setting.attemptKeepDays),
     maxAttemptsPerSubscription: read(setting.maxAttemptsPerSubscription),
+    messageKeepDays: read(setting.messageKeepDays),
     portalSendLimit: { burst: read(setting.portalSendBurst), ratePerMinute: read(setting.portalSendRatePerMinute) },
+    portalChangeLimit: { burst: read(setting.portalChangeBurst), ratePerMinute: read(setting.portalChangeRatePerMinute) },
+    portalReadLimit: { burst: read(setting.portalReadBurst), ratePerMinute: read(setting.portalReadRatePerMinute) },
     confirmationRequestsPerDay: read(setting.confirmationRequestsPerDay),
     confirmationRequestIntervalMs: read(setting.confirmationRequestIntervalSeconds),
     deliveryRetryScheduleMs: read(setting.deliveryRetrySchedule),

@@ -30,11 +30,21 @@ export const allowedEndpointAccounts = /* @__PURE__ */ read.settingOf(env, probl
 export const allowLoopbackEndpoints = /* @__PURE__ */ read.settingOf(env, problems, setting.allowLoopbackEndpoints);
 export const deliveryStatusRoleArn = /* @__PURE__ */ read.settingOf(env, problems, setting.deliveryStatusRoleArn);
 export const deliveryStatusSuccessSampleRate = /* @__PURE__ */ read.settingOf(env, problems, setting.deliveryStatusSuccessSampleRate);
+export const deliveryStatusLogRetentionDays = /* @__PURE__ */ read.settingOf(env, problems, setting.deliveryStatusLogRetentionDays);
 export const attemptKeepDays = /* @__PURE__ */ read.settingOf(env, problems, setting.attemptKeepDays);
 export const maxAttemptsPerSubscription = /* @__PURE__ */ read.settingOf(env, problems, setting.maxAttemptsPerSubscription);
+export const messageKeepDays = /* @__PURE__ */ read.settingOf(env, problems, setting.messageKeepDays);
 export const portalSendLimit: read.ServiceConfig['portalSendLimit'] = {
   burst: /* @__PURE__ */ read.settingOf(env, problems, setting.portalSendBurst),
   ratePerMinute: /* @__PURE__ */ read.settingOf(env, problems, setting.portalSendRatePerMinute),
+};
+export const portalChangeLimit: read.ServiceConfig['portalChangeLimit'] = {
+  burst: /* @__PURE__ */ read.settingOf(env, problems, setting.portalChangeBurst),
+  ratePerMinute: /* @__PURE__ */ read.settingOf(env, problems, setting.portalChangeRatePerMinute),
+};
+export const portalReadLimit: read.ServiceConfig['portalReadLimit'] = {
+  burst: /* @__PURE__ */ read.settingOf(env, problems, setting.portalReadBurst),
+  ratePerMinute: /* @__PURE__ */ read.settingOf(env, problems, setting.portalReadRatePerMinute),
 };
 export const confirmationRequestsPerDay = /* @__PURE__ */ read.settingOf(env, problems, setting.confirmationRequestsPerDay);
 export const confirmationRequestIntervalMs = /* @__PURE__ */ read.settingOf(env, problems, setting.confirmationRequestIntervalSeconds);
@@ -59,9 +69,13 @@ export const config: read.ServiceConfig = {
   allowLoopbackEndpoints,
   deliveryStatusRoleArn,
   deliveryStatusSuccessSampleRate,
+  deliveryStatusLogRetentionDays,
   attemptKeepDays,
   maxAttemptsPerSubscription,
+  messageKeepDays,
   portalSendLimit,
+  portalChangeLimit,
+  portalReadLimit,
   confirmationRequestsPerDay,
   confirmationRequestIntervalMs,
   deliveryRetryScheduleMs,

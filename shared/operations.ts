@@ -36,7 +36,19 @@ export interface Operation {
    * others' capacity or drive SNS's cost (shared/http/middleware/portal-rate-limit.ts).
    */
   readonly limitedPerPortal: boolean;
+  /**
+   * The per-portal limit of a route that makes no SNS send but other AWS calls the caller chooses
+   * (DynamoDB, and SNS reads or settings): a budget for its use, of settings. Every route that makes
+   * an AWS call is limited per portal, by this or by `limitedPerPortal` (docs/security.md, "Rate limits").
+   */
+  readonly portalBudget?: PortalBudget;
 }
+
+/**
+ * Which settings a route's per-portal limit is: `change` PORTAL_CHANGE_BURST and
+ * PORTAL_CHANGE_RATE_PER_MINUTE, `read` PORTAL_READ_BURST and PORTAL_READ_RATE_PER_MINUTE.
+ */
+export type PortalBudget = 'change' | 'read';
 
 function operation<const Id extends string>(
   id: Id,
@@ -44,13 +56,25 @@ function operation<const Id extends string>(
   method: HttpMethod,
   subPath: string,
   scope: Scope,
-  { limitedPerPortal = false } = {},
+  { limitedPerPortal = false, portalBudget }: { limitedPerPortal?: boolean; portalBudget?: PortalBudget } = {},
 ): Operation & { readonly id: Id } {
-  return { id, handler, method, subPath, paths: API_PREFIXES.map((prefix) => prefix + subPath), scope, limitedPerPortal };
+  return { id, handler, method, subPath, paths: API_PREFIXES.map((prefix) => prefix + subPath), scope, limitedPerPortal, ...(portalBudget && { portalBudget }) };
 }
 
 /** The routes that make SNS send. */
 const SENDS = { limitedPerPortal: true };
+/**
+ * The routes that change one subscription (update, activate, rename, delete: a DynamoDB write and
+ * an SNS call or two each): a person's edits, a script's sweep over a portal's subscriptions
+ * (10 by default) at once, never a loop.
+ */
+const CHANGES = { portalBudget: 'change' } as const;
+/**
+ * The routes that read (list, dead letters, attempts: a Query, and for list a
+ * GetSubscriptionAttributes per pending subscription): a page polling every few seconds, a
+ * script waiting for a confirmation, paging through a subscription's records.
+ */
+const READS = { portalBudget: 'read' } as const;
 
 /*
  * One const per operation, each a call marked pure (of arguments esbuild can see have no side
@@ -58,16 +82,17 @@ const SENDS = { limitedPerPortal: true };
  * bundle holds that entry and not the table.
  */
 export const createSubscriptionRoute = /* @__PURE__ */ operation('createSubscriptionRoute', 'createSubscription', 'POST', '', WRITE, SENDS);
-export const updateSubscriptionRoute = /* @__PURE__ */ operation('updateSubscriptionRoute', 'updateSubscription', 'PUT', '', WRITE);
-export const activateSubscriptionRoute = /* @__PURE__ */ operation('activateSubscriptionRoute', 'activateSubscription', 'PUT', '/activate', WRITE);
-export const listSubscriptionsRoute = /* @__PURE__ */ operation('listSubscriptionsRoute', 'listSubscriptions', 'GET', '/list', READ);
-export const renameSubscriptionRoute = /* @__PURE__ */ operation('renameSubscriptionRoute', 'renameSubscription', 'PUT', '/rename', WRITE);
-export const deleteSubscriptionRoute = /* @__PURE__ */ operation('deleteSubscriptionRoute', 'deleteSubscription', 'DELETE', '/{configId}', WRITE);
+export const updateSubscriptionRoute = /* @__PURE__ */ operation('updateSubscriptionRoute', 'updateSubscription', 'PUT', '', WRITE, CHANGES);
+export const activateSubscriptionRoute = /* @__PURE__ */ operation('activateSubscriptionRoute', 'activateSubscription', 'PUT', '/activate', WRITE, CHANGES);
+export const listSubscriptionsRoute = /* @__PURE__ */ operation('listSubscriptionsRoute', 'listSubscriptions', 'GET', '/list', READ, READS);
+export const renameSubscriptionRoute = /* @__PURE__ */ operation('renameSubscriptionRoute', 'renameSubscription', 'PUT', '/rename', WRITE, CHANGES);
+export const deleteSubscriptionRoute = /* @__PURE__ */ operation('deleteSubscriptionRoute', 'deleteSubscription', 'DELETE', '/{configId}', WRITE, CHANGES);
 export const testSubscriptionRoute = /* @__PURE__ */ operation('testSubscriptionRoute', 'testSubscription', 'POST', '/test', WRITE, SENDS);
 export const confirmSubscriptionRoute = /* @__PURE__ */ operation('confirmSubscriptionRoute', 'confirmSubscription', 'POST', '/confirm', WRITE, SENDS);
-export const listDeadLettersRoute = /* @__PURE__ */ operation('listDeadLettersRoute', 'listDeadLetters', 'GET', '/dead-letters', READ);
+export const listDeadLettersRoute = /* @__PURE__ */ operation('listDeadLettersRoute', 'listDeadLetters', 'GET', '/dead-letters', READ, READS);
 export const replayDeadLettersRoute = /* @__PURE__ */ operation('replayDeadLettersRoute', 'replayDeadLetters', 'POST', '/replay', WRITE, SENDS);
-export const listAttemptsRoute = /* @__PURE__ */ operation('listAttemptsRoute', 'listAttempts', 'GET', '/attempts', READ);
+export const listAttemptsRoute = /* @__PURE__ */ operation('listAttemptsRoute', 'listAttempts', 'GET', '/attempts', READ, READS);
+export const listMessagesRoute = /* @__PURE__ */ operation('listMessagesRoute', 'listMessages', 'GET', '/messages', READ, READS);
 /** Reads nothing and sends nothing: a filter tried on an example `data` (docs/delivery.md, "Filters"). */
 export const testFilterRoute = /* @__PURE__ */ operation('testFilterRoute', 'testFilter', 'POST', '/test-filter', READ);
 
@@ -83,6 +108,7 @@ export const OPERATIONS = [
   listDeadLettersRoute,
   replayDeadLettersRoute,
   listAttemptsRoute,
+  listMessagesRoute,
   testFilterRoute,
 ] as const;
 

@@ -72,6 +72,13 @@ export const deliveryStatusSuccessSampleRateProblem: Rule = (text) =>
 // Attempts are read for troubleshooting; DynamoDB TTL deletes them (within days) after this.
 export const attemptKeepDaysProblem: Rule = (text) =>
   /^\d+$/.test(text) && Number(text) >= 1 && Number(text) <= 90 ? undefined : `must be a whole number of days from 1 to 90 (got "${text}").`;
+// Messages are read to see what was sent and to send a window again; DynamoDB TTL deletes them after this.
+export const messageKeepDaysProblem: Rule = (text) =>
+  /^\d+$/.test(text) && Number(text) >= 1 && Number(text) <= 90 ? undefined : `must be a whole number of days from 1 to 90 (got "${text}").`;
+// The values CloudWatch Logs takes (PutRetentionPolicy's retentionInDays).
+const LOG_RETENTION_DAYS = [1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288, 3653];
+export const logRetentionDaysProblem: Rule = (text) =>
+  /^\d+$/.test(text) && LOG_RETENTION_DAYS.includes(Number(text)) ? undefined : `must be one of CloudWatch Logs' retentions in days, ${LOG_RETENTION_DAYS.join(', ')} (got "${text}").`;
 export const maxAttemptsPerSubscriptionProblem: Rule = (text) => wholeNumberProblem(text, 10, 100_000);
 export const portalSendBurstProblem: Rule = (text) => wholeNumberProblem(text, 1, 100_000);
 export const portalSendRatePerMinuteProblem: Rule = (text) => wholeNumberProblem(text, 1, 600_000);
@@ -115,6 +122,17 @@ export function operatorEmailsProblem(text: string): string | undefined {
   const invalid = splitList(text).filter((address) => !/^[^\s@,]+@[^\s@,]+\.[^\s@,]+$/.test(address));
   return invalid.length === 0 ? undefined : `must be a comma-separated list of e-mail addresses (invalid: ${invalid.join(', ')}).`;
 }
+/** An origin as a browser names it: https://host[:port], nothing after it. */
+const HTTPS_ORIGIN = /^https:\/\/[A-Za-z0-9.-]+(:\d{1,5})?$/;
+export const httpsOriginProblem: Rule = (value) => (HTTPS_ORIGIN.test(value) ? undefined : `must be an https:// origin, scheme and host only (got "${value}").`);
+export function httpsOriginsProblem(text: string): string | undefined {
+  const invalid = splitList(text).filter((origin) => !HTTPS_ORIGIN.test(origin));
+  return invalid.length === 0 ? undefined : `must be https:// origins, comma-separated, scheme and host only (invalid: ${invalid.join(', ')}).`;
+}
+// RFC 6749 §3.3: space-separated scope tokens of printable ASCII but '"' and '\'.
+export const scopesProblem: Rule = (text) =>
+  /^[\x21\x23-\x5b\x5d-\x7e]+( [\x21\x23-\x5b\x5d-\x7e]+)*$/.test(text) ? undefined : `must be OAuth scopes separated by single spaces (got "${text}").`;
+export const oauthClientIdProblem: Rule = (text) => (/^[\x21-\x7e]{1,128}$/.test(text) ? undefined : `must be 1-128 printable characters without spaces (got "${text}").`);
 export const localEndpointProblem: Rule = (value) => (isUrl(value, ['http:', 'https:']) ? undefined : `must be an http:// or https:// URL (got "${value}").`);
 
 function isUrl(value: string, protocols: readonly string[]): boolean {

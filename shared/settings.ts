@@ -61,13 +61,25 @@ export const deliveryStatusRoleArn: FunctionSetting<string | undefined> = { vari
 export const deliveryStatusSuccessSampleRate: FunctionSetting<number> = {
   variable: 'DELIVERY_STATUS_SUCCESS_SAMPLE_RATE', default: '100', rule: rule.deliveryStatusSuccessSampleRateProblem, value: Number,
 };
+export const deliveryStatusLogRetentionDays: FunctionSetting<number> = {
+  variable: 'DELIVERY_STATUS_LOG_RETENTION_DAYS', default: '30', rule: rule.logRetentionDaysProblem, value: Number,
+};
 export const attemptKeepDays: FunctionSetting<number> = { variable: 'ATTEMPT_KEEP_DAYS', default: '7', rule: rule.attemptKeepDaysProblem, value: Number };
 export const maxAttemptsPerSubscription: FunctionSetting<number> = {
   variable: 'MAX_ATTEMPTS_PER_SUBSCRIPTION', default: '1000', rule: rule.maxAttemptsPerSubscriptionProblem, value: Number,
 };
+export const messageKeepDays: FunctionSetting<number> = { variable: 'MESSAGE_KEEP_DAYS', default: '30', rule: rule.messageKeepDaysProblem, value: Number };
 export const portalSendBurst: FunctionSetting<number> = { variable: 'PORTAL_SEND_BURST', default: '25', rule: rule.portalSendBurstProblem, value: Number };
 export const portalSendRatePerMinute: FunctionSetting<number> = {
   variable: 'PORTAL_SEND_RATE_PER_MINUTE', default: '20', rule: rule.portalSendRatePerMinuteProblem, value: Number,
+};
+export const portalChangeBurst: FunctionSetting<number> = { variable: 'PORTAL_CHANGE_BURST', default: '20', rule: rule.portalSendBurstProblem, value: Number };
+export const portalChangeRatePerMinute: FunctionSetting<number> = {
+  variable: 'PORTAL_CHANGE_RATE_PER_MINUTE', default: '30', rule: rule.portalSendRatePerMinuteProblem, value: Number,
+};
+export const portalReadBurst: FunctionSetting<number> = { variable: 'PORTAL_READ_BURST', default: '100', rule: rule.portalSendBurstProblem, value: Number };
+export const portalReadRatePerMinute: FunctionSetting<number> = {
+  variable: 'PORTAL_READ_RATE_PER_MINUTE', default: '300', rule: rule.portalSendRatePerMinuteProblem, value: Number,
 };
 export const confirmationRequestsPerDay: FunctionSetting<number> = {
   variable: 'CONFIRMATION_REQUESTS_PER_DAY', default: '5', rule: rule.confirmationRequestsPerDayProblem, value: Number,
@@ -89,7 +101,7 @@ export const disableFailingAfter: FunctionSetting<number> = {
 /** The functions, as functions/ names them. */
 export type FunctionName =
   | 'activateSubscription' | 'confirmSubscription' | 'createSubscription' | 'deleteSubscription' | 'dispatchPortalEvents' | 'listAttempts'
-  | 'listDeadLetters' | 'listSubscriptions' | 'reconcileTopics' | 'recordDeadLetters' | 'recordDeliveryAttempts' | 'renameSubscription'
+  | 'listDeadLetters' | 'listMessages' | 'listSubscriptions' | 'reconcileTopics' | 'recordDeadLetters' | 'recordDeliveryAttempts' | 'renameSubscription'
   | 'replayDeadLetters' | 'retryDeadLetters' | 'testFilter' | 'testSubscription' | 'updateSubscription';
 
 /**
@@ -116,13 +128,15 @@ export const SETTINGS: readonly Setting[] = /* @__PURE__ */ settingsTable();
 function settingsTable(): Setting[] {
   const operations: FunctionName[] = [
     'activateSubscription', 'confirmSubscription', 'createSubscription', 'deleteSubscription', 'listAttempts', 'listDeadLetters',
-    'listSubscriptions', 'renameSubscription', 'replayDeadLetters', 'testFilter', 'testSubscription', 'updateSubscription',
+    'listMessages', 'listSubscriptions', 'renameSubscription', 'replayDeadLetters', 'testFilter', 'testSubscription', 'updateSubscription',
   ];
   const every: FunctionName[] = [...operations, 'dispatchPortalEvents', 'reconcileTopics', 'recordDeadLetters', 'recordDeliveryAttempts', 'retryDeadLetters'];
   // test-filter reads and writes nothing stored.
   const tableReaders = every.filter((name) => name !== 'testFilter');
   const creating: FunctionName[] = ['createSubscription', 'reconcileTopics'];
   const sending: FunctionName[] = ['confirmSubscription', 'createSubscription', 'replayDeadLetters', 'testSubscription'];
+  const changing: FunctionName[] = ['activateSubscription', 'deleteSubscription', 'renameSubscription', 'updateSubscription'];
+  const reading: FunctionName[] = ['listAttempts', 'listDeadLetters', 'listMessages', 'listSubscriptions'];
   const read = (name: string, setting: FunctionSetting<unknown>, about: Pick<Setting, 'readBy' | 'meaning' | 'contextKey'>): Setting => ({
     name, kind: 'function', ...setting, ...about,
   });
@@ -152,15 +166,32 @@ function settingsTable(): Setting[] {
     other('cdk', 'throttlingBurstLimit', { contextKey: 'throttlingBurstLimit', default: '100', rule: rule.throttlingBurstLimitProblem, meaning: "the API stage's burst" }),
     read('portalSendBurst', portalSendBurst, { contextKey: 'portalSendBurst', readBy: sending, meaning: 'requests of one route that makes SNS send a portal may send at once' }),
     read('portalSendRatePerMinute', portalSendRatePerMinute, { contextKey: 'portalSendRatePerMinute', readBy: sending, meaning: 'such requests a portal may send a minute once its burst is spent' }),
+    read('portalChangeBurst', portalChangeBurst, { contextKey: 'portalChangeBurst', readBy: changing, meaning: 'requests of one route that changes a subscription a portal may send at once' }),
+    read('portalChangeRatePerMinute', portalChangeRatePerMinute, { contextKey: 'portalChangeRatePerMinute', readBy: changing, meaning: 'such requests a portal may send a minute once its burst is spent' }),
+    read('portalReadBurst', portalReadBurst, { contextKey: 'portalReadBurst', readBy: reading, meaning: 'requests of one reading route a portal may send at once' }),
+    read('portalReadRatePerMinute', portalReadRatePerMinute, { contextKey: 'portalReadRatePerMinute', readBy: reading, meaning: 'such requests a portal may send a minute once its burst is spent' }),
     read('confirmationRequestsPerDay', confirmationRequestsPerDay, { contextKey: 'confirmationRequestsPerDay', readBy: ['confirmSubscription'], meaning: 'confirmation requests POST /confirm may have SNS send to one endpoint per UTC day' }),
     read('allowedEndpointAccounts', allowedEndpointAccounts, {
       contextKey: 'allowedEndpointAccounts', readBy: ['confirmSubscription', 'createSubscription'], meaning: "accounts whose sqs and lambda endpoints are accepted although they are the service's own",
     }),
     other('cdk', 'operatorEmails', { contextKey: 'operatorEmails', default: '', rule: rule.operatorEmailsProblem, meaning: 'e-mail addresses subscribed to the operator alarm topic' }),
     read('deliveryStatusSuccessSampleRate', deliveryStatusSuccessSampleRate, { contextKey: 'deliveryStatusSuccessSampleRate', readBy: creating, meaning: 'the percentage of successful deliveries SNS logs' }),
+    read('deliveryStatusLogRetentionDays', deliveryStatusLogRetentionDays, {
+      contextKey: 'deliveryStatusLogRetentionDays', readBy: ['reconcileTopics'], meaning: "days the delivery status log groups SNS writes for the service's topics keep their records",
+    }),
     read('attemptKeepDays', attemptKeepDays, { contextKey: 'attemptKeepDays', readBy: ['recordDeliveryAttempts'], meaning: 'days a delivery attempt is kept for GET /attempts' }),
+    read('messageKeepDays', messageKeepDays, {
+      contextKey: 'messageKeepDays',
+      readBy: ['dispatchPortalEvents', 'replayDeadLetters', 'retryDeadLetters', 'testSubscription'],
+      meaning: 'days a published message is kept, with its body, in the message log',
+    }),
     read('deliveryRetrySchedule', deliveryRetrySchedule, { contextKey: 'deliveryRetrySchedule', readBy: ['recordDeadLetters'], meaning: "the waits of a dead letter's scheduled retries after SNS's own" }),
     read('disableFailingAfter', disableFailingAfter, { contextKey: 'disableFailingAfter', readBy: ['recordDeadLetters', 'retryDeadLetters'], meaning: 'how long a subscription may fail, with no success, before it is disabled' }),
+    other('cdk', 'adminPage', { contextKey: 'adminPage', default: 'false', rule: rule.trueOrFalseProblem, meaning: "true: deploy the admin page (S3 behind CloudFront, CORS on the API for its origin)" }),
+    other('cdk', 'adminPageClientId', { contextKey: 'adminPageClientId', default: 'webhooks-admin-page', rule: rule.oauthClientIdProblem, meaning: "the page's OAuth client id at the platform (a public client: no secret)" }),
+    other('cdk', 'adminPageScopes', { contextKey: 'adminPageScopes', default: 'webhooks.config:read webhooks.config:write', rule: rule.scopesProblem, meaning: 'the scopes the page asks for at sign-in' }),
+    other('cdk', 'adminPageFrameAncestors', { contextKey: 'adminPageFrameAncestors', default: '', rule: rule.httpsOriginsProblem, meaning: 'the origins that may embed the page in a frame' }),
+    other('cdk', 'adminPageOrigin', { contextKey: 'adminPageOrigin', rule: rule.httpsOriginProblem, meaning: "the page's origin CORS allows, when not the distribution's own domain" }),
     other('cdk', 'localDynamoDbEndpoint', { contextKey: 'localDynamoDbEndpoint', rule: rule.localEndpointProblem, meaning: "for sam local invoke only: npm start's DynamoDB endpoint" }),
     other('cdk', 'localSnsEndpoint', { contextKey: 'localSnsEndpoint', rule: rule.localEndpointProblem, meaning: "for sam local invoke only: npm start's SNS endpoint" }),
     read('deliveryDeadLetterQueueArn', deliveryDeadLetterQueueArn, { readBy: ['confirmSubscription', 'createSubscription', 'reconcileTopics'], meaning: "the SQS queue new SNS subscriptions' redrive policy names" }),

@@ -49,7 +49,9 @@ export async function verifySnsMessage(body: unknown, options: VerifyOptions): P
   const hash = HASHES.get(String(message.SignatureVersion));
   if (!hash) throw new Refused(`unknown SignatureVersion ${String(message.SignatureVersion)}`);
   if (!options.signatureVersions.has(String(message.SignatureVersion))) throw new Refused(`SignatureVersion ${String(message.SignatureVersion)} is not accepted`);
-  if (!options.topicAllowed(sns.TopicArn)) throw new Refused(`topic ${sns.TopicArn} is not one of ours`);
+  // A confirmation of a topic not (yet) listed is answered 5xx: SNS sends it again, so a subscription
+  // just created is confirmed once the receiver is given its topic; it is never confirmed before.
+  if (!options.topicAllowed(sns.TopicArn)) throw new Refused(`topic ${sns.TopicArn} is not one of ours`, sns.Type === 'SubscriptionConfirmation');
   const certificateUrl = URL.parse(sns.SigningCertURL);
   if (!certificateUrl || !options.originAllowed(certificateUrl) || !certificateUrl.pathname.endsWith('.pem')) {
     throw new Refused(`certificate URL ${sns.SigningCertURL} is not allowed`);

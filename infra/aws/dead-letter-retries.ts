@@ -14,6 +14,7 @@ import { Construct } from 'constructs';
 import { RETRY_SWEEPER } from '../../shared/operations';
 import { PORTAL_PARTITIONS_ONLY, RETRY_DUE_PARTITIONS_ONLY } from './operation-permissions';
 import { SWEEPER_DUE_WORK, SWEEPER_READS, SWEEPER_WRITES } from './recorder-permissions';
+import { allowMessageLogWrites } from './message-log-permissions';
 import { ServiceFunction } from './service-function';
 
 export interface DeadLetterRetriesProps {
@@ -73,6 +74,8 @@ export class DeadLetterRetries extends Construct {
       'ForAllValues:StringLike': { 'dynamodb:Attributes': [...SWEEPER_WRITES.attributes] },
     });
     this.sweeper.allow(['sns:Publish'], [props.topicArnPattern]);
+    // Retries and notices are logged as every message is.
+    allowMessageLogWrites(this.sweeper, tableArn);
 
     this.schedule = new Rule(this, 'Schedule', {
       description: `Runs ${RETRY_SWEEPER.handler} every minute.`,

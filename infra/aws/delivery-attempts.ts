@@ -18,6 +18,7 @@ import { Construct } from 'constructs';
 import { ATTEMPTS_RECORDER } from '../../shared/operations';
 import { NOT_PORTAL_PARTITIONS } from './operation-permissions';
 import { ATTEMPTS_RECORDER_READS, ATTEMPTS_RECORDER_WRITES } from './recorder-permissions';
+import { allowMessageJoin } from './message-log-permissions';
 import { ServiceFunction } from './service-function';
 
 export interface DeliveryAttemptsProps {
@@ -97,8 +98,8 @@ export class DeliveryAttempts extends Construct {
         'ForAllValues:StringLike': { 'dynamodb:Attributes': attributes },
       });
     }
-    // Which portal a topic's subscription belongs to: its tag (shared/attempts/topic-owner.ts).
-    this.consumer.allow(['sns:ListTagsForResource'], [props.topicArnPattern]);
+    // Which message of the log a record is, so whose (shared/data/messages.ts): no topic tag, which another principal could remove.
+    allowMessageJoin(this.consumer, props.table.tableArn);
     // CloudWatch Logs invokes it for log groups of this account only.
     this.consumer.function.addPermission('InvokedByCloudWatchLogs', {
       principal: new ServicePrincipal('logs.amazonaws.com'),

@@ -46,6 +46,12 @@ export interface DeploymentSettings {
   readonly portalSendBurst: number;
   /** PORTAL_SEND_RATE_PER_MINUTE: such requests a portal may send a minute once its burst is spent. */
   readonly portalSendRatePerMinute: number;
+  /** PORTAL_CHANGE_BURST and PORTAL_CHANGE_RATE_PER_MINUTE: the same for update, activate, rename and delete. */
+  readonly portalChangeBurst: number;
+  readonly portalChangeRatePerMinute: number;
+  /** PORTAL_READ_BURST and PORTAL_READ_RATE_PER_MINUTE: the same for list, dead letters and attempts. */
+  readonly portalReadBurst: number;
+  readonly portalReadRatePerMinute: number;
   /** CONFIRMATION_REQUESTS_PER_DAY: confirmation requests POST /confirm may have SNS send to one endpoint per UTC day. */
   readonly confirmationRequestsPerDay: number;
   /**
@@ -67,10 +73,20 @@ export interface DeploymentSettings {
   readonly deliveryStatusSuccessSampleRate: number;
   /** ATTEMPT_KEEP_DAYS: days a delivery attempt is kept for GET /attempts; 7 by default. */
   readonly attemptKeepDays: number;
+  /** MESSAGE_KEEP_DAYS: days a published message is kept in the message log; 30 by default. */
+  readonly messageKeepDays: number;
+  /** DELIVERY_STATUS_LOG_RETENTION_DAYS: days the delivery status log groups of the service's topics keep their records. */
+  readonly deliveryStatusLogRetentionDays: number;
   /** DELIVERY_RETRY_SCHEDULE: the waits of the scheduled retries of a dead letter, `5m,30m,2h,5h,10h,10h` by default. */
   readonly deliveryRetrySchedule: string;
   /** DISABLE_FAILING_AFTER: how long a subscription may fail, with no success, before it is disabled; `5d` by default. */
   readonly disableFailingAfter: string;
+  /**
+   * The admin page on AWS (infra/aws/admin-page-hosting.ts), when `adminPage=true`: its OAuth
+   * client id at the platform, the scopes it asks for, the origins that may frame it, and the
+   * origin CORS allows (unset: the distribution's own domain). Undefined: no page, no CORS.
+   */
+  readonly adminPage: AdminPageSettings | undefined;
   /**
    * For `sam local invoke` only: DynamoDB and SNS endpoints (those of `npm start`) that the
    * template then declares as AWS_ENDPOINT_URL_DYNAMODB / AWS_ENDPOINT_URL_SNS. SAM passes a
@@ -80,6 +96,12 @@ export interface DeploymentSettings {
   readonly localEndpoints: { readonly dynamoDb: string; readonly sns: string } | undefined;
 }
 
+export interface AdminPageSettings {
+  readonly clientId: string;
+  readonly scopes: string;
+  readonly frameAncestors: readonly string[];
+  readonly origin: string | undefined;
+}
 
 /** The settings synth reads: those of the table with a context key, in its order. */
 const CONTEXT_SETTINGS = SETTINGS.filter((setting): setting is Setting & { contextKey: string } => setting.contextKey !== undefined);
@@ -127,11 +149,20 @@ export function deploymentSettingsFrom(readContext: (key: ContextKey) => unknown
     jwtIssuer: texts.get('jwtIssuer')!,
     jwtAudience: splitList(texts.get('jwtAudience')!),
     topicPrefix: texts.get('topicPrefix'),
+    adminPage:
+      texts.get('adminPage')!.toLowerCase() === 'true'
+        ? {
+            clientId: texts.get('adminPageClientId')!,
+            scopes: texts.get('adminPageScopes')!,
+            frameAncestors: splitList(texts.get('adminPageFrameAncestors') ?? ''),
+            origin: texts.get('adminPageOrigin'),
+          }
+        : undefined,
     localEndpoints: localDynamoDbEndpoint && localSnsEndpoint ? { dynamoDb: localDynamoDbEndpoint, sns: localSnsEndpoint } : undefined,
   };
 }
 
-type DefaultedSettings = Omit<DeploymentSettings, 'jwtIssuer' | 'jwtAudience' | 'topicPrefix' | 'localEndpoints'>;
+type DefaultedSettings = Omit<DeploymentSettings, 'jwtIssuer' | 'jwtAudience' | 'topicPrefix' | 'localEndpoints' | 'adminPage'>;
 
 /** The settings that have a default, typed, from their texts. */
 function valuesOf(text: (key: keyof DefaultedSettings) => string | undefined): DefaultedSettings {
@@ -149,11 +180,17 @@ function valuesOf(text: (key: keyof DefaultedSettings) => string | undefined): D
     throttlingBurstLimit: number('throttlingBurstLimit'),
     portalSendBurst: number('portalSendBurst'),
     portalSendRatePerMinute: number('portalSendRatePerMinute'),
+    portalChangeBurst: number('portalChangeBurst'),
+    portalChangeRatePerMinute: number('portalChangeRatePerMinute'),
+    portalReadBurst: number('portalReadBurst'),
+    portalReadRatePerMinute: number('portalReadRatePerMinute'),
     confirmationRequestsPerDay: number('confirmationRequestsPerDay'),
     allowedEndpointAccounts: list('allowedEndpointAccounts'),
     operatorEmails: list('operatorEmails'),
     deliveryStatusSuccessSampleRate: number('deliveryStatusSuccessSampleRate'),
     attemptKeepDays: number('attemptKeepDays'),
+    messageKeepDays: number('messageKeepDays'),
+    deliveryStatusLogRetentionDays: number('deliveryStatusLogRetentionDays'),
     deliveryRetrySchedule: text('deliveryRetrySchedule')!,
     disableFailingAfter: text('disableFailingAfter')!,
   };

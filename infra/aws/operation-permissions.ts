@@ -13,18 +13,18 @@
  */
 import { LETTER_LEASE, RETRIES_ATTRIBUTE } from '../../shared/data/dead-letters';
 import { CLEARED_BY_ACTIVATION, DAY_COUNTER_PREFIX } from '../../shared/data/subscription-record';
-import { DELIVERY_PARTITIONS_PATTERN, EXPIRY_ATTRIBUTE, IDEMPOTENCY_PARTITIONS_PATTERN, RETRY_DUE_PARTITIONS_PATTERN, TABLE_KEYS } from '../../shared/data/table';
+import { DELIVERY_PARTITIONS_PATTERN, EXPIRY_ATTRIBUTE, IDEMPOTENCY_PARTITIONS_PATTERN, MESSAGE_ID_PARTITIONS_PATTERN, RETRY_DUE_PARTITIONS_PATTERN, TABLE_KEYS } from '../../shared/data/table';
 import type { OperationId } from '../../shared/operations';
 import { DELIVERY_STATUS_ATTRIBUTE } from '../../shared/subscriptions/delivery-status';
 import { TOPIC_POLICY_ATTRIBUTE } from '../../shared/subscriptions/topic-policy';
 
 /**
  * The partitions that are no portal's: the idempotency records', the dispatcher's delivery
- * records' and the retry sweep's due work. A grant on the portals' partitions is held there by `dynamodb:LeadingKeys` (the
+ * records', the retry sweep's due work and the message log's owners by message id. A grant on the portals' partitions is held there by `dynamodb:LeadingKeys` (the
  * partition key of every item a request names, "Using IAM policy conditions for fine-grained
  * access control", DynamoDB Developer Guide): `ForAllValues:StringNotLike` these patterns.
  */
-export const NOT_PORTAL_PARTITIONS = [IDEMPOTENCY_PARTITIONS_PATTERN, DELIVERY_PARTITIONS_PATTERN, RETRY_DUE_PARTITIONS_PATTERN] as const;
+export const NOT_PORTAL_PARTITIONS = [IDEMPOTENCY_PARTITIONS_PATTERN, DELIVERY_PARTITIONS_PATTERN, RETRY_DUE_PARTITIONS_PATTERN, MESSAGE_ID_PARTITIONS_PATTERN] as const;
 /** A grant held to the retry sweep's due work. */
 export const RETRY_DUE_PARTITIONS_ONLY = { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [RETRY_DUE_PARTITIONS_PATTERN] } } as const;
 export const PORTAL_PARTITIONS_ONLY = { 'ForAllValues:StringNotLike': { 'dynamodb:LeadingKeys': [...NOT_PORTAL_PARTITIONS] } } as const;
@@ -58,6 +58,8 @@ export interface OperationPermissions {
   readonly idempotencyRecords?: readonly string[];
   /** Actions on the service's topics (`${TOPIC_PREFIX}-*`) and their subscriptions. */
   readonly topics: readonly string[];
+  /** Whether it publishes, so logs what it publishes (message-log-permissions.ts). */
+  readonly logsMessages?: true;
 }
 
 /**
@@ -108,7 +110,7 @@ export const OPERATION_PERMISSIONS = {
   },
   // GetItem: find the record in the caller's portal; GetSubscriptionAttributes: whether its
   // endpoint confirmed; Publish: the test message to its topic.
-  testSubscriptionRoute: { table: ['dynamodb:GetItem'], topics: ['sns:GetSubscriptionAttributes', 'sns:Publish'] },
+  testSubscriptionRoute: { table: ['dynamodb:GetItem'], topics: ['sns:GetSubscriptionAttributes', 'sns:Publish'], logsMessages: true },
   // GetItem: find the record (and look again when Subscribe failed); GetSubscriptionAttributes:
   // its state; Subscribe: the endpoint again, to the record's own topic; UpdateItem: the
   // conditional write of the new subscription ARN (replaceSubscriptionArn: never the topic), or of
@@ -134,10 +136,13 @@ export const OPERATION_PERMISSIONS = {
     // shared/http/idempotency.ts, as for create.
     idempotencyRecords: ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
     topics: ['sns:GetSubscriptionAttributes', 'sns:Publish'],
+    logsMessages: true,
   },
   // GetItem: the record (it must exist in the caller's portal; its protocol); Query: a page of
   // attempts (shared/data/attempts.ts).
   listAttemptsRoute: { table: ['dynamodb:GetItem', 'dynamodb:Query'], topics: [] },
+  // GetItem: the record (it must exist in the caller's portal); Query: a page of its messages (shared/data/messages.ts).
+  listMessagesRoute: { table: ['dynamodb:GetItem', 'dynamodb:Query'], topics: [] },
   // Nothing: a filter tried on an example data, in the function alone.
   testFilterRoute: { table: [], topics: [] },
 } as const satisfies Record<OperationId, OperationPermissions>;
@@ -146,8 +151,8 @@ export const OPERATION_PERMISSIONS = {
 export const REPLAY_DUE_WORK = ['dynamodb:DeleteItem'] as const;
 
 /**
- * The operations the operations table marks `limitedPerPortal` also update their portal's rate
- * limit item (shared/http/middleware/portal-rate-limit.ts): granted in a statement of its own,
+ * Every operation that makes an AWS call also updates its portal's rate limit item (shared/http/middleware/portal-rate-limit.ts;
+ * the operations table's `limitedPerPortal` or `portalBudget`): granted in a statement of its own,
  * held to the portals' partitions and to that item's attributes.
  */
 export const RATE_LIMIT_PERMISSIONS = ['dynamodb:UpdateItem'] as const;
@@ -177,4 +182,8 @@ export const RECONCILER_PERMISSIONS = {
     'sns:SetSubscriptionAttributes',
   ],
   accountListings: ['sns:ListTopics', 'sns:ListSubscriptions'],
+  // The retention of the delivery status log groups SNS makes for the topics (shared/reconciliation/log-retention.ts):
+  // listed by name prefix among the account's log groups, set on the topics' own only.
+  logGroupListing: ['logs:DescribeLogGroups'],
+  topicLogGroups: ['logs:PutRetentionPolicy'],
 } as const;

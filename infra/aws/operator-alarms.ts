@@ -6,7 +6,9 @@
  * operators (output OperatorAlarmTopicArn), optionally with e-mail subscriptions.
  */
 import { ArnFormat, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
-import { Alarm, ComparisonOperator, type IAlarmAction, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
+import { Alarm, ComparisonOperator, type IAlarmAction, Metric, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
+import { FilterPattern, MetricFilter } from 'aws-cdk-lib/aws-logs';
+import { UNKNOWN_MESSAGE_DROPPED } from '../../shared/attempts/message-join';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Key } from 'aws-cdk-lib/aws-kms';
@@ -43,7 +45,12 @@ export interface OperatorAlarmsProps {
   readonly jobs: readonly AlarmedJob[];
   /** Addresses subscribed to the topic by e-mail (each confirms the link SNS sends it). */
   readonly operatorEmails: readonly string[];
+  /** The attempts consumer, whose line of records dropped for naming no message the service published becomes a metric. */
+  readonly attemptsConsumer: ServiceFunction;
 }
+
+/** The metric of delivery status records dropped for naming no message the service published to their topic. */
+export const UNKNOWN_RECORDS_METRIC = 'UnknownDeliveryStatusRecords';
 
 /**
  * CloudWatch gets SQS's metrics once a minute, and Lambda's invocation metrics are counted per
@@ -75,6 +82,8 @@ export class OperatorAlarms extends Construct {
   readonly jobErrors: ReadonlyMap<string, Alarm>;
   /** The alarm on each scheduled job's missed runs, by its handler name. */
   readonly missedRuns: ReadonlyMap<string, Alarm>;
+  /** Delivery status records naming no message the service published: forged, or of a message not logged. */
+  readonly unknownDeliveryStatusRecords: Alarm;
 
   constructor(scope: Construct, id: string, props: OperatorAlarmsProps) {
     super(scope, id);
@@ -240,6 +249,30 @@ export class OperatorAlarms extends Construct {
     }
     this.jobErrors = jobErrors;
     this.missedRuns = missedRuns;
+
+    // The consumer's line `{"message": "...dropped...", "count": n}` (functions/recordDeliveryAttempts.ts)
+    // as a metric of the stack's namespace, the count taken from the line as a number
+    // ("Filter pattern syntax for metric filters",
+    // https://docs.aws.amazon.com/AmazonCloudWatch/latest/logs/FilterAndPatternSyntax.html); no line, no datapoint.
+    const namespace = `WebhookSubscriptions/${stack.stackName}`;
+    new MetricFilter(this, `${UNKNOWN_RECORDS_METRIC}Filter`, {
+      logGroup: props.attemptsConsumer.logGroup,
+      filterPattern: FilterPattern.all(FilterPattern.stringValue('$.message', '=', UNKNOWN_MESSAGE_DROPPED), FilterPattern.numberValue('$.count', '>', 0)),
+      metricNamespace: namespace,
+      metricName: UNKNOWN_RECORDS_METRIC,
+      metricValue: '$.count',
+    });
+    this.unknownDeliveryStatusRecords = watch(this, 'UnknownDeliveryStatusRecords', notify, {
+      alarmName: `${alarmNamePrefix}unknown-delivery-status-records`,
+      alarmDescription:
+        'The attempts consumer dropped delivery status records whose SNS message id is none the service published to ' +
+        'their topic: someone wrote forged records into a log group named like one of the service\'s topics, or ' +
+        'messages were published but not logged (the publishers\' "message published but not logged" lines). The ' +
+        'consumer\'s line names the log group and message ids. Nothing was kept for a tenant. See docs/operations.md.',
+      metric: new Metric({ namespace, metricName: UNKNOWN_RECORDS_METRIC, statistic: 'Sum', period: PERIOD }),
+      threshold: 1,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+    });
   }
 }
 

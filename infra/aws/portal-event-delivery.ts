@@ -6,7 +6,7 @@
  * queue, named in every SNS subscription's redrive policy; the recorder consumes it and keeps
  * each dead letter for its subscription, where the tenant sees it and sends it again.
  */
-import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { ArnFormat, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { EventBus, EventField, Rule } from 'aws-cdk-lib/aws-events';
 import { SqsQueue } from 'aws-cdk-lib/aws-events-targets';
@@ -19,6 +19,7 @@ import { PORTAL_EVENT_SOURCE } from '../../shared/delivery/portal-event';
 import { DELIVERY_PARTITIONS_PATTERN } from '../../shared/data/delivery-progress';
 import { DEAD_LETTER_RECORDER, DISPATCHER } from '../../shared/operations';
 import { PORTAL_PARTITIONS_ONLY } from './operation-permissions';
+import { allowMessageJoin, allowMessageLogWrites } from './message-log-permissions';
 import { RECORDER_READS, RECORDER_WRITES } from './recorder-permissions';
 import { ServiceFunction } from './service-function';
 
@@ -88,7 +89,7 @@ export class PortalEventDelivery extends Construct {
       visibilityTimeout: Duration.seconds(DISPATCHER_TIMEOUT.toSeconds() * 6),
       deadLetterQueue: { queue: this.eventsDeadLetterQueue, maxReceiveCount: EVENT_MAX_RECEIVE_COUNT },
     });
-    new Rule(this, 'PortalEventsToQueue', {
+    const rule = new Rule(this, 'PortalEventsToQueue', {
       eventBus: this.bus,
       description: `Portal events (source ${PORTAL_EVENT_SOURCE}) to the dispatcher's queue.`,
       eventPattern: { source: [PORTAL_EVENT_SOURCE] },
@@ -106,6 +107,12 @@ export class PortalEventDelivery extends Construct {
         }),
       ],
     });
+    // The target above allows EventBridge sending for this rule; these Deny statements refuse
+    // every other sender, whatever its IAM policies allow: a message put here by hand would be
+    // published from a tenant's topic, signed by SNS (docs/security.md, "Forged service notices").
+    for (const statement of eventsQueuePolicy(this.eventsQueue.queueArn, rule.ruleArn, Stack.of(this).formatArn(ACCOUNT_ROOT))) {
+      this.eventsQueue.addToResourcePolicy(statement);
+    }
 
     this.deliveryDeadLetterQueue = new Queue(this, 'DeliveryDeadLetters', {
       ...queueDefaults,
@@ -150,6 +157,8 @@ export class PortalEventDelivery extends Construct {
     // PublishBatch too: "The PublishBatch API uses the same Publish API action for IAM policies"
     // (SNS Developer Guide, "Amazon SNS message batching").
     this.dispatcher.allow(['sns:Publish'], [props.topicArnPattern]);
+    // What it published, with its body (shared/data/messages.ts).
+    allowMessageLogWrites(this.dispatcher, props.table.tableArn);
     // Grants the function receive/delete/change-visibility on this queue only.
     this.dispatcher.function.addEventSource(
       new SqsEventSource(this.eventsQueue, {
@@ -178,6 +187,8 @@ export class PortalEventDelivery extends Construct {
         'ForAllValues:StringLike': { 'dynamodb:Attributes': attributes },
       });
     }
+    // The message log shows a dead letter's message dead-lettered (shared/attempts/message-join.ts).
+    allowMessageJoin(this.recorder, props.table.tableArn);
     // A batch's records of one subscription are written one after the other; two batches at a
     // time (the least Lambda allows) keep concurrent writes to one record rare.
     this.recorder.function.addEventSource(
@@ -214,6 +225,42 @@ export function deliveryDeadLetterQueuePolicy(queueArn: string, topicArnPattern:
       actions: ['sqs:SendMessage'],
       resources: [queueArn],
       conditions: { ArnNotLike: { 'aws:SourceArn': topicArnPattern } },
+    }),
+  ];
+}
+
+/** EventBridge's service principal, which sends a rule's events to its SQS target. */
+export const EVENTS_SERVICE_PRINCIPAL = 'events.amazonaws.com';
+/** The account's root user (arn:<partition>:iam::<account>:root). */
+const ACCOUNT_ROOT = { service: 'iam', region: '', resource: 'root', arnFormat: ArnFormat.NO_RESOURCE_NAME } as const;
+
+/**
+ * The events queue's Deny statements: only EventBridge, sending for the bus's rule, may put a
+ * message there, besides the account's root user (left able to move the events dead letters back,
+ * docs/operations.md). EventBridge sends to an SQS target as events.amazonaws.com with the rule as
+ * aws:SourceArn ("Amazon SQS permissions", EventBridge User Guide,
+ * https://docs.aws.amazon.com/eventbridge/latest/userguide/eb-use-resource-based.html#eb-sqs-permissions);
+ * a role of the account carries neither key, and an absent key makes a `...Not...` operator
+ * match: denied (IAM User Guide, "Condition operators").
+ */
+export function eventsQueuePolicy(queueArn: string, ruleArn: string, accountRootArn: string): PolicyStatement[] {
+  const notRoot = { 'aws:PrincipalArn': accountRootArn };
+  return [
+    new PolicyStatement({
+      sid: 'NoOneButEventBridgeSends',
+      effect: Effect.DENY,
+      principals: [new AnyPrincipal()],
+      actions: ['sqs:SendMessage'],
+      resources: [queueArn],
+      conditions: { StringNotEquals: { 'aws:PrincipalServiceName': EVENTS_SERVICE_PRINCIPAL }, ArnNotEquals: notRoot },
+    }),
+    new PolicyStatement({
+      sid: 'NoRuleButTheBussSends',
+      effect: Effect.DENY,
+      principals: [new AnyPrincipal()],
+      actions: ['sqs:SendMessage'],
+      resources: [queueArn],
+      conditions: { ArnNotEquals: { 'aws:SourceArn': ruleArn, ...notRoot } },
     }),
   ];
 }

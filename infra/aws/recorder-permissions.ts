@@ -21,6 +21,7 @@ import {
   KEPT_DAY_PREFIX,
   LAST_DEAD_LETTER_ATTRIBUTE,
   LAST_DELIVERED_ATTRIBUTE,
+  LAST_EVENT_DELIVERED_ATTRIBUTE,
   LAST_FAILED_ATTRIBUTE,
 } from '../../shared/data/subscription-record';
 import { EXPIRY_ATTRIBUTE, TABLE_KEYS } from '../../shared/data/table';
@@ -95,11 +96,11 @@ export const ATTEMPTS_RECORDER_WRITES = [
   {
     // An attempt: stored (conditionally on its key being new), or deleted when the oldest gives way.
     actions: ['dynamodb:PutItem', 'dynamodb:DeleteItem'],
-    attributes: [...KEYS, 'at', 'status', 'statusCode', 'dwellTimeMs', 'attempts', 'messageId', EXPIRY_ATTRIBUTE],
+    attributes: [...KEYS, 'at', 'status', 'statusCode', 'dwellTimeMs', 'attempts', 'messageId', 'eventId', EXPIRY_ATTRIBUTE],
   },
   {
     // The subscription's record: its health and counters.
     actions: ['dynamodb:UpdateItem'],
-    attributes: [...KEYS, LAST_DELIVERED_ATTRIBUTE, LAST_FAILED_ATTRIBUTE, `${DELIVERED_HOUR_PREFIX}*`, `${FAILED_HOUR_PREFIX}*`, `${KEPT_DAY_PREFIX}*`],
+    attributes: [...KEYS, LAST_DELIVERED_ATTRIBUTE, LAST_FAILED_ATTRIBUTE, LAST_EVENT_DELIVERED_ATTRIBUTE, `${DELIVERED_HOUR_PREFIX}*`, `${FAILED_HOUR_PREFIX}*`, `${KEPT_DAY_PREFIX}*`],
   },
 ] as const;

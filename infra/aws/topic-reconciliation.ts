@@ -3,7 +3,7 @@
  * schedule, allowed to list the account's topics and subscriptions, read and update the records
  * and create and delete topics of the service's prefix, and nothing else.
  */
-import { Duration } from 'aws-cdk-lib';
+import { ArnFormat, Aws, Duration, Stack, Validations } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
@@ -18,6 +18,8 @@ export interface TopicReconciliationProps {
   readonly table: ITable;
   /** ARN pattern of the service's topics (`<prefix>-*`), which their subscriptions' ARNs match too. */
   readonly topicArnPattern: string;
+  /** The topics' name prefix: their delivery status log groups are `sns/<region>/<account>/<prefix>-*`. */
+  readonly topicPrefix: string;
   /** The service configuration every function reads, with the reconciler's own. */
   readonly environment: Readonly<Record<string, string>>;
   readonly logRetention: RetentionDays;
@@ -64,6 +66,24 @@ export class TopicReconciliation extends Construct {
     allowOnPortalPartitions(this.reconciler, props.table.tableArn, RECONCILER_PERMISSIONS.records, RECONCILER_PERMISSIONS.writtenAttributes);
     this.reconciler.allow(RECONCILER_PERMISSIONS.topics, [props.topicArnPattern]);
     this.reconciler.allowAccountListing(RECONCILER_PERMISSIONS.accountListings);
+    // DescribeLogGroups lists the account's log groups (names, retention; never their records); the
+    // retention is set on the topics' delivery status log groups only.
+    const logGroup = (resourceName: string) => Stack.of(this).formatArn({ service: 'logs', resource: 'log-group', resourceName, arnFormat: ArnFormat.COLON_RESOURCE_NAME });
+    this.reconciler.allow(RECONCILER_PERMISSIONS.logGroupListing, [logGroup('*')]);
+    this.reconciler.allow(RECONCILER_PERMISSIONS.topicLogGroups, [logGroup(`sns/${Aws.REGION}/${Aws.ACCOUNT_ID}/${props.topicPrefix}-*`)]);
+    const role = Validations.of(this.reconciler.role);
+    role.acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:logs:<AWS::Region>:<AWS::AccountId>:log-group:*]',
+      reason:
+        "The topics' delivery status log groups are created at run time by SNS, and logs:DescribeLogGroups finds them " +
+        'by name prefix, which IAM cannot narrow: it shows names and retention, never a record.',
+    });
+    role.acknowledge({
+      id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:logs:<AWS::Region>:<AWS::AccountId>:log-group:sns/<AWS::Region>/<AWS::AccountId>/${props.topicPrefix}-*]`,
+      reason:
+        'SNS names the delivery status log groups after each topic, created at run time: logs:PutRetentionPolicy is held ' +
+        `to those of the ${props.topicPrefix}-* topics of this account and region.`,
+    });
 
     this.every = Duration.minutes(props.everyMinutes);
     this.schedule = new Rule(this, 'Schedule', {

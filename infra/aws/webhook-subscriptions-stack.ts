@@ -27,7 +27,9 @@ import { MANAGEMENT_ACTIONS } from '../../shared/subscriptions/topic-policy';
 import { LOCAL_DELIVERY_STATUS_ROLE_ARN, LOCAL_SERVICE_ROLE_ARN, localDeliveryDeadLetterQueueArn } from './local-account';
 import { NOT_PORTAL_PARTITIONS, OPERATION_PERMISSIONS, type OperationPermissions, RATE_LIMIT_PERMISSIONS, REPLAY_DUE_WORK, RETRY_DUE_PARTITIONS_ONLY } from './operation-permissions';
 import { RECORDER_DUE_WORK_WRITES } from './recorder-permissions';
+import { AdminPageHosting } from './admin-page-hosting';
 import { ATTEMPTS_FAILED_BATCH, DeliveryAttempts } from './delivery-attempts';
+import { allowMessageJoin, allowMessageLogWrites } from './message-log-permissions';
 import { OperatorAlarms } from './operator-alarms';
 import { OperatorDashboard } from './operator-dashboard';
 import { PortalEventDelivery } from './portal-event-delivery';
@@ -85,6 +87,8 @@ export class WebhookSubscriptionsStack extends Stack {
   readonly dashboard: OperatorDashboard;
   /** Prefix of the subscriptions' topic names (TOPIC_PREFIX): the operator's, else one unique to the stack. */
   readonly topicPrefix: string;
+  /** The admin page's bucket, distribution and CORS, with `adminPage=true`. */
+  readonly adminPage: AdminPageHosting | undefined;
 
   constructor(scope: Construct, id: string, props: WebhookSubscriptionsStackProps) {
     super(scope, id, props);
@@ -121,6 +125,8 @@ export class WebhookSubscriptionsStack extends Stack {
       // Read by the recorder (each dead letter's next retry) and the sweep; every function checks them at start.
       DELIVERY_RETRY_SCHEDULE: settings.deliveryRetrySchedule,
       DISABLE_FAILING_AFTER: settings.disableFailingAfter,
+      // Read by every function that publishes (the message log, shared/data/messages.ts).
+      MESSAGE_KEEP_DAYS: String(settings.messageKeepDays),
       ...(settings.localEndpoints && {
         AWS_ENDPOINT_URL_DYNAMODB: settings.localEndpoints.dynamoDb,
         AWS_ENDPOINT_URL_SNS: settings.localEndpoints.sns,
@@ -165,16 +171,28 @@ export class WebhookSubscriptionsStack extends Stack {
       fn.allow(idempotencyRecords, [this.table.tableArn], {
         'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': [idempotencyPartitionOf(operation.id)] },
       });
-      if (operation.limitedPerPortal) {
-        // The portal's rate limit item: in the portals' partitions, its key and two attributes only.
+      // Every route that makes an AWS call is limited per portal. The portal's rate limit item: in
+      // the portals' partitions, its key and two attributes only.
+      if (operation.limitedPerPortal || operation.portalBudget) {
         fn.allow(RATE_LIMIT_PERMISSIONS, [this.table.tableArn], {
           'ForAllValues:StringNotLike': { 'dynamodb:LeadingKeys': [...NOT_PORTAL_PARTITIONS] },
           'ForAllValues:StringEquals': { 'dynamodb:Attributes': [TABLE_KEYS.partitionKey, TABLE_KEYS.sortKey, BUCKET_FULL_AT_ATTRIBUTE, EXPIRY_ATTRIBUTE] },
         });
+      }
+      if (operation.limitedPerPortal) {
         fn.function.addEnvironment('PORTAL_SEND_BURST', String(settings.portalSendBurst));
         fn.function.addEnvironment('PORTAL_SEND_RATE_PER_MINUTE', String(settings.portalSendRatePerMinute));
       }
+      if (operation.portalBudget === 'change') {
+        fn.function.addEnvironment('PORTAL_CHANGE_BURST', String(settings.portalChangeBurst));
+        fn.function.addEnvironment('PORTAL_CHANGE_RATE_PER_MINUTE', String(settings.portalChangeRatePerMinute));
+      }
+      if (operation.portalBudget === 'read') {
+        fn.function.addEnvironment('PORTAL_READ_BURST', String(settings.portalReadBurst));
+        fn.function.addEnvironment('PORTAL_READ_RATE_PER_MINUTE', String(settings.portalReadRatePerMinute));
+      }
       fn.allow(permissions.topics, [topicArnPattern]);
+      if (permissions.logsMessages) allowMessageLogWrites(fn, this.table.tableArn);
       if (permissions.topics.length > 0) Validations.of(fn.role).acknowledge(topicWildcardAcknowledgement(topicPrefix));
       functions.set(operation.id, fn);
     }
@@ -228,7 +246,6 @@ export class WebhookSubscriptionsStack extends Stack {
       environment: { ...environment, ATTEMPT_KEEP_DAYS: String(settings.attemptKeepDays) },
       logRetention: LOG_RETENTION,
     });
-    Validations.of(this.attempts.consumer.role).acknowledge(topicWildcardAcknowledgement(topicPrefix));
     for (const suffix of ['', ':log-stream:*']) {
       Validations.of(this.attempts.loggingRole).acknowledge({
         id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:logs:<AWS::Region>:<AWS::AccountId>:log-group:sns/<AWS::Region>/<AWS::AccountId>/${topicPrefix}-*${suffix}]`,
@@ -253,10 +270,14 @@ export class WebhookSubscriptionsStack extends Stack {
     this.reconciliation = new TopicReconciliation(this, 'Reconciliation', {
       table: this.table,
       topicArnPattern,
+      topicPrefix,
       // Recreated SNS subscriptions get the redrive policy create gives new ones.
       environment: {
         ...environment,
         RECONCILE_GRACE_MINUTES: String(settings.reconcileGraceMinutes),
+        DELIVERY_STATUS_LOG_RETENTION_DAYS: String(settings.deliveryStatusLogRetentionDays),
+        // For sam local invoke: the SNS emulator serves the log groups' CloudWatch Logs side too.
+        ...(settings.localEndpoints && { AWS_ENDPOINT_URL_CLOUDWATCH_LOGS: settings.localEndpoints.sns }),
         DELIVERY_DEAD_LETTER_QUEUE_ARN: deadLetterQueueArn,
         // Recreated topics get the access policy create gives new ones.
         TOPIC_PUBLISHER_ARNS: topicPublisherArns,
@@ -295,6 +316,7 @@ export class WebhookSubscriptionsStack extends Stack {
         { job: this.reconciliation.reconciler, every: this.reconciliation.every, failedRun: RECONCILER_FAILED_RUN },
       ],
       operatorEmails: settings.operatorEmails,
+      attemptsConsumer: this.attempts.consumer,
     });
 
     this.dashboard = new OperatorDashboard(this, 'OperatorDashboard', {
@@ -342,6 +364,16 @@ export class WebhookSubscriptionsStack extends Stack {
         format: AccessLogFormat.custom(JSON.stringify(ACCESS_LOG_FIELDS)),
       },
     });
+
+    this.adminPage = settings.adminPage
+      ? new AdminPageHosting(this, 'AdminPage', {
+          page: settings.adminPage,
+          issuer: settings.jwtIssuer,
+          portalClaim: settings.portalClaim,
+          eventKinds: settings.eventKinds,
+          api: this.api,
+        })
+      : undefined;
 
     new CfnOutput(this, 'ApiUrl', {
       description: 'Base URL of the API; the routes are under v7/webhooks/public/api/subscriptions and webhooks/api/subscriptions.',

@@ -250,12 +250,41 @@ export const deliveryAttempt = {
     dwellTimeMs: { type: 'integer', minimum: 0, description: 'From publishing to the end of the delivery, in milliseconds, retries included.' },
     attempts: { type: 'integer', minimum: 1, description: "SNS's count of tries for this message." },
     messageId: { type: 'string', description: "SNS's message id: the `x-amz-sns-message-id` header the endpoint received." },
+    eventId: { type: ['string', 'null'], description: "The `eventId` of the message delivered, as the endpoint's body carries it; null for an attempt kept before the message log." },
   },
-  required: ['at', 'status', 'statusCode', 'dwellTimeMs', 'attempts', 'messageId'],
+  required: ['at', 'status', 'statusCode', 'dwellTimeMs', 'attempts', 'messageId', 'eventId'],
   additionalProperties: false,
 } as const;
 export const listAttemptsResponse = success('ListAttemptsResponse', "One page of the subscription's delivery attempts, newest first.", {
   attempts: { type: 'array', items: ref(deliveryAttempt) },
+  nextCursor: { type: ['string', 'null'], description: 'The `cursor` of the next page; null on the last page.' },
+});
+export const loggedMessage = {
+  $schema: SCHEMA_DIALECT,
+  $id: schemaId('LoggedMessage'),
+  type: 'object',
+  description: 'A message the service published to the subscription\'s topic, with the body the endpoint receives and its delivery state.',
+  properties: {
+    eventId: text,
+    event: text,
+    occurredAt: { type: 'string', description: 'When the event happened (the body\'s occurredAt).' },
+    sentAt: { type: 'string', description: 'When SNS accepted the message (ISO 8601).' },
+    status: {
+      type: 'string',
+      enum: ['pending', 'delivered', 'failed', 'dead-lettered'],
+      description: '`pending` until SNS logs its delivery; `dead-lettered` once SNS gave up and the dead letter was kept.',
+    },
+    attempts: { type: 'integer', minimum: 0, description: "SNS's count of tries of its last logged delivery; 0 while pending." },
+    lastAttemptAt: { type: ['string', 'null'], description: 'When SNS logged its last delivery (ISO 8601); null while pending.' },
+    statusCode: { type: ['integer', 'null'], description: "The endpoint's HTTP status at the last delivery; null when there is none." },
+    messageId: { type: 'string', description: "SNS's message id: the `x-amz-sns-message-id` header the endpoint received." },
+    body: { type: 'object', description: 'The message as the endpoint received it (the notification\'s `Message`, parsed).' },
+  },
+  required: ['eventId', 'event', 'occurredAt', 'sentAt', 'status', 'attempts', 'lastAttemptAt', 'statusCode', 'messageId', 'body'],
+  additionalProperties: false,
+} as const;
+export const listMessagesResponse = success('ListMessagesResponse', "One page of the subscription's logged messages, newest first.", {
+  messages: { type: 'array', items: ref(loggedMessage) },
   nextCursor: { type: ['string', 'null'], description: 'The `cursor` of the next page; null on the last page.' },
 });
 export const replayDeadLettersResponse = success(

@@ -4,3 +4,5 @@ export const MAX_DEAD_LETTERS_PAGE = 100;
 export const DEFAULT_DEAD_LETTERS_PAGE = 50;
 export const MAX_ATTEMPTS_PAGE = 100;
 export const DEFAULT_ATTEMPTS_PAGE = 50;
+export const MAX_MESSAGES_PAGE = 100;
+export const DEFAULT_MESSAGES_PAGE = 50;

@@ -8,8 +8,9 @@
  */
 import { IDEMPOTENCY_KEY_PATTERN } from '../http/middleware/idempotency-key';
 import { type Operation, OPERATIONS, type OperationId, SCOPES } from '../operations';
+import { portalChangeBurst, portalChangeRatePerMinute, portalReadBurst, portalReadRatePerMinute, portalSendBurst, portalSendRatePerMinute } from '../settings';
 import { OPERATION_DOCS, type OperationDoc } from './openapi-operation-docs';
-import { DEFAULT_ATTEMPTS_PAGE, DEFAULT_DEAD_LETTERS_PAGE, MAX_ATTEMPTS_PAGE, MAX_DEAD_LETTERS_PAGE } from './dead-letter-limits';
+import { DEFAULT_ATTEMPTS_PAGE, DEFAULT_DEAD_LETTERS_PAGE, DEFAULT_MESSAGES_PAGE, MAX_ATTEMPTS_PAGE, MAX_DEAD_LETTERS_PAGE, MAX_MESSAGES_PAGE } from './dead-letter-limits';
 import { errorComponent, errorComponentName, type ErrorStatus, presentedRequest, withTimeFormats } from './openapi-presentation';
 import {
   CONTRACT_SCHEMAS,
@@ -18,6 +19,7 @@ import {
   eventKind,
   eventKindEntry,
   listAttemptsQuery,
+  listMessagesQuery,
   REQUEST_SCHEMAS,
   schemaNameOf,
   subscriptionIdParameter,
@@ -100,8 +102,9 @@ function componentSchemas(eventKinds: readonly string[]): Record<string, Json> {
 /** A query parameter's schema as the document presents it: `limit` a bounded integer, as a client sends it. */
 function querySchema(name: string, schema: Json, query: object): Json {
   if (name !== 'limit') return documented(schema, false);
-  const attempts = query === listAttemptsQuery;
-  return { type: 'integer', minimum: 1, maximum: attempts ? MAX_ATTEMPTS_PAGE : MAX_DEAD_LETTERS_PAGE, default: attempts ? DEFAULT_ATTEMPTS_PAGE : DEFAULT_DEAD_LETTERS_PAGE };
+  const [maximum, fallback] =
+    query === listAttemptsQuery ? [MAX_ATTEMPTS_PAGE, DEFAULT_ATTEMPTS_PAGE] : query === listMessagesQuery ? [MAX_MESSAGES_PAGE, DEFAULT_MESSAGES_PAGE] : [MAX_DEAD_LETTERS_PAGE, DEFAULT_DEAD_LETTERS_PAGE];
+  return { type: 'integer', minimum: 1, maximum, default: fallback };
 }
 
 function jsonContent(schema: Json, example?: Json) {
@@ -115,6 +118,7 @@ const retryAfter = (minimum: number, description: string) => ({
 });
 
 function responsesOf(doc: OperationDoc, operation: Operation): Json {
+  const limit = portalLimitOf(operation);
   return {
     200: { description: doc.summary + ': done.', content: jsonContent(ref(doc.success), doc.successExample) },
     ...(doc.answersBadRequest && {
@@ -150,24 +154,23 @@ function responsesOf(doc: OperationDoc, operation: Operation): Json {
       },
     }),
     // API Gateway's stage throttle may answer any route 429 in its own shape; the service
-    // answers the routes limited per portal, and confirm asked again too soon, in its envelope.
+    // answers every route past its portal's limit, and confirm asked again too soon, in its envelope.
     429: {
       description:
         'Too many requests; nothing was done. API Gateway\'s stage throttle (`{message}`) may answer it on any route. ' +
-        (operation.limitedPerPortal
+        (limit
           ? 'The service answers it (`RATE_LIMITED`) when the portal sent this route more often than its limit ' +
-            '(PORTAL_SEND_BURST at once, then PORTAL_SEND_RATE_PER_MINUTE a minute). '
+            `(${limit[0].variable} at once, then ${limit[1].variable} a minute). `
           : '') +
         (doc.answersTooSoon ?? '') +
         'Send the same request again after the `Retry-After` seconds (the service\'s message also says when).',
       headers: retryAfter(1, 'Seconds to wait before sending the request again.'),
       content: jsonContent(
         errorOrGateway(429),
-        operation.limitedPerPortal
+        limit
           ? {
               success: false,
-              message:
-                'This portal sends POST .../subscriptions/test faster than its limit (25 at once, then 20 a minute); send it again after 2026-03-12T10:15:33Z (Retry-After says in how many seconds).',
+              message: `This portal sends ${operation.method} .../subscriptions${operation.subPath} faster than its limit (${limit[0].default} at once, then ${limit[1].default} a minute); send it again after 2026-03-12T10:15:33Z (Retry-After says in how many seconds).`,
               code: 'RATE_LIMITED',
             }
           : { message: 'Too Many Requests' },
@@ -301,4 +304,13 @@ export function buildOpenApiDocument(options: OpenApiOptions): Json {
       },
     },
   };
+}
+
+/** The settings of a route's per-portal limit (every route has one: docs/security.md, "Rate limits"). */
+function portalLimitOf(operation: Operation) {
+  if (operation.portalBudget === 'change') return [portalChangeBurst, portalChangeRatePerMinute] as const;
+  if (operation.portalBudget === 'read') return [portalReadBurst, portalReadRatePerMinute] as const;
+  if (operation.limitedPerPortal) return [portalSendBurst, portalSendRatePerMinute] as const;
+  // A route that makes no AWS call (test-filter) has none: only the stage throttle answers it 429.
+  return undefined;
 }

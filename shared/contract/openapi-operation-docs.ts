@@ -10,6 +10,7 @@ import {
   createSubscriptionRequest,
   EXAMPLE_CONFIG_ID,
   listAttemptsQuery,
+  listMessagesQuery,
   listDeadLettersQuery,
   renameSubscriptionRequest,
   replayDeadLettersRequest,
@@ -228,7 +229,7 @@ export const OPERATION_DOCS: Record<OperationId, OperationDoc> = {
       'Every delivery of a message to the endpoint as SNS logged it (its delivery status logs), successes included, newest ' +
       'first, a page at a time (`limit`, default 50, at most 100; `cursor`: the previous page\'s `nextCursor`; `status`: ' +
       '`delivered` or `failed` only). `attempts` is SNS\'s count of tries for the message, `dwellTimeMs` the time from publishing ' +
-      'to the end of the delivery; `messageId` is the `x-amz-sns-message-id` header the endpoint received. Successes are ' +
+      'to the end of the delivery; `messageId` is the `x-amz-sns-message-id` header the endpoint received, `eventId` the body\'s. Only attempts of messages the service sent are kept. Successes are ' +
       'sampled as the deployment sets (all by default); failures are all kept. Kept 7 days (a deployment setting), at most ' +
       '1,000 per subscription (the oldest give way). E-mail subscriptions have none: 400 `ATTEMPTS_NOT_RECORDED`.',
     query: listAttemptsQuery,
@@ -244,6 +245,45 @@ export const OPERATION_DOCS: Record<OperationId, OperationDoc> = {
           dwellTimeMs: 84,
           attempts: 1,
           messageId: '5a3d2c1b-0f9e-4d8c-b7a6-958473625140',
+          eventId: '6a1e4c2b-3f5d-4e7a-9b8c-0d1e2f3a4b5c',
+        },
+      ],
+      nextCursor: null,
+    },
+    answersBadRequest: true,
+  },
+  listMessagesRoute: {
+    summary: 'List the messages sent to a subscription',
+    description:
+      'Every message the service published to the subscription\'s topic (portal events, test events, the service\'s notices, ' +
+      'scheduled retries and replays), newest first, with the body the endpoint receives and its delivery state, a page at a ' +
+      'time (`limit`, default 50, at most 100; `cursor`: the previous page\'s `nextCursor`). `status` keeps one state ' +
+      '(`failed` also matches `dead-lettered`), `event` one kind, `since` and `until` a window of `sentAt`. Kept 30 days (a ' +
+      'deployment setting, MESSAGE_KEEP_DAYS). `since` after `until` is 400 `INVALID_REQUEST`.',
+    query: listMessagesQuery,
+    success: 'ListMessagesResponse',
+    successExample: {
+      success: true,
+      message: '1 message on this page.',
+      messages: [
+        {
+          eventId: '6a1e4c2b-3f5d-4e7a-9b8c-0d1e2f3a4b5c',
+          event: 'asset_bank.media.create',
+          occurredAt: '2026-11-24T09:02:33Z',
+          sentAt: '2026-11-24T09:02:33.180Z',
+          status: 'delivered',
+          attempts: 1,
+          lastAttemptAt: '2026-11-24T09:02:33.260Z',
+          statusCode: 200,
+          messageId: '5a3d2c1b-0f9e-4d8c-b7a6-958473625140',
+          body: {
+            event: 'asset_bank.media.create',
+            portalId: 'portal-a',
+            configId: EXAMPLE_CONFIG_ID,
+            occurredAt: '2026-11-24T09:02:33Z',
+            eventId: '6a1e4c2b-3f5d-4e7a-9b8c-0d1e2f3a4b5c',
+            data: { mediaId: 'm-1' },
+          },
         },
       ],
       nextCursor: null,

@@ -12,8 +12,9 @@ import { eventKinds } from '../environment';
 import { type FilterPolicy, filterPolicyProblem, placeOf } from '../filters/filter-policy';
 import type { Protocol, SubscriptionStatus } from '../subscriptions/model';
 import { type BodyCheck, type BodyOf, bodyReader } from './body-reader';
-import { DEFAULT_ATTEMPTS_PAGE, DEFAULT_DEAD_LETTERS_PAGE } from './dead-letter-limits';
+import { DEFAULT_ATTEMPTS_PAGE, DEFAULT_DEAD_LETTERS_PAGE, DEFAULT_MESSAGES_PAGE } from './dead-letter-limits';
 import * as listAttemptsSchema from './generated/list-attempts-query';
+import * as listMessagesSchema from './generated/list-messages-query';
 import * as activateSchema from './generated/activate-subscription-request';
 import * as confirmSchema from './generated/confirm-subscription-request';
 import * as createSchema from './generated/create-subscription-request';
@@ -166,5 +167,33 @@ export const listAttemptsQuery = /* @__PURE__ */ bodyReader(listAttemptsSchema, 
     limit: query.limit === undefined ? DEFAULT_ATTEMPTS_PAGE : Number(query.limit),
     cursor: query.cursor,
     status: query.status,
+  }),
+});
+
+type MessagesQueryInput = { config_id: string; limit?: string; cursor?: string; status?: 'pending' | 'delivered' | 'failed' | 'dead-lettered'; event?: string; since?: string; until?: string };
+/** An ISO time the schema's pattern took, as the message log's keys write it (UTC, milliseconds). */
+const utcOf = (time: string | undefined) => (time === undefined ? undefined : new Date(time).toISOString());
+const timeIsReal = (field: 'since' | 'until'): BodyCheck<MessagesQueryInput> => ({
+  reads: [field],
+  reported: 'field',
+  check: (query) => (query[field] !== undefined && Number.isNaN(Date.parse(query[field]!)) ? { field, problem: 'must be a time that exists.' } : undefined),
+});
+const windowInOrder: BodyCheck<MessagesQueryInput> = {
+  reads: ['since', 'until'],
+  reported: 'across',
+  check: ({ since, until }) =>
+    since !== undefined && until !== undefined && Date.parse(since) > Date.parse(until) ? { field: 'since', problem: 'must not be after until.' } : undefined,
+};
+
+export const listMessagesQuery = /* @__PURE__ */ bodyReader(listMessagesSchema, {
+  checks: [timeIsReal('since'), timeIsReal('until'), windowInOrder],
+  output: (query: MessagesQueryInput) => ({
+    configId: query.config_id.toLowerCase(),
+    limit: query.limit === undefined ? DEFAULT_MESSAGES_PAGE : Number(query.limit),
+    cursor: query.cursor,
+    status: query.status,
+    event: query.event,
+    since: utcOf(query.since),
+    until: utcOf(query.until),
   }),
 });

@@ -19,10 +19,12 @@ import {
   updateSubscriptionRequest,
 } from './subscription-requests';
 import { listAttemptsQuery, listDeadLettersQuery, replayDeadLettersRequest } from './dead-letter-requests';
+import { listMessagesQuery } from './message-requests';
 
 export { eventKind, eventKindEntry, subscriptionIdParameter } from './request-fields';
 export * from './subscription-requests';
 export * from './dead-letter-requests';
+export * from './message-requests';
 
 /** Each request body's schema, by the name of the module its compiled validator is written to. */
 export const REQUEST_SCHEMAS = {
@@ -35,5 +37,6 @@ export const REQUEST_SCHEMAS = {
   'list-dead-letters-query': listDeadLettersQuery,
   'replay-dead-letters-request': replayDeadLettersRequest,
   'list-attempts-query': listAttemptsQuery,
+  'list-messages-query': listMessagesQuery,
   'test-filter-request': testFilterRequest,
 } as const;

@@ -31,6 +31,10 @@ export interface DeliveryAttempt {
   attempts: number;
   /** SNS's message id: the receiver's `x-amz-sns-message-id` header and the body's `MessageId`. */
   messageId: string;
+  /** The eventId of the message it delivered (the one the receiver sees), once joined to the message log. */
+  eventId?: string;
+  /** Whether that message was a test event: its success ends no failing streak. */
+  testEvent?: boolean;
 }
 
 export interface AttemptSettings {
@@ -41,7 +45,7 @@ export interface AttemptSettings {
 }
 
 /** An attempt as read back: what GET /attempts shows, with its sort key. */
-export type KeptAttempt = Omit<DeliveryAttempt, 'topicArn' | 'configId'> & { sk: string };
+export type KeptAttempt = Omit<DeliveryAttempt, 'topicArn' | 'configId' | 'testEvent'> & { sk: string };
 
 export type BatchOutcome =
   | { kind: 'stored'; stored: number; duplicates: number; evicted: number }
@@ -53,7 +57,7 @@ const CHUNK = 40;
 const MAX_TRIES = 4;
 // The bound only stops a loop that never ends: a page is at most 1 MB, and a subscription keeps at most 100,000.
 const MAX_PAGES = 2_000;
-const ENTRY_ATTRIBUTES = ['sk', 'at', 'status', 'statusCode', 'dwellTimeMs', 'attempts', 'messageId'] as const;
+const ENTRY_ATTRIBUTES = ['sk', 'at', 'status', 'statusCode', 'dwellTimeMs', 'attempts', 'messageId', 'eventId'] as const;
 
 const nowSeconds = () => Math.floor(Date.now() / 1000);
 
@@ -73,7 +77,7 @@ export async function recordAttempts(
   const counters = attemptCountersOf(record, settings.keepDays);
   let kept = counters.kept;
   let stale = counters.stale;
-  const latest: Record<AttemptStatus, string | null> = { delivered: record.lastDeliveredAt ?? null, failed: record.lastFailedAt ?? null };
+  const latest: Latest = { delivered: record.lastDeliveredAt ?? null, failed: record.lastFailedAt ?? null, eventDelivered: record.lastEventDeliveredAt ?? null };
   // One key per attempt, even if a batch repeats one (CloudWatch Logs delivers at least once).
   const distinct = [...new Map(attempts.map((attempt) => [attemptKeyOf(configId, attempt.at, attempt.messageId), attempt])).values()];
   // A batch beyond the cap by itself keeps its newest: the older ones would give way at once.
@@ -104,7 +108,7 @@ export async function recordAttempts(
       outcome.evicted += evict.length;
       kept += chunk.length - evict.length;
       stale = [];
-      for (const attempt of chunk) if (!latest[attempt.status] || latest[attempt.status]! < attempt.at) latest[attempt.status] = attempt.at;
+      Object.assign(latest, newestOf(latest, chunk));
       break;
     }
   }
@@ -117,19 +121,18 @@ function transactionItems(
   { portalId, configId }: { portalId: string; configId: string },
   chunk: readonly DeliveryAttempt[],
   evict: readonly KeptAttempt[],
-  latest: Record<AttemptStatus, string | null>,
+  latest: Latest,
   stale: readonly string[],
 ): TransactionItem[] {
   const add: Record<string, number> = {};
   const count = (attribute: string, by: number) => (add[attribute] = (add[attribute] ?? 0) + by);
-  const newest: Record<AttemptStatus, string | null> = { ...latest };
   for (const attempt of chunk) {
     count(keptDayCounterOf(attempt.at), 1);
     count(hourCounterOf(attempt.status, attempt.at), 1);
-    if (!newest[attempt.status] || newest[attempt.status]! < attempt.at) newest[attempt.status] = attempt.at;
   }
+  const newest = newestOf(latest, chunk);
   for (const gone of evict) count(keptDayCounterOf(gone.at), -1);
-  const changed = (status: AttemptStatus) => (newest[status] && newest[status] !== latest[status] ? newest[status]! : undefined);
+  const changed = (of: keyof Latest) => (newest[of] && newest[of] !== latest[of] ? newest[of]! : undefined);
   return [
     ...chunk.map((attempt) => ({
       Put: {
@@ -143,15 +146,37 @@ function transactionItems(
           dwellTimeMs: attempt.dwellTimeMs,
           attempts: attempt.attempts,
           messageId: attempt.messageId,
+          ...(attempt.eventId !== undefined && { eventId: attempt.eventId }),
           [EXPIRY_ATTRIBUTE]: dayExpiryOf(attempt.at, settings.keepDays),
         },
         ConditionExpression: 'attribute_not_exists(sk)',
       },
     })),
-    attemptsCounted(table, { portalId, configId }, { add, lastDeliveredAt: changed('delivered'), lastFailedAt: changed('failed'), staleCounters: stale }),
+    attemptsCounted(table, { portalId, configId }, {
+      add,
+      lastDeliveredAt: changed('delivered'),
+      lastFailedAt: changed('failed'),
+      lastEventDeliveredAt: changed('eventDelivered'),
+      staleCounters: stale,
+    }),
     // The oldest give way; one already gone (expired) changes nothing.
     ...evict.map((gone) => ({ Delete: { TableName: table.tableName, Key: { portalId, sk: gone.sk } } })),
   ];
+}
+
+/** The latest of each outcome on the record; `eventDelivered`, the latest success of a message that is not a test event. */
+type Latest = Record<AttemptStatus | 'eventDelivered', string | null>;
+
+function newestOf(latest: Latest, attempts: readonly DeliveryAttempt[]): Latest {
+  const newest = { ...latest };
+  const consider = (of: keyof Latest, at: string) => {
+    if (!newest[of] || newest[of]! < at) newest[of] = at;
+  };
+  for (const attempt of attempts) {
+    consider(attempt.status, attempt.at);
+    if (attempt.status === 'delivered' && !attempt.testEvent) consider('eventDelivered', attempt.at);
+  }
+  return newest;
 }
 
 /** The `count` oldest attempts kept for the subscription (not expired), oldest first. */
@@ -219,6 +244,7 @@ async function* entries(
         dwellTimeMs: Number(item.dwellTimeMs ?? 0),
         attempts: Number(item.attempts ?? 1),
         messageId: String(item.messageId),
+        ...(typeof item.eventId === 'string' && { eventId: item.eventId }),
       };
     }
     startKey = result.LastEvaluatedKey;

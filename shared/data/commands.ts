@@ -3,7 +3,7 @@
  * a bundle that imports a CommonJS package carries its own reference to it, so the owners import
  * them from here.
  */
-export { BatchGetCommand, DeleteCommand, GetCommand, PutCommand, QueryCommand, ScanCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+export { BatchGetCommand, BatchWriteCommand, DeleteCommand, GetCommand, PutCommand, QueryCommand, ScanCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 export { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';

@@ -68,6 +68,8 @@ export interface Subscription {
   /** Health from the delivery attempts: the latest of each outcome. */
   lastDeliveredAt?: string;
   lastFailedAt?: string;
+  /** The latest success of a message that is not a test event: the only kind that ends a failing streak. */
+  lastEventDeliveredAt?: string;
   /** When the current failing streak began: its first dead letter since a success (or since created). */
   failingSince?: string;
   /** Why and when the service deactivated it; cleared by activation. */
@@ -86,6 +88,7 @@ export const LAST_DEAD_LETTER_ATTRIBUTE = 'lastDeadLetterAt';
 export const DROPPED_ATTRIBUTE = 'deadLettersDropped';
 export const LAST_DELIVERED_ATTRIBUTE = 'lastDeliveredAt';
 export const LAST_FAILED_ATTRIBUTE = 'lastFailedAt';
+export const LAST_EVENT_DELIVERED_ATTRIBUTE = 'lastEventDeliveredAt';
 export const DAY_COUNTER_PREFIX = 'deadLetters@';
 export const DELIVERED_HOUR_PREFIX = 'attemptsDelivered@';
 export const FAILED_HOUR_PREFIX = 'attemptsFailed@';

@@ -289,10 +289,16 @@ export function deadLetterCountedOut(table: RecordTable, letter: RecordKey & { f
 export function attemptsCounted(
   table: RecordTable,
   record: RecordKey,
-  { add, lastDeliveredAt, lastFailedAt, staleCounters }: { add: Record<string, number>; lastDeliveredAt?: string; lastFailedAt?: string; staleCounters: readonly string[] },
+  {
+    add,
+    lastDeliveredAt,
+    lastFailedAt,
+    lastEventDeliveredAt,
+    staleCounters,
+  }: { add: Record<string, number>; lastDeliveredAt?: string; lastFailedAt?: string; lastEventDeliveredAt?: string; staleCounters: readonly string[] },
 ): TransactionItem {
   const remove = staleCounters.filter((name) => !(name in add));
-  return { Update: { TableName: table.tableName, Key: keyOf(record), ...updateOf({ set: { lastDeliveredAt, lastFailedAt }, add, remove }), ConditionExpression: 'attribute_exists(sk)' } };
+  return { Update: { TableName: table.tableName, Key: keyOf(record), ...updateOf({ set: { lastDeliveredAt, lastFailedAt, lastEventDeliveredAt }, add, remove }), ConditionExpression: 'attribute_exists(sk)' } };
 }
 
 /**

@@ -5,7 +5,7 @@
  * that kind's owner for the clause.
  *
  * A portal's partition (its id, from its token) holds its subscriptions, their counter, its rate
- * limit buckets, the dead letters, retry ledgers and delivery attempts of its subscriptions.
+ * limit buckets, the dead letters, retry ledgers, delivery attempts and logged messages of its subscriptions.
  * Partitions that are no portal's are named `<kind>#...`: portal ids cannot contain '#'
  * (shared/subscriptions/portal-id.ts), so no portal's partition is ever one of them.
  */
@@ -57,6 +57,19 @@ export const ATTEMPT_KEY_PREFIX = 'attempt#';
 export const attemptPrefixOf = (configId: string) => `${ATTEMPT_KEY_PREFIX}${configId}#`;
 export const attemptKeyOf = (configId: string, at: string, messageId: string) => `${attemptPrefixOf(configId)}${at}#${messageId}`;
 
+/**
+ * The message log: every message published to a subscription's topic, sorted by when it was sent,
+ * then SNS's message id (one key however often its log write is repeated).
+ */
+export const MESSAGE_KEY_PREFIX = 'message#';
+export const messagePrefixOf = (configId: string) => `${MESSAGE_KEY_PREFIX}${configId}#`;
+export const messageKeyOf = (configId: string, sentAt: string, messageId: string) => `${messagePrefixOf(configId)}${sentAt}#${messageId}`;
+/** A logged message found by SNS's message id (the attempts consumer's join): partition `message-id#<SNS message id>`. */
+export const messageIdPartitionOf = (messageId: string) => `message-id#${messageId}`;
+/** Every message-id partition, as an IAM `StringLike` pattern of `dynamodb:LeadingKeys`. */
+export const MESSAGE_ID_PARTITIONS_PATTERN = 'message-id#*';
+export const MESSAGE_ID_KEY = 'message';
+
 /** How many scheduled retries a dead letter's event had for a subscription: `retried#<configId>#<eventId>`. */
 export const retryLedgerKeyOf = (configId: string, eventId: string) => `retried#${configId}#${eventId}`;
 
@@ -84,5 +97,7 @@ export const ITEM_KINDS = [
   { kind: 'retry ledger', key: 'portalId, retried#<configId>#<eventId>', owner: 'shared/data/retry-ledgers.ts', changedBy: 'replay, retry sweep', lives: '16 days (TTL)' },
   { kind: 'due work', key: 'retry-due#<0-7>, <dueAt>#<kind>#<portalId>#<configId>#<subject>', owner: 'shared/data/due-work.ts', changedBy: 'dead-letter recorder (puts), replay (deletes a retry), retry sweep (claims, deletes)', lives: 'until done; 15 days after due (TTL)' },
   { kind: 'delivery attempt', key: 'portalId, attempt#<configId>#<at>#<message id>', owner: 'shared/data/attempts.ts', changedBy: 'attempts consumer', lives: 'ATTEMPT_KEEP_DAYS after its UTC day (TTL), at most MAX_ATTEMPTS_PER_SUBSCRIPTION' },
+  { kind: 'message', key: 'portalId, message#<configId>#<sentAt>#<message id>', owner: 'shared/data/messages.ts', changedBy: 'dispatcher, test, replay, retry sweep (puts); attempts consumer and dead-letter recorder (its delivery state)', lives: 'MESSAGE_KEEP_DAYS after its UTC day (TTL)' },
+  { kind: 'message id', key: 'message-id#<message id>, message', owner: 'shared/data/messages.ts', changedBy: 'written with its message', lives: 'as its message (TTL)' },
   { kind: 'delivery progress', key: 'delivery#<event id>, delivered', owner: 'shared/data/delivery-progress.ts', changedBy: 'dispatcher', lives: '15 days after its last partial failure (TTL)' },
 ] as const;

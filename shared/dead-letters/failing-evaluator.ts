@@ -9,7 +9,9 @@
  *   due at once.
  * - A dead letter whose event spent its schedule (and no replay ended it) brings a check at
  *   `failingSince + DISABLE_FAILING_AFTER`: still no success by then, the subscription is disabled.
- * - A success after the streak began, an activation, or a deletion drops the streak's work.
+ * - A success after the streak began, an activation, or a deletion drops the streak's work. Only a
+ *   success of a message that is not a test event counts (`lastEventDeliveredAt`): an endpoint that
+ *   answers test events alone is failing all the same; a test's outcome still shows in its attempts.
  * - E-mail endpoints report no successes (SNS logs no delivery status for e-mail): never disabled.
  */
 import type { DueWork, DueWorkOf } from '../data/due-work';
@@ -27,12 +29,12 @@ export interface FailingSettings {
 /** Protocols whose endpoints report no successes: never disabled for failing. */
 export const NEVER_DISABLED_PROTOCOLS: readonly string[] = ['email', 'email-json'];
 
-type RecordHealth = Pick<Subscription, 'status' | 'protocol' | 'failingSince' | 'lastDeliveredAt'> & Partial<Pick<Subscription, 'disabledReason' | 'disabledAt'>>;
+type RecordHealth = Pick<Subscription, 'status' | 'protocol' | 'failingSince' | 'lastEventDeliveredAt'> & Partial<Pick<Subscription, 'disabledReason' | 'disabledAt'>>;
 
 /** Whether a new dead letter begins a failing streak: the subscription had none, or a delivery succeeded since it began. */
-export function beginsStreak(record: Pick<Subscription, 'failingSince' | 'lastDeliveredAt'>): boolean {
+export function beginsStreak(record: Pick<Subscription, 'failingSince' | 'lastEventDeliveredAt'>): boolean {
   if (record.failingSince === undefined) return true;
-  return record.lastDeliveredAt !== undefined && record.lastDeliveredAt > record.failingSince;
+  return record.lastEventDeliveredAt !== undefined && record.lastEventDeliveredAt > record.failingSince;
 }
 
 /** What a new dead letter of the subscription means. */
@@ -91,7 +93,7 @@ export type DisableDecision =
 export function onDisableDue(record: RecordHealth | undefined, work: Pick<DueWork, 'failingSince'>, now: number, { disableFailingAfterMs }: Pick<FailingSettings, 'disableFailingAfterMs'>): DisableDecision {
   if (!ofCurrentStreak(record, work)) return { action: 'drop' };
   const failingSince = work.failingSince!;
-  const succeededSince = record.lastDeliveredAt !== undefined && record.lastDeliveredAt > failingSince;
+  const succeededSince = record.lastEventDeliveredAt !== undefined && record.lastEventDeliveredAt > failingSince;
   const alreadyDisabled = record.status !== ACTIVATED && record.disabledReason === DISABLED_FOR_FAILING && typeof record.disabledAt === 'string';
   if (succeededSince || NEVER_DISABLED_PROTOCOLS.includes(record.protocol) || (record.status !== ACTIVATED && !alreadyDisabled)) return { action: 'drop' };
   if (now < Date.parse(failingSince) + disableFailingAfterMs) return { action: 'wait' };

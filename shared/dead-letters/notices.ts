@@ -14,11 +14,11 @@ import { type DueWork, finishDueWork } from '../data/due-work';
 import type { Subscription } from '../data/subscription-record';
 import { type DispatchDeps, type DispatchOutcome, dispatchPortalEvents, needsRetry } from '../delivery/dispatch';
 import type { PortalEvent } from '../delivery/portal-event';
+import { DISABLED_EVENT_KIND, FAILING_EVENT_KIND } from '../delivery/service-event-kinds';
 import { onFailingDue } from './failing-evaluator';
 import type { SweepDeps, WorkInHand, WorkOutcome } from './sweep-work';
 
-export const FAILING_EVENT_KIND = 'webhooks.subscription.failing';
-export const DISABLED_EVENT_KIND = 'webhooks.subscription.disabled';
+export { DISABLED_EVENT_KIND, FAILING_EVENT_KIND };
 
 export interface SubscriptionNotice {
   kind: typeof FAILING_EVENT_KIND | typeof DISABLED_EVENT_KIND;

@@ -14,7 +14,7 @@
 import type { SNSClient } from '@aws-sdk/client-sns';
 import { randomUUID } from 'node:crypto';
 import { mapWithConcurrency } from '../aws/bounded-concurrency';
-import { publishBody } from '../delivery/publish';
+import { logPublished, type MessageLog, type PublishedMessage, publishToLog } from '../delivery/logged-publish';
 import type { DeadLetterStore, KeptDeadLetter } from '../data/dead-letters';
 import { deadLetterSummaryOf, type Subscription } from '../data/subscription-record';
 
@@ -32,6 +32,7 @@ export const CLAIM_LEASE_MS = 60_000;
 export interface ReplayDeps {
   store: Pick<DeadLetterStore, 'select' | 'claim' | 'unclaim' | 'remove'>;
   sns: SNSClient;
+  messages: MessageLog;
 }
 
 export interface ReplayOutcome {
@@ -68,8 +69,9 @@ export async function replayDeadLetters(
   const claimant = randomUUID();
   const results = await mapWithConcurrency(chosen, PUBLISHES_IN_FLIGHT, async (letter): Promise<'replayed' | 'removed' | 'failed' | 'elsewhere'> => {
     if (!(await deps.store.claim(letter, claimant, Date.now() + CLAIM_LEASE_MS))) return 'elsewhere';
+    let published: PublishedMessage;
     try {
-      await publishBody(deps.sns, topicArn, letter.message, letter.event);
+      published = await publishToLog(deps.sns, messageOf(letter, topicArn));
     } catch (error) {
       failed.push({ letter, error });
       await deps.store.unclaim(letter, claimant).catch(() => undefined);
@@ -82,6 +84,9 @@ export async function replayDeadLetters(
     } catch (error) {
       notRemoved.push({ letter, error });
       return 'replayed';
+    } finally {
+      // After the removal, which ends its schedule (logPublished never throws).
+      await logPublished(deps.messages, [published]);
     }
   });
   const found = new Set(chosen.map((letter) => letter.eventId));
@@ -96,4 +101,10 @@ export async function replayDeadLetters(
     notRemoved,
     notFound: eventIds ? eventIds.filter((eventId) => !found.has(eventId)) : [],
   };
+}
+
+/** A dead letter as the message it is sent again as: its own body, eventId and event. */
+export function messageOf(letter: Pick<KeptDeadLetter, 'portalId' | 'configId' | 'eventId' | 'event' | 'occurredAt' | 'message'>, topicArn: string) {
+  const { portalId, configId, eventId, event, occurredAt, message: body } = letter;
+  return { portalId, configId, topicArn, eventId, event, occurredAt, body };
 }

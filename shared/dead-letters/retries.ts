@@ -10,11 +10,12 @@
 import { claim, findDeadLetter, removeRetried, stopRetries, unclaim } from '../data/dead-letters';
 import { finishDueWork } from '../data/due-work';
 import { ACTIVATED } from '../data/subscription-record';
-import { isTopicGone, publishBody } from '../delivery/publish';
-import { CLAIM_LEASE_MS } from './replay';
+import { logPublished, type PublishedMessage, publishToLog } from '../delivery/logged-publish';
+import { isTopicGone } from '../delivery/publish';
+import { CLAIM_LEASE_MS, messageOf } from './replay';
 import type { SweepDeps, WorkInHand, WorkOutcome } from './sweep-work';
 
-export async function retryDeadLetter({ table, sns }: SweepDeps, { work, claimant, record }: WorkInHand): Promise<WorkOutcome> {
+export async function retryDeadLetter({ table, sns, messages }: SweepDeps, { work, claimant, record }: WorkInHand): Promise<WorkOutcome> {
   const letter = await findDeadLetter(table, { portalId: work.subscriptionPortalId, sk: work.letterSk! });
   if (!letter) {
     // Replayed, expired or pushed out by the cap meanwhile: nothing left to send.
@@ -28,14 +29,20 @@ export async function retryDeadLetter({ table, sns }: SweepDeps, { work, claiman
   };
   if (!record || record.status !== ACTIVATED || typeof record.topicArn !== 'string') return stop();
   if (!(await claim(table, letter, claimant, Date.now() + CLAIM_LEASE_MS))) return 'busy';
+  let published: PublishedMessage;
   try {
-    await publishBody(sns, record.topicArn, letter.message, letter.event);
+    published = await publishToLog(sns, messageOf(letter, record.topicArn));
   } catch (error) {
     await unclaim(table, letter, claimant).catch(() => undefined);
     if (isTopicGone(error)) return stop();
     throw error;
   }
-  // Removed meanwhile (a replay that took it after this claim lapsed, the subscription deleted): its work is over.
-  if (!(await removeRetried(table, letter, work))) await finishDueWork(table, work, claimant);
+  try {
+    // Removed meanwhile (a replay that took it after this claim lapsed, the subscription deleted): its work is over.
+    if (!(await removeRetried(table, letter, work))) await finishDueWork(table, work, claimant);
+  } finally {
+    // After the removal, which counts the retry in its ledger (logPublished never throws).
+    await logPublished(messages, [published]);
+  }
   return 'retried';
 }

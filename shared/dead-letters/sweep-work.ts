@@ -4,6 +4,7 @@ import type { DueWork } from '../data/due-work';
 import type { RecordTable } from '../data/table';
 import type { Subscription } from '../data/subscription-record';
 import type { DispatchDeps } from '../delivery/dispatch';
+import type { MessageLog } from '../data/messages';
 import type { FailingSettings } from './failing-evaluator';
 
 export interface SweepDeps {
@@ -12,6 +13,8 @@ export interface SweepDeps {
   /** The portal's subscriptions, for a notice. */
   repository: DispatchDeps['repository'];
   settings: Pick<FailingSettings, 'disableFailingAfterMs'>;
+  /** The message log: retries and notices are logged as every message is. */
+  messages: MessageLog;
 }
 
 export type WorkOutcome = 'retried' | 'notified' | 'disabled' | 'dropped' | 'stopped' | 'busy' | 'failed';

@@ -6,11 +6,14 @@ import { MAX_PUBLISH_BYTES, publishInputFor, publishSizeOf } from './message';
 import type { PortalEvent } from './portal-event';
 import type { DeliveryProgress } from '../data/delivery-progress';
 import { type BatchEntry, batchesOf, isTopicGone, publishBatch } from './publish';
+import { logPublished, type MessageLog, type PublishedMessage } from './logged-publish';
 
 export interface DispatchDeps {
   repository: Pick<SubscriptionRepository, 'listFor'>;
   sns: SNSClient;
   progress: Pick<DeliveryProgress, 'deliveredTo' | 'add'>;
+  /** Where each message SNS accepted is logged, with its body (shared/data/messages.ts). */
+  messages: MessageLog;
 }
 
 /** Filters by their JSON text, parsed once for every batch of the function's life (a portal's few, over and over). */
@@ -126,7 +129,8 @@ interface RecipientEntry extends BatchEntry {
  * entry only that event for that recipient: the event's retry goes to the recipients it did not
  * reach. After an earlier try (mayFollowEarlierTry), the recipients recorded as served are
  * skipped (one GetItem per such event, alongside the Query); when some recipients of an event
- * fail and others get it, those that got it are recorded (one UpdateItem).
+ * fail and others get it, those that got it are recorded (one UpdateItem). Every message SNS
+ * accepted is logged, the portal's together, 12 to a BatchWriteItem, before the outcomes are answered.
  */
 export async function dispatchPortalEvents(deps: DispatchDeps, batch: readonly QueuedEvent[]): Promise<DispatchOutcome[]> {
   // An event SQS or EventBridge handed over twice in one batch (at-least-once, both) goes out once:
@@ -169,7 +173,7 @@ async function dispatchUniqueEvents(deps: DispatchDeps, batch: readonly QueuedEv
 
 /** One portal's events of the batch (at `positions`): their outcomes by position. */
 async function dispatchForPortal(
-  { repository, sns, progress }: DispatchDeps,
+  { repository, sns, progress, messages }: DispatchDeps,
   portalId: string,
   positions: readonly number[],
   batch: readonly QueuedEvent[],
@@ -221,7 +225,11 @@ async function dispatchForPortal(
     });
   });
 
-  await Promise.all([...entriesByTopic].map(([topicArn, entries]) => publishToRecipient(sns, topicArn, entries)));
+  const published: PublishedMessage[] = [];
+  await Promise.all([...entriesByTopic].map(([topicArn, entries]) => publishToRecipient(sns, topicArn, entries, published)));
+  // Inline, before SQS is told the batch is done: a function that dies here has its batch retried,
+  // which publishes only to whom it did not reach, so a message is unlogged only if logging fails.
+  await logPublished(messages, published);
 
   await Promise.all(
     plans.map(async (plan) => {
@@ -255,7 +263,7 @@ async function dispatchForPortal(
  * One recipient's entries, in batches one after the other (so its events leave in the batch's
  * order), each result recorded on its event. A topic found gone is gone for the rest too.
  */
-async function publishToRecipient(sns: SNSClient, topicArn: string, entries: readonly RecipientEntry[]): Promise<void> {
+async function publishToRecipient(sns: SNSClient, topicArn: string, entries: readonly RecipientEntry[], published: PublishedMessage[]): Promise<void> {
   let topicGone = false;
   for (const batch of batchesOf(entries)) {
     const recipientOf = ({ subscription }: RecipientEntry) => ({ configId: subscription.configId, topicArn });
@@ -265,10 +273,13 @@ async function publishToRecipient(sns: SNSClient, topicArn: string, entries: rea
     }
     try {
       const results = await publishBatch(sns, topicArn, batch);
+      const sentAt = new Date().toISOString();
       batch.forEach((entry, index) => {
         const result = results[index]!;
-        if ('messageId' in result) entry.plan.delivered.push(entry.subscription.configId);
-        else entry.plan.failed.push({ ...recipientOf(entry), error: result.error });
+        if ('messageId' in result) {
+          entry.plan.delivered.push(entry.subscription.configId);
+          published.push(publishedOf(entry, result.messageId, sentAt));
+        } else entry.plan.failed.push({ ...recipientOf(entry), error: result.error });
       });
     } catch (error) {
       topicGone = isTopicGone(error);
@@ -278,4 +289,18 @@ async function publishToRecipient(sns: SNSClient, topicArn: string, entries: rea
       }
     }
   }
+}
+
+/** The message log's entry of an entry SNS accepted. */
+function publishedOf({ plan: { event }, subscription, input }: RecipientEntry, messageId: string, sentAt: string): PublishedMessage {
+  return {
+    portalId: event.portalId,
+    configId: subscription.configId,
+    messageId,
+    eventId: event.eventId,
+    event: event.kind,
+    occurredAt: event.occurredAt,
+    sentAt,
+    body: input.Message,
+  };
 }

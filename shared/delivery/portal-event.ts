@@ -6,6 +6,7 @@
  *     "detail": { "portalId": "...", ...the event's own fields } }
  */
 import { PORTAL_ID_PATTERN } from '../subscriptions/portal-id';
+import { isServiceEventKind } from './service-event-kinds';
 
 export const PORTAL_EVENT_SOURCE = 'portal.events';
 /** The bus portal events arrive on, unless the deployment names another (CDK context eventBusName). */
@@ -44,6 +45,8 @@ export function parsePortalEvent(body: string, eventKinds: readonly string[]): P
   const occurredAt = typeof time === 'string' ? new Date(time) : undefined;
   if (!occurredAt || Number.isNaN(occurredAt.getTime())) return { unusable: 'the event has no valid time' };
   if (typeof kind !== 'string' || !eventKinds.includes(kind)) return { unusable: 'detail-type is not a known event kind' };
+  // Only the retry sweep sends the service's own notices, straight to SNS: one on the bus is forged.
+  if (isServiceEventKind(kind)) return { unusable: "detail-type is one of the service's own event kinds, which never come from the bus" };
   if (!isPlainObject(detail)) return { unusable: 'detail is not a JSON object' };
   const { portalId, ...data } = detail;
   if (typeof portalId !== 'string' || !PORTAL_ID_PATTERN.test(portalId)) {

@@ -1,6 +1,6 @@
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
-import { portalClaim, portalSendLimit, tableName } from '../environment';
+import { portalChangeLimit, portalClaim, portalReadLimit, portalSendLimit, tableName } from '../environment';
 import { logger, withInvocationLogging } from '../logger';
 import { documentClient } from '../aws/dynamodb';
 import type { Operation, OperationId } from '../operations';
@@ -33,9 +33,9 @@ export interface OperationSpec<Body> {
    */
   idempotency?: IdempotentRuns;
   /**
-   * The portal's rate limit (sendLimitPerPortal), which the operations that make SNS send pass in,
-   * and only they: the operations table's `limitedPerPortal` says which (checked at cold start).
-   * Passed in, so the others' bundles do not carry it.
+   * The portal's rate limit: sendLimitPerPortal for the operations that make SNS send (the
+   * operations table's `limitedPerPortal`), changeLimitPerPortal or readLimitPerPortal for the
+   * others (its `portalBudget`); every operation passes the one the table names (checked at cold start).
    */
   portalLimit?: (operation: Operation) => HttpMiddleware;
   /** The operation itself; its result becomes the 200 envelope `{success: true, ...}`. */
@@ -68,6 +68,18 @@ export interface IdempotentRuns {
 export const sendLimitPerPortal = (operation: Operation): HttpMiddleware =>
   portalRateLimit({ client: documentClient, tableName, operation, ...portalSendLimit });
 
+/** The per-portal limit of the routes that change a subscription (PORTAL_CHANGE_BURST, PORTAL_CHANGE_RATE_PER_MINUTE; the operations table's `portalBudget` 'change'). */
+export const changeLimitPerPortal = (operation: Operation): HttpMiddleware => {
+  if (operation.portalBudget !== 'change') throw new Error(`${operation.id}: the operations table does not give it the change budget.`);
+  return portalRateLimit({ client: documentClient, tableName, operation, ...portalChangeLimit });
+};
+
+/** The per-portal limit of the reading routes (PORTAL_READ_BURST, PORTAL_READ_RATE_PER_MINUTE; `portalBudget` 'read'). */
+export const readLimitPerPortal = (operation: Operation): HttpMiddleware => {
+  if (operation.portalBudget !== 'read') throw new Error(`${operation.id}: the operations table does not give it the read budget.`);
+  return portalRateLimit({ client: documentClient, tableName, operation, ...portalReadLimit });
+};
+
 /** A Lambda handler as the runtime calls it. */
 export type HttpHandler = (event: HttpEvent, context: Context) => Promise<HttpResult>;
 
@@ -80,8 +92,11 @@ export type HttpHandler = (event: HttpEvent, context: Context) => Promise<HttpRe
  * the error envelope, so that what is remembered is only ever a success, never an error answer.
  */
 export function httpOperation<Body = undefined>(operation: Operation & { readonly id: OperationId }, spec: OperationSpec<Body>): HttpHandler {
-  if (operation.limitedPerPortal !== (spec.portalLimit !== undefined)) {
-    throw new Error(`${operation.id}: its handler must pass a portalLimit exactly when the operations table marks it limitedPerPortal.`);
+  // Every route that makes an AWS call is limited per portal: by the sending routes' settings, or
+  // by its budget; the table says which, and the handler passes that limit (and only then).
+  const limited = operation.limitedPerPortal || operation.portalBudget !== undefined;
+  if ((operation.limitedPerPortal && operation.portalBudget !== undefined) || limited !== (spec.portalLimit !== undefined)) {
+    throw new Error(`${operation.id}: its handler must pass a portalLimit exactly when the operations table gives it limitedPerPortal or a portalBudget (not both).`);
   }
   // Half a second before the function's timeout, answer a 503 (a TimeoutError, see
   // error-envelope.ts) rather than let Lambda cut the request off without an answer.

@@ -23,11 +23,10 @@
  *   from the stored one (confirmed, pending, unsubscribed, read off the listing), so that list,
  *   which trusts a stored `confirmed`, shows a confirmation that lapsed within one run;
  * - a topic of the prefix with any other name is reported and left alone;
- * - a record with a throttle (`maxReceivesPerSecond`) whose SNS subscription exists gets its
- *   delivery policy (the retries and the throttle, delivery-policy.ts) set again when SNS holds
- *   another (changed by hand, or an update whose SNS call failed): one GetSubscriptionAttributes
- *   per throttled subscription per run. Only those: reading every subscription's policy would
- *   cost 100,000 calls a run at the scale docs/scale.md plans for, more than a run has time for;
+ * - a record whose SNS subscription exists gets the settings the service gave it set back where
+ *   SNS holds others (changed by another principal, or an update whose SNS call failed): the
+ *   redrive policy, the delivery policy with its throttle, no raw delivery, no filter policy
+ *   (subscription-settings.ts; one GetSubscriptionAttributes per subscription, at most 20,000 a run);
  * - with delivery status logging configured, a record whose topic exists but was not given the
  *   logging configured now (made before it, or with another role or sample rate) gets it set on
  *   its topic, and remembers so (shared/subscriptions/delivery-status.ts): SNS's listing shows no
@@ -45,20 +44,19 @@
  * changes a pass has in flight).
  */
 import type { SNSClient } from '@aws-sdk/client-sns';
-import { GetSubscriptionAttributesCommand } from '../aws/sns-commands';
 import { mapWithConcurrency } from '../aws/bounded-concurrency';
 import type { SubscriptionRepository } from '../data/subscription-repository';
-import { deliveryPolicyHolds, takesDeliveryPolicy } from '../subscriptions/delivery-policy';
 import type { DeliveryStatusLogging } from '../subscriptions/delivery-status';
 import { logger } from '../logger';
 import { type TopicPolicyPrincipals, topicPolicyMarkOf } from '../subscriptions/topic-policy';
-import { applyDeliveryPolicy } from '../subscriptions/update-subscription';
 import type { SubscriptionTopics } from '../subscriptions/topics';
 import { groupByTopic, listedStateOf } from './listed-states';
 import { deleteOrphanTopics } from './orphan-topics';
 import { CHANGES_IN_FLIGHT, STATE_WRITES_IN_FLIGHT, topicItemOf } from './passes';
 import { repair } from './record-repair';
 import { listAllSubscriptions, listAllTopicArns } from './sns-inventory';
+import { type LogRetentionDeps, setLogRetention } from './log-retention';
+import { restoreSubscriptionSettings } from './subscription-settings';
 import { setTopicAttributes } from './topic-attributes';
 import { classifyTopic } from './topic-names';
 
@@ -80,6 +78,8 @@ export interface ReconcileDeps {
   deliveryStatus?: DeliveryStatusLogging;
   /** The principals every topic's access policy should name (topic-policy.ts); unset, no policy is set. */
   topicPolicy?: TopicPolicyPrincipals;
+  /** CloudWatch Logs and the retention of the topics' delivery status log groups (log-retention.ts); unset (no CloudWatch Logs locally), none is set. */
+  logRetention?: Pick<LogRetentionDeps, 'logs' | 'days'>;
 }
 
 /** What one run found and did; a dry run counts what it would do, under names that say so. */
@@ -108,6 +108,12 @@ interface RunCounts {
   /** http/https subscriptions whose delivery policy had drifted and was set again (would be, in a dry run). */
   deliveryPoliciesSet?: number;
   wouldSetDeliveryPolicies?: number;
+  /** Subscriptions whose redrive policy, raw delivery or filter policy had drifted and was set again (would be, in a dry run). */
+  subscriptionSettingsSet?: number;
+  wouldSetSubscriptionSettings?: number;
+  /** With CloudWatch Logs given: delivery status log groups whose retention was set (would be, in a dry run). */
+  logRetentionsSet?: number;
+  wouldSetLogRetentions?: number;
   /** Topics of the prefix whose name is not `${prefix}-<UUIDv7>`: not the service's, left alone. */
   unrecognizedTopics: string[];
 }
@@ -153,26 +159,11 @@ export async function reconcileTopics(deps: ReconcileDeps): Promise<ReconcileSum
       logger.error('could not update a subscription state', { ...item, error: error as Error });
     }
   });
-  // Throttled subscriptions' delivery policies: read where SNS has the subscription (confirmed or pending), set where drifted.
-  let deliveryPoliciesSet = 0;
-  const withPolicy = observed.filter(
-    ({ record, state }) => state !== 'unsubscribed' && record.maxReceivesPerSecond !== undefined && takesDeliveryPolicy(record.protocol),
-  );
-  await mapWithConcurrency(withPolicy, CHANGES_IN_FLIGHT, async ({ record }) => {
-    const item = { portalId: record.portalId, configId: record.configId, subscriptionArn: record.subscriptionArn };
-    try {
-      const { Attributes } = await sns.send(new GetSubscriptionAttributesCommand({ SubscriptionArn: record.subscriptionArn }));
-      if (deliveryPolicyHolds(Attributes?.DeliveryPolicy, record)) return;
-      if (!dryRun) await applyDeliveryPolicy(sns, record);
-      deliveryPoliciesSet++;
-      logger.info(dryRun ? 'drifted delivery policy would be set again' : 'drifted delivery policy set again', item);
-    } catch (error) {
-      // Gone since the listing: the next run counts it with the subscriptions gone.
-      if ((error as Error).name === 'NotFoundException') return;
-      summary.errors++;
-      logger.error('could not check or set a delivery policy', { ...item, error: error as Error });
-    }
-  });
+  // Every existing subscription's settings (within the run's window), read and set back where drifted.
+  const existing = observed.filter(({ state }) => state !== 'unsubscribed').map(({ record }) => record);
+  const [deliveryPoliciesSet, otherSettingsSet] = await restoreSubscriptionSettings(deps, existing, summary);
+  // The delivery status log groups SNS made for the topics keep their records only so long.
+  const logRetentionsSet = deps.logRetention ? await setLogRetention({ ...deps.logRetention, topicPrefix, dryRun }, topicArns[0], summary) : 0;
   let repairedRecords = 0;
   const withoutTopic = records.filter((record) => !existingTopics.has(record.topicArn));
   await mapWithConcurrency(withoutTopic, CHANGES_IN_FLIGHT, async (record) => {
@@ -194,8 +185,10 @@ export async function reconcileTopics(deps: ReconcileDeps): Promise<ReconcileSum
   const rest = {
     ...counts,
     ...(dryRun ? { wouldSetDeliveryPolicies: deliveryPoliciesSet } : { deliveryPoliciesSet }),
+    ...(dryRun ? { wouldSetSubscriptionSettings: otherSettingsSet } : { subscriptionSettingsSet: otherSettingsSet }),
     ...(logging && (dryRun ? { wouldSetDeliveryStatusLogging: deliveryStatusSet } : { deliveryStatusLoggingSet: deliveryStatusSet })),
     ...(principals && (dryRun ? { wouldSetTopicPolicies: topicPoliciesSet } : { topicPoliciesSet })),
+    ...(deps.logRetention && (dryRun ? { wouldSetLogRetentions: logRetentionsSet } : { logRetentionsSet })),
   };
   return dryRun
     ? {

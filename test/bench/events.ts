@@ -64,15 +64,16 @@ function dispatchRecord(portalId: string): SQSRecord {
   };
 }
 
-/** A CloudWatch Logs subscription event of `count` SNS delivery status records of the topic (its success log group). */
-export function attemptsEvent(topicArn: string, count: number) {
+/** A CloudWatch Logs subscription event of SNS delivery status records of the topic (its success log group), one per message id. */
+export function attemptsEvent(topicArn: string, messageIds: readonly string[]) {
+  const count = messageIds.length;
   const [, , , region, account, name] = topicArn.split(':');
   const start = Date.now();
   const logEvents = Array.from({ length: count }, (_, index) => ({
     id: randomUUID().replace(/-/g, ''),
     timestamp: start + index,
     message: JSON.stringify({
-      notification: { messageMD5Sum: '0'.repeat(32), messageId: randomUUID(), topicArn, timestamp: new Date(start).toISOString().replace('T', ' ').replace('Z', '') },
+      notification: { messageMD5Sum: '0'.repeat(32), messageId: messageIds[index]!, topicArn, timestamp: new Date(start).toISOString().replace('T', ' ').replace('Z', '') },
       delivery: { deliveryId: randomUUID(), destination: 'https://hooks.example.com/', providerResponse: 'OK', dwellTimeMs: 80, attempts: 1, statusCode: 200 },
       status: 'SUCCESS',
     }),

@@ -8,6 +8,7 @@ import { newConfigId } from '../../shared/subscriptions/config-id';
 import { mapWithConcurrency } from '../../shared/aws/bounded-concurrency';
 import { dayCounterOf, dayExpiryOf, DEAD_LETTER_KEEP_DAYS } from '../../shared/data/subscription-record';
 import { deadLetterKeyOf, EXPIRY_ATTRIBUTE } from '../../shared/data/table';
+import { logMessages } from '../../shared/data/messages';
 import { httpEvent } from '../support/http-events';
 import { confirmAsEndpointOwner } from '../support/sns-confirmation';
 import { attemptsEvent, deadLetterBatch, DISPATCHED_KIND, dispatchBatch, listEvent, publishedMessage } from './events';
@@ -170,6 +171,10 @@ export interface Fixtures {
   withDeadLetters: { portalId: string; configId: string };
   /** A subscription with delivery attempts kept, for GET /attempts. */
   withAttempts: { portalId: string; configId: string };
+  /** A subscription with messages logged, for GET /messages. */
+  withMessages: { portalId: string; configId: string };
+  /** By size of GET /messages' scale: a subscription with that many messages logged. */
+  messageLogs: Map<number, { portalId: string; configId: string }>;
   /** For the data some rows make before each turn (replay's dead letters, the recorder's subscriptions). */
   documentClient: DynamoDBDocumentClient;
   /** By size of list's scale. */
@@ -188,6 +193,13 @@ export async function makeFixtures({ iterations, measures }: BenchPlan, document
     await seedRecords(documentClient, portalId, size);
     listPortals.set(size, portalId);
   }
+  const messageLogs = new Map<number, { portalId: string; configId: string }>();
+  for (const size of measures('listMessages') ? iterations.messagesScale : []) {
+    const portalId = `bench-messages-${size}`;
+    const [subscription] = await createReal(portalId, 1);
+    await seedMessages(documentClient, portalId, subscription!.configId, size);
+    messageLogs.set(size, { portalId, configId: subscription!.configId });
+  }
   const dispatchPortals = new Map<string, string[]>();
   for (const [shapeIndex, shape] of (measures('dispatchPortalEvents') ? iterations.dispatchShapes : []).entries()) {
     const portalIds = Array.from({ length: shape.portals }, (_, index) => `bench-dispatch-${shapeIndex}-${index}`);
@@ -199,11 +211,14 @@ export async function makeFixtures({ iterations, measures }: BenchPlan, document
   await confirmAsEndpointOwner(confirmed!.subscriptionArn);
   const withDeadLetters = await seedDeadLetters(documentClient, undefined, 30);
   const withAttempts = await seedAttempts(documentClient, confirmedPortal, confirmed!, 30);
+  await seedMessages(documentClient, confirmedPortal, confirmed!.configId, 30);
   return {
     changed: { portalId: changedPortal, configId: changed!.configId },
     confirmed: { portalId: confirmedPortal, ...confirmed! },
     withDeadLetters,
     withAttempts,
+    withMessages: { portalId: confirmedPortal, configId: confirmed!.configId },
+    messageLogs,
     documentClient,
     listPortals,
     dispatchPortals,
@@ -249,6 +264,10 @@ export async function eventsFor(name: FunctionName, count: number, fixtures: Fix
       const { portalId: deadPortal, configId: deadConfig } = fixtures.withDeadLetters;
       return indexes.map(() => httpEvent('listDeadLettersRoute', { portalId: deadPortal, query: { config_id: deadConfig, limit: '10' } }));
     }
+    case 'listMessages': {
+      const { portalId: messagesPortal, configId: messagesConfig } = fixtures.withMessages;
+      return indexes.map(() => httpEvent('listMessagesRoute', { portalId: messagesPortal, query: { config_id: messagesConfig, limit: '10' } }));
+    }
     case 'listAttempts': {
       const { portalId: attemptPortal, configId: attemptConfig } = fixtures.withAttempts;
       return indexes.map(() => httpEvent('listAttemptsRoute', { portalId: attemptPortal, query: { config_id: attemptConfig, limit: '10' } }));
@@ -257,7 +276,10 @@ export async function eventsFor(name: FunctionName, count: number, fixtures: Fix
       // A real topic each (the consumer reads its portal tag), so no event meets the cap of another's.
       const portals = indexes.map(() => `bench-attempts-${randomUUID().slice(0, 8)}`);
       const topics = await mapWithConcurrency(portals, 4, async (portal) => (await createReal(portal, 1))[0]!);
-      return topics.map((topic) => attemptsEvent(topic.topicArn, ATTEMPTS_PER_EVENT));
+      // Each record names a message the service published to that topic (the message log), as the consumer keeps only those.
+      return Promise.all(
+        topics.map(async (topic, index) => attemptsEvent(topic.topicArn, await seedMessages(documentClient, portals[index]!, topic.configId, ATTEMPTS_PER_EVENT))),
+      );
     }
     case 'replayDeadLetters': {
       // A subscription each (its record pointing at the confirmed one's topic), with its own dead letters to send.
@@ -287,4 +309,23 @@ export async function eventsFor(name: FunctionName, count: number, fixtures: Fix
     default:
       throw new Error(`no events for ${name}`);
   }
+}
+
+/** `count` messages logged for a subscription, as a publisher logs them; answers their SNS message ids. */
+export async function seedMessages(documentClient: DynamoDBDocumentClient, portalId: string, configId: string, count: number): Promise<string[]> {
+  const now = new Date().toISOString();
+  const messages = Array.from({ length: count }, (_, index) => {
+    const eventId = randomUUID();
+    const body = JSON.stringify({ event: DISPATCHED_KIND, portalId, configId, occurredAt: now, eventId, data: { mediaId: `m-${index}` } });
+    return { portalId, configId, messageId: randomUUID(), eventId, event: DISPATCHED_KIND, occurredAt: now, sentAt: now, body };
+  });
+  const { notLogged } = await logMessages({ db: documentClient, tableName: FUNCTION_ENV.TABLE_NAME }, 30, messages);
+  if (notLogged.length > 0) throw new Error(`${notLogged.length} bench messages were not logged.`);
+  return messages.map(({ messageId }) => messageId);
+}
+
+/** GET /messages' first page of 100 of a subscription with that many messages logged. */
+export function messagesPageEvent(fixtures: Fixtures, size: number) {
+  const { portalId, configId } = fixtures.messageLogs.get(size)!;
+  return httpEvent('listMessagesRoute', { portalId, query: { config_id: configId, limit: '100' } });
 }

@@ -74,6 +74,9 @@ export interface Iterations {
   listScale: number[];
   /** Warm invocations and blocks of each list scaling row after the first. */
   listTurns: { warm: number; blocks: number }[];
+  /** Messages logged for a subscription whose first page GET /messages reads, one row each. */
+  messagesScale: number[];
+  messagesTurns: { warm: number; blocks: number };
   /** The dispatcher's batches; the first is the dispatcher's own row. */
   dispatchShapes: DispatchShape[];
   dispatchIterations: number;
@@ -103,6 +106,9 @@ const FULL: Iterations = {
     { warm: 150, blocks: 15 },
     { warm: 30, blocks: 10 },
   ],
+  // A log of 1,000 and of 10,000 messages: a page of 100 is one Query of the key range either way.
+  messagesScale: [1_000, 10_000],
+  messagesTurns: { warm: 100, blocks: 10 },
   // One event, one recipient (the function's own row); a bulk upload's batch (ten events of one
   // portal of ten recipients: 1 Query and 10 PublishBatch, against 110 calls one event at a time);
   // and ten portals' events in one batch (a Query and a PublishBatch each).
@@ -133,6 +139,8 @@ const QUICK: Iterations = {
     { warm: 1, blocks: 1 },
     { warm: 1, blocks: 1 },
   ],
+  messagesScale: [6, 12],
+  messagesTurns: { warm: 1, blocks: 1 },
   dispatchShapes: [
     { events: 1, portals: 1, recipients: 1 },
     { events: 3, portals: 1, recipients: 3 },

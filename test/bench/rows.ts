@@ -6,7 +6,7 @@
 import { statSync } from 'node:fs';
 import type { Bundles } from './build';
 import { dispatchBatch, listEvent } from './events';
-import { eventsFor, makeFixtures, queryPagesOf, type Fixtures } from './fixtures';
+import { eventsFor, makeFixtures, messagesPageEvent, queryPagesOf, type Fixtures } from './fixtures';
 import type { BundleProcesses, CallCount, Turns } from './invocations';
 import { dispatchLabel, type BenchPlan, type FunctionName, type Side } from './plan';
 import { log } from './progress';
@@ -18,10 +18,11 @@ import { ATTEMPTS_PER_EVENT, MINIMUM_CALLS, RECORDED_PER_BATCH, REPLAYED_PER_INV
 /** What an invocation of these rows does, since their calls grow with it. */
 const ROW_NOTES: Partial<Record<FunctionName, string>> = {
   replayDeadLetters: `${REPLAYED_PER_INVOCATION} dead letters per invocation: 1 Query, then per message 1 UpdateItem claiming it, 1 Publish and 1 TransactWriteItems removing it; 1 UpdateItem: the portal's rate limit`,
-  createSubscription: "1 UpdateItem: the portal's rate limit (its floor makes it too: its cost is one such call, see the rename row)",
-  testSubscription: "1 UpdateItem: the portal's rate limit (its floor makes it too: its cost is one such call, see the rename row)",
+  createSubscription: "1 UpdateItem: the portal's rate limit (every floor makes it too: its cost is one such call, half the rename row)",
+  testSubscription: "1 UpdateItem: the portal's rate limit (every floor makes it too: its cost is one such call, half the rename row)",
+  renameSubscription: "2 UpdateItem: the portal's rate limit and the record's name",
   confirmSubscription: "2 UpdateItem: the portal's rate limit, and the confirmation request's turn (its floor makes both)",
-  listSubscriptions: 'each entry\'s health (lastDeliveredAt, lastFailedAt, 24-hour counts) is read off its record in the same Query: no call per entry',
+  listSubscriptions: 'each entry\'s health (lastDeliveredAt, lastFailedAt, 24-hour counts) is read off its record in the same Query: no call per entry; 1 UpdateItem: the portal\'s rate limit',
   recordDeliveryAttempts: `a subscription event of ${ATTEMPTS_PER_EVENT} delivery status records per invocation: 1 ListTagsForResource, 1 GetItem, 1 TransactWriteItems`,
   recordDeadLetters: `a batch of ${RECORDED_PER_BATCH} dead letters per invocation: 1 write (TransactWriteItems) each, 1 GetItem per subscription`,
 };
@@ -72,6 +73,7 @@ export async function measureRows(plan: BenchPlan, bundles: Bundles, processes: 
   const unmeasured: string[] = [];
   if (plan.measures('listSubscriptions')) rows.push(...(await listScalingRows(context, mainRuns.get('listSubscriptions')!, unmeasured)));
   if (plan.measures('dispatchPortalEvents')) rows.push(...(await dispatchScalingRows(context, mainRuns.get('dispatchPortalEvents')!, unmeasured)));
+  if (plan.measures('listMessages')) rows.push(...(await messagesScalingRows(context, unmeasured)));
   return { rows, unmeasured };
 }
 
@@ -207,6 +209,31 @@ async function listScalingRows({ plan, processes, services, fixtures }: Context,
       });
     } catch (error) {
       unmeasured.push(`list, ${size} records: ${(error as Error).message.slice(0, 500)}`);
+    }
+  }
+  return rows;
+}
+
+/** GET /messages' first page of 100 over a log of each size of its scale: one Query of the key range whatever the size. */
+async function messagesScalingRows({ plan, processes, services, fixtures }: Context, unmeasured: string[]): Promise<Row[]> {
+  const { messagesScale, messagesTurns, counted } = plan.iterations;
+  const rows: Row[] = [];
+  for (const size of messagesScale) {
+    const label = `list messages, a page of 100 of ${size}`;
+    try {
+      log(`${label}: ${messagesTurns.warm} warm invocations each, in ${messagesTurns.blocks} turns`);
+      const events = (count: number) => Array.from({ length: count }, () => messagesPageEvent(fixtures, size));
+      const turns = await processes.invokeInTurns('listMessages', { ...messagesTurns, events: async (count) => events(count) }, () => services.env);
+      const calls = await processes.countCalls('listMessages', events(counted), services.env, services.counters);
+      rows.push({
+        label,
+        ...warmPairs(turns.function.warmBlocksMs, turns.floor.warmBlocksMs),
+        calls: calls.calls,
+        wireRequests: calls.wireRequests,
+        minimum: MINIMUM_CALLS.listMessages!({ records: size, queryPages: 1 }),
+      });
+    } catch (error) {
+      unmeasured.push(`${label}: ${(error as Error).message.slice(0, 500)}`);
     }
   }
   return rows;

@@ -26,6 +26,10 @@ export const FUNCTION_ENV = {
   // still takes its turn (one UpdateItem): the run measures the checks, never their refusal.
   PORTAL_SEND_BURST: '100000',
   PORTAL_SEND_RATE_PER_MINUTE: '600000',
+  PORTAL_CHANGE_BURST: '100000',
+  PORTAL_CHANGE_RATE_PER_MINUTE: '60',
+  PORTAL_READ_BURST: '100000',
+  PORTAL_READ_RATE_PER_MINUTE: '60',
   CONFIRMATION_REQUESTS_PER_DAY: '1000000',
   CONFIRMATION_REQUEST_INTERVAL_SECONDS: '0',
   DELIVERY_DEAD_LETTER_QUEUE_ARN: 'arn:aws:sqs:us-east-1:000000000000:webhooks-bench-dead-letters',

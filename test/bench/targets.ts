@@ -36,8 +36,8 @@ export interface CallMinimum {
   extra?: { action: string; reason: string };
 }
 
-/** Update, activate and rename: the conditional write of the record, and nothing in SNS. */
-const CHANGE_RECORD: CallMinimum = { required: { UpdateItem: 1 } };
+/** Update, activate and rename: the conditional write of the record, and nothing in SNS; and the portal's rate limit. */
+const CHANGE_RECORD: CallMinimum = { required: { UpdateItem: 2 } };
 
 /**
  * By function. `queryPages` is how many Query pages DynamoDB needs for the portal (its 1 MB
@@ -55,16 +55,17 @@ export const MINIMUM_CALLS: Record<string, (sizes: { records: number; queryPages
   renameSubscription: () => CHANGE_RECORD,
   // The write is the remove transaction with the counter.
   deleteSubscription: () => ({
-    required: { DeleteTopic: 1, TransactWriteItems: 1 },
+    // UpdateItem: the portal's rate limit (every route takes its token).
+    required: { DeleteTopic: 1, TransactWriteItems: 1, UpdateItem: 1 },
     extra: { action: 'GetItem', reason: "reads the record first: only the caller's portal's topic is deleted, and the record names it" },
   }),
   // Every bench portal's endpoints are stored confirmed: list asks SNS nothing (a pending record would cost a GetSubscriptionAttributes).
-  listSubscriptions: ({ queryPages }) => ({ required: { Query: queryPages } }),
+  listSubscriptions: ({ queryPages }) => ({ required: { Query: queryPages, UpdateItem: 1 } }),
   // Its record, whether its endpoint confirmed (a test nobody would get is refused), the Publish.
   // UpdateItem: the portal's rate limit.
-  testSubscription: () => ({ required: { GetItem: 1, GetSubscriptionAttributes: 1, Publish: 1, UpdateItem: 1 } }),
+  testSubscription: () => ({ required: { GetItem: 1, GetSubscriptionAttributes: 1, Publish: 1, UpdateItem: 1, BatchWriteItem: 1 } }),
   // The record (it must be the caller's; its dropped count), one Query page of dead letters.
-  listDeadLetters: () => ({ required: { GetItem: 1, Query: 1 } }),
+  listDeadLetters: () => ({ required: { GetItem: 1, Query: 1, UpdateItem: 1 } }),
   // The record and SNS's state (deactivated or unconfirmed is refused), one Query of the kept
   // dead letters, then per message its claim (so concurrent replays send it once), its Publish and
   // the transaction removing it and its count; and the portal's rate limit.
@@ -76,6 +77,8 @@ export const MINIMUM_CALLS: Record<string, (sizes: { records: number; queryPages
       UpdateItem: 1 + REPLAYED_PER_INVOCATION,
       Publish: REPLAYED_PER_INVOCATION,
       TransactWriteItems: REPLAYED_PER_INVOCATION,
+      // Each message sent again is logged (the message log).
+      BatchWriteItem: REPLAYED_PER_INVOCATION,
     },
   }),
   // One write per dead letter: the transaction of its Put and its record's counters; the retry
@@ -87,23 +90,28 @@ export const MINIMUM_CALLS: Record<string, (sizes: { records: number; queryPages
   // Nothing to read or send: the filter is tried in the function alone.
   testFilter: () => ({ required: {} }),
   // The record (it must be the caller's; its protocol), one Query page of attempts.
-  listAttempts: () => ({ required: { GetItem: 1, Query: 1 } }),
-  // One log group's records: the topic's portal (its tag), then one transaction of their Puts and the record's counters.
+  listAttempts: () => ({ required: { GetItem: 1, Query: 1, UpdateItem: 1 } }),
+  // One log group's records: their messages (so their portal) from the message log, then one
+  // transaction of their Puts and the record's counters, and each message's delivery state.
   recordDeliveryAttempts: () => ({
-    required: { ListTagsForResource: 1, TransactWriteItems: 1 },
+    required: { BatchGetItem: 1, TransactWriteItems: 1, UpdateItem: ATTEMPTS_PER_EVENT },
     extra: { action: 'GetItem', reason: 'reads the record once per event: its counters, the latest times and the cap' },
   }),
   // A pending subscription (the bench's is): its record, its state, the Subscribe; no write, as its ARN stays.
   // UpdateItem x2: the portal's rate limit, and the turn taken before Subscribe (no new request
   // while one is pending, a few a day), a conditional write so concurrent confirms send one.
   confirmSubscription: () => ({ required: { GetItem: 1, GetSubscriptionAttributes: 1, Subscribe: 1, UpdateItem: 2 } }),
-  // Per portal of the batch, one Query; per recipient, one PublishBatch per 10 of its events.
+  // Per portal of the batch, one Query; per recipient, one PublishBatch per 10 of its events; per
+  // portal, its messages logged 12 to a BatchWriteItem.
   dispatchPortalEvents: ({ dispatch = { events: 1, portals: 1, recipients: 1 } }) => ({
     required: {
       Query: dispatch.portals,
       PublishBatch: dispatch.portals * dispatch.recipients * Math.ceil(dispatch.events / dispatch.portals / MAX_BATCH_ENTRIES),
+      BatchWriteItem: dispatch.portals * Math.ceil((dispatch.events / dispatch.portals) * dispatch.recipients / 12),
     },
   }),
+  // The record (it must be the caller's), one Query page of messages.
+  listMessages: () => ({ required: { GetItem: 1, Query: 1, UpdateItem: 1 } }),
 };
 
 export interface CallVerdict {

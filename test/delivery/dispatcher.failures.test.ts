@@ -31,8 +31,7 @@ import {
   denyPublishTo,
   retried,
   localQueue,
-  drain,
-} from '../support/dispatcher';
+  drain, loggedMessagesOf, messagesDeliveredTo } from '../support/dispatcher';
 
 describe('a PublishBatch refused whole', () => {
   it('fails only the records of its events, which are delivered when the queue retries them; another portal\'s events are unaffected', async () => {
@@ -131,9 +130,14 @@ describe('one entry of a PublishBatch that SNS failed', () => {
     );
 
     const retryCalls = await awsCallsDuring(async () => expect(await runBatch([retried(unlucky!)])).toEqual({ batchItemFailures: [] }), { withTopic: true });
-    expect(retryCalls.sort()).toEqual(['GetItemCommand', `PublishBatchCommand ${flaky.topicArn}`, 'QueryCommand'].sort());
+    expect(retryCalls.sort()).toEqual(['GetItemCommand', `PublishBatchCommand ${flaky.topicArn}`, 'QueryCommand', 'BatchWriteItemCommand'].sort());
     expect(await eventIdsDeliveredTo(flaky.subscriptionArn)).toEqual([luckyId, unluckyId]);
     expect(await eventIdsDeliveredTo(steady.subscriptionArn)).toEqual([unluckyId, luckyId]);
+    // The retried batch logs only what it published anew: each recipient's log holds each message it got, once.
+    for (const { configId, subscriptionArn } of [flaky, steady]) {
+      const logged = (await loggedMessagesOf(portalId, configId)).map(({ messageId }) => messageId).sort();
+      expect(logged).toEqual((await messagesDeliveredTo(subscriptionArn)).map(({ messageId }) => messageId).sort());
+    }
   });
 });
 

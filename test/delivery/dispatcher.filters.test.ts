@@ -15,7 +15,8 @@ import { call, freshPortal, newSubscription } from '../support/api';
 import { awsCallsDuring } from '../support/aws-calls';
 import { sqsRecord } from '../support/portal-events';
 import { confirmAsEndpointOwner } from '../support/sns-confirmation';
-import { CREATE, eventIdsDeliveredTo, portalEvent, runBatch } from '../support/dispatcher';
+import { CREATE, eventIdsDeliveredTo, loggedMessagesOf, portalEvent, runBatch } from '../support/dispatcher';
+import { messageLogOf } from '../../shared/data/messages';
 
 /** A queue subscription of another account, confirmed by its owner, with `filter` when given. */
 async function subscribeFiltered(portalId: string, filter?: Record<string, unknown>, events = [CREATE]) {
@@ -46,7 +47,8 @@ describe('a subscription with a filter', () => {
 
     const calls = await awsCallsDuring(async () => expect(await runBatch(events.map((event) => sqsRecord(event)))).toEqual({ batchItemFailures: [] }));
 
-    expect(calls.sort()).toEqual(['QueryCommand', 'PublishBatchCommand', 'PublishBatchCommand', 'PublishBatchCommand'].sort());
+    // The messages published are logged together (the message log), whatever the filters.
+    expect(calls.sort()).toEqual(['QueryCommand', 'PublishBatchCommand', 'PublishBatchCommand', 'PublishBatchCommand', 'BatchWriteItemCommand'].sort());
     expect(await eventIdsDeliveredTo(acme.subscriptionArn)).toEqual([events[0]!.id, events[2]!.id]);
     expect(await eventIdsDeliveredTo(large.subscriptionArn)).toEqual([events[1]!.id, events[2]!.id]);
     expect(await eventIdsDeliveredTo(everything.subscriptionArn)).toEqual(events.map((event) => event.id));
@@ -80,7 +82,7 @@ describe('a subscription with a filter', () => {
     const portalId = freshPortal();
     const failing = await subscribeFiltered(portalId);
     const told = await subscribeFiltered(portalId, { brand: ['acme'] }, [FAILING_EVENT_KIND]);
-    const deps = { repository: repositoryOf({ db: documentClient, tableName }, { listFor }), sns: snsClient };
+    const deps = { repository: repositoryOf({ db: documentClient, tableName }, { listFor }), sns: snsClient, messages: messageLogOf({ db: documentClient, tableName }, 30) };
     const at = new Date().toISOString();
 
     const outcome = await sendNotice(deps, {
@@ -96,5 +98,7 @@ describe('a subscription with a filter', () => {
 
     expect(outcome).toMatchObject({ delivered: [told.configId] });
     expect(await eventIdsDeliveredTo(told.subscriptionArn)).toHaveLength(1);
+    // The notice is in the message log of the subscription it reached, as every message is.
+    expect((await loggedMessagesOf(portalId, told.configId)).map(({ body }) => JSON.parse(body).event)).toEqual([FAILING_EVENT_KIND]);
   });
 });

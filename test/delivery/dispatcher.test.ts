@@ -23,6 +23,8 @@ import {
   runBatch,
   subscribeQueue,
   eventIdsDeliveredTo,
+  loggedMessagesOf,
+  messagesDeliveredTo,
   publishBatchesDuring,
   retried,
   localQueue,
@@ -85,7 +87,7 @@ describe('a batch with events that can never be delivered', () => {
 });
 
 describe('calls per batch', () => {
-  it('10 events of one portal: one Query, and one PublishBatch of 10 entries per recipient (10 recipients: 11 calls, against 110 one by one)', async () => {
+  it('10 events of one portal: one Query, one PublishBatch of 10 entries per recipient, and the 100 messages logged 12 to a BatchWriteItem (10 recipients: 20 calls, against 310 one by one)', async () => {
     const portalId = freshPortal();
     const subscriptions = [];
     for (let n = 0; n < 10; n++) subscriptions.push(await subscribeQueue(portalId, [CREATE]));
@@ -96,7 +98,7 @@ describe('calls per batch', () => {
       batches = await publishBatchesDuring(async () => expect(await runBatch(events.map((event) => sqsRecord(event)))).toEqual({ batchItemFailures: [] }));
     });
 
-    expect(calls.sort()).toEqual(['QueryCommand', ...Array<string>(10).fill('PublishBatchCommand')].sort());
+    expect(calls.sort()).toEqual(['QueryCommand', ...Array<string>(10).fill('PublishBatchCommand'), ...Array<string>(9).fill('BatchWriteItemCommand')].sort());
     expect(batches.map((batch) => batch.topicArn).sort()).toEqual(subscriptions.map((subscription) => subscription.topicArn).sort());
     for (const batch of batches) expect(batch.eventIds).toEqual(events.map((event) => event.id));
     for (const subscription of subscriptions) expect(await eventIdsDeliveredTo(subscription.subscriptionArn)).toEqual(events.map((event) => event.id));
@@ -134,8 +136,18 @@ describe('calls per batch', () => {
       withTopic: true,
     });
 
-    // One Query of the portal's partition, one PublishBatch per recipient with that recipient's events.
-    expect(calls.sort()).toEqual(['QueryCommand', `PublishBatchCommand ${chosen.topicArn}`, `PublishBatchCommand ${otherKind.topicArn}`].sort());
+    // One Query of the portal's partition, one PublishBatch per recipient with that recipient's events, the 3 messages logged in one call.
+    expect(calls.sort()).toEqual(['QueryCommand', `PublishBatchCommand ${chosen.topicArn}`, `PublishBatchCommand ${otherKind.topicArn}`, 'BatchWriteItemCommand'].sort());
+    // Each message is logged with SNS's message id and the very body the endpoint got.
+    for (const { configId, subscriptionArn } of [chosen, otherKind]) {
+      const delivered = await messagesDeliveredTo(subscriptionArn);
+      const logged = await loggedMessagesOf(portalId, configId);
+      expect(logged.map(({ messageId, body }) => ({ messageId, body })).sort((a, b) => a.messageId.localeCompare(b.messageId))).toEqual(
+        [...delivered].sort((a, b) => a.messageId.localeCompare(b.messageId)),
+      );
+      expect(logged.every(({ deliveryState }) => deliveryState === 'pending')).toBe(true);
+    }
+    expect(await loggedMessagesOf(portalId, deactivated.configId)).toEqual([]);
     expect(await eventIdsDeliveredTo(chosen.subscriptionArn)).toEqual([create.id, deleted.id]);
     expect(await eventIdsDeliveredTo(otherKind.subscriptionArn)).toEqual([deleted.id]);
     expect(await eventIdsDeliveredTo(deactivated.subscriptionArn)).toEqual([]);

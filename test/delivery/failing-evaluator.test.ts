@@ -13,17 +13,18 @@ const SETTINGS = { deliveryRetryScheduleMs: [5 * 60_000, 30 * 60_000], disableFa
 const T0 = '2026-11-20T10:00:00.000Z';
 const at = (offsetMs: number) => new Date(Date.parse(T0) + offsetMs).toISOString();
 
-type Health = Pick<Subscription, 'status' | 'protocol' | 'failingSince' | 'lastDeliveredAt' | 'disabledReason' | 'disabledAt'>;
+type Health = Pick<Subscription, 'status' | 'protocol' | 'failingSince' | 'lastDeliveredAt' | 'lastEventDeliveredAt' | 'disabledReason' | 'disabledAt'>;
 const record = (health: Partial<Health> = {}): Health => ({ status: 1, protocol: 'https', ...health });
 const letter = (failedAt: string) => ({ portalId: 'portal-a', configId: 'c-1', failedAt, messageId: 'm-1' });
 
 describe('a failing streak', () => {
   it.each([
     ['begins with the first dead letter of a subscription that never failed', {}, true],
-    ['goes on while no delivery succeeded since it began', { failingSince: T0, lastDeliveredAt: at(-HOUR) }, false],
-    ['goes on when the last success is the moment it began', { failingSince: T0, lastDeliveredAt: T0 }, false],
-    ['is ended by a success after it began: the next dead letter begins a new one', { failingSince: T0, lastDeliveredAt: at(HOUR) }, true],
-    ['begins anew after an activation, which cleared it', { lastDeliveredAt: at(-DAY) }, true],
+    ['goes on while no delivery succeeded since it began', { failingSince: T0, lastEventDeliveredAt: at(-HOUR) }, false],
+    ['goes on when the last success is the moment it began', { failingSince: T0, lastEventDeliveredAt: T0 }, false],
+    ['is ended by a success after it began: the next dead letter begins a new one', { failingSince: T0, lastEventDeliveredAt: at(HOUR) }, true],
+    ['begins anew after an activation, which cleared it', { lastEventDeliveredAt: at(-DAY) }, true],
+    ['goes on when only a test event was delivered since it began', { failingSince: T0, lastDeliveredAt: at(HOUR), lastEventDeliveredAt: at(-HOUR) }, false],
   ])('%s', (_, health, expected) => {
     expect(beginsStreak(record(health))).toBe(expected);
   });
@@ -78,7 +79,7 @@ describe('a new dead letter', () => {
 describe('a due failing notice', () => {
   it.each([
     ['is sent while its streak goes on', record({ failingSince: T0 }), 'notify'],
-    ['is dropped once a success or an activation ended its streak', record({ lastDeliveredAt: at(HOUR) }), 'drop'],
+    ['is dropped once a success or an activation ended its streak', record({ lastEventDeliveredAt: at(HOUR) }), 'drop'],
     ['is dropped when another streak began since', record({ failingSince: at(DAY) }), 'drop'],
     ['is dropped when the subscription was deleted', undefined, 'drop'],
   ])('%s', (_, health, expected) => {
@@ -96,13 +97,18 @@ describe('a due check for disabling', () => {
   });
 
   it.each([
-    ['a success since the streak began', record({ failingSince: T0, lastDeliveredAt: at(DAY) })],
+    ['a success since the streak began', record({ failingSince: T0, lastEventDeliveredAt: at(DAY) })],
     ['an activation, which cleared the streak', record({})],
     ['a deactivation by the tenant', record({ status: 0, failingSince: T0 })],
     ['an e-mail endpoint', record({ protocol: 'email', failingSince: T0 })],
     ['a deleted subscription', undefined],
   ])('is dropped after %s', (_, health) => {
     expect(onDisableDue(health, work, after(6 * DAY), SETTINGS)).toEqual({ action: 'drop' });
+  });
+
+  it('disables all the same when only test events were delivered since the streak began', () => {
+    const answersTestsOnly = record({ failingSince: T0, lastDeliveredAt: at(4 * DAY), lastEventDeliveredAt: at(-HOUR) });
+    expect(onDisableDue(answersTestsOnly, work, after(5 * DAY), SETTINGS)).toEqual({ action: 'disable', disabledAt: at(5 * DAY) });
   });
 
   it('of a subscription disabled already (its notice failed) sends the notice again, with the first disabledAt', () => {

@@ -12,7 +12,8 @@ import { listFor } from '../../shared/data/subscription-reads';
 import { repositoryOf } from '../../shared/data/bound-operations';
 import { dueItemOf, shardOf } from '../../shared/data/due-work';
 import { sweepDueWork } from '../../shared/dead-letters/sweep';
-import { config } from '../../shared/environment';
+import { config, messageKeepDays } from '../../shared/environment';
+import { messageLogOf } from '../../shared/data/messages';
 import { call, freshPortal, newSubscription } from '../support/api';
 import { deadLetterRecord, recordBatch } from '../support/dead-letters';
 
@@ -54,7 +55,13 @@ it("sends a quiet portal's due retry in the first run while another portal holds
     await documentClient.send(new BatchWriteCommand({ RequestItems: { [config.tableName]: items } }));
   }
   const table = { db: slowFor(flooding), tableName: config.tableName };
-  const deps = { table, sns: snsClient, repository: repositoryOf(table, { listFor }), settings: { disableFailingAfterMs: 5 * 86_400_000 } };
+  const deps = {
+    table,
+    sns: snsClient,
+    repository: repositoryOf(table, { listFor }),
+    settings: { disableFailingAfterMs: 5 * 86_400_000 },
+    messages: messageLogOf(table, messageKeepDays),
+  };
 
   // Act: one run with 3 s of time; the backlog alone takes at least 2,000 x 2 reads x 25 ms / 10
   // at a time = 10 s.

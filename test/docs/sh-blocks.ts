@@ -31,6 +31,7 @@ export const BLOCKS: Readonly<Record<string, Readonly<Record<string, Verdict>>>>
   'docs/deploy.md': {
     'Account-level resources': { notRun: "lists the logs account policies of a real AWS account; deploy-commands.test.ts checks the policy the stack makes is the one the block looks for" },
     Example: { notRun: 'cdk deploy needs an AWS account; deploy-commands.test.ts synthesizes it with the same -c options' },
+    'The admin page': { notRun: 'cdk deploy needs an AWS account; deploy-commands.test.ts synthesizes it with the same -c options' },
     'Upgrading from filter policies': { notRun: "changes the SNS topics and subscriptions of a deployed stack, which needs an AWS account" },
     'Against a deployed stack': { notRun: 'sam local invoke against the deployed table needs an AWS account, the SAM CLI and Docker; test/infra/sam-invoke.test.ts does the same without them' },
     'Against npm start': { notRun: 'sam local invoke needs the SAM CLI and Docker; test/infra/sam-invoke.test.ts does the same without them' },

@@ -88,9 +88,19 @@ export async function startHostileHarness(): Promise<HostileHarness> {
   }));
   writeFileSync(clientsFile, JSON.stringify([...shipped, ...ours]));
 
-  // The suite sends hundreds of creates from one portal, far past what a person sends: the
-  // per-portal limit is raised for it (test/service/rate-limits.test.ts tests the limit).
-  Object.assign(process.env, { PORTAL_SEND_BURST: '100000', PORTAL_SEND_RATE_PER_MINUTE: '600000' });
+  // The suite sends hundreds of requests of each route from one portal, far past what a person
+  // sends: the per-portal limits are raised for it (test/service/rate-limits*.test.ts test them).
+  // The change and read limits are a burst no run spends, at a token a second: a bucket whose
+  // moment moves by less than a call takes would race concurrent takes past each other's clock
+  // reads (refused as too busy); one a second ahead of the clock never does.
+  Object.assign(process.env, {
+    PORTAL_SEND_BURST: '100000',
+    PORTAL_SEND_RATE_PER_MINUTE: '600000',
+    PORTAL_CHANGE_BURST: '100000',
+    PORTAL_CHANGE_RATE_PER_MINUTE: '60',
+    PORTAL_READ_BURST: '100000',
+    PORTAL_READ_RATE_PER_MINUTE: '60',
+  });
   let testStack: TestStack;
   try {
     // The one way a suite starts a stack: in memory, every port a free one.

@@ -12,6 +12,8 @@ import { PROJECT_ROOT } from '../../infra/aws/service-function';
 import { STACK_NAME } from '../../infra/aws/webhook-subscriptions-app';
 import { gunzipSync } from 'node:zlib';
 import { logSubscriptionEventOf } from '../../shared/attempts/delivery-status-record';
+import { documentClient } from '../../shared/aws/dynamodb';
+import { logMessages } from '../../shared/data/messages';
 import { ATTEMPTS_RECORDER, DEAD_LETTER_RECORDER, DISPATCHER, OPERATIONS, RECONCILER, RETRY_SWEEPER } from '../../shared/operations';
 import { freshPortal } from '../support/api';
 import { allTopicArns, lastConfirmationRequestMinutesAgo, subscriptionItems } from '../support/aws-state';
@@ -231,10 +233,18 @@ describe('the synthesized functions, invoked as sam local invoke does', () => {
       { ...document.logEvents[0], timestamp: Date.now(), message: JSON.stringify(record) },
     ]);
 
+    // The record names a message the service published to that topic (the message log), as the consumer keeps only those.
+    const now = new Date().toISOString();
+    const body = JSON.stringify({ event: 'asset_bank.media.create', portalId, configId, occurredAt: now, eventId: 'e-sam', data: {} });
+    const { messageId } = record.notification;
+    await logMessages({ db: documentClient, tableName: process.env.TABLE_NAME! }, 30, [
+      { portalId, configId, messageId, eventId: 'e-sam', event: 'asset_bank.media.create', occurredAt: now, sentAt: now, body },
+    ]);
+
     const invocation = await samLocalInvokeRaw(ATTEMPTS_RECORDER.handler, event);
     const listed = await samLocalInvoke('listAttempts', sampleEvent('listAttempts', { portalId, configId }));
 
-    expect(invocation.result).toEqual({ stored: 1, duplicates: 0, evicted: 0, dropped: 0 });
+    expect(invocation.result).toEqual({ stored: 1, duplicates: 0, evicted: 0, dropped: 0, unknown: 0 });
     expect(listed.statusCode).toBe(200);
     expect(listed.body.attempts).toEqual([expect.objectContaining({ status: 'failed', statusCode: 500, attempts: 4, messageId: record.notification.messageId })]);
   });

@@ -80,6 +80,7 @@ describe('synth with a bad value', () => {
     ['deliveryStatusSuccessSampleRate', '150', /deliveryStatusSuccessSampleRate must be a whole percentage from 0 to 100/],
     ['deliveryStatusSuccessSampleRate', '12.5', /deliveryStatusSuccessSampleRate must be a whole percentage/],
     ['attemptKeepDays', '0', /attemptKeepDays must be a whole number of days from 1 to 90/],
+    ['messageKeepDays', '91', /messageKeepDays must be a whole number of days from 1 to 90/],
     ['operatorEmails', 'ops@example.com, ops.example.com', /operatorEmails must be a comma-separated list of e-mail addresses \(invalid: ops.example.com\)/],
   ])('fails for %s=%j, naming the key', (key, value, message) => {
     expect(() => synthWith({ ...REQUIRED_CONTEXT, [key]: value })).toThrow(message);
@@ -100,6 +101,7 @@ describe('synth with every key set', () => {
     reconcileEveryMinutes: '45',
     reconcileGraceMinutes: '30',
     allowedEndpointAccounts: '123456789012, 210987654321',
+    messageKeepDays: '45',
   };
   let template: Template;
   beforeAll(() => {
@@ -116,6 +118,7 @@ describe('synth with every key set', () => {
         MAX_SUBSCRIPTIONS_PER_PORTAL: '25',
         PORTAL_CLAIM: 'https://example.com/portal',
         EVENT_KINDS: 'asset_bank.media.create,workflow.job.create',
+        MESSAGE_KEEP_DAYS: '45',
       });
     }
   });
@@ -138,11 +141,11 @@ describe('synth with every key set', () => {
         [statement.Action].flat().some((action) => action.startsWith('sns:')),
       ).map((statement: { Resource: unknown }) => JSON.stringify(statement.Resource)),
     );
-    // Every function that calls SNS (the operations that do, the dispatcher, the attempts consumer,
-    // the reconciler and the retry sweep), and SNS's own right to send to the delivery dead-letter queue; besides
+    // Every function that calls SNS (the operations that do, the dispatcher, the reconciler and the
+    // retry sweep), and SNS's own right to send to the delivery dead-letter queue; besides
     // the reconciler's account-wide listings, which IAM can only grant on "*".
     const onTopics = resources.filter((resource) => resource !== '"*"');
-    const callingSns = OPERATIONS.filter((op) => OPERATION_PERMISSIONS[op.id].topics.length > 0).length + 4;
+    const callingSns = OPERATIONS.filter((op) => OPERATION_PERMISSIONS[op.id].topics.length > 0).length + 3;
     expect(onTopics).toHaveLength(callingSns);
     expect(resources.filter((resource) => resource === '"*"')).toHaveLength(1);
     for (const resource of onTopics) expect(resource).toContain('":acme_webhooks-*"');

@@ -42,7 +42,7 @@ describe('the bundles', () => {
       expect(code.includes('DynamoDBServiceException')).toBe(true);
       expect(code.includes('IDEMPOTENCY_IN_PROGRESS')).toBe(op.id === 'createSubscriptionRoute' || op.id === 'replayDeadLettersRoute');
       // The JSON body parser only where the operation takes a body (list and delete ignore it).
-      const takesBody = !['listSubscriptionsRoute', 'deleteSubscriptionRoute', 'listDeadLettersRoute', 'listAttemptsRoute'].includes(op.id);
+      const takesBody = !['listSubscriptionsRoute', 'deleteSubscriptionRoute', 'listDeadLettersRoute', 'listAttemptsRoute', 'listMessagesRoute'].includes(op.id);
       expect(code.includes('request body is not valid JSON')).toBe(takesBody);
       // Only its own body's compiled validator and checks: the event list's rules and catalog
       // check only where the body has events, the protocol's, the name's, the status's and the

@@ -13,7 +13,6 @@
  * deliveries in admin-page.deliveries.steps.ts, both run here in the same browser and stack; the
  * browser, the stack and what the steps read of the page and the API are test/support/admin-page.ts.
  *
- * `UPDATE_SCREENSHOTS=1` also saves docs/admin-page.png (the screenshot in docs/local.md).
  */
 import { createSubscriptionRequest } from '../../shared/contract/schemas';
 import { LOCAL_CREDENTIALS } from '../../infra/local/stack/local-stack';
@@ -52,7 +51,9 @@ if (!chromiumPath) console.log('admin page browser suite not run: chromium is no
 describeWithChromium('the admin page, in Chromium with the keyboard', () => {
   startAdminPageBeforeAll();
 
-  step('shows the token endpoint\'s refusal of a wrong secret', async () => {
+  step('shows the token endpoint\'s refusal of a wrong secret on the secret field, marked invalid', async () => {
+    // The page's clock, so a later step can let the 5 minutes of a confirmation request pass.
+    await page.clock.install();
     await page.goto(local.stack.adminUrl);
     await page.locator('body[data-ready="true"]').waitFor();
     const refusal = await requestToken(local.stack, { grant_type: 'client_credentials', client_id: admin.clientId, client_secret: 'wrong' });
@@ -60,23 +61,25 @@ describeWithChromium('the admin page, in Chromium with the keyboard', () => {
 
     await page.getByLabel('Client id').fill(admin.clientId);
     await page.getByLabel('Client secret').fill('wrong');
-    await page.getByRole('button', { name: 'Sign in' }).press('Enter');
+    await page.getByRole('button', { name: 'Sign in', exact: true }).press('Enter');
 
-    await page.getByRole('alert').filter({ hasText: refusal.body.error_description }).waitFor();
-    expect(await page.getByRole('heading', { name: 'Sign in' }).isVisible()).toBe(true);
+    await page.locator('#client-secret-error').filter({ hasText: refusal.body.error_description }).waitFor();
+    expect(await page.getByLabel('Client secret').getAttribute('aria-invalid')).toBe('true');
+    expect(await focusedElement()).toBe('client-secret');
+    expect(await page.getByRole('heading', { name: 'Sign in', exact: true }).isVisible()).toBe(true);
   });
 
   step('signs in with a client id and secret through the token endpoint', async () => {
     await page.getByLabel('Client id').fill(admin.clientId);
     await page.getByLabel('Client secret').fill(admin.clientSecret);
-    await page.getByRole('button', { name: 'Sign in' }).press('Enter');
+    await page.getByRole('button', { name: 'Sign in', exact: true }).press('Enter');
 
     await statusSays('Signed in. 0 subscriptions.');
     expect(await page.getByRole('heading', { name: 'Subscriptions', exact: true }).isVisible()).toBe(true);
     expect(await page.locator('#signed-in-as').textContent()).toBe(`Signed in as ${admin.clientId} (portal ${admin.portalId})`);
     expect(await page.locator('#subscription-count').textContent()).toBe(`0 of ${MAX_SUBSCRIPTIONS} subscriptions`);
     expect(await page.locator('#read-only-note').isVisible()).toBe(false);
-    expect(await page.getByRole('heading', { name: 'Sign in' }).isVisible()).toBe(false);
+    expect(await page.getByRole('heading', { name: 'Sign in', exact: true }).isVisible()).toBe(false);
   });
 
   step('offers the protocols and the event catalog of the service', async () => {
@@ -132,7 +135,8 @@ describeWithChromium('the admin page, in Chromium with the keyboard', () => {
     await dialog.getByLabel('New name').fill('Media hooks');
     await dialog.getByRole('button', { name: 'Save name' }).press('Enter');
 
-    await statusSays('Subscription renamed. (Hooks)');
+    // Named by its new name, as the row now is.
+    await statusSays('Subscription renamed. (Media hooks)');
     await row('Media hooks').waitFor();
     expect(await dialog.isVisible()).toBe(false);
     expect((await listed()).map((subscription) => subscription.name)).toEqual(['Media hooks']);
@@ -185,14 +189,19 @@ describeWithChromium('the admin page, in Chromium with the keyboard', () => {
   step('resends the confirmation request of its pending endpoint; once followed, shows it confirmed, without the button', async () => {
     const subscriptionArn = await subscriptionArnOf('ops@example.com');
     expect(await confirmationRequestsTo(subscriptionArn, local.stack.sns.endpoint)).toHaveLength(1);
-    // No new request within 5 minutes of the first (shared/subscriptions/confirmation-requests.ts).
+    // No new request within 5 minutes of the first (shared/subscriptions/confirmation-requests.ts):
+    // not offered until then, and offered once they passed, for the service and the page alike.
+    expect(await row('Media hooks').getByRole('button', { name: 'Resend confirmation: Media hooks' }).count()).toBe(0);
+    expect(await row('Media hooks').locator('.confirmation-wait').textContent()).toMatch(/^Confirmation request sent; another from \d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC$/);
     await lastConfirmationRequestsMinutesAgo(local.stack, admin.portalId, 6);
+    await page.clock.fastForward('06:00');
 
     await row('Media hooks').getByRole('button', { name: 'Resend confirmation: Media hooks' }).press('Enter');
 
     await statusSays('Confirmation requested: SNS sent the endpoint a new confirmation request. (Media hooks)');
     expect(await confirmationRequestsTo(subscriptionArn, local.stack.sns.endpoint)).toHaveLength(2);
     expect(await row('Media hooks').getByRole('cell').nth(3).textContent()).toBe('Pending confirmation');
+    expect(await row('Media hooks').getByRole('button', { name: 'Resend confirmation: Media hooks' }).count()).toBe(0);
 
     await confirmAsEndpointOwner(subscriptionArn, local.stack.sns.endpoint);
     await page.getByRole('button', { name: 'Refresh the list' }).press('Enter');
@@ -241,7 +250,14 @@ describeWithChromium('the admin page, in Chromium with the keyboard', () => {
     const dialog = page.getByRole('dialog', { name: 'Delete subscription?' });
     const [subscription] = await listed();
     expect(await dialog.textContent()).toContain(`"Media hooks" (email ops@example.com, id ${subscription!.configId}) and its SNS topic will be deleted`);
-    await dialog.getByRole('button', { name: 'Delete' }).press('Enter');
+    // It opens on the safe choice: Enter at once keeps the subscription.
+    expect(await page.evaluate('document.activeElement.textContent')).toBe('Keep it');
+    await page.keyboard.press('Enter');
+    expect(await dialog.isVisible()).toBe(false);
+    expect(await listed()).toHaveLength(1);
+
+    await row('Media hooks').getByRole('button', { name: 'Delete: Media hooks' }).press('Enter');
+    await dialog.getByRole('button', { name: 'Delete', exact: true }).press('Enter');
 
     await statusSays('Subscription deleted. (Media hooks)');
     expect(await page.getByText('No subscriptions yet.').isVisible()).toBe(true);

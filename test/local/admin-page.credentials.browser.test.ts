@@ -41,7 +41,7 @@ describeWithChromium('an endpoint password on the admin page', () => {
       await page.locator('body[data-ready="true"]').waitFor();
       await page.getByLabel('Client id').fill(admin.clientId);
       await page.getByLabel('Client secret').fill(admin.clientSecret);
-      await page.getByRole('button', { name: 'Sign in' }).press('Enter');
+      await page.getByRole('button', { name: 'Sign in', exact: true }).press('Enter');
       await page.getByRole('status').filter({ hasText: 'Signed in.' }).waitFor();
 
       await page.getByLabel('Name', { exact: true }).fill('With password');

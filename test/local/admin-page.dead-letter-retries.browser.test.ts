@@ -121,7 +121,7 @@ describeWithChromium('the scheduled retries of a failed delivery on the admin pa
       await page.locator('body[data-ready="true"]').waitFor();
       await page.getByLabel('Client id').fill(admin.clientId);
       await page.getByLabel('Client secret').fill(admin.clientSecret);
-      await page.getByRole('button', { name: 'Sign in' }).press('Enter');
+      await page.getByRole('button', { name: 'Sign in', exact: true }).press('Enter');
       await page.getByRole('status').filter({ hasText: 'Signed in. 1 subscription.' }).waitFor();
       const panel = await showFailedDeliveries('Refusing');
 

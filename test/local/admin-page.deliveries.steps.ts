@@ -6,13 +6,9 @@
  * read-only client, the API's refusal of a token, and a subscription the service disabled for
  * failing. Steps of one scenario, in one file of their own so that each file stays readable;
  * a suite of their own would start the stack and Chromium again.
- *
- * `UPDATE_SCREENSHOTS=1` also saves docs/admin-page.png (the screenshot in docs/local.md).
  */
-import { fileURLToPath } from 'node:url';
 import { DynamoDBClient, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { LOCAL_CREDENTIALS } from '../../infra/local/stack/local-stack';
-import { saveScreenshot } from '../support/browser';
 import { call, forgeToken } from '../support/local-stack-client';
 import { waitFor } from '../support/wait-for';
 import {
@@ -37,8 +33,6 @@ import {
   token,
   utc,
 } from '../support/admin-page';
-
-const DOCS_SCREENSHOT = fileURLToPath(new URL('../../docs/admin-page.png', import.meta.url));
 
 /** Registers the steps, in order, in the calling describe. */
 export function deliveriesSteps(): void {
@@ -92,7 +86,6 @@ export function deliveriesSteps(): void {
     expect(await shownIds()).toEqual(kept.map((letter) => letter.eventId));
     expect(await panel.getByRole('button', { name: 'Show older failed deliveries' }).isVisible()).toBe(false);
 
-    if (process.env.UPDATE_SCREENSHOTS === '1') await saveScreenshot(page, DOCS_SCREENSHOT);
   });
 
   step('fits a 420 px wide screen: nothing wider than its section, no sideways scrolling', async () => {
@@ -207,12 +200,12 @@ export function deliveriesSteps(): void {
     await page.getByRole('button', { name: 'Sign out' }).press('Enter');
     await page.getByLabel('Client id').fill(reader.clientId);
     await page.getByLabel('Client secret').fill(reader.clientSecret);
-    await page.getByRole('button', { name: 'Sign in' }).press('Enter');
+    await page.getByRole('button', { name: 'Sign in', exact: true }).press('Enter');
 
     await statusSays('Signed in. 2 subscriptions.');
     expect(await page.locator('#read-only-note').textContent()).toBe(
-      `Read-only: the token of ${reader.clientId} does not carry webhooks.config:write, so creating, changing, testing, deleting and ` +
-        'sending again are not offered. Sign in with a client that has it to do those.',
+      `Read-only: the sign-in of ${reader.clientId} does not carry webhooks.config:write, so creating, changing, testing, deleting and ` +
+        'sending again are not offered. Sign in as someone who has it to do those.',
     );
     expect(await page.getByRole('heading', { name: 'New subscription' }).isVisible()).toBe(false);
     expect(await row('Media hooks').getByRole('button').count()).toBe(0);
@@ -241,7 +234,7 @@ export function deliveriesSteps(): void {
       .filter({ hasText: 'Not allowed: this needs the scope webhooks.config:read, which the token you signed in with does not carry.' })
       .waitFor();
     expect(await page.getByRole('alert').filter({ hasText: /^Forbidden$/ }).count()).toBe(0);
-    expect(await page.getByRole('heading', { name: 'Sign in' }).isVisible()).toBe(true);
+    expect(await page.getByRole('heading', { name: 'Sign in', exact: true }).isVisible()).toBe(true);
 
     // An expired token: a sentence, not a bare "Unauthorized".
     const now = Math.floor(Date.now() / 1000);

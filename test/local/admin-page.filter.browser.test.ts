@@ -50,7 +50,7 @@ describeWithChromium('a subscription\'s filter on the admin page', () => {
       await page.locator('body[data-ready="true"]').waitFor();
       await page.getByLabel('Client id').fill(admin.clientId);
       await page.getByLabel('Client secret').fill(admin.clientSecret);
-      await page.getByRole('button', { name: 'Sign in' }).press('Enter');
+      await page.getByRole('button', { name: 'Sign in', exact: true }).press('Enter');
       await page.getByRole('status').filter({ hasText: 'Signed in. 1 subscription.' }).waitFor();
 
       await page.getByRole('button', { name: 'Filter: Brands' }).press('Enter');

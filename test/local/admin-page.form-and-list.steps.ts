@@ -58,6 +58,21 @@ export function formAndListSteps(): void {
     expect(await statusText()).toBe('');
   });
 
+  step('shows a refusal of the endpoint by its code (ENDPOINT_NOT_PUBLIC) on the endpoint field', async () => {
+    const privateHost = { name: 'Private', protocol: 'https', endpoint: 'https://10.1.2.3/hooks', events: ['asset_bank.media.create'] };
+    const direct = await call(local.stack, 'POST', PREFIX, { token, body: privateHost });
+    expect(direct.body).toMatchObject({ code: 'ENDPOINT_NOT_PUBLIC' });
+
+    await page.getByLabel('Name', { exact: true }).fill(privateHost.name);
+    await page.getByLabel('Endpoint').fill(privateHost.endpoint);
+    await page.getByRole('button', { name: 'Create subscription' }).press('Enter');
+
+    await page.locator('#create-endpoint-error').filter({ hasText: direct.body.message }).waitFor();
+    expect(await page.getByLabel('Endpoint').getAttribute('aria-invalid')).toBe('true');
+    expect(await page.locator('#create-form-error').isVisible()).toBe(false);
+    expect(await focusedElement()).toBe('create-endpoint');
+  });
+
   step('breaks a long endpoint only between its parts, and a date not at all', async () => {
     const longId = await createdElsewhere({
       name: 'Long endpoint',

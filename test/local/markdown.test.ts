@@ -48,7 +48,7 @@ describe.each(PAGES)('%s', (page) => {
 });
 
 it('serves every one of these pages on the local site, so links between them work there too', () => {
-  const served = Object.keys(adminSiteRoutes({}));
+  const served = Object.keys(adminSiteRoutes({}, {}));
   expect(PAGES.map((page) => `/${page}`).filter((path) => !served.includes(path))).toEqual([]);
 });
 

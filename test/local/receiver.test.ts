@@ -14,7 +14,10 @@ import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DEFAULT_CLIENTS_FILE } from '../../infra/local/auth/clients';
 import { freePort } from '../../infra/local/free-port';
 import { LOCAL_CREDENTIALS } from '../../infra/local/stack/local-stack';
 import { loadOrCreateSigningIdentity, signatureFields, type SignedFields, type SigningIdentity } from '../../infra/local/sns/signing';
@@ -41,13 +44,25 @@ describe('a start that cannot work', () => {
     clearTimeout(timer);
     return { code, output };
   }
-  const variables = (port: number) => ({ RECEIVER_PORT: String(port), TOPIC_ARNS: 'arn:aws:sns:us-east-1:000000000000:webhooks-*' });
+  const variables = (port: number) => ({
+    RECEIVER_PORT: String(port),
+    TOPIC_ARNS: 'arn:aws:sns:us-east-1:000000000000:webhooks-0190a5b2-6c3d-7e4f-8a9b-0c1d2e3f4a5b',
+    PORTAL_ID: 'portal-a',
+  });
 
-  it('without TOPIC_ARNS says so in one line, no stack trace', async () => {
-    const { code, output } = await runUntilExit({ ...variables(await freePort()), TOPIC_ARNS: '' });
+  it('without TOPIC_ARNS or PORTAL_ID says so in one line, no stack trace', async () => {
+    const noTopics = await runUntilExit({ ...variables(await freePort()), TOPIC_ARNS: '' });
+    expect(noTopics.code).toBe(1);
+    expect(`\n${noTopics.output}`).toContain('\nnpm run receiver failed: Set TOPIC_ARNS to the topic ARNs of your subscriptions (what create answered), comma-separated.\n');
+    expect(noTopics.output).not.toMatch(/\n\s+at |Error:|throw/);
+    const noPortal = await runUntilExit({ ...variables(await freePort()), PORTAL_ID: '' });
+    expect(`\n${noPortal.output}`).toContain('\nnpm run receiver failed: Set PORTAL_ID to your portal: a message of another portal is refused.\n');
+  }, 60_000);
+
+  it('refuses a wildcard in TOPIC_ARNS: every tenant\'s topics share the prefix', async () => {
+    const { code, output } = await runUntilExit({ ...variables(await freePort()), TOPIC_ARNS: 'arn:aws:sns:us-east-1:000000000000:webhooks-*' });
     expect(code).toBe(1);
-    expect(`\n${output}`).toContain('\nnpm run receiver failed: Set TOPIC_ARNS to the topics to accept (a trailing * makes a prefix).\n');
-    expect(output).not.toMatch(/\n\s+at |Error:|throw/);
+    expect(`\n${output}`).toContain("\nnpm run receiver failed: TOPIC_ARNS takes exact topic ARNs, no wildcard: a pattern accepts every tenant's topics.\n");
   }, 40_000);
 
   it('on a port in use says so in one line, naming RECEIVER_PORT, no stack trace', async () => {
@@ -75,17 +90,20 @@ describe('against npm start', () => {
   let token: string;
   let created: { configId: string; topicArn: string; subscriptionArn: string };
   let attacker: Awaited<ReturnType<typeof startCertificateServer>> | undefined;
+  let receiverVariables: Record<string, string>;
+  let receiverPort: number;
 
   beforeAll(async () => {
-    stack = await startNpmStart();
+    // Another portal that may write, beside the shipped clients: the tenant next door.
+    const clientsFile = join(mkdtempSync(join(tmpdir(), 'receiver-clients-')), 'clients.json');
+    const shipped = JSON.parse(readFileSync(DEFAULT_CLIENTS_FILE, 'utf8')) as object[];
+    writeFileSync(clientsFile, JSON.stringify([...shipped, { clientId: 'portal-b-admin', clientSecret: 'portal-b-admin-secret', portalId: 'portal-b', scopes: ['webhooks.config:read', 'webhooks.config:write'] }]));
+    stack = await startNpmStart({ variables: { LOCAL_OAUTH_CLIENTS: clientsFile } });
     // As the printout says: the emulator's HTTPS origin, and its certificate authority's file.
     const authorityFile = /NODE_EXTRA_CA_CERTS=(\S+)/.exec(stack.output())?.[1];
     expect(stack.output()).toContain(`ALLOWED_CERT_ORIGIN=https://127.0.0.1:${stack.ports.sns}`);
-    receiver = await startReceiver({
-      TOPIC_ARNS: `arn:aws:sns:${REGION}:${ACCOUNT}:webhooks-*`,
-      ALLOWED_CERT_ORIGIN: `https://127.0.0.1:${stack.ports.sns}`,
-      NODE_EXTRA_CA_CERTS: authorityFile!,
-    });
+    receiverVariables = { ALLOWED_CERT_ORIGIN: `https://127.0.0.1:${stack.ports.sns}`, NODE_EXTRA_CA_CERTS: authorityFile!, PORTAL_ID: 'portal-a' };
+    receiverPort = await freePort();
     // This process follows the messages' URLs too.
     trustAuthorityOf({ certificateAuthority: { pem: readFileSync(authorityFile!, 'utf8') } });
     sns = new SNSClient({ endpoint: `http://127.0.0.1:${stack.ports.sns}`, region: REGION, credentials: LOCAL_CREDENTIALS, maxAttempts: 1 });
@@ -101,10 +119,10 @@ describe('against npm start', () => {
     await stack?.stop();
   }, 60_000);
 
-  async function api(method: string, path: string, body?: unknown) {
+  async function api(method: string, path: string, body?: unknown, bearer = token) {
     const response = await fetch(`${stack.baseUrl}${API}${path}`, {
       method,
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      headers: { authorization: `Bearer ${bearer}`, 'content-type': 'application/json' },
       body: body === undefined ? undefined : JSON.stringify(body),
       signal: AbortSignal.timeout(10_000),
     });
@@ -126,10 +144,13 @@ describe('against npm start', () => {
 
   let portalEventId: string;
 
-  it('confirms its subscription itself, once the confirmation verified', async () => {
-    const answer = await api('POST', '', { name: 'Reference receiver', protocol: 'http', endpoint: `${receiver.url}/hooks`, events: [CREATE] });
+  it('confirms its subscription itself, once given its topic ARN, the confirmation verified', async () => {
+    // As docs/receiving.md says: create first, then run the receiver with the topic ARN create
+    // answered; SNS sends the confirmation again until the receiver confirms it.
+    const answer = await api('POST', '', { name: 'Reference receiver', protocol: 'http', endpoint: `http://127.0.0.1:${receiverPort}/hooks`, events: [CREATE] });
     expect(answer.status).toBe(200);
     created = answer.body.record;
+    receiver = await startReceiver({ ...receiverVariables, RECEIVER_PORT: String(receiverPort), TOPIC_ARNS: created.topicArn });
 
     await waitFor('the receiver to confirm', () => (linesOf(receiver, new RegExp(`^confirmed ${created.topicArn}$`)).length === 1 ? true : undefined), 20_000);
     const listed = await waitFor('the API to list it confirmed', async () => {
@@ -201,6 +222,24 @@ describe('against npm start', () => {
     expect(Attributes?.PendingConfirmation).toBe('true');
   });
 
+  it("refuses to confirm a subscription another portal made to its URL: that portal's topic is not one it was given", async () => {
+    const otherToken = await tokenFor(stack, 'portal-b-admin', 'portal-b-admin-secret');
+    const other = await api('POST', '', { name: 'Payment approved: wire 10000 EUR', protocol: 'http', endpoint: `${receiver.url}/hooks`, events: [CREATE] }, otherToken);
+    expect(other.status).toBe(200);
+    const foreignTopic: string = other.body.record.topicArn;
+    // Same account, same prefix as its own topic: only the exact ARN tells them apart.
+    expect(foreignTopic.slice(0, foreignTopic.lastIndexOf('-', foreignTopic.length - 30))).toBe(created.topicArn.slice(0, created.topicArn.lastIndexOf('-', created.topicArn.length - 30)));
+    await waitFor('the refusal', () => (linesOf(receiver, new RegExp(`^refused: topic ${foreignTopic} is not one of ours$`)).length >= 1 ? true : undefined), 20_000);
+    const [confirmation] = await sent(other.body.record.subscriptionArn, 'SubscriptionConfirmation');
+    expect(await snsSignatureVerifies(confirmation!)).toBe(true);
+    const { Attributes } = await sns.send(new GetSubscriptionAttributesCommand({ SubscriptionArn: other.body.record.subscriptionArn }));
+    expect(Attributes?.PendingConfirmation).toBe('true');
+    expect(linesOf(receiver, new RegExp(`^confirmed ${foreignTopic}$`))).toEqual([]);
+    // Unconfirmed, it gets nothing: not even the other portal's test event.
+    expect((await api('POST', '/test', { config_id: other.body.record.configId }, otherToken)).body.code).toBe('ENDPOINT_NOT_CONFIRMED');
+    expect(await sent(other.body.record.subscriptionArn, 'Notification')).toEqual([]);
+  });
+
   it('processes a retried message once: the same message again, or the same event in a new message', async () => {
     const genuine = await portalEventNotification(portalEventId);
     const printed = new RegExp(`^event ${CREATE} ${portalEventId} `);
@@ -233,7 +272,8 @@ describe('against npm start', () => {
 });
 
 describe('with a key of the test\'s own standing in for SNS\'s', () => {
-  const topicArn = `arn:aws:sns:${REGION}:${ACCOUNT}:own-topic`;
+  // Named as the service names a subscription's topic: `<prefix>-<configId>` (the notifications' configId is c-1).
+  const topicArn = `arn:aws:sns:${REGION}:${ACCOUNT}:webhooks-own-c-1`;
   let identity: SigningIdentity;
   let certificates: Awaited<ReturnType<typeof startCertificateServer>>;
   let receiver: ReceiverProcess;
@@ -241,7 +281,7 @@ describe('with a key of the test\'s own standing in for SNS\'s', () => {
   beforeAll(async () => {
     identity = await loadOrCreateSigningIdentity(undefined);
     certificates = await startCertificateServer(identity);
-    receiver = await startReceiver({ TOPIC_ARNS: topicArn, ALLOWED_CERT_ORIGIN: certificates.origin });
+    receiver = await startReceiver({ TOPIC_ARNS: topicArn, ALLOWED_CERT_ORIGIN: certificates.origin, PORTAL_ID: 'portal-a' });
   }, 60_000);
 
   afterAll(async () => {
@@ -254,7 +294,7 @@ describe('with a key of the test\'s own standing in for SNS\'s', () => {
     // A genuine signature, but over SHA1: refused by default, as docs/security.md advises.
     expect([await post(receiver, first), await post(receiver, second)]).toEqual([403, 200]);
     expect(linesOf(receiver, /^refused: SignatureVersion 1 is not accepted$/)).toHaveLength(1);
-    const both = await startReceiver({ TOPIC_ARNS: topicArn, ALLOWED_CERT_ORIGIN: certificates.origin, SIGNATURE_VERSIONS: '1,2' });
+    const both = await startReceiver({ TOPIC_ARNS: topicArn, ALLOWED_CERT_ORIGIN: certificates.origin, PORTAL_ID: 'portal-a', SIGNATURE_VERSIONS: '1,2' });
     try {
       expect([await post(both, first), await post(both, signedNotification(identity, certificates.origin, topicArn))]).toEqual([200, 200]);
       await waitFor('both events', () => (linesOf(both, /^event /).length === 2 ? true : undefined));
@@ -287,5 +327,35 @@ describe('with a key of the test\'s own standing in for SNS\'s', () => {
     certificates.serve(rotated);
     expect(await post(receiver, message)).toBe(200);
     await waitFor('the event', () => (linesOf(receiver, /^event \S+ after-rotation of c-1: \{"mediaId":"m-1"\}$/).length === 1 ? true : undefined));
+  });
+
+  it("refuses an event, signed and of its own topic, that names another portal or another subscription", async () => {
+    expect(await post(receiver, signedNotification(identity, certificates.origin, topicArn, { portalId: 'portal-b', eventId: 'other-portal' }))).toBe(403);
+    expect(await post(receiver, signedNotification(identity, certificates.origin, topicArn, { configId: 'c-2', eventId: 'other-subscription' }))).toBe(403);
+    expect(linesOf(receiver, /^refused \S+: portal portal-b, subscription c-1 are not ours$/)).toHaveLength(1);
+    expect(linesOf(receiver, /^refused \S+: portal portal-a, subscription c-2 are not ours$/)).toHaveLength(1);
+    expect(receiver.output()).not.toMatch(/other-portal|other-subscription/);
+  });
+
+  it('with RECEIVER_CREDENTIALS, answers a request without them 401 with a Basic challenge, and takes it with them', async () => {
+    const guarded = await startReceiver({ TOPIC_ARNS: topicArn, ALLOWED_CERT_ORIGIN: certificates.origin, PORTAL_ID: 'portal-a', RECEIVER_CREDENTIALS: 'hook-user:s3cret pass' });
+    try {
+      const send = (authorization?: string) =>
+        fetch(`${guarded.url}/hooks`, {
+          method: 'POST',
+          headers: { 'content-type': 'text/plain; charset=UTF-8', ...(authorization && { authorization }) },
+          body: JSON.stringify(signedNotification(identity, certificates.origin, topicArn)),
+          signal: AbortSignal.timeout(10_000),
+        });
+      const without = await send();
+      expect([without.status, without.headers.get('www-authenticate')]).toEqual([401, 'Basic realm="webhooks"']);
+      expect((await send(`Basic ${Buffer.from('hook-user:wrong').toString('base64')}`)).status).toBe(401);
+      // What SNS sends for an endpoint https://hook-user:s3cret%20pass@host/hooks.
+      expect((await send(`Basic ${Buffer.from('hook-user:s3cret pass').toString('base64')}`)).status).toBe(200);
+      await waitFor('the event', () => (linesOf(guarded, /^event /).length === 1 ? true : undefined));
+      expect(linesOf(guarded, /^refused: no valid credentials$/)).toHaveLength(2);
+    } finally {
+      await guarded.stop();
+    }
   });
 });

@@ -136,3 +136,15 @@ describe('a delivery addressed to the emulator itself', () => {
     expect((await attributesOf(victimArn)).SubscriptionArn).toBe(victimArn);
   });
 });
+
+describe('a delivery status record of an endpoint with a password', () => {
+  it("writes the endpoint in `destination` as SNS was given it, password included: no AWS page or recording says SNS masks it there, so the emulator is not kinder", async () => {
+    const { deliveryStatusLogEventOf } = await import('../../infra/local/sns/delivery-status-log');
+    const endpoint = 'https://hook-user:s3cret@hooks.example.com/with-credentials';
+    const topic = { arn: 'arn:aws:sns:us-east-1:000000000000:logged', name: 'logged', attributes: { HTTPFailureFeedbackRoleArn: 'arn:aws:iam::000000000000:role/logging' }, tags: [], seq: 1 };
+    const delivery = { subscriptionArn: `${topic.arn}:1`, url: endpoint, type: 'Notification' as const, messageId: 'm-1', body: '{}', headers: {}, retries: 0, attempts: 1 };
+    const logged = deliveryStatusLogEventOf(topic, { region: 'us-east-1', accountId: '000000000000' }, delivery, { delivered: false, statusCode: 500, providerResponse: 'failed' });
+    expect(logged!.logGroup).toBe('sns/us-east-1/000000000000/logged/Failure');
+    expect(JSON.parse(logged!.event.message).delivery.destination).toBe(endpoint);
+  });
+});

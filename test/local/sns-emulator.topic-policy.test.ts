@@ -69,6 +69,19 @@ it('stores the policy as given and shows it in GetTopicAttributes', async () => 
   expect(Attributes?.Policy).toBe(policy);
 });
 
+it('refuses, as SNS does, a policy naming an action a topic policy cannot: the subscription and tag actions, sns:*', async () => {
+  const kept = denyPublishUnless({ ArnNotEquals: { 'aws:PrincipalArn': [roleOf('publisher')] } });
+  const topicArn = await topicWith(kept);
+  for (const action of ['sns:Unsubscribe', 'sns:SetSubscriptionAttributes', 'sns:TagResource', 'sns:UntagResource', 'sns:*']) {
+    const policy = JSON.stringify({ Version: '2012-10-17', Statement: [{ Effect: 'Deny', Principal: '*', Action: ['sns:Subscribe', action], Resource: topicArn }] });
+    const outOfScope = { name: 'InvalidParameterException', message: 'Invalid parameter: Policy statement action out of service scope!' };
+    await expect(signingAs('owner').send(new SetTopicAttributesCommand({ TopicArn: topicArn, AttributeName: 'Policy', AttributeValue: policy }))).rejects.toMatchObject(outOfScope);
+    await expect(signingAs('owner').send(new CreateTopicCommand({ Name: `out-of-scope-${++topics}`, Attributes: { Policy: policy } }))).rejects.toMatchObject(outOfScope);
+  }
+  const { Attributes } = await signingAs('owner').send(new GetTopicAttributesCommand({ TopicArn: topicArn }));
+  expect(Attributes?.Policy).toBe(kept);
+});
+
 it('refuses a Publish the policy denies with AuthorizationError (403), and delivers nothing of it', async () => {
   const topicArn = await topicWith(denyPublishUnless({ ArnNotEquals: { 'aws:PrincipalArn': [roleOf('publisher')] } }));
   await signingAs('owner').send(new SubscribeCommand({ TopicArn: topicArn, Protocol: 'sqs', Endpoint: `arn:aws:sqs:us-east-1:${ACCOUNT}:q-${topics}` }));

@@ -75,9 +75,11 @@ describe('the attempts of an http subscription', () => {
       dwellTimeMs: expect.any(Number),
       attempts: 1,
       messageId: deliveredId,
+      eventId: expect.any(String),
     });
-    // The message id the receiver saw.
-    expect(delivery.receiver.notificationsAt(subscription.path).map((received) => received.envelope.MessageId)).toContain(deliveredId);
+    // The message id the receiver saw, and the eventId its body carried (point 4 of issue 39: one id a tenant can follow).
+    const received = delivery.receiver.notificationsAt(subscription.path).find((entry) => entry.envelope.MessageId === deliveredId);
+    expect((received?.message as { eventId?: string } | undefined)?.eventId).toBe(delivered.eventId);
 
     delivery.receiver.failingPaths.add(subscription.path);
     const failedId = await sendTest(TEST_CLIENTS.alphaAdmin, subscription.configId);

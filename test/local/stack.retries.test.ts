@@ -86,6 +86,15 @@ it('delivers by a scheduled retry an event its endpoint refused once with a 400,
   // The retry carries the original body: same eventId and data, and nothing more.
   expect(received.at(-1)!.message).toEqual(received[0]!.message);
   expect((await listEntry(configId)).deadLetters).toBe(0);
+  // The message log holds both sends of the event: the first dead-lettered, the scheduled retry delivered, one body.
+  const logged = await waitFor('both sends in the message log with their outcome', async () => {
+    const answer = await call(delivery.stack, 'GET', `${API}/messages?config_id=${configId}`, { token: await delivery.token(client) });
+    expect(answer.status).toBe(200);
+    const messages = answer.body.messages as { eventId: string; status: string; body: unknown }[];
+    return messages.length === 2 && messages[0]!.status === 'delivered' && messages[1]!.status === 'dead-lettered' ? messages : undefined;
+  }, 15_000, 200);
+  expect(logged.map((message) => message.eventId)).toEqual([eventId, eventId]);
+  expect(logged[0]!.body).toEqual(received.at(-1)!.message);
 }, 60_000);
 
 it('disables an endpoint that always fails once its schedule is spent, and tells the portal\'s other subscription', async () => {

@@ -14,7 +14,7 @@ process.env.POWERTOOLS_LOG_LEVEL = 'INFO';
 delete process.env.LOG_FORMAT;
 delete process.env._X_AMZN_TRACE_ID;
 const { LOG_LIMITS, logger, withInvocationLogging } = await import('../../shared/logger');
-const { httpOperation } = await import('../../shared/http/operation');
+const { changeLimitPerPortal, httpOperation, readLimitPerPortal } = await import('../../shared/http/operation');
 const { listSubscriptionsRoute, renameSubscriptionRoute } = await import('../../shared/operations');
 const { httpEvent } = await import('../support/http-events');
 const { lambdaContext } = await import('../support/lambda-context');
@@ -177,6 +177,7 @@ describe('the level', () => {
 describe('a handler whose error has a cause that loops', () => {
   it('answers the 500 envelope, and logs the error with the loop cut', async () => {
     const handler = httpOperation(renameSubscriptionRoute, {
+      portalLimit: changeLimitPerPortal,
       run: async () => {
         throw errorWithCauseLoop();
       },
@@ -202,6 +203,7 @@ describe('invocations served at once by one process', () => {
   function interleavingHandler() {
     const gates = new Map<string, () => void>();
     const handler = httpOperation(listSubscriptionsRoute, {
+      portalLimit: readLimitPerPortal,
       run: async ({ portalId }) => {
         logger.appendKeys({ portalId });
         // `invocation`, given with each call, says which invocation wrote the line whatever the

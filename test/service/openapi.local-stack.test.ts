@@ -176,6 +176,17 @@ describe('the local stack', () => {
       expect(tooLargeAttempts.status).toBe(413);
       await expectDocumentedHttpAnswer('GET', `${base}/attempts`, tooLargeAttempts.status, tooLargeAttempts.body);
       seen.add(`listAttemptsRoute ${tooLargeAttempts.status}`);
+
+      const messages = `${base}/messages?config_id=${confirmedId}`;
+      await request('GET', messages, { token: admin }, 200);
+      await request('GET', `${messages}&since=2026-11-24T10:00:00Z&until=2026-11-24T09:00:00Z`, { token: admin }, 400);
+      await request('GET', messages, {}, 401);
+      await request('GET', messages, { token: noPortal }, 401);
+      await request('GET', messages, { token: writer }, 403);
+      const tooLargeMessages = await rawRequest('GET', `${stack.apiUrl}${messages}`, admin, 'x'.repeat(10 * 1024 * 1024 + 1));
+      expect(tooLargeMessages.status).toBe(413);
+      await expectDocumentedHttpAnswer('GET', `${base}/messages`, tooLargeMessages.status, tooLargeMessages.body);
+      seen.add(`listMessagesRoute ${tooLargeMessages.status}`);
       // A filter tried on an example data: the read scope is enough, the write scope alone is not.
       const tryFilter = [`${base}/test-filter`, { filter: { brand: ['acme'] }, data: { brand: 'acme' } }] as const;
       await request('POST', tryFilter[0], { token: reader, body: tryFilter[1] }, 200);

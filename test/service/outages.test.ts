@@ -20,7 +20,14 @@ let token: string;
 beforeAll(async () => {
   // Every case creates its subscriptions from one portal, past what a person sends in a minute:
   // the per-portal limit is raised for it (test/service/rate-limits.test.ts tests the limit).
-  Object.assign(process.env, { PORTAL_SEND_BURST: '100000', PORTAL_SEND_RATE_PER_MINUTE: '600000' });
+  Object.assign(process.env, {
+    PORTAL_SEND_BURST: '100000',
+    PORTAL_SEND_RATE_PER_MINUTE: '600000',
+    PORTAL_CHANGE_BURST: '100000',
+    PORTAL_CHANGE_RATE_PER_MINUTE: '60',
+    PORTAL_READ_BURST: '100000',
+    PORTAL_READ_RATE_PER_MINUTE: '60',
+  });
   test = await startTestStack({
     handlerEndpoints: async (emulators) => {
       proxies.dynamoDb = await startFaultProxy(emulators.dynamoDb, 'dynamodb');

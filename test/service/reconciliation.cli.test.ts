@@ -60,6 +60,8 @@ describe('npm run reconcile', () => {
       wouldUpdateSubscriptionStates: 0,
       wouldSetTopicPolicies: 0,
       wouldSetDeliveryPolicies: 0,
+      wouldSetSubscriptionSettings: 0,
+      wouldSetLogRetentions: 0,
       dryRun: true,
     });
     expect(await topicsOfPrefix()).toEqual([orphan]);
@@ -72,12 +74,14 @@ describe('npm run reconcile', () => {
       subscriptionStatesUpdated: 0,
       topicPoliciesSet: 0,
       deliveryPoliciesSet: 0,
+      subscriptionSettingsSet: 0,
+      logRetentionsSet: 0,
       dryRun: false,
     });
     await expectAgreement([], [LOCAL_SERVICE_ROLE_ARN]);
 
     // The recreated topic's policy is remembered: nothing to set again.
-    expect(summaryOf((await reconcileCli()).stdout)).toEqual({ ...unchanged(1, 1), topicPoliciesSet: 0 });
+    expect(summaryOf((await reconcileCli()).stdout)).toEqual({ ...unchanged(1, 1), topicPoliciesSet: 0, logRetentionsSet: 0 });
   }, 120_000);
 
   it('prints a dry run’s summary once, and every log line of it says what would be done, not what was', async () => {

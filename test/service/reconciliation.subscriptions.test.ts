@@ -240,3 +240,34 @@ describe('a delivery policy changed behind the service’s back', () => {
     expect(await reconcile()).toEqual(unchanged(2, 2));
   });
 });
+
+describe('subscription settings changed by another principal of the account (a topic policy cannot deny SetSubscriptionAttributes)', () => {
+  it('are set back in one run: the redrive to the service\'s dead-letter queue, the retries, no raw delivery, no filter; the next run finds nothing', async () => {
+    const { subscriptionArn } = await createOne(freshPortal());
+    const set = (name: string, value: string) =>
+      inspectSns.send(new SetSubscriptionAttributesCommand({ SubscriptionArn: subscriptionArn, AttributeName: name, AttributeValue: value }));
+    // Dead letters repointed to the attacker's queue, messages raw (no longer SNS-signed), retries gone, events filtered away.
+    await set('RedrivePolicy', JSON.stringify({ deadLetterTargetArn: 'arn:aws:sqs:us-east-1:000000000000:attackers-queue' }));
+    await set('RawMessageDelivery', 'true');
+    await set('DeliveryPolicy', JSON.stringify({ healthyRetryPolicy: { numRetries: 0, minDelayTarget: 1, maxDelayTarget: 1 } }));
+    await set('FilterPolicy', JSON.stringify({ nothing: ['matches'] }));
+
+    expect(await reconcile({ dryRun: true })).toMatchObject({ wouldSetDeliveryPolicies: 1, wouldSetSubscriptionSettings: 1, errors: 0 });
+    expect(JSON.parse((await subscriptionAttributes(subscriptionArn))!.RedrivePolicy!).deadLetterTargetArn).toContain('attackers-queue');
+
+    expect(await reconcile()).toEqual({ ...unchanged(1, 1), deliveryPoliciesSet: 1, subscriptionSettingsSet: 1 });
+    expect(await subscriptionAttributes(subscriptionArn)).toMatchObject({ RawMessageDelivery: 'false' });
+    await expectAgreement();
+    expect(await reconcile()).toEqual(unchanged(1, 1));
+  });
+});
+
+describe('the window of subscriptions a run reads', () => {
+  it('is every subscription up to the limit; beyond it, consecutive 15-minute runs read every one in turn', async () => {
+    const { windowOf } = await import('../../shared/reconciliation/subscription-settings');
+    const subscriptions = ['a', 'b', 'c', 'd', 'e'].map((configId) => ({ configId }) as Parameters<typeof windowOf>[0][number]);
+    expect(windowOf(subscriptions, 0, 5)).toHaveLength(5);
+    const read = new Set([0, 1].flatMap((run) => windowOf(subscriptions, run * 15 * MINUTE, 3).map(({ configId }) => configId)));
+    expect([...read].sort()).toEqual(['a', 'b', 'c', 'd', 'e']);
+  });
+});

@@ -202,13 +202,14 @@ describe('topics of the prefix made by hand', () => {
     const summary = await reconcileHandler({}, lambdaContext('reconcileTopics'));
 
     // Its topic made by create has the present access policy, not yet remembered on its record: set once.
-    expect(summary).toEqual({ ...unchanged(4, 1, 1), orphanTopicsDeleted: 1, unrecognizedTopics: [foreign], topicPoliciesSet: 1 });
+    expect(summary).toEqual({ ...unchanged(4, 1, 1), orphanTopicsDeleted: 1, unrecognizedTopics: [foreign], topicPoliciesSet: 1, logRetentionsSet: 0 });
     expect(await topicsOfPrefix()).toEqual([kept.topicArn, young, foreign].sort());
     expect(await topicsOfPrefix()).not.toContain(old);
     expect(await reconcileHandler({}, lambdaContext('reconcileTopics'))).toEqual({
       ...unchanged(3, 1, 1),
       unrecognizedTopics: [foreign],
       topicPoliciesSet: 0,
+      logRetentionsSet: 0,
     });
   });
 

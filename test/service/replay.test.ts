@@ -131,6 +131,16 @@ describe('POST /replay', () => {
     const second = await call('replayDeadLettersRoute', { portalId: subscription.portalId, body: { config_id: subscription.configId } });
     expect(second.body).toMatchObject({ replayed: 3, remaining: 0 });
     expect((await call('listSubscriptionsRoute', { portalId: subscription.portalId })).body.configs[0]).toMatchObject({ deadLetters: 0 });
+    // Each message sent again is in the message log once, with the dead letter's body (its eventId).
+    const logged: string[] = [];
+    let cursor: string | undefined;
+    for (let page = 0; page < 3; page++) {
+      const answer = await call('listMessagesRoute', { portalId: subscription.portalId, query: { config_id: subscription.configId, limit: '100', ...(cursor && { cursor }) } });
+      logged.push(...answer.body.messages.map((message: { eventId: string; body: { eventId: string } }) => message.body.eventId));
+      cursor = answer.body.nextCursor ?? undefined;
+      if (!cursor) break;
+    }
+    expect(logged.sort()).toEqual([...eventIds].sort());
   }, 60_000);
 
   it('refuses eventIds that are empty, too many, repeated or not strings, saying which', async () => {

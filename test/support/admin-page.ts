@@ -89,7 +89,7 @@ export const scrollToFoot = () => page.evaluate<number>('(() => { window.scrollT
 
 /**
  * Run in the page: the parts of an endpoint (between the line-break opportunities the page puts
- * after its separators) and the times of the subscriptions' table that do not sit on one line.
+ * after its separators) and the dates and clocks of the times of the subscriptions' table that do not sit on one line.
  */
 export const BROKEN_TOKENS = `(() => {
   const broken = [];
@@ -97,7 +97,7 @@ export const BROKEN_TOKENS = `(() => {
   for (const endpoint of document.querySelectorAll('#subscription-rows .endpoint')) {
     for (const part of endpoint.childNodes) if (part.nodeType === Node.TEXT_NODE && lines(part) > 1) broken.push(part.textContent);
   }
-  for (const time of document.querySelectorAll('#subscription-rows time')) if (lines(time) > 1) broken.push(time.textContent);
+  for (const part of document.querySelectorAll('#subscription-rows time > span')) if (lines(part) > 1) broken.push(part.textContent);
   return broken;
 })()`;
 

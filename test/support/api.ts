@@ -9,6 +9,7 @@ import { handler as confirmSubscription } from '../../functions/confirmSubscript
 import { handler as createSubscription } from '../../functions/createSubscription';
 import { handler as deleteSubscription } from '../../functions/deleteSubscription';
 import { handler as listAttempts } from '../../functions/listAttempts';
+import { handler as listMessages } from '../../functions/listMessages';
 import { handler as testFilter } from '../../functions/testFilter';
 import { handler as listDeadLetters } from '../../functions/listDeadLetters';
 import { handler as listSubscriptions } from '../../functions/listSubscriptions';
@@ -33,6 +34,7 @@ const handlers = {
   listDeadLettersRoute: listDeadLetters,
   replayDeadLettersRoute: replayDeadLetters,
   listAttemptsRoute: listAttempts,
+  listMessagesRoute: listMessages,
   testFilterRoute: testFilter,
 } satisfies Record<OperationId, unknown>;
 

@@ -15,6 +15,10 @@ import { randomUUID } from 'node:crypto';
 import { handler as dispatch } from '../../functions/dispatchPortalEvents';
 import { EventQueue, type SqsHandler } from '../../infra/local/events/event-queue';
 import { snsClient } from '../../shared/aws/sns';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { documentClient } from '../../shared/aws/dynamodb';
+import { config } from '../../shared/environment';
+import { messagePrefixOf } from '../../shared/data/table';
 import { inspectSns } from './aws-state';
 import { call, newSubscription } from './api';
 import { commandsDuring } from './aws-calls';
@@ -68,6 +72,28 @@ export async function eventIdsDeliveredTo(subscriptionArn: string): Promise<stri
   return deliveries
     .filter((delivery) => delivery.subscriptionArn === subscriptionArn && delivery.type === 'Notification')
     .map((delivery) => JSON.parse(JSON.parse(delivery.body).Message).eventId);
+}
+
+/** What SNS handed to a subscription: each notification's message id and body, as the endpoint got them. */
+export async function messagesDeliveredTo(subscriptionArn: string): Promise<{ messageId: string; body: string }[]> {
+  const response = await fetch(`${process.env.AWS_ENDPOINT_URL_SNS}/_emulator/deliveries`, { signal: AbortSignal.timeout(5_000) });
+  const { deliveries } = (await response.json()) as { deliveries: { subscriptionArn: string; type: string; body: string }[] };
+  return deliveries
+    .filter((delivery) => delivery.subscriptionArn === subscriptionArn && delivery.type === 'Notification')
+    .map((delivery) => JSON.parse(delivery.body))
+    .map((notification: { MessageId: string; Message: string }) => ({ messageId: notification.MessageId, body: notification.Message }));
+}
+
+/** The message log of a subscription as stored, oldest first: SNS's message id and the body kept. */
+export async function loggedMessagesOf(portalId: string, configId: string): Promise<{ messageId: string; body: string; eventId: string; deliveryState: string }[]> {
+  const result = await documentClient.send(
+    new QueryCommand({
+      TableName: config.tableName,
+      KeyConditionExpression: 'portalId = :portalId AND begins_with(sk, :prefix)',
+      ExpressionAttributeValues: { ':portalId': portalId, ':prefix': messagePrefixOf(configId) },
+    }),
+  );
+  return (result.Items ?? []).map(({ messageId, body, eventId, deliveryState }) => ({ messageId, body, eventId, deliveryState }));
 }
 
 /** Fails every PublishBatch to one topic whole, `times` times; returns the function that removes the fault. */

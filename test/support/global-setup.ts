@@ -24,6 +24,8 @@ export default async function globalSetup(): Promise<void> {
     AWS_ENDPOINT_URL_DYNAMODB: dynamoDb.endpoint,
     [SHARED_DYNAMODB_VARIABLE]: dynamoDb.endpoint,
     AWS_ENDPOINT_URL_SNS: sns.endpoint,
+    // The emulator serves the delivery status log groups' CloudWatch Logs side (the reconciler's retention).
+    AWS_ENDPOINT_URL_CLOUDWATCH_LOGS: sns.endpoint,
     // The suites follow the https:// URLs of its messages: the workers trust its authority from
     // their start, and a run in this very process (one suite, in band) trusts it here.
     NODE_EXTRA_CA_CERTS: sns.certificateAuthority.file,

@@ -63,6 +63,7 @@ export function unchanged(topicsSeen: number, recordsSeen: number, skippedYoung 
     subscriptionsGone: 0,
     errors: 0,
     deliveryPoliciesSet: 0,
+    subscriptionSettingsSet: 0,
     unrecognizedTopics: [],
     dryRun: false,
   };

@@ -23,7 +23,7 @@ export interface ReceiverProcess {
 
 /** `npm run receiver` with `variables`, on a free port; resolves once it listens. */
 export async function startReceiver(variables: Record<string, string>): Promise<ReceiverProcess> {
-  const port = await freePort();
+  const port = variables.RECEIVER_PORT ? Number(variables.RECEIVER_PORT) : await freePort();
   const child: ChildProcess = spawn('npm', ['run', '--silent', 'receiver'], {
     cwd: PROJECT_ROOT,
     env: { ...process.env, RECEIVER_PORT: String(port), ...variables },
@@ -92,12 +92,17 @@ export async function closeServer(server: Server | undefined): Promise<void> {
 }
 
 /** A Notification of the service's shape, signed with `identity` as if SNS had sent it. */
-export function signedNotification(identity: SigningIdentity, origin: string, topicArn: string, overrides: { version?: string; timestamp?: string; eventId?: string } = {}) {
+export function signedNotification(
+  identity: SigningIdentity,
+  origin: string,
+  topicArn: string,
+  overrides: { version?: string; timestamp?: string; eventId?: string; portalId?: string; configId?: string } = {},
+) {
   const fields: SignedFields = {
     Type: 'Notification',
     MessageId: randomUUID(),
     TopicArn: topicArn,
-    Message: JSON.stringify({ event: CREATE, portalId: 'portal-a', configId: 'c-1', occurredAt: new Date().toISOString(), eventId: overrides.eventId ?? randomUUID(), data: { mediaId: 'm-1' } }),
+    Message: JSON.stringify({ event: CREATE, portalId: overrides.portalId ?? 'portal-a', configId: overrides.configId ?? 'c-1', occurredAt: new Date().toISOString(), eventId: overrides.eventId ?? randomUUID(), data: { mediaId: 'm-1' } }),
     Timestamp: overrides.timestamp ?? new Date().toISOString(),
   };
   return { ...fields, ...signatureFields(identity, origin, overrides.version ?? '2', fields) };

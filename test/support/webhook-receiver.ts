@@ -33,6 +33,8 @@ export interface WebhookReceiver {
   readonly failingPaths: Set<string>;
   /** Paths that answer this status to everything but the confirmation. */
   readonly statusOf: Map<string, number>;
+  /** Paths that answer 200 to test events (`webhooks.test`) only, and 500 to every other notification. */
+  readonly testsOnlyPaths: Set<string>;
   /** Paths that answer everything but the confirmation only after this many milliseconds. */
   readonly delayOf: Map<string, number>;
   close(): Promise<void>;
@@ -43,6 +45,7 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
   const unconfirmedPaths = new Set<string>();
   const failingPaths = new Set<string>();
   const statusOf = new Map<string, number>();
+  const testsOnlyPaths = new Set<string>();
   const delayOf = new Map<string, number>();
   const timers = new Set<NodeJS.Timeout>();
   const server: Server = createServer((request, response) => {
@@ -70,7 +73,8 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
         response.writeHead(200).end();
         return;
       }
-      const status = statusOf.get(path) ?? (failingPaths.has(path) ? 500 : 200);
+      const testEvent = (message as { event?: unknown } | undefined)?.event === 'webhooks.test';
+      const status = statusOf.get(path) ?? (failingPaths.has(path) || (testsOnlyPaths.has(path) && !testEvent) ? 500 : 200);
       const delay = delayOf.get(path);
       if (delay === undefined) {
         response.writeHead(status).end();
@@ -90,6 +94,7 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
     unconfirmedPaths,
     failingPaths,
     statusOf,
+    testsOnlyPaths,
     delayOf,
     notificationsAt: (path) => received.filter((entry) => entry.path === path && entry.envelope.Type === 'Notification'),
     close: async () => {

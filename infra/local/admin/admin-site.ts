@@ -12,11 +12,16 @@ import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http
 import { readdirSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
+import { adminPageContentSecurityPolicy } from '../../../shared/contract/admin-page-policy';
 import { sendJson, sendResponse } from '../gateway/http-body';
 import { markdownPage } from './markdown';
 
 export const OPENAPI_PATH = '/openapi.json';
 export const ADMIN_PATH = '/admin/';
+/** The page's settings (admin/settings.js reads them); on AWS the stack writes the same file at deploy. */
+export const ADMIN_SETTINGS_PATH = `${ADMIN_PATH}settings.json`;
+/** The client id of the page at the local authorization endpoint (a public client: no secret). */
+export const LOCAL_PAGE_CLIENT_ID = 'webhooks-admin-page';
 /** How to receive webhooks: the admin page's create form points integrators at it. */
 export const RECEIVING_DOC_PATH = '/docs/receiving.md';
 
@@ -70,20 +75,26 @@ function onlyGet(listener: (request: IncomingMessage, response: ServerResponse) 
   };
 }
 
-/** The routes, by exact path, for the gateway's `publicRoutes`. */
-export function adminSiteRoutes(openApiDocument: unknown): Record<string, RequestListener> {
+/**
+ * The routes, by exact path, for the gateway's `publicRoutes`. The page's own files carry the
+ * policy CloudFront gives them on AWS, with `frameAncestors` the origins that may embed it.
+ */
+export function adminSiteRoutes(openApiDocument: unknown, pageSettings: object, frameAncestors: readonly string[] = []): Record<string, RequestListener> {
+  const pageHeaders = { ...PAGE_HEADERS, 'content-security-policy': adminPageContentSecurityPolicy({ connectTo: [], frameAncestors }) };
   const documentText = JSON.stringify(openApiDocument, null, 2);
+  const json = (text: string) => onlyGet((request, response) =>
+    sendResponse(request, response, 200, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' }, text),
+  );
   const routes: Record<string, RequestListener> = {
-    [OPENAPI_PATH]: onlyGet((request, response) =>
-      sendResponse(request, response, 200, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' }, documentText),
-    ),
+    [OPENAPI_PATH]: json(documentText),
+    [ADMIN_SETTINGS_PATH]: json(JSON.stringify(pageSettings, null, 2)),
     // The page's relative module URLs need the trailing slash.
     '/admin': onlyGet((request, response) => sendResponse(request, response, 308, { location: ADMIN_PATH })),
   };
   for (const [path, { file, contentType }] of Object.entries(siteFiles())) {
     routes[path] = onlyGet(async (request, response) => {
       const content = await readFile(fileURLToPath(new URL(file, REPOSITORY)));
-      sendResponse(request, response, 200, { 'content-type': contentType, ...PAGE_HEADERS }, content);
+      sendResponse(request, response, 200, { 'content-type': contentType, ...pageHeaders }, content);
     });
   }
   for (const [path, file] of Object.entries(documentationPages())) {

@@ -1,19 +1,23 @@
 /**
- * A local stand-in for the platform's authorization server, for the client_credentials grant:
- * the token endpoint (`POST /v6/authentication/oauth2/token`, RFC 6749 §4.4) issuing RS256 JWT
- * access tokens for the clients of the clients file, and the key set and discovery document
- * API Gateway's JWT authorizer reads from an issuer.
+ * A local stand-in for the platform's authorization server: the token endpoint
+ * (`POST /v6/authentication/oauth2/token`) for the client_credentials grant (RFC 6749 §4.4) of
+ * the clients of the clients file, the authorization_code grant with PKCE (§4.1, RFC 7636) of
+ * the public clients (the admin page) whose codes the authorization endpoint
+ * (authorization-endpoint.ts) hands out, and the refresh_token grant (§6) of their refresh tokens;
+ * and the key set and discovery document API Gateway's JWT authorizer reads from an issuer.
  *
- * A token carries `iss`, `aud`, `sub` (= `client_id`), `client_id`, `iat`, `exp`, `jti`, the
- * portal claim (named by PORTAL_CLAIM) = the client's portal, and `scope` = the client's scopes,
- * or the ones the request's `scope` names (each must be one of the client's).
+ * A token carries `iss`, `aud`, `sub` (the client, or the person who signed in), `client_id`,
+ * `iat`, `exp`, `jti`, the portal claim (named by PORTAL_CLAIM) = the client's (or person's)
+ * portal, and `scope` = its scopes, or the ones the request's `scope` names (each must be one of them).
  */
 import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { SignJWT } from 'jose';
 import { BodyTooLargeError, readBody, sendJson } from '../gateway/http-body';
 import type { OAuthClient } from './clients';
-import { TOKEN_PATH } from '../../../shared/contract/token-endpoint';
+import { AUTHORIZATION_PATH, TOKEN_PATH } from '../../../shared/contract/token-endpoint';
+import { authorizationEndpoint, type PublicClient } from './authorization-endpoint';
+import { createGrantStore, type Grant, GrantRefusal } from './authorization-grants';
 import { keySetOf, SIGNING_ALGORITHM, type SigningKey } from './signing-key';
 
 export const JWKS_PATH = '/.well-known/jwks.json';
@@ -33,6 +37,10 @@ export interface OAuthServerOptions {
   readonly signingKey: SigningKey;
   readonly clients: readonly OAuthClient[];
   readonly tokenLifetimeSeconds?: number;
+  /** Who may use the authorization code grant; the clients file's entries are the people who sign in. */
+  readonly publicClients?: readonly PublicClient[];
+  /** The stylesheet of the sign-in page (a path of the same origin). */
+  readonly signInStylesheet?: string;
 }
 
 export interface TokenResponse {
@@ -40,10 +48,13 @@ export interface TokenResponse {
   token_type: 'Bearer';
   expires_in: number;
   scope: string;
+  /** Only to a person's sign-in (authorization_code, refresh_token). */
+  refresh_token?: string;
 }
 
 export interface OAuthServer {
   readonly tokenUrl: string;
+  readonly authorizationUrl: string;
   readonly jwksUrl: string;
   /** The token endpoint, the key set and the discovery document, by path. */
   readonly routes: Readonly<Record<string, RequestListener>>;
@@ -55,7 +66,7 @@ export interface OAuthServer {
 class OAuthError extends Error {
   constructor(
     readonly statusCode: 400 | 401 | 405,
-    readonly error: 'invalid_request' | 'invalid_client' | 'unsupported_grant_type' | 'invalid_scope',
+    readonly error: 'invalid_request' | 'invalid_client' | 'invalid_grant' | 'unsupported_grant_type' | 'invalid_scope',
     readonly description: string,
     readonly headers: Record<string, string> = {},
   ) {
@@ -68,20 +79,68 @@ export function createOAuthServer(options: OAuthServerOptions): OAuthServer {
   const clientsById = new Map(options.clients.map((client) => [client.clientId, client]));
   const tokenUrl = options.issuer + TOKEN_PATH;
   const jwksUrl = options.issuer + JWKS_PATH;
+  const publicClients = options.publicClients ?? [];
+  const grants = createGrantStore();
 
-  async function issueToken(client: OAuthClient, scopes: readonly string[] = client.scopes): Promise<TokenResponse> {
-    const scope = scopes.join(' ');
+  async function signedToken(grant: Grant): Promise<TokenResponse> {
+    const scope = grant.scopes.join(' ');
     const now = Math.floor(Date.now() / 1000);
-    const accessToken = await new SignJWT({ client_id: client.clientId, scope, [options.portalClaim]: client.portalId })
+    const accessToken = await new SignJWT({ client_id: grant.clientId, scope, [options.portalClaim]: grant.portalId })
       .setProtectedHeader({ alg: SIGNING_ALGORITHM, kid: options.signingKey.kid, typ: 'JWT' })
       .setIssuer(options.issuer)
       .setAudience(options.audience)
-      .setSubject(client.clientId)
+      .setSubject(grant.subject)
       .setIssuedAt(now)
       .setExpirationTime(now + lifetime)
       .setJti(randomUUID())
       .sign(options.signingKey.privateKey);
     return { access_token: accessToken, token_type: 'Bearer', expires_in: lifetime, scope };
+  }
+
+  function issueToken(client: OAuthClient, scopes: readonly string[] = client.scopes): Promise<TokenResponse> {
+    return signedToken({ subject: client.clientId, clientId: client.clientId, portalId: client.portalId, scopes });
+  }
+
+  /** A public client, named by client_id; it has no secret to send (RFC 6749 §2.3, RFC 7636). */
+  function publicClientOf(parameters: ReadonlyMap<string, string>): PublicClient {
+    const client = publicClients.find((candidate) => candidate.clientId === parameters.get('client_id'));
+    if (!client) throw new OAuthError(401, 'invalid_client', 'Unknown client: this grant is for the registered public clients.');
+    if (parameters.has('client_secret')) throw new OAuthError(400, 'invalid_request', 'A public client sends no client_secret.');
+    return client;
+  }
+
+  /** Access and (rotated) refresh token of a person's sign-in. */
+  async function personsTokens(grant: Grant, fromCode?: string): Promise<TokenResponse> {
+    return { ...(await signedToken(grant)), refresh_token: grants.issueRefreshToken(grant, fromCode) };
+  }
+
+  function redeemed(redeem: () => Grant): Grant {
+    try {
+      return redeem();
+    } catch (error) {
+      if (error instanceof GrantRefusal) throw new OAuthError(400, 'invalid_grant', error.message);
+      throw error;
+    }
+  }
+
+  async function codeGrant(parameters: ReadonlyMap<string, string>): Promise<TokenResponse> {
+    const client = publicClientOf(parameters);
+    const code = parameters.get('code');
+    if (!code) throw new OAuthError(400, 'invalid_request', 'code is missing.');
+    const grant = redeemed(() => grants.redeemCode(code, client.clientId, parameters.get('redirect_uri'), parameters.get('code_verifier')));
+    return personsTokens(grant, code);
+  }
+
+  async function refreshGrant(parameters: ReadonlyMap<string, string>): Promise<TokenResponse> {
+    const client = publicClientOf(parameters);
+    const refreshToken = parameters.get('refresh_token');
+    if (!refreshToken) throw new OAuthError(400, 'invalid_request', 'refresh_token is missing.');
+    const grant = redeemed(() => grants.redeemRefreshToken(refreshToken, client.clientId));
+    // Fewer scopes than the sign-in granted may be asked for, never more (RFC 6749 §6).
+    const requested = [...new Set((parameters.get('scope') ?? '').split(' ').filter(Boolean))];
+    const beyond = requested.filter((scope) => !grant.scopes.includes(scope));
+    if (beyond.length > 0) throw new OAuthError(400, 'invalid_scope', `The sign-in did not grant: ${beyond.join(' ')}.`);
+    return personsTokens(requested.length > 0 ? { ...grant, scopes: requested } : grant);
   }
 
   async function tokenRequest(request: IncomingMessage): Promise<TokenResponse> {
@@ -91,8 +150,10 @@ export function createOAuthServer(options: OAuthServerOptions): OAuthServer {
     const parameters = await formParameters(request);
     const grantType = parameters.get('grant_type');
     if (!grantType) throw new OAuthError(400, 'invalid_request', 'grant_type is missing.');
+    if (grantType === 'authorization_code') return codeGrant(parameters);
+    if (grantType === 'refresh_token') return refreshGrant(parameters);
     if (grantType !== 'client_credentials') {
-      throw new OAuthError(400, 'unsupported_grant_type', 'Only the client_credentials grant is available locally.');
+      throw new OAuthError(400, 'unsupported_grant_type', 'The grants are authorization_code, refresh_token and client_credentials.');
     }
     const client = authenticatedClient(request, parameters, clientsById);
     return issueToken(client, grantedScopes(client, parameters.get('scope')));
@@ -110,18 +171,29 @@ export function createOAuthServer(options: OAuthServerOptions): OAuthServer {
   const discoveryEndpoint: RequestListener = (request, response) => {
     sendJson(request, response, 200, {
       issuer: options.issuer,
+      authorization_endpoint: options.issuer + AUTHORIZATION_PATH,
       token_endpoint: tokenUrl,
       jwks_uri: jwksUrl,
-      grant_types_supported: ['client_credentials'],
-      token_endpoint_auth_methods_supported: ['client_secret_post', 'client_secret_basic'],
+      grant_types_supported: ['authorization_code', 'client_credentials', 'refresh_token'],
+      response_types_supported: ['code'],
+      code_challenge_methods_supported: ['S256'],
+      token_endpoint_auth_methods_supported: ['client_secret_post', 'client_secret_basic', 'none'],
       id_token_signing_alg_values_supported: [SIGNING_ALGORITHM],
     });
   };
 
+  const signIn = authorizationEndpoint({
+    users: options.clients,
+    publicClients,
+    grants,
+    stylesheet: options.signInStylesheet ?? '/admin/admin.css',
+  });
+
   return {
     tokenUrl,
+    authorizationUrl: options.issuer + AUTHORIZATION_PATH,
     jwksUrl,
-    routes: { [TOKEN_PATH]: tokenEndpoint, [JWKS_PATH]: jwksEndpoint, [DISCOVERY_PATH]: discoveryEndpoint },
+    routes: { [TOKEN_PATH]: tokenEndpoint, [AUTHORIZATION_PATH]: signIn, [JWKS_PATH]: jwksEndpoint, [DISCOVERY_PATH]: discoveryEndpoint },
     issueToken,
   };
 }

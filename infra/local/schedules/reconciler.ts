@@ -35,6 +35,9 @@ export async function reconcileOnce({ dryRun }: { dryRun: boolean }): Promise<Re
     AWS_ENDPOINT_URL_DYNAMODB:
       process.env.AWS_ENDPOINT_URL_DYNAMODB?.trim() || `http://127.0.0.1:${portFromEnv('DYNAMODB_PORT', DEFAULT_PORTS.dynamoDb)}`,
     AWS_ENDPOINT_URL_SNS: process.env.AWS_ENDPOINT_URL_SNS?.trim() || `http://127.0.0.1:${portFromEnv('SNS_PORT', DEFAULT_PORTS.sns)}`,
+    // The delivery status log groups: the SNS emulator serves their CloudWatch Logs side (infra/local/sns/log-groups.ts).
+    AWS_ENDPOINT_URL_CLOUDWATCH_LOGS:
+      process.env.AWS_ENDPOINT_URL_CLOUDWATCH_LOGS?.trim() || process.env.AWS_ENDPOINT_URL_SNS?.trim() || `http://127.0.0.1:${portFromEnv('SNS_PORT', DEFAULT_PORTS.sns)}`,
     TABLE_NAME: process.env.TABLE_NAME?.trim() || DEFAULT_TABLE_NAME,
     DELIVERY_DEAD_LETTER_QUEUE_ARN: process.env.DELIVERY_DEAD_LETTER_QUEUE_ARN?.trim() || localDeliveryDeadLetterQueueArn(region),
     // Recreated topics let the local stack's functions publish, as npm start's do.

@@ -8,6 +8,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ACTIONS, UNSIGNED_ACTIONS } from './actions';
 import { invalidParameter, SnsError } from './errors';
 import { errorXml, requestParams, successXml } from './query-protocol';
+import { LOGS_TARGET_PREFIX, logsAction, LogsError } from './log-groups';
 import type { SnsBackend } from './state';
 
 /** A 256 KiB message, form-encoded, can grow up to nine-fold (%XX per byte of 3-byte UTF-8). */
@@ -59,6 +60,19 @@ export async function handleRequest(sns: SnsBackend, request: IncomingMessage, r
     if (request.method === 'GET' && url.pathname === DEAD_LETTERS_PATH) {
       const listing = { deadLetters: sns.deadLetters, overflow: sns.deadLetterOverflow() };
       send(response, 200, 'application/json', JSON.stringify(listing), requestId);
+      return;
+    }
+    // CloudWatch Logs' JSON protocol: the delivery status log groups (log-groups.ts).
+    const target = request.headers['x-amz-target'];
+    if (request.method === 'POST' && typeof target === 'string' && target.startsWith(LOGS_TARGET_PREFIX)) {
+      const { region, accountId } = sns.settings;
+      const arnOf = (name: string) => `arn:aws:logs:${region}:${accountId}:log-group:${name}`;
+      try {
+        send(response, 200, 'application/x-amz-json-1.1', JSON.stringify(logsAction(sns.logGroups, target, body, arnOf)), requestId);
+      } catch (error) {
+        if (!(error instanceof LogsError)) throw error;
+        send(response, 400, 'application/x-amz-json-1.1', JSON.stringify({ __type: error.type, message: error.message }), requestId);
+      }
       return;
     }
     if (request.method === 'GET' && CERTIFICATE_PATH.test(url.pathname)) {

@@ -11,6 +11,7 @@ import { type DeadLetterOverflow, DeadLetterStore } from './dead-letter-store';
 import { invalidParameter, malformedArn, type SnsError, subscriptionNotFound, topicNotFound } from './errors';
 import { confirmationMessage, type MessageOrigin, subscribeUrl, unsubscribeConfirmationMessage } from './messages';
 import { type DeliveryStatusLogEvent, deliveryStatusLogEventOf } from './delivery-status-log';
+import type { LogGroupRecord } from './log-groups';
 import type { SigningIdentity } from './signing';
 import type { DeadLetter, OutgoingMessage, RecordedDelivery, SubscriptionRecord, TopicRecord } from './types';
 import { deadLetterTargetOf, deliveryPolicyOf, maxReceivesPerSecondOf, notificationContentType, retriesOf } from './subscription-policies';
@@ -57,6 +58,8 @@ export class SnsBackend {
   readonly topics = new Map<string, TopicRecord>();
   readonly subscriptions = new Map<string, SubscriptionRecord>();
   readonly recorded: RecordedDelivery[] = [];
+  /** The delivery status log groups SNS would have made (log-groups.ts), by name. */
+  readonly logGroups = new Map<string, LogGroupRecord>();
   /** The dead letters kept, each subscription's latest (GET /_emulator/dead-letters). */
   private readonly kept: DeadLetterStore;
   /** Set once the server listens; SubscribeURL and UnsubscribeURL point back here. */
@@ -182,11 +185,14 @@ export class SnsBackend {
 
   /** Hands on the delivery status record of a notification's delivery, if its topic logs it. */
   private logDeliveryStatus(delivery: PendingDelivery, outcome: { delivered: boolean; statusCode: number | null; providerResponse: string }): void {
-    if (delivery.type !== 'Notification' || !this.settings.onDeliveryStatus) return;
+    if (delivery.type !== 'Notification') return;
     const topic = this.topics.get(topicArnOfSubscription(delivery.subscriptionArn));
     if (!topic) return;
     const logEvent = deliveryStatusLogEventOf(topic, this.settings, delivery, outcome);
     if (!logEvent) return;
+    // SNS makes the log group with the first record it writes there, keeping records forever.
+    if (!this.logGroups.has(logEvent.logGroup)) this.logGroups.set(logEvent.logGroup, { creationTime: Date.now() });
+    if (!this.settings.onDeliveryStatus) return;
     try {
       this.settings.onDeliveryStatus(logEvent);
     } catch (error) {

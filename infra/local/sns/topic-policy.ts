@@ -1,5 +1,6 @@
 /**
- * A topic's access policy (its `Policy` attribute), as far as the emulator enforces it: the Deny
+ * A topic's access policy (its `Policy` attribute), as far as the emulator enforces it: checked
+ * when set as SNS checks it (JSON, statements, only the actions a topic policy may name), then the Deny
  * statements, for Publish (and PublishBatch, which SNS authorizes as Publish) and Subscribe. The emulator models no IAM: a request's principal is the role its
  * SigV4 access key id names (localPrincipalArn, infra/aws/local-account.ts), and whatever no
  * Deny refuses is allowed, as for a principal of the topic's account whose IAM policies allow
@@ -46,8 +47,34 @@ export function policyStatements(text: string): Statement[] {
   if (!list || list.some((statement) => typeof statement !== 'object' || statement === null)) {
     throw new SnsError('InvalidParameter', 'Invalid parameter: Policy Error: the policy has no Statement');
   }
+  const outOfScope = (list as Statement[]).some((statement) => values(statement.Action).some((action) => !TOPIC_POLICY_ACTIONS.has(action.toLowerCase())));
+  if (outOfScope) throw new SnsError('InvalidParameter', 'Invalid parameter: Policy statement action out of service scope!');
   return list as Statement[];
 }
+
+/**
+ * The actions a topic policy may name ("Valid Amazon SNS policy actions", SNS Developer Guide,
+ * https://docs.aws.amazon.com/sns/latest/dg/sns-access-policy-language-api-permissions-reference.html).
+ * SNS refuses a policy naming any other, `sns:*` and the subscription and tag actions
+ * (Unsubscribe, SetSubscriptionAttributes, TagResource, UntagResource) included, with
+ * "Policy statement action out of service scope!" (the answer recorded in public issue threads,
+ * e.g. hashicorp/terraform#12740); so a topic policy cannot deny those, and neither can it here.
+ */
+const TOPIC_POLICY_ACTIONS: ReadonlySet<string> = new Set(
+  [
+    'AddPermission',
+    'DeleteTopic',
+    'GetDataProtectionPolicy',
+    'GetTopicAttributes',
+    'ListSubscriptionsByTopic',
+    'ListTagsForResource',
+    'Publish',
+    'PutDataProtectionPolicy',
+    'RemovePermission',
+    'SetTopicAttributes',
+    'Subscribe',
+  ].map((action) => `sns:${action}`.toLowerCase()),
+);
 
 const values = (value: unknown): string[] => [value].flat().filter((item): item is string => typeof item === 'string');
 

@@ -4,7 +4,7 @@
  * admin page, the docs), without an authorizer.
  */
 import { portalClaim as portalClaimSetting } from '../../../shared/settings';
-import { adminSiteRoutes } from '../admin/admin-site';
+import { ADMIN_PATH, adminSiteRoutes, LOCAL_PAGE_CLIENT_ID } from '../admin/admin-site';
 import type { OAuthClient } from '../auth/clients';
 import { keySetOf, type SigningKey } from '../auth/signing-key';
 import { createOAuthServer } from '../auth/token-endpoint';
@@ -26,6 +26,10 @@ export interface ApiOptions {
   readonly handlers: OperationHandlers;
   readonly region: string;
   readonly log: (line: string) => void;
+  /** Origins that may embed the admin page in a frame; default none. */
+  readonly adminFrameAncestors?: readonly string[];
+  /** Access tokens' lifetime; default the token endpoint's (an hour). */
+  readonly tokenLifetimeSeconds?: number;
 }
 
 export interface Api {
@@ -47,14 +51,30 @@ export async function startApi(options: ApiOptions): Promise<Api> {
   for (let attempt = 1; ; attempt++) {
     const apiPort = options.port === 0 ? await freePort() : options.port;
     const issuer = `http://${HOST}:${apiPort}`;
+    const portalClaim = process.env.PORTAL_CLAIM?.trim() || portalClaimSetting.default!;
     const oauth = createOAuthServer({
       issuer,
       audience,
-      portalClaim: process.env.PORTAL_CLAIM?.trim() || portalClaimSetting.default!,
+      portalClaim,
       signingKey,
       clients,
+      tokenLifetimeSeconds: options.tokenLifetimeSeconds,
+      // The admin page served below signs people in with the authorization code grant.
+      publicClients: [{ clientId: LOCAL_PAGE_CLIENT_ID, redirectUris: [issuer + ADMIN_PATH] }],
     });
     const openApiDocument = buildOpenApiDocument({ eventKinds: config.eventKinds, tokenUrl: oauth.tokenUrl, serverUrl: issuer });
+    const pageSettings = {
+      apiBaseUrl: '',
+      openApiDocument: '/openapi.json',
+      issuer,
+      authorizationEndpoint: oauth.authorizationUrl,
+      tokenEndpoint: oauth.tokenUrl,
+      clientId: LOCAL_PAGE_CLIENT_ID,
+      redirectUri: issuer + ADMIN_PATH,
+      scopes: 'webhooks.config:read webhooks.config:write',
+      portalClaim,
+      developerSignIn: true,
+    };
     try {
       const gateway = await startGateway({
         port: apiPort,
@@ -62,7 +82,7 @@ export async function startApi(options: ApiOptions): Promise<Api> {
         handlers,
         authorize: createJwtAuthorizer({ issuer, audience: [audience], keySet: keySetOf(signingKey) }),
         region,
-        publicRoutes: { ...oauth.routes, ...adminSiteRoutes(openApiDocument) },
+        publicRoutes: { ...oauth.routes, ...adminSiteRoutes(openApiDocument, pageSettings, options.adminFrameAncestors) },
         log: (line) => log(`[gateway] ${line}`),
       });
       return { gateway, oauth, issuer };

@@ -185,7 +185,17 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     const signingKey =
       options.signingKey ??
       (dataDir ? await loadOrCreateSigningKey(join(dataDir, 'oauth-signing-key.json')) : await generateSigningKey());
-    api = await startApi({ port: options.port, audience, signingKey, clients, handlers, region, log });
+    api = await startApi({
+      port: options.port,
+      audience,
+      signingKey,
+      clients,
+      handlers,
+      region,
+      log,
+      tokenLifetimeSeconds: options.tokenLifetimeSeconds,
+      adminFrameAncestors: options.adminFrameAncestors,
+    });
     const { gateway, oauth, issuer } = api;
 
     return {

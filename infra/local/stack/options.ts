@@ -40,6 +40,10 @@ export interface LocalStackOptions {
   /** The OAuth clients file; default infra/local/auth/clients.json. */
   readonly clientsFile?: string;
   readonly audience?: string;
+  /** Origins that may embed the admin page in a frame (its CSP frame-ancestors); default none. */
+  readonly adminFrameAncestors?: readonly string[];
+  /** Access tokens' lifetime in seconds; default an hour (tests of the page's refresh shorten it). */
+  readonly tokenLifetimeSeconds?: number;
   /** The token signing key; default: kept under dataDir, or made anew in memory. */
   readonly signingKey?: SigningKey;
   /** Emulator and gateway log lines; default: none. */

@@ -1,9 +1,10 @@
-/** What the update, activate and rename floors share: one conditional write of one attribute. */
+/** What the update, activate and rename floors share: the portal's token, then one conditional write of one attribute. */
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { documentClient } from '../../../shared/aws/dynamodb';
-import { TABLE_NAME } from './floor-http';
+import { TABLE_NAME, takePortalToken } from './floor-http';
 
 export async function changeRecordFloor(portalId: string, configId: string, name: 'events' | 'status' | 'name', value: unknown) {
+  await takePortalToken(portalId, `change-${name}`);
   const { Attributes } = await documentClient.send(
     new UpdateCommand({
       TableName: TABLE_NAME,

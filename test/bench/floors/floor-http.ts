@@ -3,7 +3,7 @@
  * the parsed body, a 200 answer. No validation, no error envelope, no logging: a floor is the
  * least code that can make its operation's calls (docs/performance.md).
  */
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEventV2WithJWTAuthorizer, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { documentClient } from '../../../shared/aws/dynamodb';
 
@@ -25,8 +25,8 @@ export function ok(body: Record<string, unknown>): APIGatewayProxyStructuredResu
 
 /**
  * The per-portal rate limit's one conditional UpdateItem (a token of the portal's bucket for the
- * route), which every route that makes SNS send must make before it sends: part of each such
- * floor, so that its row judges the service's code, and the check's own cost is that call's.
+ * route), which every route must make before it runs: part of each floor, so that its row judges
+ * the service's code, and the check's own cost is that call's.
  */
 export async function takePortalToken(portalId: string, operationId: string): Promise<void> {
   const now = Date.now();
@@ -42,4 +42,15 @@ export async function takePortalToken(portalId: string, operationId: string): Pr
     )
     // A floor takes the call's cost, not the limit's verdict.
     .catch(() => undefined);
+}
+
+/** The message log's write of one message published (the message and its owner by message id), as the service makes it. */
+export async function logMessage(message: { portalId: string; configId: string; messageId: string; eventId: string; event: string; occurredAt: string; body: string }): Promise<void> {
+  const sentAt = new Date().toISOString();
+  const sk = `message#${message.configId}#${sentAt}#${message.messageId}`;
+  const items = [
+    { ...message, sk, sentAt, deliveryState: 'pending', attempts: 0 },
+    { portalId: `message-id#${message.messageId}`, sk: 'message', subscriptionPortalId: message.portalId, configId: message.configId, messageId: message.messageId, messageSk: sk, event: message.event, eventId: message.eventId },
+  ];
+  await documentClient.send(new BatchWriteCommand({ RequestItems: { [TABLE_NAME]: items.map((Item) => ({ PutRequest: { Item } })) } }));
 }

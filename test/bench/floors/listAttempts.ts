@@ -2,10 +2,11 @@
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { Context } from 'aws-lambda';
 import { documentClient } from '../../../shared/aws/dynamodb';
-import { type FloorEvent, TABLE_NAME, ok, portalOf } from './floor-http';
+import { type FloorEvent, TABLE_NAME, ok, portalOf, takePortalToken } from './floor-http';
 
 export async function handler(event: FloorEvent, _context: Context) {
   const portalId = portalOf(event);
+  await takePortalToken(portalId, 'listAttempts');
   const { config_id: configId, limit = '50' } = event.queryStringParameters ?? {};
   await documentClient.send(new GetCommand({ TableName: TABLE_NAME, Key: { portalId, sk: `subscription#${configId}` }, ConsistentRead: true }));
   const { Items = [], LastEvaluatedKey } = await documentClient.send(
@@ -20,7 +21,7 @@ export async function handler(event: FloorEvent, _context: Context) {
   );
   return ok({
     message: `${Items.length} attempts.`,
-    attempts: Items.map(({ at, status, statusCode, dwellTimeMs, attempts, messageId }) => ({ at, status, statusCode, dwellTimeMs, attempts, messageId })),
+    attempts: Items.map(({ at, status, statusCode, dwellTimeMs, attempts, messageId, eventId }) => ({ at, status, statusCode, dwellTimeMs, attempts, messageId, eventId: eventId ?? null })),
     nextCursor: LastEvaluatedKey ? Buffer.from(String(LastEvaluatedKey.sk)).toString('base64url') : null,
   });
 }

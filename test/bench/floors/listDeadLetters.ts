@@ -2,10 +2,11 @@
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { Context } from 'aws-lambda';
 import { documentClient } from '../../../shared/aws/dynamodb';
-import { type FloorEvent, TABLE_NAME, ok, portalOf } from './floor-http';
+import { type FloorEvent, TABLE_NAME, ok, portalOf, takePortalToken } from './floor-http';
 
 export async function handler(event: FloorEvent, _context: Context) {
   const portalId = portalOf(event);
+  await takePortalToken(portalId, 'listDeadLetters');
   const { config_id: configId, limit = '50' } = event.queryStringParameters ?? {};
   const { Item } = await documentClient.send(new GetCommand({ TableName: TABLE_NAME, Key: { portalId, sk: `subscription#${configId}` }, ConsistentRead: true }));
   const { Items = [], LastEvaluatedKey } = await documentClient.send(

@@ -8,10 +8,11 @@ import { GetSubscriptionAttributesCommand } from '@aws-sdk/client-sns';
 import type { Context } from 'aws-lambda';
 import { documentClient } from '../../../shared/aws/dynamodb';
 import { snsClient } from '../../../shared/aws/sns';
-import { type FloorEvent, TABLE_NAME, ok, portalOf } from './floor-http';
+import { type FloorEvent, TABLE_NAME, ok, portalOf, takePortalToken } from './floor-http';
 
 export async function handler(event: FloorEvent, _context: Context) {
   const portalId = portalOf(event);
+  await takePortalToken(portalId, 'listSubscriptions');
   const items: Record<string, unknown>[] = [];
   let ExclusiveStartKey: Record<string, unknown> | undefined;
   do {

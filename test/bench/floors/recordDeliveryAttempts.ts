@@ -1,13 +1,12 @@
 /**
- * Floor of the attempts consumer: the subscription event unzipped, the topic's portal from its tag,
- * then one transaction of the batch's Puts and its record's counters (conditional on the record
- * having the topic). No read of the record, no cap, no parsing checks.
+ * Floor of the attempts consumer: the subscription event unzipped, the records' messages (so their
+ * portal) read from the message log in one BatchGetItem, then one transaction of the batch's Puts
+ * and its record's counters (conditional on the record having the topic), and each message's
+ * delivery state set. No read of the record, no cap, no parsing checks.
  */
-import { ListTagsForResourceCommand } from '@aws-sdk/client-sns';
-import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { gunzipSync } from 'node:zlib';
 import { documentClient } from '../../../shared/aws/dynamodb';
-import { snsClient } from '../../../shared/aws/sns';
 import { TABLE_NAME } from './floor-http';
 
 export async function handler(event: { awslogs: { data: string } }) {
@@ -15,8 +14,13 @@ export async function handler(event: { awslogs: { data: string } }) {
   const records = logEvents.map((logEvent: { timestamp: number; message: string }) => ({ at: new Date(logEvent.timestamp).toISOString(), ...JSON.parse(logEvent.message) }));
   const topicArn: string = records[0].notification.topicArn;
   const configId = topicArn.split(':')[5]!.slice(-36);
-  const { Tags = [] } = await snsClient.send(new ListTagsForResourceCommand({ ResourceArn: topicArn }));
-  const portalId = Tags.find((tag) => tag.Key === 'portalId')!.Value!;
+  const { Responses = {} } = await documentClient.send(
+    new BatchGetCommand({
+      RequestItems: { [TABLE_NAME]: { Keys: records.map((record: { notification: { messageId: string } }) => ({ portalId: `message-id#${record.notification.messageId}`, sk: 'message' })), ConsistentRead: true } },
+    }),
+  );
+  const owners = Responses[TABLE_NAME] ?? [];
+  const portalId = String(owners[0]!.subscriptionPortalId);
   await documentClient.send(
     new TransactWriteCommand({
       TransactItems: [
@@ -48,6 +52,18 @@ export async function handler(event: { awslogs: { data: string } }) {
         },
       ],
     }),
+  );
+  await Promise.all(
+    owners.map((owner, index) =>
+      documentClient.send(
+        new UpdateCommand({
+          TableName: TABLE_NAME,
+          Key: { portalId, sk: owner.messageSk },
+          UpdateExpression: 'SET deliveryState = :state, lastAttemptAt = :at, statusCode = :code, attempts = :attempts',
+          ExpressionAttributeValues: { ':state': 'delivered', ':at': records[index].at, ':code': 200, ':attempts': 1 },
+        }),
+      ),
+    ),
   );
   return { stored: records.length, dropped: 0 };
 }

@@ -8,7 +8,7 @@ import { GetSubscriptionAttributesCommand, PublishCommand } from '@aws-sdk/clien
 import type { Context } from 'aws-lambda';
 import { documentClient } from '../../../shared/aws/dynamodb';
 import { snsClient } from '../../../shared/aws/sns';
-import { type FloorEvent, TABLE_NAME, bodyOf, ok, portalOf, takePortalToken } from './floor-http';
+import { type FloorEvent, TABLE_NAME, bodyOf, logMessage, ok, portalOf, takePortalToken } from './floor-http';
 
 export async function handler(event: FloorEvent, _context: Context) {
   const portalId = portalOf(event);
@@ -37,9 +37,10 @@ export async function handler(event: FloorEvent, _context: Context) {
           ExpressionAttributeValues: { ':until': until, ':by': 'floor', ':now': Date.now() },
         }),
       ).catch(() => undefined); // a floor takes the claim's cost, not its verdict
-      await snsClient.send(
+      const { MessageId } = await snsClient.send(
         new PublishCommand({ TopicArn: Item!.topicArn, Message: letter.message, MessageAttributes: { event: { DataType: 'String', StringValue: letter.event } } }),
       );
+      await logMessage({ portalId, configId, messageId: MessageId!, eventId: letter.eventId, event: letter.event, occurredAt: letter.occurredAt, body: letter.message });
       await documentClient.send(
         new TransactWriteCommand({
           TransactItems: [

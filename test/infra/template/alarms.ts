@@ -12,7 +12,8 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { checkedJobPeriod, DELIVERY_DEAD_LETTER_MAX_AGE, MISSED_RUNS } from '../../../infra/aws/operator-alarms';
+import { checkedJobPeriod, DELIVERY_DEAD_LETTER_MAX_AGE, MISSED_RUNS, UNKNOWN_RECORDS_METRIC } from '../../../infra/aws/operator-alarms';
+import { UNKNOWN_MESSAGE_DROPPED } from '../../../shared/attempts/message-join';
 import { PROJECT_ROOT } from '../../../infra/aws/service-function';
 import { STACK_NAME } from '../../../infra/aws/webhook-subscriptions-app';
 import { ATTEMPTS_RECORDER, DEAD_LETTER_RECORDER, DISPATCHER, RECONCILER, RETRY_SWEEPER } from '../../../shared/operations';
@@ -172,9 +173,27 @@ describe('the alarms', () => {
     expect(watched.sort()).toEqual([...new Set(consumers)].sort());
   });
 
-  it('are those four kinds only, each telling the topic when it fires and when it is OK again, named so the topic takes them', () => {
+  it("fires on delivery status records naming no message the service published, counted from the attempts consumer's line", () => {
+    expect(alarm(stack.alarms.unknownDeliveryStatusRecords)).toMatchObject({
+      AlarmName: `${STACK_NAME}-unknown-delivery-status-records`,
+      Namespace: `WebhookSubscriptions/${STACK_NAME}`,
+      MetricName: UNKNOWN_RECORDS_METRIC,
+      Statistic: 'Sum',
+      Threshold: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      TreatMissingData: 'notBreaching',
+    });
+    const [filter] = ofType('AWS::Logs::MetricFilter').filter(([, f]) => f.Properties.MetricTransformations[0].MetricName === UNKNOWN_RECORDS_METRIC);
+    expect(filter![1].Properties).toMatchObject({
+      LogGroupName: { Ref: idOf(stack.attempts.consumer.logGroup) },
+      FilterPattern: `{ ($.message = "${UNKNOWN_MESSAGE_DROPPED}") && ($.count > 0) }`,
+      MetricTransformations: [expect.objectContaining({ MetricValue: '$.count', MetricNamespace: `WebhookSubscriptions/${STACK_NAME}` })],
+    });
+  });
+
+  it('are those five kinds only, each telling the topic when it fires and when it is OK again, named so the topic takes them', () => {
     const alarms = ofType('AWS::CloudWatch::Alarm');
-    expect(alarms).toHaveLength(2 + stack.alarms.consumerErrors.size + stack.alarms.jobErrors.size + stack.alarms.missedRuns.size);
+    expect(alarms).toHaveLength(3 + stack.alarms.consumerErrors.size + stack.alarms.jobErrors.size + stack.alarms.missedRuns.size);
     for (const [, { Properties: a }] of alarms) {
       expect({ name: a.AlarmName, actions: a.AlarmActions, ok: a.OKActions, insufficient: a.InsufficientDataActions }).toEqual({
         name: a.AlarmName,

@@ -70,6 +70,34 @@ describe('portal events in', () => {
   });
 });
 
+describe('the events queue', () => {
+  it('takes messages from EventBridge sending for the bus\'s rule only: no principal of the account can put a forged event there', () => {
+    const queueId = idOf(stack.delivery.eventsQueue);
+    const [policy] = Object.values(resources).filter(
+      (resource) => resource.Type === 'AWS::SQS::QueuePolicy' && resource.Properties.Queues.some((q: any) => q.Ref === queueId),
+    );
+    const ruleId = Object.keys(template.findResources('AWS::Events::Rule', { Properties: { EventBusName: Match.anyValue() } }))[0]!;
+    const ruleArn = 'arn:aws:events:eu-west-1:123456789012:rule/webhooks-portal-events/PortalEventsToQueue';
+    // The policy as CloudFormation deploys it in account 123456789012, eu-west-1, the rule's ARN filled in.
+    const statements = JSON.parse(
+      JSON.stringify(resolvePseudoParameters(policy!.Properties.PolicyDocument.Statement)).replaceAll(JSON.stringify({ 'Fn::GetAtt': [ruleId, 'Arn'] }), JSON.stringify(ruleArn)),
+    ) as Statement[];
+    const send = (principal: Request['principal'], context: Request['context']) =>
+      evaluate(statements, { action: 'sqs:SendMessage', resource: { 'Fn::GetAtt': [queueId, 'Arn'] }, principal, context: { 'aws:SecureTransport': 'true', ...context } });
+    const events = (sourceArn: string) => send({ Service: 'events.amazonaws.com' }, { 'aws:PrincipalServiceName': 'events.amazonaws.com', 'aws:SourceArn': sourceArn });
+
+    // An administrator of the account, whose IAM policies allow sqs:* on every queue, putting a forged notice.
+    expect(send({ AWS: 'arn:aws:iam::123456789012:role/Admin' }, { 'aws:PrincipalArn': 'arn:aws:iam::123456789012:role/Admin' })).toBe('denied');
+    // EventBridge sending for another rule of the account (any rule may name the queue as its target).
+    expect(events('arn:aws:events:eu-west-1:123456789012:rule/default/someone-elses-rule')).toBe('denied');
+    // SNS, or any other service, sending for a resource of its own.
+    expect(send({ Service: 'sns.amazonaws.com' }, { 'aws:PrincipalServiceName': 'sns.amazonaws.com', 'aws:SourceArn': ruleArn })).toBe('denied');
+    // The bus's rule: the one sender let through, besides the account's root user (moving the dead letters back).
+    expect(events(ruleArn)).toBe('allowed');
+    expect(send({ AWS: 'arn:aws:iam::123456789012:root' }, { 'aws:PrincipalArn': 'arn:aws:iam::123456789012:root' })).not.toBe('denied');
+  });
+});
+
 describe('the dispatcher', () => {
   it('consumes the queue in batches of 10 gathered for up to 1 s, at most dispatcherMaxConcurrency (10) at a time, and reports failed records one by one', () => {
     template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
@@ -83,7 +111,7 @@ describe('the dispatcher', () => {
     });
   });
 
-  it('may only Query the table, read and write its delivery records, Publish to the service topics, consume its queue and write its logs', () => {
+  it('may only Query the table, read and write its delivery records, log its messages, Publish to the service topics, consume its queue and write its logs', () => {
     const statements = statementsOfFunction(idOf(stack.delivery.dispatcher.function));
     const byResource = (resource: unknown) =>
       statements
@@ -91,7 +119,7 @@ describe('the dispatcher', () => {
         .flatMap((statement) => [statement.Action].flat())
         .sort();
 
-    expect(byResource({ 'Fn::GetAtt': [idOf(stack.table), 'Arn'] })).toEqual(['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:UpdateItem']);
+    expect(byResource({ 'Fn::GetAtt': [idOf(stack.table), 'Arn'] })).toEqual(['dynamodb:BatchWriteItem', 'dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:UpdateItem']);
     // The delivery records' partitions only (shared/data/delivery-progress.ts), never a portal's.
     const onTable = statements.filter((statement) => JSON.stringify(statement.Resource) === JSON.stringify({ 'Fn::GetAtt': [idOf(stack.table), 'Arn'] }));
     expect(onTable.find((statement) => [statement.Action].flat().includes('dynamodb:UpdateItem'))).toMatchObject({
@@ -110,6 +138,8 @@ describe('the dispatcher', () => {
     expect(granted).toEqual(
       [
         'dynamodb:Query',
+        // The message log (infra/aws/message-log-permissions.ts).
+        'dynamodb:BatchWriteItem',
         'dynamodb:GetItem',
         'dynamodb:UpdateItem',
         'sns:Publish',
@@ -217,10 +247,10 @@ describe('the dead-letter recorder', () => {
     expect(mappings).toHaveLength(1);
   });
 
-  it('may only read portals\' partitions, write there only dead letters and their counters, put and delete only due work in the sweep\'s partitions, consume its queue and write its logs', () => {
+  it('may only read portals\' partitions, write there only dead letters and their counters, put and delete only due work in the sweep\'s partitions, mark a message dead-lettered, consume its queue and write its logs', () => {
     const statements = statementsOfFunction(idOf(stack.delivery.recorder.function)) as any[];
     const table = { 'Fn::GetAtt': [idOf(stack.table), 'Arn'] };
-    const portalsOnly = { 'dynamodb:LeadingKeys': ['idempotency#*', 'delivery#*', 'retry-due#*'] };
+    const portalsOnly = { 'dynamodb:LeadingKeys': ['idempotency#*', 'delivery#*', 'retry-due#*', 'message-id#*'] };
     const onTable = statements.filter((statement) => JSON.stringify(statement.Resource) === JSON.stringify(table));
     expect(onTable).toEqual([
       { Effect: 'Allow', Action: ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:Query'], Resource: table, Condition: { 'ForAllValues:StringNotLike': portalsOnly } },
@@ -244,6 +274,17 @@ describe('the dead-letter recorder', () => {
         Condition: {
           'ForAllValues:StringNotLike': portalsOnly,
           'ForAllValues:StringLike': { 'dynamodb:Attributes': ['portalId', 'sk', 'lastDeadLetterAt', 'deadLettersDropped', 'failingSince', 'deadLetters@*'] },
+        },
+      },
+      // The message log (infra/aws/message-log-permissions.ts): a dead letter's message found by its id, and marked.
+      { Effect: 'Allow', Action: 'dynamodb:BatchGetItem', Resource: table, Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['message-id#*'] } } },
+      {
+        Effect: 'Allow',
+        Action: 'dynamodb:UpdateItem',
+        Resource: table,
+        Condition: {
+          'ForAllValues:StringNotLike': portalsOnly,
+          'ForAllValues:StringEquals': { 'dynamodb:Attributes': ['portalId', 'sk', 'deliveryState', 'lastAttemptAt', 'statusCode', 'attempts'] },
         },
       },
       {

@@ -185,47 +185,64 @@ describe('IAM', () => {
 describe('what each function may do', () => {
   // The whole of each role, written out for review: one line per statement, as
   // `<resource>: <actions>[ when <condition>]`. Everything a function may do is on this page.
-  const PORTALS = 'when ForAllValues:StringNotLike dynamodb:LeadingKeys idempotency#*,delivery#*,retry-due#*';
+  const PORTALS = 'when ForAllValues:StringNotLike dynamodb:LeadingKeys idempotency#*,delivery#*,retry-due#*,message-id#*';
   const ATTRIBUTES = 'ForAllValues:StringLike dynamodb:Attributes';
+  // The message log: what a publisher writes (a message and its owner by message id, in one BatchWriteItem), what the join reads and sets.
+  const MESSAGE_LOG_WRITES =
+    'table: dynamodb:BatchWriteItem when ForAllValues:StringNotLike dynamodb:LeadingKeys idempotency#*,delivery#*,retry-due#* and ForAllValues:StringEquals dynamodb:Attributes ' +
+    'portalId,sk,configId,messageId,eventId,event,occurredAt,sentAt,body,deliveryState,attempts,subscriptionPortalId,messageSk,idempotencyExpiresAt';
+  const MESSAGE_JOIN = [
+    'table: dynamodb:BatchGetItem when ForAllValues:StringLike dynamodb:LeadingKeys message-id#*',
+    `table: dynamodb:UpdateItem ${PORTALS} and ForAllValues:StringEquals dynamodb:Attributes portalId,sk,deliveryState,lastAttemptAt,statusCode,attempts`,
+  ];
+  // The portal's rate limit item, which every operation takes a token of.
+  const BUCKET = `table: dynamodb:UpdateItem ${PORTALS} and ForAllValues:StringEquals dynamodb:Attributes portalId,sk,bucketFullAt,idempotencyExpiresAt`;
   const EXPECTED: Record<string, string[]> = {
     createSubscription: [
       'own log group: logs:CreateLogStream logs:PutLogEvents',
-      'table: dynamodb:GetItem dynamodb:PutItem dynamodb:UpdateItem when ForAllValues:StringNotLike dynamodb:LeadingKeys idempotency#*,delivery#*,retry-due#*',
+      'table: dynamodb:GetItem dynamodb:PutItem dynamodb:UpdateItem when ForAllValues:StringNotLike dynamodb:LeadingKeys idempotency#*,delivery#*,retry-due#*,message-id#*',
       'table: dynamodb:DeleteItem dynamodb:GetItem dynamodb:UpdateItem when ForAllValues:StringEquals dynamodb:LeadingKeys idempotency#createSubscriptionRoute',
-      `table: dynamodb:UpdateItem ${PORTALS} and ForAllValues:StringEquals dynamodb:Attributes portalId,sk,bucketFullAt,idempotencyExpiresAt`,
+      BUCKET,
       'service topics: sns:CreateTopic sns:DeleteTopic sns:Subscribe sns:TagResource',
       'delivery status logging role: iam:PassRole when StringEquals iam:PassedToService sns.amazonaws.com',
     ],
     updateSubscription: [
       'own log group: logs:CreateLogStream logs:PutLogEvents',
       `table: dynamodb:UpdateItem ${PORTALS} and ${ATTRIBUTES} portalId,sk,events,maxReceivesPerSecond,filter,protocol`,
+      BUCKET,
       'service topics: sns:SetSubscriptionAttributes',
     ],
     activateSubscription: [
       'own log group: logs:CreateLogStream logs:PutLogEvents',
       `table: dynamodb:UpdateItem ${PORTALS} and ${ATTRIBUTES} portalId,sk,status,disabledReason,disabledAt,failingSince`,
+      BUCKET,
     ],
     listSubscriptions: [
       'own log group: logs:CreateLogStream logs:PutLogEvents',
       `table: dynamodb:Query ${PORTALS}`,
       `table: dynamodb:UpdateItem ${PORTALS} and ${ATTRIBUTES} portalId,sk,subscriptionArn,subscriptionState,subscriptionStateAt`,
+      BUCKET,
       'service topics: sns:GetSubscriptionAttributes',
     ],
-    renameSubscription: ['own log group: logs:CreateLogStream logs:PutLogEvents', `table: dynamodb:UpdateItem ${PORTALS} and ${ATTRIBUTES} portalId,sk,name`],
+    renameSubscription: ['own log group: logs:CreateLogStream logs:PutLogEvents', `table: dynamodb:UpdateItem ${PORTALS} and ${ATTRIBUTES} portalId,sk,name`, BUCKET],
     deleteSubscription: [
       'own log group: logs:CreateLogStream logs:PutLogEvents',
       `table: dynamodb:GetItem ${PORTALS}`,
       `table: dynamodb:DeleteItem dynamodb:UpdateItem ${PORTALS} and ${ATTRIBUTES} portalId,sk,subscriptionCount`,
+      BUCKET,
       'service topics: sns:DeleteTopic',
     ],
     testSubscription: [
       'own log group: logs:CreateLogStream logs:PutLogEvents',
       `table: dynamodb:GetItem ${PORTALS}`,
-      `table: dynamodb:UpdateItem ${PORTALS} and ForAllValues:StringEquals dynamodb:Attributes portalId,sk,bucketFullAt,idempotencyExpiresAt`,
+      BUCKET,
       'service topics: sns:GetSubscriptionAttributes sns:Publish',
+      MESSAGE_LOG_WRITES,
     ],
-    listDeadLetters: ['own log group: logs:CreateLogStream logs:PutLogEvents', `table: dynamodb:GetItem dynamodb:Query ${PORTALS}`],
-    listAttempts: ['own log group: logs:CreateLogStream logs:PutLogEvents', `table: dynamodb:GetItem dynamodb:Query ${PORTALS}`],
+    listDeadLetters: ['own log group: logs:CreateLogStream logs:PutLogEvents', `table: dynamodb:GetItem dynamodb:Query ${PORTALS}`, BUCKET],
+    listAttempts: ['own log group: logs:CreateLogStream logs:PutLogEvents', `table: dynamodb:GetItem dynamodb:Query ${PORTALS}`, BUCKET],
+    listMessages: ['own log group: logs:CreateLogStream logs:PutLogEvents', `table: dynamodb:GetItem dynamodb:Query ${PORTALS}`, BUCKET],
+    // No AWS call: no per-portal limit, no bucket.
     testFilter: ['own log group: logs:CreateLogStream logs:PutLogEvents'],
     replayDeadLetters: [
       'own log group: logs:CreateLogStream logs:PutLogEvents',
@@ -233,25 +250,27 @@ describe('what each function may do', () => {
       `table: dynamodb:DeleteItem dynamodb:PutItem dynamodb:UpdateItem ${PORTALS} and ${ATTRIBUTES} portalId,sk,replayClaimedUntil,replayClaimedBy,deadLetters@*,retries,cancelled,idempotencyExpiresAt`,
       'table: dynamodb:DeleteItem dynamodb:GetItem dynamodb:UpdateItem when ForAllValues:StringEquals dynamodb:LeadingKeys idempotency#replayDeadLettersRoute',
       'table: dynamodb:DeleteItem when ForAllValues:StringLike dynamodb:LeadingKeys retry-due#* and ForAllValues:StringEquals dynamodb:Attributes portalId,sk',
-      `table: dynamodb:UpdateItem ${PORTALS} and ForAllValues:StringEquals dynamodb:Attributes portalId,sk,bucketFullAt,idempotencyExpiresAt`,
+      BUCKET,
       'service topics: sns:GetSubscriptionAttributes sns:Publish',
+      MESSAGE_LOG_WRITES,
     ],
     recordDeadLetters: [
       'own log group: logs:CreateLogStream logs:PutLogEvents',
-      'table: dynamodb:BatchGetItem dynamodb:GetItem dynamodb:Query when ForAllValues:StringNotLike dynamodb:LeadingKeys idempotency#*,delivery#*,retry-due#*',
-      'table: dynamodb:DeleteItem dynamodb:PutItem when ForAllValues:StringNotLike dynamodb:LeadingKeys idempotency#*,delivery#*,retry-due#* and ' +
+      'table: dynamodb:BatchGetItem dynamodb:GetItem dynamodb:Query when ForAllValues:StringNotLike dynamodb:LeadingKeys idempotency#*,delivery#*,retry-due#*,message-id#*',
+      'table: dynamodb:DeleteItem dynamodb:PutItem when ForAllValues:StringNotLike dynamodb:LeadingKeys idempotency#*,delivery#*,retry-due#*,message-id#* and ' +
         'ForAllValues:StringLike dynamodb:Attributes portalId,sk,configId,eventId,event,occurredAt,failedAt,messageId,message,retries,nextRetryAt,idempotencyExpiresAt',
-      'table: dynamodb:UpdateItem when ForAllValues:StringNotLike dynamodb:LeadingKeys idempotency#*,delivery#*,retry-due#* and ' +
+      'table: dynamodb:UpdateItem when ForAllValues:StringNotLike dynamodb:LeadingKeys idempotency#*,delivery#*,retry-due#*,message-id#* and ' +
         'ForAllValues:StringLike dynamodb:Attributes portalId,sk,lastDeadLetterAt,deadLettersDropped,failingSince,deadLetters@*',
       'table: dynamodb:DeleteItem dynamodb:PutItem when ForAllValues:StringLike dynamodb:LeadingKeys retry-due#* and ' +
         'ForAllValues:StringLike dynamodb:Attributes portalId,sk,kind,dueAt,subscriptionPortalId,configId,letterSk,failingSince,idempotencyExpiresAt',
+      ...MESSAGE_JOIN,
       'delivery dead-letter queue: sqs:ChangeMessageVisibility sqs:DeleteMessage sqs:GetQueueAttributes sqs:GetQueueUrl sqs:ReceiveMessage',
     ],
     confirmSubscription: [
       'own log group: logs:CreateLogStream logs:PutLogEvents',
       `table: dynamodb:GetItem ${PORTALS}`,
       `table: dynamodb:UpdateItem ${PORTALS} and ${ATTRIBUTES} portalId,sk,subscriptionArn,subscriptionState,subscriptionStateAt,confirmationRequestedAt,confirmationRequestsDay,confirmationRequestsThatDay`,
-      `table: dynamodb:UpdateItem ${PORTALS} and ForAllValues:StringEquals dynamodb:Attributes portalId,sk,bucketFullAt,idempotencyExpiresAt`,
+      BUCKET,
       'service topics: sns:GetSubscriptionAttributes sns:Subscribe',
     ],
     dispatchPortalEvents: [
@@ -259,6 +278,7 @@ describe('what each function may do', () => {
       `table: dynamodb:Query ${PORTALS}`,
       'table: dynamodb:GetItem dynamodb:UpdateItem when ForAllValues:StringLike dynamodb:LeadingKeys delivery#*',
       'service topics: sns:Publish',
+      MESSAGE_LOG_WRITES,
       'events queue: sqs:ChangeMessageVisibility sqs:DeleteMessage sqs:GetQueueAttributes sqs:GetQueueUrl sqs:ReceiveMessage',
     ],
     reconcileTopics: [
@@ -269,6 +289,8 @@ describe('what each function may do', () => {
       'service topics: sns:CreateTopic sns:DeleteTopic sns:GetSubscriptionAttributes sns:SetSubscriptionAttributes sns:SetTopicAttributes sns:Subscribe sns:TagResource',
       'delivery status logging role: iam:PassRole when StringEquals iam:PassedToService sns.amazonaws.com',
       '*: sns:ListSubscriptions sns:ListTopics',
+      "the account's log groups: logs:DescribeLogGroups",
+      "the topics' delivery status log groups: logs:PutRetentionPolicy",
     ],
     retryDeadLetters: [
       'own log group: logs:CreateLogStream logs:PutLogEvents',
@@ -278,15 +300,16 @@ describe('what each function may do', () => {
       `table: dynamodb:DeleteItem dynamodb:PutItem dynamodb:UpdateItem ${PORTALS} and ${ATTRIBUTES} ` +
         'portalId,sk,replayClaimedUntil,replayClaimedBy,nextRetryAt,retries,cancelled,idempotencyExpiresAt,deadLetters@*,status,disabledReason,disabledAt,failingSince',
       'service topics: sns:Publish',
+      MESSAGE_LOG_WRITES,
     ],
     recordDeliveryAttempts: [
       'own log group: logs:CreateLogStream logs:PutLogEvents',
-      'table: dynamodb:GetItem dynamodb:Query when ForAllValues:StringNotLike dynamodb:LeadingKeys idempotency#*,delivery#*,retry-due#*',
-      'table: dynamodb:DeleteItem dynamodb:PutItem when ForAllValues:StringNotLike dynamodb:LeadingKeys idempotency#*,delivery#*,retry-due#* and ' +
-        'ForAllValues:StringLike dynamodb:Attributes portalId,sk,at,status,statusCode,dwellTimeMs,attempts,messageId,idempotencyExpiresAt',
-      'table: dynamodb:UpdateItem when ForAllValues:StringNotLike dynamodb:LeadingKeys idempotency#*,delivery#*,retry-due#* and ' +
-        'ForAllValues:StringLike dynamodb:Attributes portalId,sk,lastDeliveredAt,lastFailedAt,attemptsDelivered@*,attemptsFailed@*,attemptsKept@*',
-      'service topics: sns:ListTagsForResource',
+      'table: dynamodb:GetItem dynamodb:Query when ForAllValues:StringNotLike dynamodb:LeadingKeys idempotency#*,delivery#*,retry-due#*,message-id#*',
+      'table: dynamodb:DeleteItem dynamodb:PutItem when ForAllValues:StringNotLike dynamodb:LeadingKeys idempotency#*,delivery#*,retry-due#*,message-id#* and ' +
+        'ForAllValues:StringLike dynamodb:Attributes portalId,sk,at,status,statusCode,dwellTimeMs,attempts,messageId,eventId,idempotencyExpiresAt',
+      'table: dynamodb:UpdateItem when ForAllValues:StringNotLike dynamodb:LeadingKeys idempotency#*,delivery#*,retry-due#*,message-id#* and ' +
+        'ForAllValues:StringLike dynamodb:Attributes portalId,sk,lastDeliveredAt,lastFailedAt,lastEventDeliveredAt,attemptsDelivered@*,attemptsFailed@*,attemptsKept@*',
+      ...MESSAGE_JOIN,
     ],
   };
 
@@ -329,6 +352,8 @@ describe('what each function may do', () => {
       [JSON.stringify({ 'Fn::GetAtt': [logicalIdOf(stack, stack.delivery.deliveryDeadLetterQueue), 'Arn'] }), 'delivery dead-letter queue'],
       [JSON.stringify(loggingRoleArn()), 'delivery status logging role'],
       [JSON.stringify('*'), '*'],
+      [JSON.stringify(logGroupArn('*')), "the account's log groups"],
+      [JSON.stringify(logGroupArn(['sns/', { Ref: 'AWS::Region' }, '/', { Ref: 'AWS::AccountId' }, `/${stack.topicPrefix}-*`])), "the topics' delivery status log groups"],
     ]);
     const roleId = logicalIdOf(stack, fn.role);
 
@@ -345,3 +370,10 @@ describe('what each function may do', () => {
     expect(resources[roleId]!.Properties.ManagedPolicyArns).toBeUndefined();
   });
 });
+
+/** A log group ARN of the stack's account and region, as the template joins it. */
+function logGroupArn(name: string | unknown[]) {
+  const head = ['arn:', { Ref: 'AWS::Partition' }, ':logs:', { Ref: 'AWS::Region' }, ':', { Ref: 'AWS::AccountId' }, ':log-group:'];
+  const [first, ...rest] = [name].flat();
+  return { 'Fn::Join': ['', [...head.slice(0, -1), `:log-group:${String(first)}`, ...rest]] };
+}

@@ -86,6 +86,7 @@ describe('the functions', () => {
         EVENT_KINDS: DEFAULT_SETTINGS.eventKinds.join(','),
         DELIVERY_RETRY_SCHEDULE: DEFAULT_SETTINGS.deliveryRetrySchedule,
         DISABLE_FAILING_AFTER: DEFAULT_SETTINGS.disableFailingAfter,
+        MESSAGE_KEEP_DAYS: String(DEFAULT_SETTINGS.messageKeepDays),
         // Only create and confirm subscribe endpoints, and name their dead-letter queue when they do.
         ...((op.id === 'createSubscriptionRoute' || op.id === 'confirmSubscriptionRoute') && {
           DELIVERY_DEAD_LETTER_QUEUE_ARN: { 'Fn::GetAtt': [logicalIdOf(stack, stack.delivery.deliveryDeadLetterQueue), 'Arn'] },
@@ -96,6 +97,15 @@ describe('the functions', () => {
         ...(op.limitedPerPortal && {
           PORTAL_SEND_BURST: String(DEFAULT_SETTINGS.portalSendBurst),
           PORTAL_SEND_RATE_PER_MINUTE: String(DEFAULT_SETTINGS.portalSendRatePerMinute),
+        }),
+        // The others, each by the budget the operations table names.
+        ...(op.portalBudget === 'change' && {
+          PORTAL_CHANGE_BURST: String(DEFAULT_SETTINGS.portalChangeBurst),
+          PORTAL_CHANGE_RATE_PER_MINUTE: String(DEFAULT_SETTINGS.portalChangeRatePerMinute),
+        }),
+        ...(op.portalBudget === 'read' && {
+          PORTAL_READ_BURST: String(DEFAULT_SETTINGS.portalReadBurst),
+          PORTAL_READ_RATE_PER_MINUTE: String(DEFAULT_SETTINGS.portalReadRatePerMinute),
         }),
         ...(op.id === 'confirmSubscriptionRoute' && { CONFIRMATION_REQUESTS_PER_DAY: String(DEFAULT_SETTINGS.confirmationRequestsPerDay) }),
       });
@@ -122,9 +132,11 @@ describe('the functions', () => {
       const idempotencyRecords: readonly string[] = [
         ...(('idempotencyRecords' in expected && expected.idempotencyRecords) || []),
         // The portal's rate limit item, in a statement of its own.
-        ...(op.limitedPerPortal ? RATE_LIMIT_PERMISSIONS : []),
+        ...(op.limitedPerPortal || op.portalBudget ? RATE_LIMIT_PERMISSIONS : []),
         // Replay ends the schedule of what it sends: it deletes the due retry, in a statement of its own.
         ...(op.id === 'replayDeadLettersRoute' ? REPLAY_DUE_WORK : []),
+        // The operations that publish log what they publish, in a statement of their own.
+        ...('logsMessages' in expected ? ['dynamodb:BatchWriteItem'] : []),
       ];
       expect(actionsOn(statements, { 'Fn::GetAtt': [tableId(), 'Arn'] })).toEqual([...expected.table, ...idempotencyRecords].sort());
       expect(actionsOn(statements, topicArnPattern(stack.topicPrefix))).toEqual([...expected.topics].sort());
@@ -172,8 +184,12 @@ describe('the functions', () => {
         deliveryStatusRoleArn: deployed.DELIVERY_STATUS_ROLE_ARN ? loggingRole : undefined,
         deliveryStatusSuccessSampleRate: 100,
         attemptKeepDays: 7,
+        deliveryStatusLogRetentionDays: 30,
         maxAttemptsPerSubscription: 1000,
+        messageKeepDays: 30,
         portalSendLimit: { burst: DEFAULT_SETTINGS.portalSendBurst, ratePerMinute: DEFAULT_SETTINGS.portalSendRatePerMinute },
+        portalChangeLimit: { burst: DEFAULT_SETTINGS.portalChangeBurst, ratePerMinute: DEFAULT_SETTINGS.portalChangeRatePerMinute },
+        portalReadLimit: { burst: DEFAULT_SETTINGS.portalReadBurst, ratePerMinute: DEFAULT_SETTINGS.portalReadRatePerMinute },
         confirmationRequestsPerDay: DEFAULT_SETTINGS.confirmationRequestsPerDay,
         confirmationRequestIntervalMs: 300_000,
         deliveryRetryScheduleMs: [300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000],
@@ -204,7 +220,7 @@ describe('the HTTP API', () => {
     const routeKeys = ofType('AWS::ApiGatewayV2::Route').map(([, route]) => route.Properties.RouteKey);
 
     expect(routeKeys.sort()).toEqual(OPERATIONS.flatMap((op) => op.paths.map((path) => `${op.method} ${path}`)).sort());
-    expect(routeKeys).toHaveLength(24);
+    expect(routeKeys).toHaveLength(26);
     expect(routeKeys).toEqual(expect.arrayContaining(API_PREFIXES.map((prefix) => `POST ${prefix}/confirm`)));
   });
 
@@ -292,13 +308,18 @@ describe('AWS Solutions rules (cdk-nag)', () => {
         ]),
         [`${STACK_NAME}/Delivery/dispatchPortalEvents/Role`, wildcardId],
         [`${STACK_NAME}/Reconciliation/reconcileTopics/Role`, wildcardId],
-        [`${STACK_NAME}/Attempts/recordDeliveryAttempts/Role`, wildcardId],
         [`${STACK_NAME}/Retries/retryDeadLetters/Role`, wildcardId],
         // SNS names the log groups after each topic, made at run time.
         ...['', ':log-stream:*'].map((suffix) => [
           `${STACK_NAME}/Attempts/SnsDeliveryStatusLogging`,
           `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:logs:<AWS::Region>:<AWS::AccountId>:log-group:sns/<AWS::Region>/<AWS::AccountId>/${stack.topicPrefix}-*${suffix}]`,
         ]),
+        // The reconciler gives the topics' delivery status log groups (made by SNS at run time) their retention.
+        [`${STACK_NAME}/Reconciliation/reconcileTopics/Role`, 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:logs:<AWS::Region>:<AWS::AccountId>:log-group:*]'],
+        [
+          `${STACK_NAME}/Reconciliation/reconcileTopics/Role`,
+          `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:logs:<AWS::Region>:<AWS::AccountId>:log-group:sns/<AWS::Region>/<AWS::AccountId>/${stack.topicPrefix}-*]`,
+        ],
         // ListTopics and ListSubscriptions have no resource type in IAM.
         [`${STACK_NAME}/Reconciliation/reconcileTopics/Role`, 'AwsSolutions-IAM5[Resource::*]'],
         // A dead-letter queue needs no dead-letter queue; cdk-nag cannot see the redrive policies SNS holds.
