@@ -1,6 +1,7 @@
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { documentClient } from '../shared/aws/dynamodb';
 import { markMessageDeadLettered } from '../shared/attempts/message-join';
+import { type MessageOwner, ownersOf } from '../shared/data/messages';
 import { readDeadLetter } from '../shared/dead-letters/dead-letter-message';
 import { DeadLetterBatch } from '../shared/dead-letters/recorder';
 import { deadLetterStoreOf, oldest, retryLedger, retryLedgers, store } from '../shared/data/dead-letters';
@@ -17,7 +18,7 @@ const deadLetters = { ...deadLetterStoreOf(table, { retryLedger, retryLedgers, o
  * that can never be kept (malformed, or its subscription gone) is logged and dropped; one that
  * failed to be written throws, so only it is retried (partial batch response).
  */
-async function recordOne(batch: DeadLetterBatch, record: SQSRecord): Promise<void> {
+async function recordOne(batch: DeadLetterBatch, record: SQSRecord, owners: ReadonlyMap<string, MessageOwner> | undefined): Promise<void> {
   const reading = readDeadLetter(record, topicPrefix);
   if ('unusable' in reading) {
     logger.error('dead letter dropped: not a notification of the service', { messageId: record.messageId, reason: reading.unusable });
@@ -31,7 +32,7 @@ async function recordOne(batch: DeadLetterBatch, record: SQSRecord): Promise<voi
     return;
   }
   // The message log shows it dead-lettered (a retried record marks it again, to the same effect).
-  if (!(await markMessageDeadLettered(table, letter))) logger.warn('dead letter of a message not in the message log', fields);
+  if (!(await markMessageDeadLettered(table, letter, owners))) logger.warn('dead letter of a message not in the message log', fields);
   if (outcome.kind === 'duplicate') logger.info('dead letter already kept', fields);
   else {
     // SNS's ErrorMessage is left out: nothing says it never quotes the endpoint (and its credentials).
@@ -52,11 +53,18 @@ export const handler = withInvocationLogging('recordDeadLetters', async (event: 
   const letters = event.Records.map((record) => readDeadLetter(record, topicPrefix)).flatMap((reading) => ('unusable' in reading ? [] : [reading.deadLetter]));
   // Should this read fail, each record reads its own ledger as it is kept.
   await batch.readLedgers(letters).catch((error: unknown) => logger.warn('retry ledgers not read together: read one by one', { error }));
+  // The batch's logged messages in one read too; should it fail, each letter reads its own.
+  const owners = letters.length === 0
+    ? undefined
+    : await ownersOf(table, letters.map(({ messageId }) => messageId)).catch((error: unknown) => {
+        logger.warn('logged messages not read together: read one by one', { error });
+        return undefined;
+      });
   const batchItemFailures: SQSBatchResponse['batchItemFailures'] = [];
   const errors: unknown[] = [];
   for (const record of event.Records) {
     try {
-      await recordOne(batch, record);
+      await recordOne(batch, record, owners);
     } catch (error) {
       // Only this record is retried (SQS partial batch response); the others are kept.
       errors.push(error);

@@ -69,9 +69,17 @@ export async function markMessagesAttempted(table: RecordTable, { attempts, owne
   await mapWithConcurrency(pairs, UPDATES_IN_FLIGHT, ({ attempt, owner }) => messageAttempted(table, owner, attempt));
 }
 
-/** Marks the logged message of a dead letter dead-lettered, when it is one the service published to that subscription; false otherwise. */
-export async function markMessageDeadLettered(table: RecordTable, letter: { messageId: string; configId: string; failedAt: string }): Promise<boolean> {
-  const owner = (await ownersOf(table, [letter.messageId])).get(letter.messageId);
+/**
+ * Marks the logged message of a dead letter dead-lettered, when it is one the service published to
+ * that subscription; false otherwise. `owners`: the batch's messages read together (ownersOf), so a
+ * batch costs one read, not one a letter; without it, this letter's alone.
+ */
+export async function markMessageDeadLettered(
+  table: RecordTable,
+  letter: { messageId: string; configId: string; failedAt: string },
+  owners?: ReadonlyMap<string, MessageOwner>,
+): Promise<boolean> {
+  const owner = (owners ?? (await ownersOf(table, [letter.messageId]))).get(letter.messageId);
   if (!owner || owner.configId !== letter.configId) return false;
   return messageDeadLettered(table, owner, letter.failedAt);
 }

@@ -84,7 +84,8 @@ export const MINIMUM_CALLS: Record<string, (sizes: { records: number; queryPages
   // One write per dead letter: the transaction of its Put and its record's counters; the retry
   // ledgers of the batch's events (how many scheduled retries each had), read together.
   recordDeadLetters: () => ({
-    required: { TransactWriteItems: RECORDED_PER_BATCH, BatchGetItem: 1 },
+    // BatchGetItem x2: the batch's retry ledgers, and its messages in the message log (each logged one then marked dead-lettered).
+    required: { TransactWriteItems: RECORDED_PER_BATCH, BatchGetItem: 2 },
     extra: { action: 'GetItem', reason: 'reads the record once per batch: it must exist in that portal with that topic, and the cap of 1,000' },
   }),
   // Nothing to read or send: the filter is tried in the function alone.

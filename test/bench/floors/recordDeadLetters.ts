@@ -1,10 +1,11 @@
 /**
  * Floor of the dead-letter recorder: the retry ledgers of the batch's events in one BatchGetItem
- * (how many scheduled retries each had), then per dead letter one transaction of its Put, its
+ * (how many scheduled retries each had), the batch's logged messages in another (each found one
+ * marked dead-lettered), then per dead letter one transaction of its Put, its
  * next retry's due work and its record's day counter (conditional on the record having its topic). No record read, no cap, no
  * parsing checks.
  */
-import { BatchGetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { documentClient } from '../../../shared/aws/dynamodb';
 import { TABLE_NAME } from './floor-http';
@@ -22,6 +23,29 @@ export async function handler(event: SQSEvent): Promise<SQSBatchResponse> {
   }
   if (ledgerKeys.size > 0) {
     await documentClient.send(new BatchGetCommand({ RequestItems: { [TABLE_NAME]: { Keys: [...ledgerKeys.values()], ConsistentRead: true } } }));
+  }
+  // The batch's messages in the message log, by SNS message id (the service marks each found one dead-lettered).
+  const messageIds = event.Records.flatMap((record) => {
+    try {
+      return [String(JSON.parse(record.body).MessageId)];
+    } catch {
+      return [];
+    }
+  });
+  const logged = messageIds.length === 0
+    ? []
+    : ((await documentClient.send(new BatchGetCommand({ RequestItems: { [TABLE_NAME]: { Keys: [...new Set(messageIds)].map((id) => ({ portalId: `message-id#${id}`, sk: 'message' })), ConsistentRead: true } } })))
+        .Responses?.[TABLE_NAME] ?? []);
+  for (const owner of logged) {
+    await documentClient.send(
+      new UpdateCommand({
+        TableName: TABLE_NAME,
+        Key: { portalId: owner.subscriptionPortalId, sk: owner.messageSk },
+        UpdateExpression: 'SET deliveryState = :deadLettered',
+        ConditionExpression: 'attribute_exists(sk)',
+        ExpressionAttributeValues: { ':deadLettered': 'dead-lettered' },
+      }),
+    );
   }
   for (const record of event.Records) {
     try {
