@@ -100,13 +100,16 @@ it('delivers after a restart on the same DATA_DIR every event accepted before a 
   expect(accepted.length).toBe(EVENTS);
   await first.stop();
   expect(await first.exited).toEqual({ code: 0, signal: null });
-  // Stopped mid-burst: events still queued for the dispatcher, and deliveries under way.
+  // Stopped mid-burst: events still queued for the dispatcher. Whether SNS also holds deliveries at
+  // that moment depends on how far the dispatcher got (the local queue hands out several batches at
+  // once): when it kept some, the next start resumes exactly those (the emulator's own resume is
+  // asserted in sns-emulator.dead-letters.test.ts).
   expect(first.output()).toMatch(/\[events\] kept [1-9]\d* queued events in .*event-queue\.json/);
-  expect(first.output()).toMatch(/\[sns\] kept [1-9]\d* pending deliveries in .*sns\.json/);
+  const keptDeliveries = /\[sns\] kept (\d+) pending deliveries in .*sns\.json/.exec(first.output())?.[1];
 
   const second = await start();
   expect(second.output()).toMatch(/\[events\] resuming [1-9]\d* events still queued at the last stop/);
-  expect(second.output()).toMatch(/\[sns\] resuming [1-9]\d* deliveries still pending at the last stop/);
+  if (keptDeliveries !== undefined) expect(second.output()).toContain(`[sns] resuming ${keptDeliveries} deliveries still pending at the last stop`);
 
   const missing = async () => {
     const arrived = new Set(receiver.notificationsAt(path).map((entry) => entry.message?.eventId as string));
