@@ -114,6 +114,8 @@ export const reconcileEveryMinutesProblem: Rule = (text) => wholeNumberProblem(t
 // API Gateway's own limits for a stage: 10,000 requests per second, burst 5,000 (adjustable quotas).
 export const throttlingRateLimitProblem: Rule = (text) =>
   /^\d+(\.\d+)?$/.test(text) && Number(text) >= 1 && Number(text) <= 10_000 ? undefined : `must be a number from 1 to 10000 (got "${text}").`;
+// Lambda's SQS event source takes a maximum concurrency of 2 to 1,000 ("Configuring scaling behavior for SQS event source mappings").
+export const dispatcherMaxConcurrencyProblem: Rule = (text) => wholeNumberProblem(text, 2, 1_000);
 export const throttlingBurstLimitProblem: Rule = (text) => wholeNumberProblem(text, 1, 5_000);
 // Only the shape: SNS sends each address a confirmation link, and a wrong one never confirms.
 export function operatorEmailsProblem(text: string): string | undefined {

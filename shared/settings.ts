@@ -158,6 +158,10 @@ function settingsTable(): Setting[] {
     other('cdk', 'eventBusName', { contextKey: 'eventBusName', default: 'webhooks-portal-events', rule: rule.eventBusNameProblem, meaning: 'the EventBridge bus portal events arrive on' }),
     other('cdk', 'reconcileEveryMinutes', { contextKey: 'reconcileEveryMinutes', default: '15', rule: rule.reconcileEveryMinutesProblem, meaning: 'how often the reconciler runs' }),
     read('reconcileGraceMinutes', reconcileGraceMinutes, { contextKey: 'reconcileGraceMinutes', readBy: ['reconcileTopics'], meaning: 'how old a topic without a record must be before the reconciler deletes it' }),
+    other('cdk', 'dispatcherMaxConcurrency', {
+      contextKey: 'dispatcherMaxConcurrency', default: '10', rule: rule.dispatcherMaxConcurrencyProblem,
+      meaning: "batches of portal events the dispatcher works on at once (its event source's maximum concurrency)",
+    }),
     other('cdk', 'throttlingRateLimit', { contextKey: 'throttlingRateLimit', default: '50', rule: rule.throttlingRateLimitProblem, meaning: "the API stage's steady requests per second" }),
     other('cdk', 'throttlingBurstLimit', { contextKey: 'throttlingBurstLimit', default: '100', rule: rule.throttlingBurstLimitProblem, meaning: "the API stage's burst" }),
     read('portalSendBurst', portalSendBurst, { contextKey: 'portalSendBurst', readBy: sending, meaning: 'requests of one route that makes SNS send a portal may send at once' }),

@@ -36,6 +36,8 @@ export interface DeploymentSettings {
   readonly reconcileEveryMinutes: number;
   /** RECONCILE_GRACE_MINUTES: how old a topic without a record must be before the reconciler deletes it. */
   readonly reconcileGraceMinutes: number;
+  /** The dispatcher's event source's maximum concurrency (docs/scale.md#fair-delivery says how to choose it). */
+  readonly dispatcherMaxConcurrency: number;
   /** Steady-state requests per second of the API stage. */
   readonly throttlingRateLimit: number;
   /** Requests the API stage accepts in a burst above the rate. */
@@ -173,6 +175,7 @@ function valuesOf(text: (key: keyof DefaultedSettings) => string | undefined): D
     eventBusName: text('eventBusName')!,
     reconcileEveryMinutes: number('reconcileEveryMinutes'),
     reconcileGraceMinutes: number('reconcileGraceMinutes'),
+    dispatcherMaxConcurrency: number('dispatcherMaxConcurrency'),
     throttlingRateLimit: number('throttlingRateLimit'),
     throttlingBurstLimit: number('throttlingBurstLimit'),
     portalSendBurst: number('portalSendBurst'),

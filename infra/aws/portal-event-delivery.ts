@@ -8,7 +8,7 @@
  */
 import { ArnFormat, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
-import { EventBus, Rule } from 'aws-cdk-lib/aws-events';
+import { EventBus, EventField, Rule } from 'aws-cdk-lib/aws-events';
 import { SqsQueue } from 'aws-cdk-lib/aws-events-targets';
 import { AnyPrincipal, Effect, PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
@@ -25,6 +25,8 @@ import { ServiceFunction } from './service-function';
 
 export interface PortalEventDeliveryProps {
   readonly eventBusName: string;
+  /** The dispatcher's event source's maximum concurrency. */
+  readonly dispatcherMaxConcurrency: number;
   readonly table: ITable;
   /** ARN pattern of the service's topics (`<prefix>-*`), which their subscriptions' ARNs match too. */
   readonly topicArnPattern: string;
@@ -54,6 +56,8 @@ export const DISPATCH_BATCH_SIZE = 10;
 export const DISPATCH_BATCHING_WINDOW = Duration.seconds(1);
 /** A batch of 10 dead letters: one read per subscription, then one transaction each. */
 const RECORDER_TIMEOUT = Duration.seconds(30);
+/** Where a portal event carries its portal: each message's group in the fair events queue. */
+export const PORTAL_GROUP_PATH = '$.detail.portalId';
 /** Tries of an event before it is set aside in the events dead-letter queue. */
 export const EVENT_MAX_RECEIVE_COUNT = 5;
 /** Dead letters are kept as long as SQS allows, for an operator to look at and redrive. */
@@ -89,7 +93,19 @@ export class PortalEventDelivery extends Construct {
       eventBus: this.bus,
       description: `Portal events (source ${PORTAL_EVENT_SOURCE}) to the dispatcher's queue.`,
       eventPattern: { source: [PORTAL_EVENT_SOURCE] },
-      targets: [new SqsQueue(this.eventsQueue, { deadLetterQueue: this.eventsDeadLetterQueue })],
+      targets: [
+        new SqsQueue(this.eventsQueue, {
+          deadLetterQueue: this.eventsDeadLetterQueue,
+          // The portal as each message's group makes the standard queue a fair queue keyed by portal
+          // (docs/decisions/fair-queue-by-portal.md): EventBridge sets MessageGroupId on "an Amazon SQS
+          // fair or FIFO queue" target (EventBridge API Reference, "SqsParameters",
+          // https://docs.aws.amazon.com/eventbridge/latest/APIReference/API_SqsParameters.html), and a
+          // target parameter may be a JSON path into the event ("Event bus targets in Amazon
+          // EventBridge", dynamic path parameters,
+          // https://docs.aws.amazon.com/eventbridge/latest/userguide/eb-targets.html).
+          messageGroupId: EventField.fromPath(PORTAL_GROUP_PATH),
+        }),
+      ],
     });
     // The target above allows EventBridge sending for this rule; these Deny statements refuse
     // every other sender, whatever its IAM policies allow: a message put here by hand would be
@@ -149,6 +165,9 @@ export class PortalEventDelivery extends Construct {
         batchSize: DISPATCH_BATCH_SIZE,
         maxBatchingWindow: DISPATCH_BATCHING_WINDOW,
         reportBatchItemFailures: true,
+        // Below SNS's publish quota and leaving the API its share of Lambda concurrency; enough
+        // batches in flight for the fair queue to tell a flooding portal (docs/scale.md#fair-delivery).
+        maxConcurrency: props.dispatcherMaxConcurrency,
       }),
     );
 

@@ -50,8 +50,11 @@ export const RECORDER_WRITES = [
 /** The attributes of the sweep's due work (shared/data/due-work.ts), with the key. */
 export const DUE_WORK_ATTRIBUTES = [...KEYS, 'kind', 'dueAt', 'subscriptionPortalId', 'configId', 'letterSk', FAILING_SINCE_ATTRIBUTE, EXPIRY_ATTRIBUTE] as const;
 
-/** The recorder puts the sweep's work a dead letter brings in the retry-due partitions (and nothing else there). */
-export const RECORDER_DUE_WORK_WRITES = { actions: ['dynamodb:PutItem'], attributes: DUE_WORK_ATTRIBUTES } as const;
+/**
+ * The recorder puts the sweep's work a dead letter brings in the retry-due partitions, and deletes
+ * the scheduled retry of a dead letter it evicts at the cap (and nothing else there).
+ */
+export const RECORDER_DUE_WORK_WRITES = { actions: ['dynamodb:DeleteItem', 'dynamodb:PutItem'], attributes: DUE_WORK_ATTRIBUTES } as const;
 
 /**
  * The retry sweep (shared/dead-letters/sweep.ts and its retries, notices and disabling). In the retry-due partitions: Query, what is

@@ -4,9 +4,23 @@
  */
 import { CfnOutput } from 'aws-cdk-lib';
 import { PORTAL_EVENT_SOURCE } from '../../shared/delivery/portal-event';
-import type { WebhookSubscriptionsStack } from './webhook-subscriptions-stack';
+import type { Stack } from 'aws-cdk-lib';
+import type { HttpStage } from 'aws-cdk-lib/aws-apigatewayv2';
+import type { Table } from 'aws-cdk-lib/aws-dynamodb';
+import type { OperatorAlarms } from './operator-alarms';
+import type { OperatorDashboard } from './operator-dashboard';
+import type { PortalEventDelivery } from './portal-event-delivery';
 
-export function addStackOutputs(stack: WebhookSubscriptionsStack): void {
+/** What of the stack its outputs name. */
+interface OutputSources extends Stack {
+  readonly stage: HttpStage;
+  readonly delivery: PortalEventDelivery;
+  readonly alarms: OperatorAlarms;
+  readonly dashboard: OperatorDashboard;
+  readonly table: Table;
+}
+
+export function addStackOutputs(stack: OutputSources): void {
   new CfnOutput(stack, 'ApiUrl', {
     description: 'Base URL of the API; the routes are under v7/webhooks/public/api/subscriptions and webhooks/api/subscriptions.',
     value: stack.stage.url,

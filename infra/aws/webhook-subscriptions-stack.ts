@@ -141,6 +141,7 @@ export class WebhookSubscriptionsStack extends Stack {
 
     this.delivery = new PortalEventDelivery(this, 'Delivery', {
       eventBusName: settings.eventBusName,
+      dispatcherMaxConcurrency: settings.dispatcherMaxConcurrency,
       table: this.table,
       topicArnPattern,
       environment,

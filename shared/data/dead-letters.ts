@@ -115,6 +115,8 @@ export async function store(
     ...(evict ? [{ Delete: { TableName: table.tableName, Key: { portalId, sk: evict.sk }, ConditionExpression: 'attribute_exists(sk)' } }] : []),
     // After the conditional items, whose cancellation reasons are read by position below.
     ...schedule.dueWork.map((work) => dueWorkPut(table, work)),
+    // The evicted one's scheduled retry goes with it: left, the sweep would read it for nothing.
+    ...evictedRetry(table, portalId, configId, evict),
   ];
   try {
     await transactOnce(table, items);
@@ -128,6 +130,12 @@ export async function store(
     if (deleted === 'ConditionalCheckFailed') return 'evicted one gone';
     throw error;
   }
+}
+
+/** The deletion of an evicted dead letter's scheduled retry, when it has one. */
+function evictedRetry(table: RecordTable, portalId: string, configId: string, evict: DeadLetterEntry | undefined): TransactionItem[] {
+  const key = evict && retryKeyOf({ portalId, configId, sk: evict.sk, nextRetryAt: evict.nextRetryAt });
+  return key ? [dueWorkDelete(table, key)] : [];
 }
 
 /** One kept dead letter by its key, with its message; undefined when gone or expired. */

@@ -4,7 +4,7 @@
  *
  *   --quick       a smoke run with few iterations and small scaling rows; its figures mean nothing
  *   --only a,b    those functions' rows alone (list's and the dispatcher's scaling rows with them,
- *                 and with the dispatcher the end-to-end row)
+ *                 and with the dispatcher the end-to-end and fairness rows)
  */
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -82,6 +82,8 @@ export interface Iterations {
   dispatchIterations: number;
   /** Events timed from PutEvents to the endpoint under `npm start`'s path, after warm-up ones not counted (./end-to-end.ts). */
   endToEnd: { events: number; warmUp: number };
+  /** The fairness row: one portal's flood, and the quiet portal's events timed alone (./fairness.ts). */
+  fairness: { floodEvents: number; quietAlone: number };
 }
 
 /** The full run stays well under 10 minutes on 2 loaded cores. */
@@ -120,6 +122,8 @@ const FULL: Iterations = {
   dispatchIterations: 200,
   // 200 for a p99 that is more than the largest few; the first 20 warm the JIT and DynamoDB Local's paths.
   endToEnd: { events: 200, warmUp: 20 },
+  // The issue's flood: 2,000 events of a portal of eight subscriptions.
+  fairness: { floodEvents: 2_000, quietAlone: 50 },
 };
 
 // The quick run saves processes (each costs seconds on a loaded machine): no load-only ones,
@@ -145,6 +149,7 @@ const QUICK: Iterations = {
   ],
   dispatchIterations: 2,
   endToEnd: { events: 3, warmUp: 1 },
+  fairness: { floodEvents: 100, quietAlone: 3 },
 };
 
 export interface BenchPlan {

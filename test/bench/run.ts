@@ -6,13 +6,14 @@
  * size, module load (fresh Node processes), the first invocation after load, warm invocations,
  * cold starts beside the CDK's default build of each function, and AWS calls per invocation;
  * then, its services stopped, the end-to-end time from PutEvents to an http endpoint under
- * `npm start`'s path (./end-to-end.ts); prints one table and stops what it started.
+ * `npm start`'s path (./end-to-end.ts), and a quiet portal's while another floods (./fairness.ts); prints one table and stops what it started.
  *
  * `--quick` and `--only`: plan.ts. Exits non-zero only when it could not measure, never because
  * a target is missed.
  */
 import { buildBundles } from './build';
 import { END_TO_END_LABEL, endToEndRow } from './end-to-end';
+import { FAIRNESS_LABEL, fairnessRow } from './fairness';
 import { bundleProcesses } from './invocations';
 import { planFrom, type BenchPlan } from './plan';
 import { log } from './progress';
@@ -48,6 +49,12 @@ async function main(plan: BenchPlan): Promise<void> {
       rows.push(await endToEndRow(plan));
     } catch (error) {
       unmeasured.push(`${END_TO_END_LABEL}: ${(error as Error).message.slice(0, 500)}`);
+    }
+    log(`fairness: a quiet portal's events while another portal floods ${plan.iterations.fairness.floodEvents}`);
+    try {
+      rows.push(await fairnessRow(plan));
+    } catch (error) {
+      unmeasured.push(`${FAIRNESS_LABEL}: ${(error as Error).message.slice(0, 500)}`);
     }
   }
   const { text, rowCount, overTarget, coldStartVsCdkDefault } = formatTable(rows, { smoke: plan.quick });

@@ -3,6 +3,7 @@
  * over its target only when the whole interval around its median is; a row without a target
  * prints its reason and no verdict.
  */
+import { fairnessVerdict } from './fairness';
 import { medianInterval, pairedFigures } from './statistics';
 import { formatTable, type Row } from './table';
 
@@ -83,5 +84,27 @@ describe('a row\'s verdict', () => {
     expect(lineOf(text, 'bundle over')).toContain('| 304 / 260 (1.17x !) |');
     expect(lineOf(text, 'bundle within')).toContain('| 298 / 260 (1.15x) |');
     expect(overTarget).toBe(1);
+  });
+});
+
+describe("the fairness row's verdict", () => {
+  const alone = Array.from({ length: 50 }, () => 20);
+  const result = (duringFloodMs: number[]) => ({ aloneMs: alone, duringFloodMs, floodDrainMs: 40_000, floodEvents: 2_000 });
+
+  it('is met when the p99 during the flood is within 3x of the p99 alone', () => {
+    expect(fairnessVerdict(result(Array.from({ length: 30 }, () => 60))).verdict).toBe(true);
+  });
+
+  it("is met over 3x when the p99 stays under one batch's time (the drain over its batches, times the batches at once)", () => {
+    // 40 s / 200 batches x 5 at once = 1,000 ms.
+    const { verdict, note } = fairnessVerdict(result(Array.from({ length: 30 }, () => 900)));
+    expect(verdict).toBe(true);
+    expect(note).toMatch(/^met: p99 during the flood 45\.00x alone .*one batch's 1000 ms/);
+  });
+
+  it('misses when the p99 is over both', () => {
+    const { verdict, note } = fairnessVerdict(result([...Array.from({ length: 29 }, () => 30), 9_000]));
+    expect(verdict).toBe(false);
+    expect(note).toMatch(/^OVER TARGET/);
   });
 });

@@ -9,7 +9,7 @@
  * partial batch response); a batch whose every record failed fails the invocation.
  */
 import { randomUUID } from 'node:crypto';
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { documentClient, dynamoDbClient } from '../../shared/aws/dynamodb';
 import { MAX_KEPT_PER_SUBSCRIPTION, remove, removeRetried, retryLedger, select } from '../../shared/data/dead-letters';
 import { retryKeyOf } from '../../shared/data/due-work';
@@ -174,7 +174,7 @@ describe('the dead-letter recorder', () => {
     expect((await deadLettersListed(subscription)).body.deadLetters).toHaveLength(1);
   });
 
-  it(`keeps at most ${MAX_KEPT_PER_SUBSCRIPTION}: the next one pushes out the oldest, which is counted as dropped`, async () => {
+  it(`keeps at most ${MAX_KEPT_PER_SUBSCRIPTION}: the next one pushes out the oldest, which is counted as dropped, and its scheduled retry with it`, async () => {
     const subscription = await subscribe();
     const start = Date.now() - 60 * 60_000;
     // The oldest failed two days before the others: pushing it out uncounts another day's counter.
@@ -183,13 +183,19 @@ describe('the dead-letter recorder', () => {
     );
     const oldest = JSON.parse(records[0]!.body).MessageId;
 
+    const table = { db: documentClient, tableName: config.tableName };
+    let oldestRetry: { portalId: string; sk: string } | undefined;
     for (let first = 0; first < records.length; first += 10) {
       expect(await runBatch(records.slice(first, first + 10))).toEqual({ batchItemFailures: [] });
+      if (first === 0) oldestRetry = retryKeyOf((await select(table, subscription.portalId, subscription.configId, 1, () => true))[0]!);
     }
 
     const items = await storedItems(subscription);
     expect(items).toHaveLength(MAX_KEPT_PER_SUBSCRIPTION);
     expect(items.map((item) => item.messageId)).not.toContain(oldest);
+    // Its due retry is gone too: the sweep has nothing left to read of it.
+    expect(oldestRetry).toBeDefined();
+    expect((await documentClient.send(new GetCommand({ TableName: config.tableName, Key: oldestRetry! }))).Item).toBeUndefined();
     expect(await listEntry(subscription)).toMatchObject({ deadLetters: MAX_KEPT_PER_SUBSCRIPTION, deadLettersDropped: 1 });
     expect((await deadLettersListed(subscription, { limit: '1' })).body).toMatchObject({
       deadLetters: [{ messageId: JSON.parse(records.at(-1)!.body).MessageId }],

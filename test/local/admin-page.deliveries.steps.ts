@@ -143,9 +143,9 @@ export function deliveriesSteps(): void {
     });
     await refreshList(2);
     const deliveriesCell = row('Receiver').getByRole('cell').nth(4);
-    expect(await deliveriesCell.textContent()).toBe(
-      `Last delivered ${utc(entry.lastDeliveredAt)}Last failed ${utc(entry.lastFailedAt)}24 h: 1 delivered, ${FAILED} failedShow deliveries`,
-    );
+    const shown = `Last delivered ${utc(entry.lastDeliveredAt)}Last failed ${utc(entry.lastFailedAt)}24 h: 1 delivered, ${FAILED} failedShow deliveries`;
+    // Bounded: waitFor gives up and fails after its limit, naming what it waited for.
+    expect(await waitFor('the refreshed row', async () => ((await deliveriesCell.textContent()) === shown ? shown : undefined))).toBe(shown);
 
     await row('Receiver').getByRole('button', { name: 'Show deliveries: Receiver' }).press('Enter');
 

@@ -1,13 +1,15 @@
 /**
  * The dispatcher's in-process queue as the local stack uses it: what is still queued when it
  * closes is kept in its state file and handed to the handler after the next start, and its
- * dead-letter list keeps the latest 1,000 while counting the older ones, never losing count.
+ * dead-letter list keeps the latest 1,000 while counting the older ones, never losing count; and
+ * it serves portals as an SQS fair queue does, with no portal able to fill it for the others.
  */
 import type { Context, SQSEvent } from 'aws-lambda';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { EventQueue, type SqsHandler } from '../../infra/local/events/event-queue';
+import { EventQueue, MAX_QUEUED_PER_GROUP, type SqsHandler } from '../../infra/local/events/event-queue';
+import { fairBatch } from '../../infra/local/events/fair-selection';
 import { waitFor } from '../support/wait-for';
 
 let directory: string;
@@ -77,4 +79,80 @@ it('keeps the latest 1,000 dead letters and counts the older ones', async () => 
   } finally {
     await failing.close();
   }
+});
+
+describe('as a fair queue keyed by portal', () => {
+  const fairQueue = (handler: SqsHandler) =>
+    new EventQueue({
+      queueArn: 'arn:aws:sqs:us-east-1:000000000000:events',
+      region: 'us-east-1',
+      handler,
+      context: () => ({}) as Context,
+      maxConcurrency: 5,
+    });
+
+  it("hands a quiet portal's message out next while another portal's 2,000 fill what is in flight", async () => {
+    // Prepare: every batch takes a while, so portal-a's flood is in flight when portal-b sends.
+    const started: string[] = [];
+    const handled: string[] = [];
+    const queue = fairQueue(async (event: SQSEvent) => {
+      started.push(...event.Records.map((record) => record.body));
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      handled.push(...event.Records.map((record) => record.body));
+    });
+    try {
+      for (let n = 0; n < 2_000; n++) expect(queue.send(`a ${n}`, undefined, 'portal-a')).toBe(true);
+      await waitFor('some of the flood handled', () => (handled.length >= 100 ? true : undefined));
+
+      // Act
+      const startedBefore = started.length;
+      expect(queue.send('b 0', undefined, 'portal-b')).toBe(true);
+      await waitFor("portal-b's message", () => (handled.includes('b 0') ? true : undefined));
+
+      // Assess: it goes out once the flood holds 30 in flight again (at most three batches of it,
+      // when every batch in flight ended at once), where a first-in, first-out queue would hand out
+      // the rest of the flood (some 1,900 messages) first.
+      expect(started.indexOf('b 0') - startedBefore).toBeLessThanOrEqual(30);
+      await waitFor('the flood', () => (queue.depth === 0 ? true : undefined), 20_000);
+      expect(handled.filter((body) => body.startsWith('a ')).length).toBe(2_000);
+    } finally {
+      await queue.close();
+    }
+  });
+
+  it("refuses a portal over its share alone: another portal's message still goes on the queue", async () => {
+    let release: () => void = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const queue = fairQueue(() => held);
+    try {
+      let accepted = 0;
+      for (let n = 0; n < MAX_QUEUED_PER_GROUP + 5; n++) if (queue.send(`a ${n}`, undefined, 'portal-a')) accepted++;
+      expect(accepted).toBe(MAX_QUEUED_PER_GROUP);
+      expect(queue.send('b 0', undefined, 'portal-b')).toBe(true);
+      expect(queue.depth).toBe(MAX_QUEUED_PER_GROUP + 1);
+    } finally {
+      release();
+      await queue.close();
+    }
+  });
+});
+
+describe('fairBatch', () => {
+  const waiting = (groups: string[]) => groups.map((groupId, n) => ({ groupId, n }));
+
+  it('keeps the order of the waiting messages while no group is noisy', () => {
+    const batch = fairBatch(waiting(['a', 'a', 'b', 'a']), new Map([['a', 29]]), 3);
+    expect(batch.map((message) => message.n)).toEqual([0, 1, 2]);
+  });
+
+  it("puts quiet groups' messages (and those without a group) first once a group holds over 10% and 30 in flight", () => {
+    const messages = [...waiting(['a', 'a', 'a', 'b', 'a', 'c']), { groupId: undefined, n: 6 }];
+    const batch = fairBatch(messages, new Map([['a', 30], ['b', 1]]), 4);
+    expect(batch.map((message) => message.groupId)).toEqual(['b', 'c', undefined, 'a']);
+  });
+
+  it('takes from the noisy group with the fewest in flight first when only noisy ones wait', () => {
+    const batch = fairBatch(waiting(['a', 'b', 'a', 'b']), new Map([['a', 60], ['b', 40]]), 3);
+    expect(batch.map((message) => message.groupId)).toEqual(['b', 'b', 'a']);
+  });
 });

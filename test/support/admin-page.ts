@@ -191,6 +191,9 @@ export async function deletedElsewhere(configId: string): Promise<void> {
 
 /** Refreshes the page's list and waits until it shows `count` subscriptions. */
 export async function refreshList(count: number): Promise<void> {
+  // The count may already read `count` from the last list: wait for this refresh's own answer too.
+  const answered = page.waitForResponse((response) => new URL(response.url()).pathname.endsWith('/list'));
   await page.getByRole('button', { name: 'Refresh the list' }).press('Enter');
+  await answered;
   await page.locator('#subscription-count').filter({ hasText: `${count} of ${MAX_SUBSCRIPTIONS} subscriptions` }).waitFor();
 }

@@ -133,8 +133,11 @@ export async function startEventBus(options: EventBusOptions): Promise<EventBus>
       resources: Array.isArray(entry.Resources) ? entry.Resources.map(String) : [],
       detail,
     };
-    if (!options.queue.send(JSON.stringify(event))) {
-      return { ErrorCode: 'InternalFailure', ErrorMessage: 'The local queue is full or stopped.' };
+    // The portal is the message's group, as the stack's rule target sets it (PORTAL_GROUP_PATH):
+    // the queue serves portals fairly, and one portal filling its share is refused alone.
+    const { portalId } = detail as { portalId?: unknown };
+    if (!options.queue.send(JSON.stringify(event), undefined, typeof portalId === 'string' ? portalId : undefined)) {
+      return { ErrorCode: 'InternalFailure', ErrorMessage: "The local queue is stopped, or holds this portal's share of it." };
     }
     options.log?.(`event ${eventId} (${entry.DetailType}) queued for the dispatcher`);
     return { EventId: eventId };

@@ -3,7 +3,12 @@
  * the dispatcher handler in batches of SQS records, as Lambda's SQS event source does. Records
  * the handler reports failed (SQS partial batch response) come back after a visibility delay;
  * a record that fails `maxReceiveCount` times is moved to the dead letters, as SQS's redrive
- * policy does. One batch runs at a time. With a state file, what is queued (and the dead
+ * policy does. Up to `maxConcurrency` batches run at a time, as the event source's maximum
+ * concurrency allows on AWS, and each batch is chosen as an SQS fair queue chooses
+ * (fair-selection.ts): a message sent with a group id (the portal's) belongs to that tenant, and
+ * while one tenant holds most of what is in flight the others' messages go first. There is no cap
+ * on the whole queue (SQS has none in practice); one group may hold at most MAX_QUEUED_PER_GROUP
+ * messages, beyond which its sends alone are refused. With a state file, what is queued (and the dead
  * letters) outlives a stop, as an SQS queue's messages do: close() writes it, the next start
  * reads it and goes on.
  *
@@ -13,6 +18,7 @@
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { createHash, randomUUID } from 'node:crypto';
 import { readStateFile, writeStateFile } from '../state-file';
+import { fairBatch } from './fair-selection';
 
 export type SqsHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse | void>;
 
@@ -25,6 +31,8 @@ export interface EventQueueOptions {
   context: () => Context;
   /** Records per invocation; Lambda's SQS default is 10. */
   batchSize?: number;
+  /** Batches handed to the handler at a time (the event source's maximum concurrency); 1 by default. */
+  maxConcurrency?: number;
   /** Tries before a record is dead-lettered (the stack's maxReceiveCount). */
   maxReceiveCount?: number;
   /** How long a failed record stays invisible before it is tried again; compressed locally. */
@@ -62,6 +70,8 @@ interface QueuedMessage {
   body: string;
   /** SQS message attributes (a state file of an older version holds plain strings). */
   attributes?: Record<string, QueueMessageAttribute | string>;
+  /** Its MessageGroupId: the tenant it belongs to in a fair queue. */
+  groupId?: string;
   sentAt: number;
   receiveCount: number;
   visibleAt: number;
@@ -74,7 +84,8 @@ interface SavedQueue {
   deadLettersNotKept: number;
 }
 
-const MAX_QUEUED = 10_000;
+/** What one group may hold; a group over it has its sends refused, the others' go on. */
+export const MAX_QUEUED_PER_GROUP = 10_000;
 const MAX_DEAD_LETTERS = 1_000;
 
 export class EventQueue {
@@ -83,28 +94,42 @@ export class EventQueue {
   deadLettersNotKept = 0;
   private readonly messages: QueuedMessage[] = [];
   private timer: NodeJS.Timeout | undefined;
-  private running: Promise<void> | undefined;
+  private readonly running = new Set<Promise<void>>();
+  /** Messages queued (waiting or in flight) and in flight, per group. */
+  private readonly queuedByGroup = new Map<string, number>();
+  private readonly inFlightByGroup = new Map<string, number>();
   private closed = false;
   private readonly batchSize: number;
+  private readonly maxConcurrency: number;
   private readonly maxReceiveCount: number;
   private readonly visibilityDelayMs: number;
   private readonly what: string;
 
   constructor(private readonly options: EventQueueOptions) {
     this.batchSize = options.batchSize ?? 10;
+    this.maxConcurrency = Math.max(1, options.maxConcurrency ?? 1);
     this.maxReceiveCount = options.maxReceiveCount ?? 5;
     this.visibilityDelayMs = options.visibilityDelayMs ?? 1_000;
     this.what = options.what ?? 'events';
     this.load();
   }
 
-  /** Queues a message body, with message attributes if given (a string: a String attribute); false when the queue is full or closed. */
-  send(body: string, attributes?: Record<string, QueueMessageAttribute | string>): boolean {
-    if (this.closed || this.messages.length >= MAX_QUEUED) return false;
+  /**
+   * Queues a message body, with message attributes if given (a string: a String attribute) and the
+   * group it belongs to; false when the queue is closed or that group holds its most already.
+   */
+  send(body: string, attributes?: Record<string, QueueMessageAttribute | string>, groupId?: string): boolean {
+    if (this.closed) return false;
+    if (groupId !== undefined && (this.queuedByGroup.get(groupId) ?? 0) >= MAX_QUEUED_PER_GROUP) return false;
     const now = Date.now();
-    this.messages.push({ messageId: randomUUID(), body, ...(attributes && { attributes }), sentAt: now, receiveCount: 0, visibleAt: now });
+    this.add({ messageId: randomUUID(), body, ...(attributes && { attributes }), ...(groupId !== undefined && { groupId }), sentAt: now, receiveCount: 0, visibleAt: now });
     this.schedule(0);
     return true;
+  }
+
+  private add(message: QueuedMessage): void {
+    this.messages.push(message);
+    if (message.groupId !== undefined) count(this.queuedByGroup, message.groupId, 1);
   }
 
   /** Messages waiting or being retried. */
@@ -117,7 +142,7 @@ export class EventQueue {
     if (this.closed) return;
     this.closed = true;
     clearTimeout(this.timer);
-    await this.running;
+    await Promise.all(this.running);
     const file = this.options.stateFile;
     if (file) {
       this.save(file);
@@ -138,7 +163,7 @@ export class EventQueue {
       throw new Error(`Event queue file ${file} is not in the expected format; fix or remove it.`);
     }
     const now = Date.now();
-    for (const message of saved.messages) this.messages.push({ ...message, visibleAt: now });
+    for (const message of saved.messages) this.add({ ...message, visibleAt: now });
     this.deadLetters.push(...saved.deadLetters);
     this.deadLettersNotKept = Number(saved.deadLettersNotKept) || 0;
     if (this.messages.length > 0) {
@@ -158,31 +183,51 @@ export class EventQueue {
     writeStateFile(file, JSON.stringify(saved));
   }
 
+  /** Starts what batches it may now, or sets a timer for when the next message shows. */
   private schedule(delayMs: number): void {
-    if (this.closed || this.running) return;
+    if (this.closed || this.running.size >= this.maxConcurrency) return;
     clearTimeout(this.timer);
-    this.timer = setTimeout(() => {
-      this.running = this.runBatch().finally(() => {
-        this.running = undefined;
+    this.timer = setTimeout(() => this.startBatches(), delayMs);
+  }
+
+  private startBatches(): void {
+    while (!this.closed && this.running.size < this.maxConcurrency) {
+      const batch = this.takeBatch();
+      if (batch.length === 0) break;
+      const running: Promise<void> = this.runBatch(batch).finally(() => {
+        this.running.delete(running);
         this.scheduleNext();
       });
-    }, delayMs);
+      this.running.add(running);
+    }
+    this.scheduleNext();
   }
 
   private scheduleNext(): void {
-    if (this.messages.length === 0) return;
-    const next = Math.min(...this.messages.map((message) => message.visibleAt));
+    if (this.messages.length === 0 || this.running.size >= this.maxConcurrency) return;
+    let next = Number.POSITIVE_INFINITY;
+    for (const message of this.messages) if (message.visibleAt < next) next = message.visibleAt;
+    if (next === Number.POSITIVE_INFINITY) return; // all in flight: a batch's end schedules again
     this.schedule(Math.max(0, next - Date.now()));
   }
 
-  private async runBatch(): Promise<void> {
+  /** The next batch, chosen as a fair queue chooses, now in flight. */
+  private takeBatch(): QueuedMessage[] {
     const now = Date.now();
-    const batch = this.messages.filter((message) => message.visibleAt <= now).slice(0, this.batchSize);
-    if (batch.length === 0) return;
+    const batch = fairBatch(
+      this.messages.filter((message) => message.visibleAt <= now),
+      this.inFlightByGroup,
+      this.batchSize,
+    );
     for (const message of batch) {
       message.receiveCount++;
       message.visibleAt = Number.POSITIVE_INFINITY; // in flight
+      if (message.groupId !== undefined) count(this.inFlightByGroup, message.groupId, 1);
     }
+    return batch;
+  }
+
+  private async runBatch(batch: QueuedMessage[]): Promise<void> {
     let failed: Set<string>;
     try {
       const response = await this.options.handler({ Records: batch.map((message) => this.recordOf(message)) }, this.options.context());
@@ -193,6 +238,7 @@ export class EventQueue {
       failed = new Set(batch.map((message) => message.messageId));
     }
     for (const message of batch) {
+      if (message.groupId !== undefined) count(this.inFlightByGroup, message.groupId, -1);
       if (!failed.has(message.messageId)) this.remove(message);
       else if (message.receiveCount >= this.maxReceiveCount) this.deadLetter(message);
       else message.visibleAt = Date.now() + this.visibilityDelayMs;
@@ -201,7 +247,9 @@ export class EventQueue {
 
   private remove(message: QueuedMessage): void {
     const index = this.messages.indexOf(message);
-    if (index >= 0) this.messages.splice(index, 1);
+    if (index < 0) return;
+    this.messages.splice(index, 1);
+    if (message.groupId !== undefined) count(this.queuedByGroup, message.groupId, -1);
   }
 
   private deadLetter(message: QueuedMessage): void {
@@ -246,6 +294,13 @@ export class EventQueue {
       awsRegion: this.options.region,
     };
   }
+}
+
+/** Adds `by` to a group's count, forgetting a group that comes to none. */
+function count(counts: Map<string, number>, group: string, by: number): void {
+  const next = (counts.get(group) ?? 0) + by;
+  if (next > 0) counts.set(group, next);
+  else counts.delete(group);
 }
 
 /** The attributes with their data types: a plain string is a String attribute. */

@@ -44,6 +44,13 @@ export const DEFAULT_DATA_DIR = '.data';
 export const DEFAULT_AUDIENCE = 'webhooks-api';
 /** How long an event the dispatcher failed on waits before it is tried again (1 s: local time is compressed). */
 const LOCAL_EVENT_RETRY_DELAY_MS = 1_000;
+/**
+ * Batches of events the dispatcher works on at once: five, as Lambda starts on a standard queue
+ * ("Configuring scaling behavior for SQS event source mappings",
+ * https://docs.aws.amazon.com/lambda/latest/dg/services-sqs-scaling.html). Fifty messages in
+ * flight let the fair queue tell a flooding portal (30 of them, over 10%: fair-selection.ts).
+ */
+const LOCAL_DISPATCH_CONCURRENCY = 5;
 /** The dispatcher's timeout, as on AWS (infra/aws/portal-event-delivery.ts). */
 const DISPATCHER_TIMEOUT_MS = 30_000;
 /** The dead-letter recorder's, likewise. */
@@ -137,6 +144,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       queueArn: `arn:aws:sqs:${region}:${LOCAL_ACCOUNT_ID}:webhooks-portal-events`,
       region,
       handler: dispatcher,
+      maxConcurrency: LOCAL_DISPATCH_CONCURRENCY,
       context: () => lambdaContext(DISPATCHER.handler, region, DISPATCHER_TIMEOUT_MS, 256, randomUUID()),
       visibilityDelayMs: options.eventRetryDelayMs ?? LOCAL_EVENT_RETRY_DELAY_MS,
       stateFile: dataDir && join(dataDir, 'event-queue.json'),

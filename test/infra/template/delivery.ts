@@ -35,7 +35,7 @@ describe('portal events in', () => {
     template.hasResourceProperties('AWS::Events::EventBus', { Name: DEFAULT_EVENT_BUS_NAME });
   });
 
-  it('of source portal.events are sent by a rule on that bus to the dispatcher queue, with a dead-letter queue for failed sends', () => {
+  it('of source portal.events are sent by a rule on that bus to the dispatcher queue, each in its portal\'s message group (a fair queue), with a dead-letter queue for failed sends', () => {
     // The one rule on the bus; the other rule of the stack is the reconciler's schedule.
     expect(Object.values(template.findResources('AWS::Events::Rule', { Properties: { EventBusName: Match.anyValue() } }))).toHaveLength(1);
     template.hasResourceProperties('AWS::Events::Rule', {
@@ -46,6 +46,7 @@ describe('portal events in', () => {
         {
           Arn: { 'Fn::GetAtt': [idOf(stack.delivery.eventsQueue), 'Arn'] },
           DeadLetterConfig: { Arn: { 'Fn::GetAtt': [idOf(stack.delivery.eventsDeadLetterQueue), 'Arn'] } },
+          SqsParameters: { MessageGroupId: '$.detail.portalId' },
         },
       ],
     });
@@ -98,7 +99,7 @@ describe('the events queue', () => {
 });
 
 describe('the dispatcher', () => {
-  it('consumes the queue in batches of 10 gathered for up to 1 s, and reports failed records one by one', () => {
+  it('consumes the queue in batches of 10 gathered for up to 1 s, at most dispatcherMaxConcurrency (10) at a time, and reports failed records one by one', () => {
     template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
       EventSourceArn: { 'Fn::GetAtt': [idOf(stack.delivery.eventsQueue), 'Arn'] },
       FunctionName: { Ref: idOf(stack.delivery.dispatcher.function) },
@@ -106,6 +107,7 @@ describe('the dispatcher', () => {
       BatchSize: 10,
       MaximumBatchingWindowInSeconds: 1,
       FunctionResponseTypes: ['ReportBatchItemFailures'],
+      ScalingConfig: { MaximumConcurrency: 10 },
     });
   });
 
@@ -245,7 +247,7 @@ describe('the dead-letter recorder', () => {
     expect(mappings).toHaveLength(1);
   });
 
-  it('may only read portals\' partitions, write there only dead letters and their counters, put only due work in the sweep\'s partitions, mark a message dead-lettered, consume its queue and write its logs', () => {
+  it('may only read portals\' partitions, write there only dead letters and their counters, put and delete only due work in the sweep\'s partitions, mark a message dead-lettered, consume its queue and write its logs', () => {
     const statements = statementsOfFunction(idOf(stack.delivery.recorder.function)) as any[];
     const table = { 'Fn::GetAtt': [idOf(stack.table), 'Arn'] };
     const portalsOnly = { 'dynamodb:LeadingKeys': ['idempotency#*', 'delivery#*', 'retry-due#*', 'message-id#*'] };
@@ -286,9 +288,10 @@ describe('the dead-letter recorder', () => {
         },
       },
       {
-        // The next scheduled retry (or check for disabling) of a dead letter: the sweep's partitions only.
+        // The next scheduled retry (or check for disabling) of a dead letter, and the deletion of an
+        // evicted one's retry: the sweep's partitions only.
         Effect: 'Allow',
-        Action: 'dynamodb:PutItem',
+        Action: ['dynamodb:DeleteItem', 'dynamodb:PutItem'],
         Resource: table,
         Condition: {
           'ForAllValues:StringLike': {
