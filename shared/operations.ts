@@ -93,6 +93,7 @@ export const listDeadLettersRoute = /* @__PURE__ */ operation('listDeadLettersRo
 export const replayDeadLettersRoute = /* @__PURE__ */ operation('replayDeadLettersRoute', 'replayDeadLetters', 'POST', '/replay', WRITE, SENDS);
 export const listAttemptsRoute = /* @__PURE__ */ operation('listAttemptsRoute', 'listAttempts', 'GET', '/attempts', READ, READS);
 export const listMessagesRoute = /* @__PURE__ */ operation('listMessagesRoute', 'listMessages', 'GET', '/messages', READ, READS);
+export const resendMessageRoute = /* @__PURE__ */ operation('resendMessageRoute', 'resendMessage', 'POST', '/resend', WRITE, SENDS);
 /** Reads nothing and sends nothing: a filter tried on an example `data` (docs/delivery.md, "Filters"). */
 export const testFilterRoute = /* @__PURE__ */ operation('testFilterRoute', 'testFilter', 'POST', '/test-filter', READ);
 
@@ -109,6 +110,7 @@ export const OPERATIONS = [
   replayDeadLettersRoute,
   listAttemptsRoute,
   listMessagesRoute,
+  resendMessageRoute,
   testFilterRoute,
 ] as const;
 

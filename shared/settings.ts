@@ -102,7 +102,7 @@ export const disableFailingAfter: FunctionSetting<number> = {
 export type FunctionName =
   | 'activateSubscription' | 'confirmSubscription' | 'createSubscription' | 'deleteSubscription' | 'dispatchPortalEvents' | 'listAttempts'
   | 'listDeadLetters' | 'listMessages' | 'listSubscriptions' | 'reconcileTopics' | 'recordDeadLetters' | 'recordDeliveryAttempts' | 'renameSubscription'
-  | 'replayDeadLetters' | 'retryDeadLetters' | 'testFilter' | 'testSubscription' | 'updateSubscription';
+  | 'replayDeadLetters' | 'resendMessage' | 'retryDeadLetters' | 'testFilter' | 'testSubscription' | 'updateSubscription';
 
 /**
  * One setting. kind: `function`, a variable a function reads and checks at cold start; `sdk` and
@@ -128,13 +128,13 @@ export const SETTINGS: readonly Setting[] = /* @__PURE__ */ settingsTable();
 function settingsTable(): Setting[] {
   const operations: FunctionName[] = [
     'activateSubscription', 'confirmSubscription', 'createSubscription', 'deleteSubscription', 'listAttempts', 'listDeadLetters',
-    'listMessages', 'listSubscriptions', 'renameSubscription', 'replayDeadLetters', 'testFilter', 'testSubscription', 'updateSubscription',
+    'listMessages', 'listSubscriptions', 'renameSubscription', 'replayDeadLetters', 'resendMessage', 'testFilter', 'testSubscription', 'updateSubscription',
   ];
   const every: FunctionName[] = [...operations, 'dispatchPortalEvents', 'reconcileTopics', 'recordDeadLetters', 'recordDeliveryAttempts', 'retryDeadLetters'];
   // test-filter reads and writes nothing stored.
   const tableReaders = every.filter((name) => name !== 'testFilter');
   const creating: FunctionName[] = ['createSubscription', 'reconcileTopics'];
-  const sending: FunctionName[] = ['confirmSubscription', 'createSubscription', 'replayDeadLetters', 'testSubscription'];
+  const sending: FunctionName[] = ['confirmSubscription', 'createSubscription', 'replayDeadLetters', 'resendMessage', 'testSubscription'];
   const changing: FunctionName[] = ['activateSubscription', 'deleteSubscription', 'renameSubscription', 'updateSubscription'];
   const reading: FunctionName[] = ['listAttempts', 'listDeadLetters', 'listMessages', 'listSubscriptions'];
   const read = (name: string, setting: FunctionSetting<unknown>, about: Pick<Setting, 'readBy' | 'meaning' | 'contextKey'>): Setting => ({
@@ -182,7 +182,7 @@ function settingsTable(): Setting[] {
     read('attemptKeepDays', attemptKeepDays, { contextKey: 'attemptKeepDays', readBy: ['recordDeliveryAttempts'], meaning: 'days a delivery attempt is kept for GET /attempts' }),
     read('messageKeepDays', messageKeepDays, {
       contextKey: 'messageKeepDays',
-      readBy: ['dispatchPortalEvents', 'replayDeadLetters', 'retryDeadLetters', 'testSubscription'],
+      readBy: ['dispatchPortalEvents', 'replayDeadLetters', 'resendMessage', 'retryDeadLetters', 'testSubscription'],
       meaning: 'days a published message is kept, with its body, in the message log',
     }),
     read('deliveryRetrySchedule', deliveryRetrySchedule, { contextKey: 'deliveryRetrySchedule', readBy: ['recordDeadLetters'], meaning: "the waits of a dead letter's scheduled retries after SNS's own" }),

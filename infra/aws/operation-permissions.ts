@@ -143,6 +143,10 @@ export const OPERATION_PERMISSIONS = {
   listAttemptsRoute: { table: ['dynamodb:GetItem', 'dynamodb:Query'], topics: [] },
   // GetItem: the record (it must exist in the caller's portal); Query: a page of its messages (shared/data/messages.ts).
   listMessagesRoute: { table: ['dynamodb:GetItem', 'dynamodb:Query'], topics: [] },
+  // GetItem: the record (it must exist in the caller's portal, activated); GetSubscriptionAttributes:
+  // whether its endpoint confirmed; Query: the event's latest logged message (shared/data/messages.ts);
+  // Publish: it again to the record's topic; the message log's write of the new message.
+  resendMessageRoute: { table: ['dynamodb:GetItem', 'dynamodb:Query'], topics: ['sns:GetSubscriptionAttributes', 'sns:Publish'], logsMessages: true },
   // Nothing: a filter tried on an example data, in the function alone.
   testFilterRoute: { table: [], topics: [] },
 } as const satisfies Record<OperationId, OperationPermissions>;

@@ -287,6 +287,11 @@ export const listMessagesResponse = success('ListMessagesResponse', "One page of
   messages: { type: 'array', items: ref(loggedMessage) },
   nextCursor: { type: ['string', 'null'], description: 'The `cursor` of the next page; null on the last page.' },
 });
+export const resendMessageResponse = success('ResendMessageResponse', "The message was published again to the subscription's topic, with its original body and eventId.", {
+  eventId: text,
+  messageId: { type: 'string', description: "SNS's message id of the new message: the `x-amz-sns-message-id` header the endpoint receives." },
+  sentAt: { type: 'string', format: 'date-time', description: 'When SNS accepted the new message; GET /messages lists it under this time.' },
+});
 export const replayDeadLettersResponse = success(
   'ReplayDeadLettersResponse',
   'The chosen dead letters were published to the subscription\'s topic again, and those SNS accepted removed.',

@@ -3,7 +3,7 @@
  * messages. Every value is a string, as API Gateway hands query parameters over.
  */
 import { DEFAULT_MESSAGES_PAGE, MAX_MESSAGES_PAGE } from './dead-letter-limits';
-import { subscriptionId, UNKNOWN_FIELDS } from './request-fields';
+import { ADDRESSING_DESCRIPTION, addressing, subscriptionId, UNKNOWN_FIELDS } from './request-fields';
 import { SCHEMA_DIALECT, schemaId } from './schema-patterns';
 
 /** An ISO 8601 time with its offset (RFC 3339), as `since` and `until` take it. */
@@ -58,4 +58,24 @@ export const listMessagesQuery = {
     },
   },
   required: ['config_id'],
+} as const;
+
+export const resendMessageRequest = {
+  $schema: SCHEMA_DIALECT,
+  $id: schemaId('ResendMessageRequest'),
+  type: 'object',
+  description: `${ADDRESSING_DESCRIPTION}The message of \`event_id\` is published again to this subscription only, with its original body. ${UNKNOWN_FIELDS}`,
+  properties: {
+    ...addressing.properties,
+    event_id: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 256,
+      description: 'The `eventId` of a message the subscription was sent (GET /messages lists them).',
+      examples: ['6a1e4c2b-3f5d-4e7a-9b8c-0d1e2f3a4b5c'],
+      'x-error': 'must be an event id: a string of 1 to 256 characters.',
+    },
+  },
+  required: ['event_id'],
+  allOf: addressing.allOf,
 } as const;

@@ -11,6 +11,7 @@ import {
   EXAMPLE_CONFIG_ID,
   listAttemptsQuery,
   listMessagesQuery,
+  resendMessageRequest,
   listDeadLettersQuery,
   renameSubscriptionRequest,
   replayDeadLettersRequest,
@@ -287,6 +288,26 @@ export const OPERATION_DOCS: Record<OperationId, OperationDoc> = {
         },
       ],
       nextCursor: null,
+    },
+    answersBadRequest: true,
+  },
+  resendMessageRoute: {
+    summary: 'Send one logged message again',
+    description:
+      'Publishes the message of `event_id` again to this subscription only, with the body the endpoint got the first time ' +
+      '(its `eventId` unchanged, so a receiver that keeps the ids it handled can tell), and logs it: GET /messages lists it ' +
+      'as a new message under its `sentAt`. When the event was sent more than once, the latest body is sent. A subscription ' +
+      'not in the caller\'s portal, or an event id with no logged message (none kept: older than MESSAGE_KEEP_DAYS), is 400; ' +
+      'so is a deactivated subscription or an endpoint that has not confirmed, since nothing would arrive.',
+    request: resendMessageRequest,
+    requestExample: { config_id: EXAMPLE_CONFIG_ID, event_id: '6a1e4c2b-3f5d-4e7a-9b8c-0d1e2f3a4b5c' },
+    success: 'ResendMessageResponse',
+    successExample: {
+      success: true,
+      message: 'Message sent again.',
+      eventId: '6a1e4c2b-3f5d-4e7a-9b8c-0d1e2f3a4b5c',
+      messageId: '7c4e2d1a-1b2c-4d3e-8f4a-5b6c7d8e9f00',
+      sentAt: '2026-11-24T10:15:02.481Z',
     },
     answersBadRequest: true,
   },

@@ -20,6 +20,7 @@ import * as confirmSchema from './generated/confirm-subscription-request';
 import * as createSchema from './generated/create-subscription-request';
 import * as listDeadLettersSchema from './generated/list-dead-letters-query';
 import * as replaySchema from './generated/replay-dead-letters-request';
+import * as resendSchema from './generated/resend-message-request';
 import * as renameSchema from './generated/rename-subscription-request';
 import * as testSchema from './generated/test-subscription-request';
 import * as testFilterSchema from './generated/test-filter-request';
@@ -196,4 +197,9 @@ export const listMessagesQuery = /* @__PURE__ */ bodyReader(listMessagesSchema, 
     since: utcOf(query.since),
     until: utcOf(query.until),
   }),
+});
+
+export const resendMessageRequest = /* @__PURE__ */ bodyReader(resendSchema, {
+  checks: [aliasesAgree],
+  output: (body: Addressing & { event_id: string }) => ({ configId: addressed(body), eventId: body.event_id }),
 });

@@ -19,7 +19,7 @@ import {
   updateSubscriptionRequest,
 } from './subscription-requests';
 import { listAttemptsQuery, listDeadLettersQuery, replayDeadLettersRequest } from './dead-letter-requests';
-import { listMessagesQuery } from './message-requests';
+import { listMessagesQuery, resendMessageRequest } from './message-requests';
 
 export { eventKind, eventKindEntry, subscriptionIdParameter } from './request-fields';
 export * from './subscription-requests';
@@ -38,5 +38,6 @@ export const REQUEST_SCHEMAS = {
   'replay-dead-letters-request': replayDeadLettersRequest,
   'list-attempts-query': listAttemptsQuery,
   'list-messages-query': listMessagesQuery,
+  'resend-message-request': resendMessageRequest,
   'test-filter-request': testFilterRequest,
 } as const;

@@ -268,7 +268,7 @@ export async function* messagesOf(
   table: RecordTable,
   portalId: string,
   configId: string,
-  options: Omit<MessageQuery, 'limit'> & { newestFirst: boolean; pageSize: number | undefined },
+  options: Omit<MessageQuery, 'limit'> & { newestFirst: boolean; pageSize: number | undefined; eventId?: string },
 ): AsyncGenerator<KeptMessage> {
   const prefix = messagePrefixOf(configId);
   // `~` sorts after every character of an ISO time and a message id: the whole of the last millisecond.
@@ -286,6 +286,10 @@ export async function* messagesOf(
   if (options.event) {
     filters.push('#event = :event');
     values[':event'] = options.event;
+  }
+  if (options.eventId) {
+    filters.push('eventId = :eventId');
+    values[':eventId'] = options.eventId;
   }
   let startKey: Record<string, unknown> | undefined = options.afterKey ? { portalId, sk: options.afterKey } : undefined;
   for (let pages = 0; pages < MAX_PAGES; pages++) {
@@ -311,6 +315,17 @@ export async function* messagesOf(
     if (!startKey) return;
   }
   throw new Error(`The messages of ${configId} did not end within ${MAX_PAGES} pages.`);
+}
+
+/**
+ * The latest logged message of an event for the subscription (what a resend sends again), or
+ * undefined. The log is keyed by time, not event id: this reads the subscription's messages newest
+ * first, filtered to the event id, and stops at the first, so an event sent lately costs one Query
+ * page and one at the far end of the window reads the window (docs/messages.md, "Resend").
+ */
+export async function latestMessageOfEvent(table: RecordTable, portalId: string, configId: string, eventId: string): Promise<KeptMessage | undefined> {
+  for await (const message of messagesOf(table, portalId, configId, { newestFirst: true, pageSize: undefined, eventId })) return message;
+  return undefined;
 }
 
 function keptMessageOf(item: Record<string, unknown>): KeptMessage {

@@ -97,7 +97,7 @@ export const ITEM_KINDS = [
   { kind: 'retry ledger', key: 'portalId, retried#<configId>#<eventId>', owner: 'shared/data/retry-ledgers.ts', changedBy: 'replay, retry sweep', lives: '16 days (TTL)' },
   { kind: 'due work', key: 'retry-due#<0-7>, <dueAt>#<kind>#<portalId>#<configId>#<subject>', owner: 'shared/data/due-work.ts', changedBy: 'dead-letter recorder (puts), replay (deletes a retry), retry sweep (claims, deletes)', lives: 'until done; 15 days after due (TTL)' },
   { kind: 'delivery attempt', key: 'portalId, attempt#<configId>#<at>#<message id>', owner: 'shared/data/attempts.ts', changedBy: 'attempts consumer', lives: 'ATTEMPT_KEEP_DAYS after its UTC day (TTL), at most MAX_ATTEMPTS_PER_SUBSCRIPTION' },
-  { kind: 'message', key: 'portalId, message#<configId>#<sentAt>#<message id>', owner: 'shared/data/messages.ts', changedBy: 'dispatcher, test, replay, retry sweep (puts); attempts consumer and dead-letter recorder (its delivery state)', lives: 'MESSAGE_KEEP_DAYS after its UTC day (TTL)' },
+  { kind: 'message', key: 'portalId, message#<configId>#<sentAt>#<message id>', owner: 'shared/data/messages.ts', changedBy: 'dispatcher, test, replay, resend, retry sweep (puts); attempts consumer and dead-letter recorder (its delivery state)', lives: 'MESSAGE_KEEP_DAYS after its UTC day (TTL)' },
   { kind: 'message id', key: 'message-id#<message id>, message', owner: 'shared/data/messages.ts', changedBy: 'written with its message', lives: 'as its message (TTL)' },
   { kind: 'delivery progress', key: 'delivery#<event id>, delivered', owner: 'shared/data/delivery-progress.ts', changedBy: 'dispatcher', lives: '15 days after its last partial failure (TTL)' },
 ] as const;

@@ -156,3 +156,12 @@ export class ThrottleNotSupportedError extends RefusalError {
     super(`maxReceivesPerSecond applies to http and https subscriptions only, and this one's protocol is ${protocol}; leave it out.`);
   }
 }
+
+/** No message of that event id is logged for the subscription (never sent to it, or past MESSAGE_KEEP_DAYS). */
+export class MessageNotFoundError extends RefusalError {
+  override readonly name = 'MessageNotFoundError';
+  readonly code = 'MESSAGE_NOT_FOUND';
+  constructor(readonly eventId: string) {
+    super(`No message with event_id ${eventId} was sent to this subscription in the days the message log keeps.`);
+  }
+}

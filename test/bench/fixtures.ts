@@ -2,12 +2,12 @@
  * The data the invocations act on, made in this process before any timing, and the events of
  * each function's row (their shapes: events.ts).
  */
-import { BatchWriteCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, GetCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { randomUUID } from 'node:crypto';
 import { newConfigId } from '../../shared/subscriptions/config-id';
 import { mapWithConcurrency } from '../../shared/aws/bounded-concurrency';
 import { dayCounterOf, dayExpiryOf, DEAD_LETTER_KEEP_DAYS } from '../../shared/data/subscription-record';
-import { deadLetterKeyOf, EXPIRY_ATTRIBUTE } from '../../shared/data/table';
+import { deadLetterKeyOf, EXPIRY_ATTRIBUTE, MESSAGE_ID_KEY, messageIdPartitionOf } from '../../shared/data/table';
 import { logMessages } from '../../shared/data/messages';
 import { httpEvent } from '../support/http-events';
 import { confirmAsEndpointOwner } from '../support/sns-confirmation';
@@ -171,8 +171,8 @@ export interface Fixtures {
   withDeadLetters: { portalId: string; configId: string };
   /** A subscription with delivery attempts kept, for GET /attempts. */
   withAttempts: { portalId: string; configId: string };
-  /** A subscription with messages logged, for GET /messages. */
-  withMessages: { portalId: string; configId: string };
+  /** A subscription with messages logged, for GET /messages, and the event of one of them, for POST /resend (its Query reads the log's one page of 30). */
+  withMessages: { portalId: string; configId: string; eventId: string };
   /** By size of GET /messages' scale: a subscription with that many messages logged. */
   messageLogs: Map<number, { portalId: string; configId: string }>;
   /** For the data some rows make before each turn (replay's dead letters, the recorder's subscriptions). */
@@ -211,13 +211,14 @@ export async function makeFixtures({ iterations, measures }: BenchPlan, document
   await confirmAsEndpointOwner(confirmed!.subscriptionArn);
   const withDeadLetters = await seedDeadLetters(documentClient, undefined, 30);
   const withAttempts = await seedAttempts(documentClient, confirmedPortal, confirmed!, 30);
-  await seedMessages(documentClient, confirmedPortal, confirmed!.configId, 30);
+  const [oldestMessageId] = await seedMessages(documentClient, confirmedPortal, confirmed!.configId, 30);
+  const { Item: oldestOwner } = await documentClient.send(new GetCommand({ TableName: FUNCTION_ENV.TABLE_NAME, Key: { portalId: messageIdPartitionOf(oldestMessageId!), sk: MESSAGE_ID_KEY } }));
   return {
     changed: { portalId: changedPortal, configId: changed!.configId },
     confirmed: { portalId: confirmedPortal, ...confirmed! },
     withDeadLetters,
     withAttempts,
-    withMessages: { portalId: confirmedPortal, configId: confirmed!.configId },
+    withMessages: { portalId: confirmedPortal, configId: confirmed!.configId, eventId: String(oldestOwner!.eventId) },
     messageLogs,
     documentClient,
     listPortals,
@@ -263,6 +264,10 @@ export async function eventsFor(name: FunctionName, count: number, fixtures: Fix
     case 'listDeadLetters': {
       const { portalId: deadPortal, configId: deadConfig } = fixtures.withDeadLetters;
       return indexes.map(() => httpEvent('listDeadLettersRoute', { portalId: deadPortal, query: { config_id: deadConfig, limit: '10' } }));
+    }
+    case 'resendMessage': {
+      const { portalId: messagesPortal, configId: messagesConfig, eventId } = fixtures.withMessages;
+      return indexes.map(() => httpEvent('resendMessageRoute', { portalId: messagesPortal, body: { config_id: messagesConfig, event_id: eventId } }));
     }
     case 'listMessages': {
       const { portalId: messagesPortal, configId: messagesConfig } = fixtures.withMessages;

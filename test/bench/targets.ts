@@ -111,6 +111,9 @@ export const MINIMUM_CALLS: Record<string, (sizes: { records: number; queryPages
       BatchWriteItem: dispatch.portals * Math.ceil((dispatch.events / dispatch.portals) * dispatch.recipients / 12),
     },
   }),
+  // The record, SNS's state (only a confirmed endpoint gets it), one Query page of its messages for
+  // the event's latest, the Publish and its log write. UpdateItem: the portal's rate limit.
+  resendMessage: () => ({ required: { GetItem: 1, GetSubscriptionAttributes: 1, Query: 1, Publish: 1, UpdateItem: 1, BatchWriteItem: 1 } }),
   // The record (it must be the caller's), one Query page of messages.
   listMessages: () => ({ required: { GetItem: 1, Query: 1, UpdateItem: 1 } }),
 };

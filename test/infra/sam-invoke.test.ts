@@ -203,6 +203,16 @@ describe('the synthesized functions, invoked as sam local invoke does', () => {
     expect(answer.body.code).toBe('ENDPOINT_NOT_CONFIRMED');
   });
 
+  it('resend answers 400 ENDPOINT_NOT_CONFIRMED for the sample endpoint, which never confirms, and 400 SUBSCRIPTION_NOT_FOUND in another portal', async () => {
+    const { portalId, configId } = await createdSubscription();
+
+    const answer = await samLocalInvoke('resendMessage', sampleEvent('resendMessage', { portalId, configId }));
+    const foreign = await samLocalInvoke('resendMessage', sampleEvent('resendMessage', { portalId: freshPortal('sam-other'), configId }));
+
+    expect([answer.statusCode, answer.body.code]).toEqual([400, 'ENDPOINT_NOT_CONFIRMED']);
+    expect([foreign.statusCode, foreign.body.code]).toEqual([400, 'SUBSCRIPTION_NOT_FOUND']);
+  });
+
   it('the recorder keeps the sample dead letter for its subscription, and dead-letters lists it; replay answers 400 for the unconfirmed endpoint', async () => {
     const { portalId, configId, topicArn } = await createdSubscription();
     const event = JSON.parse(readFileSync(join(PROJECT_ROOT, 'events', `${DEAD_LETTER_RECORDER.handler}.json`), 'utf8'));
@@ -338,7 +348,7 @@ describe('the synthesized functions, invoked as sam local invoke does', () => {
     expect(answer.body).toEqual({ success: true, message: expect.any(String), matches: false, decidingKey: 'size' });
   });
 
-  it.each(['updateSubscription', 'renameSubscription', 'activateSubscription', 'deleteSubscription', 'testSubscription', 'confirmSubscription'])(
+  it.each(['updateSubscription', 'renameSubscription', 'activateSubscription', 'deleteSubscription', 'testSubscription', 'confirmSubscription', 'resendMessage'])(
     '%s answers the unchanged sample event 400: its config_id names no subscription',
     async (handlerName) => {
       const answer = await samLocalInvoke(handlerName, sampleEvent(handlerName));

@@ -55,6 +55,7 @@ describe('the bundles', () => {
         'testSubscriptionRoute',
         'confirmSubscriptionRoute',
         'replayDeadLettersRoute',
+        'resendMessageRoute',
       ].includes(op.id);
       expect(code.includes('must list at least one event kind')).toBe(takesEvents);
       expect(code.includes('unknown event kind')).toBe(takesEvents);

@@ -38,6 +38,7 @@ const REQUEST_BODIES: Partial<
   testSubscriptionRoute: { schema: schemas.testSubscriptionRequest, reader: bodies.testSubscriptionRequest },
   confirmSubscriptionRoute: { schema: schemas.confirmSubscriptionRequest, reader: bodies.confirmSubscriptionRequest },
   replayDeadLettersRoute: { schema: schemas.replayDeadLettersRequest, reader: bodies.replayDeadLettersRequest, optional: ['eventIds'] },
+  resendMessageRoute: { schema: schemas.resendMessageRequest, reader: bodies.resendMessageRequest },
   testFilterRoute: { schema: schemas.testFilterRequest, reader: bodies.testFilterRequest },
 };
 
@@ -189,6 +190,8 @@ describe('the OpenAPI document', () => {
           { arbitrary: fc.constantFrom<unknown>(null, { brand: 'acme' }, { brand: [{ regex: 'a' }] }, 'x'), weight: 1 },
         ),
         data: fc.constantFrom<unknown>({ brand: 'acme' }, {}, 'x', [1]),
+        // An event id or not (resend).
+        event_id: fc.constantFrom<unknown>('6a1e4c2b-3f5d-4e7a-9b8c-0d1e2f3a4b5c', 'e-1', 'x'.repeat(256), '', 'x'.repeat(257), 7),
         other: fc.string(),
       },
       { requiredKeys: [] },

@@ -202,6 +202,15 @@ describe('the local stack', () => {
       await request('POST', replay[0], { token: noPortal, body: replay[1] }, 401);
       await request('POST', replay[0], { token: reader, body: replay[1] }, 403);
       await request('POST', replay[0], { token: admin, body: 'x'.repeat(10 * 1024 * 1024 + 1) }, 413);
+      // The test event sent above is in the message log: resend sends it again.
+      const testEventId = (await call(stack, 'GET', `${base}/messages?config_id=${confirmedId}&event=webhooks.test`, { token: admin })).body.messages[0].eventId as string;
+      const resend = [`${base}/resend`, { config_id: confirmedId, event_id: testEventId }] as const;
+      await request('POST', resend[0], { token: admin, body: resend[1] }, 200);
+      await request('POST', resend[0], { token: admin, body: { config_id: confirmedId, event_id: 'never-sent' } }, 400);
+      await request('POST', resend[0], { body: resend[1] }, 401);
+      await request('POST', resend[0], { token: noPortal, body: resend[1] }, 401);
+      await request('POST', resend[0], { token: reader, body: resend[1] }, 403);
+      await request('POST', resend[0], { token: admin, body: 'x'.repeat(10 * 1024 * 1024 + 1) }, 413);
       await request('GET', `${base}/list`, { token: admin }, 200);
       await request('GET', `${base}/list`, {}, 401);
       await request('GET', `${base}/list`, { token: noPortal }, 401);

@@ -10,6 +10,7 @@ import { handler as createSubscription } from '../../functions/createSubscriptio
 import { handler as deleteSubscription } from '../../functions/deleteSubscription';
 import { handler as listAttempts } from '../../functions/listAttempts';
 import { handler as listMessages } from '../../functions/listMessages';
+import { handler as resendMessage } from '../../functions/resendMessage';
 import { handler as testFilter } from '../../functions/testFilter';
 import { handler as listDeadLetters } from '../../functions/listDeadLetters';
 import { handler as listSubscriptions } from '../../functions/listSubscriptions';
@@ -35,6 +36,7 @@ const handlers = {
   replayDeadLettersRoute: replayDeadLetters,
   listAttemptsRoute: listAttempts,
   listMessagesRoute: listMessages,
+  resendMessageRoute: resendMessage,
   testFilterRoute: testFilter,
 } satisfies Record<OperationId, unknown>;
 

@@ -63,6 +63,7 @@ export function publishersVariable(): { 'Fn::Join': [string, { 'Fn::GetAtt': [st
         roleArn(stack.retries.sweeper),
         roleArn(stack.functions.get('testSubscriptionRoute')!),
         roleArn(stack.functions.get('replayDeadLettersRoute')!),
+        roleArn(stack.functions.get('resendMessageRoute')!),
       ],
     ],
   };

@@ -104,7 +104,7 @@ describe('delivery status logging', () => {
 describe('who may publish to the topics', () => {
   it('is named to the functions that create topics (create, the reconciler): the dispatcher and the operations granted sns:Publish', () => {
     const publishing = OPERATIONS.filter((op) => (OPERATION_PERMISSIONS[op.id].topics as readonly string[]).includes('sns:Publish'));
-    expect(publishing.map((op) => op.id)).toEqual(['testSubscriptionRoute', 'replayDeadLettersRoute']);
+    expect(publishing.map((op) => op.id)).toEqual(['testSubscriptionRoute', 'replayDeadLettersRoute', 'resendMessageRoute']);
     const creating = [stack.functions.get('createSubscriptionRoute')!, stack.reconciliation.reconciler];
     for (const fn of creating) {
       expect(resources[logicalIdOf(stack, fn.function)]!.Properties.Environment.Variables.TOPIC_PUBLISHER_ARNS).toEqual(publishersVariable());
@@ -242,6 +242,13 @@ describe('what each function may do', () => {
     listDeadLetters: ['own log group: logs:CreateLogStream logs:PutLogEvents', `table: dynamodb:GetItem dynamodb:Query ${PORTALS}`, BUCKET],
     listAttempts: ['own log group: logs:CreateLogStream logs:PutLogEvents', `table: dynamodb:GetItem dynamodb:Query ${PORTALS}`, BUCKET],
     listMessages: ['own log group: logs:CreateLogStream logs:PutLogEvents', `table: dynamodb:GetItem dynamodb:Query ${PORTALS}`, BUCKET],
+    resendMessage: [
+      'own log group: logs:CreateLogStream logs:PutLogEvents',
+      `table: dynamodb:GetItem dynamodb:Query ${PORTALS}`,
+      BUCKET,
+      'service topics: sns:GetSubscriptionAttributes sns:Publish',
+      MESSAGE_LOG_WRITES,
+    ],
     // No AWS call: no per-portal limit, no bucket.
     testFilter: ['own log group: logs:CreateLogStream logs:PutLogEvents'],
     replayDeadLetters: [

@@ -220,7 +220,7 @@ describe('the HTTP API', () => {
     const routeKeys = ofType('AWS::ApiGatewayV2::Route').map(([, route]) => route.Properties.RouteKey);
 
     expect(routeKeys.sort()).toEqual(OPERATIONS.flatMap((op) => op.paths.map((path) => `${op.method} ${path}`)).sort());
-    expect(routeKeys).toHaveLength(26);
+    expect(routeKeys).toHaveLength(28);
     expect(routeKeys).toEqual(expect.arrayContaining(API_PREFIXES.map((prefix) => `POST ${prefix}/confirm`)));
   });
 
