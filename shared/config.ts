@@ -63,6 +63,10 @@ export interface ServiceConfig {
   readonly attemptKeepDays: number;
   /** Days a published message is kept in the message log (MESSAGE_KEEP_DAYS). */
   readonly messageKeepDays: number;
+  /** Messages a second a portal's recoveries send at most (RECOVERY_SENDS_PER_SECOND). */
+  readonly recoverySendsPerSecond: number;
+  /** The recovery jobs' queue (RECOVERY_QUEUE_URL), set by the stack. */
+  readonly recoveryQueueUrl: string | undefined;
   /** Delivery attempts kept per subscription; past this the oldest give way (MAX_ATTEMPTS_PER_SUBSCRIPTION). */
   readonly maxAttemptsPerSubscription: number;
   /**
@@ -138,6 +142,8 @@ export function loadConfig(env: NodeJS.ProcessEnv): ServiceConfig {
     attemptKeepDays: read(setting.attemptKeepDays),
     maxAttemptsPerSubscription: read(setting.maxAttemptsPerSubscription),
     messageKeepDays: read(setting.messageKeepDays),
+    recoverySendsPerSecond: read(setting.recoverySendsPerSecond),
+    recoveryQueueUrl: read(setting.recoveryQueueUrl),
     portalSendLimit: { burst: read(setting.portalSendBurst), ratePerMinute: read(setting.portalSendRatePerMinute) },
     portalChangeLimit: { burst: read(setting.portalChangeBurst), ratePerMinute: read(setting.portalChangeRatePerMinute) },
     portalReadLimit: { burst: read(setting.portalReadBurst), ratePerMinute: read(setting.portalReadRatePerMinute) },

@@ -34,6 +34,8 @@ export const deliveryStatusLogRetentionDays = /* @__PURE__ */ read.settingOf(env
 export const attemptKeepDays = /* @__PURE__ */ read.settingOf(env, problems, setting.attemptKeepDays);
 export const maxAttemptsPerSubscription = /* @__PURE__ */ read.settingOf(env, problems, setting.maxAttemptsPerSubscription);
 export const messageKeepDays = /* @__PURE__ */ read.settingOf(env, problems, setting.messageKeepDays);
+export const recoverySendsPerSecond = /* @__PURE__ */ read.settingOf(env, problems, setting.recoverySendsPerSecond);
+export const recoveryQueueUrl = /* @__PURE__ */ read.settingOf(env, problems, setting.recoveryQueueUrl);
 export const portalSendLimit: read.ServiceConfig['portalSendLimit'] = {
   burst: /* @__PURE__ */ read.settingOf(env, problems, setting.portalSendBurst),
   ratePerMinute: /* @__PURE__ */ read.settingOf(env, problems, setting.portalSendRatePerMinute),
@@ -73,6 +75,8 @@ export const config: read.ServiceConfig = {
   attemptKeepDays,
   maxAttemptsPerSubscription,
   messageKeepDays,
+  recoverySendsPerSecond,
+  recoveryQueueUrl,
   portalSendLimit,
   portalChangeLimit,
   portalReadLimit,

@@ -94,6 +94,8 @@ export const replayDeadLettersRoute = /* @__PURE__ */ operation('replayDeadLette
 export const listAttemptsRoute = /* @__PURE__ */ operation('listAttemptsRoute', 'listAttempts', 'GET', '/attempts', READ, READS);
 export const listMessagesRoute = /* @__PURE__ */ operation('listMessagesRoute', 'listMessages', 'GET', '/messages', READ, READS);
 export const resendMessageRoute = /* @__PURE__ */ operation('resendMessageRoute', 'resendMessage', 'POST', '/resend', WRITE, SENDS);
+export const recoverMessagesRoute = /* @__PURE__ */ operation('recoverMessagesRoute', 'recoverMessages', 'POST', '/recover', WRITE, SENDS);
+export const listRecoveriesRoute = /* @__PURE__ */ operation('listRecoveriesRoute', 'listRecoveries', 'GET', '/recoveries', READ, READS);
 /** Reads nothing and sends nothing: a filter tried on an example `data` (docs/delivery.md, "Filters"). */
 export const testFilterRoute = /* @__PURE__ */ operation('testFilterRoute', 'testFilter', 'POST', '/test-filter', READ);
 
@@ -111,6 +113,8 @@ export const OPERATIONS = [
   listAttemptsRoute,
   listMessagesRoute,
   resendMessageRoute,
+  recoverMessagesRoute,
+  listRecoveriesRoute,
   testFilterRoute,
 ] as const;
 
@@ -164,3 +168,10 @@ export const RECONCILER = { handler: 'reconcileTopics', entry: 'functions/reconc
  * locally a timer runs the same handler.
  */
 export const RETRY_SWEEPER = { handler: 'retryDeadLetters', entry: 'functions/retryDeadLetters.ts' } as const;
+
+/**
+ * The worker of recoveries (POST /recover): consumes the recovery jobs' queue, one job a slice of
+ * work on one recovery, and queues the next slice (shared/recoveries/worker.ts). On AWS an SQS event
+ * source on a fair queue keyed by portal; locally the same handler on the local stack's queue.
+ */
+export const RECOVERY_WORKER = { handler: 'runRecoveries', entry: 'functions/runRecoveries.ts' } as const;

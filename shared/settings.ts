@@ -93,6 +93,11 @@ export const deliveryRetrySchedule: FunctionSetting<readonly number[]> = {
   variable: 'DELIVERY_RETRY_SCHEDULE', default: '5m,30m,2h,5h,10h,10h', rule: rule.deliveryRetryScheduleProblem,
   value: (value) => splitListKeepingRepeats(value).map((wait) => durationMs(wait)!),
 };
+/** Sends a second a portal's recoveries make at most (docs/scale.md, "Recoveries"). */
+export const recoverySendsPerSecond: FunctionSetting<number> = {
+  variable: 'RECOVERY_SENDS_PER_SECOND', default: '10', rule: rule.recoverySendsPerSecondProblem, value: Number,
+};
+export const recoveryQueueUrl: FunctionSetting<string | undefined> = { variable: 'RECOVERY_QUEUE_URL', rule: rule.recoveryQueueUrlProblem };
 /** Its value in ms. */
 export const disableFailingAfter: FunctionSetting<number> = {
   variable: 'DISABLE_FAILING_AFTER', default: '5d', rule: rule.disableFailingAfterProblem, value: (value) => durationMs(value)!,
@@ -102,7 +107,8 @@ export const disableFailingAfter: FunctionSetting<number> = {
 export type FunctionName =
   | 'activateSubscription' | 'confirmSubscription' | 'createSubscription' | 'deleteSubscription' | 'dispatchPortalEvents' | 'listAttempts'
   | 'listDeadLetters' | 'listMessages' | 'listSubscriptions' | 'reconcileTopics' | 'recordDeadLetters' | 'recordDeliveryAttempts' | 'renameSubscription'
-  | 'replayDeadLetters' | 'resendMessage' | 'retryDeadLetters' | 'testFilter' | 'testSubscription' | 'updateSubscription';
+  | 'replayDeadLetters' | 'resendMessage' | 'retryDeadLetters' | 'testFilter' | 'testSubscription' | 'updateSubscription'
+  | 'recoverMessages' | 'listRecoveries' | 'runRecoveries';
 
 /**
  * One setting. kind: `function`, a variable a function reads and checks at cold start; `sdk` and
@@ -129,14 +135,15 @@ function settingsTable(): Setting[] {
   const operations: FunctionName[] = [
     'activateSubscription', 'confirmSubscription', 'createSubscription', 'deleteSubscription', 'listAttempts', 'listDeadLetters',
     'listMessages', 'listSubscriptions', 'renameSubscription', 'replayDeadLetters', 'resendMessage', 'testFilter', 'testSubscription', 'updateSubscription',
+    'recoverMessages', 'listRecoveries',
   ];
-  const every: FunctionName[] = [...operations, 'dispatchPortalEvents', 'reconcileTopics', 'recordDeadLetters', 'recordDeliveryAttempts', 'retryDeadLetters'];
+  const every: FunctionName[] = [...operations, 'dispatchPortalEvents', 'reconcileTopics', 'recordDeadLetters', 'recordDeliveryAttempts', 'retryDeadLetters', 'runRecoveries'];
   // test-filter reads and writes nothing stored.
   const tableReaders = every.filter((name) => name !== 'testFilter');
   const creating: FunctionName[] = ['createSubscription', 'reconcileTopics'];
-  const sending: FunctionName[] = ['confirmSubscription', 'createSubscription', 'replayDeadLetters', 'resendMessage', 'testSubscription'];
+  const sending: FunctionName[] = ['confirmSubscription', 'createSubscription', 'recoverMessages', 'replayDeadLetters', 'resendMessage', 'testSubscription'];
   const changing: FunctionName[] = ['activateSubscription', 'deleteSubscription', 'renameSubscription', 'updateSubscription'];
-  const reading: FunctionName[] = ['listAttempts', 'listDeadLetters', 'listMessages', 'listSubscriptions'];
+  const reading: FunctionName[] = ['listAttempts', 'listDeadLetters', 'listMessages', 'listRecoveries', 'listSubscriptions'];
   const read = (name: string, setting: FunctionSetting<unknown>, about: Pick<Setting, 'readBy' | 'meaning' | 'contextKey'>): Setting => ({
     name, kind: 'function', ...setting, ...about,
   });
@@ -182,9 +189,15 @@ function settingsTable(): Setting[] {
     read('attemptKeepDays', attemptKeepDays, { contextKey: 'attemptKeepDays', readBy: ['recordDeliveryAttempts'], meaning: 'days a delivery attempt is kept for GET /attempts' }),
     read('messageKeepDays', messageKeepDays, {
       contextKey: 'messageKeepDays',
-      readBy: ['dispatchPortalEvents', 'replayDeadLetters', 'resendMessage', 'retryDeadLetters', 'testSubscription'],
+      readBy: ['dispatchPortalEvents', 'recoverMessages', 'replayDeadLetters', 'resendMessage', 'retryDeadLetters', 'runRecoveries', 'testSubscription'],
       meaning: 'days a published message is kept, with its body, in the message log',
     }),
+    read('recoverySendsPerSecond', recoverySendsPerSecond, {
+      contextKey: 'recoverySendsPerSecond',
+      readBy: ['runRecoveries'],
+      meaning: "messages a second a portal's recoveries send at most, whatever its subscriptions' maxReceivesPerSecond",
+    }),
+    read('recoveryQueueUrl', recoveryQueueUrl, { readBy: ['recoverMessages', 'runRecoveries'], meaning: 'the SQS queue of recovery jobs (set by the stack)' }),
     read('deliveryRetrySchedule', deliveryRetrySchedule, { contextKey: 'deliveryRetrySchedule', readBy: ['recordDeadLetters'], meaning: "the waits of a dead letter's scheduled retries after SNS's own" }),
     read('disableFailingAfter', disableFailingAfter, { contextKey: 'disableFailingAfter', readBy: ['recordDeadLetters', 'retryDeadLetters'], meaning: 'how long a subscription may fail, with no success, before it is disabled' }),
     other('cdk', 'adminPage', { contextKey: 'adminPage', default: 'false', rule: rule.trueOrFalseProblem, meaning: "true: deploy the admin page (S3 behind CloudFront, CORS on the API for its origin)" }),

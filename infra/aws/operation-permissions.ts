@@ -147,6 +147,17 @@ export const OPERATION_PERMISSIONS = {
   // whether its endpoint confirmed; Query: the event's latest logged message (shared/data/messages.ts);
   // Publish: it again to the record's topic; the message log's write of the new message.
   resendMessageRoute: { table: ['dynamodb:GetItem', 'dynamodb:Query'], topics: ['sns:GetSubscriptionAttributes', 'sns:Publish'], logsMessages: true },
+  // GetItem: the record (it must exist in the caller's portal, activated); GetSubscriptionAttributes:
+  // whether its endpoint confirmed; PutItem: the recovery (shared/data/recoveries.ts startRecovery),
+  // its running entry (RECOVERY_RUNNING_WRITES, in the stack); UpdateItem: the recovery ended failed
+  // when its job could not be queued; the job itself: sqs:SendMessage on the recovery queue (the stack).
+  recoverMessagesRoute: {
+    table: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
+    idempotencyRecords: ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
+    topics: ['sns:GetSubscriptionAttributes'],
+  },
+  // GetItem: the record (it must exist in the caller's portal); Query: a page of its recoveries (shared/data/recoveries.ts).
+  listRecoveriesRoute: { table: ['dynamodb:GetItem', 'dynamodb:Query'], topics: [] },
   // Nothing: a filter tried on an example data, in the function alone.
   testFilterRoute: { table: [], topics: [] },
 } as const satisfies Record<OperationId, OperationPermissions>;

@@ -292,6 +292,43 @@ export const resendMessageResponse = success('ResendMessageResponse', "The messa
   messageId: { type: 'string', description: "SNS's message id of the new message: the `x-amz-sns-message-id` header the endpoint receives." },
   sentAt: { type: 'string', format: 'date-time', description: 'When SNS accepted the new message; GET /messages lists it under this time.' },
 });
+const recoveryFields = {
+  recoveryId: { type: 'string', description: 'The recovery\'s id (a UUID v7: ids sort by when they were started).' },
+  configId: text,
+  since: { type: 'string', description: 'The start of its window (ISO 8601, UTC).' },
+  until: { type: 'string', description: 'The end of its window (ISO 8601, UTC): the time of the request when none was given.' },
+  status: { type: 'string', enum: ['failed', 'all'], description: 'What it sends: the events never delivered that had an attempt (`failed`), or every event (`all`).' },
+} as const;
+export const recoverMessagesResponse = success('RecoverMessagesResponse', 'The recovery was stored and started; it runs in the background (GET /recoveries shows it).', {
+  ...recoveryFields,
+  state: { const: 'running' },
+});
+export const recovery = {
+  $schema: SCHEMA_DIALECT,
+  $id: schemaId('Recovery'),
+  type: 'object',
+  description: 'A recovery of the subscription\'s messages and how far it got.',
+  properties: {
+    ...recoveryFields,
+    state: { type: 'string', enum: ['running', 'done', 'failed'], description: '`running` until every chosen event was sent (`done`) or it stopped (`failed`, with `error`).' },
+    createdAt: { type: 'string', description: 'When it was started (ISO 8601).' },
+    updatedAt: { type: 'string', description: 'When its state or counts last changed (ISO 8601).' },
+    matched: { type: 'integer', minimum: 0, description: 'Events of the window it chose to send (one for all the messages of an event).' },
+    sent: { type: 'integer', minimum: 0, description: 'Events sent so far; each is a new message in GET /messages.' },
+    failed: { type: 'integer', minimum: 0, description: 'Events SNS refused, or whose message was no longer kept: passed over.' },
+    error: { type: 'string', description: 'Why it stopped, when `state` is `failed`.' },
+  },
+  required: ['recoveryId', 'configId', 'since', 'until', 'status', 'state', 'createdAt', 'updatedAt', 'matched', 'sent', 'failed'],
+  additionalProperties: false,
+} as const;
+export const listRecoveriesResponse = {
+  ...success('ListRecoveriesResponse', "One page of the subscription's recoveries, newest first.", {
+    recoveries: { type: 'array', items: ref(recovery) },
+    cursor: { type: 'string', description: 'The `cursor` of the next page; absent on the last page.' },
+  }),
+  // `cursor` is there only when a next page is.
+  required: ['success', 'message', 'recoveries'],
+} as const;
 export const replayDeadLettersResponse = success(
   'ReplayDeadLettersResponse',
   'The chosen dead letters were published to the subscription\'s topic again, and those SNS accepted removed.',

@@ -20,6 +20,9 @@ import {
   eventKindEntry,
   listAttemptsQuery,
   listMessagesQuery,
+  listRecoveriesQuery,
+  MAX_RECOVERIES_PAGE,
+  DEFAULT_RECOVERIES_PAGE,
   REQUEST_SCHEMAS,
   schemaNameOf,
   subscriptionIdParameter,
@@ -103,7 +106,13 @@ function componentSchemas(eventKinds: readonly string[]): Record<string, Json> {
 function querySchema(name: string, schema: Json, query: object): Json {
   if (name !== 'limit') return documented(schema, false);
   const [maximum, fallback] =
-    query === listAttemptsQuery ? [MAX_ATTEMPTS_PAGE, DEFAULT_ATTEMPTS_PAGE] : query === listMessagesQuery ? [MAX_MESSAGES_PAGE, DEFAULT_MESSAGES_PAGE] : [MAX_DEAD_LETTERS_PAGE, DEFAULT_DEAD_LETTERS_PAGE];
+    query === listAttemptsQuery
+      ? [MAX_ATTEMPTS_PAGE, DEFAULT_ATTEMPTS_PAGE]
+      : query === listMessagesQuery
+        ? [MAX_MESSAGES_PAGE, DEFAULT_MESSAGES_PAGE]
+        : query === listRecoveriesQuery
+          ? [MAX_RECOVERIES_PAGE, DEFAULT_RECOVERIES_PAGE]
+          : [MAX_DEAD_LETTERS_PAGE, DEFAULT_DEAD_LETTERS_PAGE];
   return { type: 'integer', minimum: 1, maximum, default: fallback };
 }
 
@@ -120,7 +129,10 @@ const retryAfter = (minimum: number, description: string) => ({
 function responsesOf(doc: OperationDoc, operation: Operation): Json {
   const limit = portalLimitOf(operation);
   return {
-    200: { description: doc.summary + ': done.', content: jsonContent(ref(doc.success), doc.successExample) },
+    [doc.successStatus ?? 200]: {
+      description: doc.summary + (doc.successStatus === 202 ? ': started.' : ': done.'),
+      content: jsonContent(ref(doc.success), doc.successExample),
+    },
     ...(doc.answersBadRequest && {
       400: {
         description:

@@ -20,6 +20,8 @@ import {
   updateSubscriptionRequest,
 } from './schemas';
 
+import { RECOVERY_OPERATION_DOCS } from './openapi-recovery-docs';
+
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- an OpenAPI document is plain JSON
 type Json = any;
 
@@ -47,8 +49,10 @@ export interface OperationDoc {
   /** The schema of the query parameters (all strings), documented one parameter each. */
   readonly query?: { readonly properties: Record<string, Json>; readonly required: readonly string[] };
   readonly requestExample?: Json;
-  /** Component name of the 200 body, and an example of it. */
+  /** Component name of the 200 (or successStatus) body, and an example of it. */
   readonly success: string;
+  /** 202 for an operation that answers once its work is started. */
+  readonly successStatus?: 202;
   readonly successExample: Json;
   /** Statuses beyond those every operation has. */
   readonly answersBadRequest: boolean;
@@ -60,6 +64,7 @@ export interface OperationDoc {
 
 // Keyed by operation id: an operation added to the table and not described here fails type-checking.
 export const OPERATION_DOCS: Record<OperationId, OperationDoc> = {
+  ...RECOVERY_OPERATION_DOCS,
   createSubscriptionRoute: {
     summary: 'Create a subscription',
     description:

@@ -21,6 +21,9 @@ import * as createSchema from './generated/create-subscription-request';
 import * as listDeadLettersSchema from './generated/list-dead-letters-query';
 import * as replaySchema from './generated/replay-dead-letters-request';
 import * as resendSchema from './generated/resend-message-request';
+import * as recoverSchema from './generated/recover-messages-request';
+import * as listRecoveriesSchema from './generated/list-recoveries-query';
+import { DEFAULT_RECOVERIES_PAGE } from './recovery-requests';
 import * as renameSchema from './generated/rename-subscription-request';
 import * as testSchema from './generated/test-subscription-request';
 import * as testFilterSchema from './generated/test-filter-request';
@@ -202,4 +205,19 @@ export const listMessagesQuery = /* @__PURE__ */ bodyReader(listMessagesSchema, 
 export const resendMessageRequest = /* @__PURE__ */ bodyReader(resendSchema, {
   checks: [aliasesAgree],
   output: (body: Addressing & { event_id: string }) => ({ configId: addressed(body), eventId: body.event_id }),
+});
+
+type RecoverInput = Addressing & { since: string; until?: string; status?: 'failed' | 'all' };
+
+export const recoverMessagesRequest = /* @__PURE__ */ bodyReader(recoverSchema, {
+  checks: [aliasesAgree, timeIsReal('since') as BodyCheck<RecoverInput>, timeIsReal('until') as BodyCheck<RecoverInput>, windowInOrder as BodyCheck<RecoverInput>],
+  output: (body: RecoverInput) => ({ configId: addressed(body), since: utcOf(body.since)!, until: utcOf(body.until), status: body.status ?? 'failed' }),
+});
+
+export const listRecoveriesQuery = /* @__PURE__ */ bodyReader(listRecoveriesSchema, {
+  output: (query: { config_id: string; limit?: string; cursor?: string }) => ({
+    configId: query.config_id.toLowerCase(),
+    limit: query.limit === undefined ? DEFAULT_RECOVERIES_PAGE : Number(query.limit),
+    cursor: query.cursor,
+  }),
 });

@@ -20,11 +20,13 @@ import {
 } from './subscription-requests';
 import { listAttemptsQuery, listDeadLettersQuery, replayDeadLettersRequest } from './dead-letter-requests';
 import { listMessagesQuery, resendMessageRequest } from './message-requests';
+import { listRecoveriesQuery, recoverMessagesRequest } from './recovery-requests';
 
 export { eventKind, eventKindEntry, subscriptionIdParameter } from './request-fields';
 export * from './subscription-requests';
 export * from './dead-letter-requests';
 export * from './message-requests';
+export * from './recovery-requests';
 
 /** Each request body's schema, by the name of the module its compiled validator is written to. */
 export const REQUEST_SCHEMAS = {
@@ -39,5 +41,7 @@ export const REQUEST_SCHEMAS = {
   'list-attempts-query': listAttemptsQuery,
   'list-messages-query': listMessagesQuery,
   'resend-message-request': resendMessageRequest,
+  'recover-messages-request': recoverMessagesRequest,
+  'list-recoveries-query': listRecoveriesQuery,
   'test-filter-request': testFilterRequest,
 } as const;

@@ -328,6 +328,23 @@ export async function latestMessageOfEvent(table: RecordTable, portalId: string,
   return undefined;
 }
 
+/** The logged messages of these sort keys in the portal's partition (a recovery's next batch), by key; expired or gone ones are absent. */
+export async function messagesAt(table: RecordTable, portalId: string, sortKeys: readonly string[]): Promise<Map<string, KeptMessage>> {
+  const found = new Map<string, KeptMessage>();
+  for (let start = 0; start < sortKeys.length; start += KEYS_PER_GET) {
+    let keys: Record<string, unknown>[] = sortKeys.slice(start, start + KEYS_PER_GET).map((sk) => ({ portalId, sk }));
+    for (let tries = 1; keys.length > 0; tries++) {
+      const { Responses, UnprocessedKeys } = await table.db.send(new BatchGetCommand({ RequestItems: { [table.tableName]: { Keys: keys, ConsistentRead: true } } }));
+      for (const item of Responses?.[table.tableName] ?? []) if (Number(item[EXPIRY_ATTRIBUTE]) > nowSeconds()) found.set(String(item.sk), keptMessageOf(item));
+      keys = UnprocessedKeys?.[table.tableName]?.Keys ?? [];
+      if (keys.length === 0) break;
+      if (tries >= MAX_TRIES) throw new Error(`DynamoDB left ${keys.length} messages unread after ${MAX_TRIES} tries.`);
+      await sleep(25 * 2 ** tries);
+    }
+  }
+  return found;
+}
+
 function keptMessageOf(item: Record<string, unknown>): KeptMessage {
   return {
     sk: String(item.sk),

@@ -85,6 +85,20 @@ export const DELIVERY_PARTITIONS_PATTERN = 'delivery#*';
 export const DELIVERY_PROGRESS_KEY = 'delivered';
 
 /**
+ * A recovery of a subscription's messages (POST /recover), in its portal's partition, newest first
+ * by its id (a UUID v7): `recovery#<configId>#<recoveryId>`.
+ */
+export const RECOVERY_KEY_PREFIX = 'recovery#';
+export const recoveryPrefixOf = (configId: string) => `${RECOVERY_KEY_PREFIX}${configId}#`;
+export const recoveryKeyOf = (configId: string, recoveryId: string) => `${recoveryPrefixOf(configId)}${recoveryId}`;
+/**
+ * The recoveries still running, in one partition of their own (sort key `<portalId>#<recoveryId>`): the
+ * worker finds its portal's oldest there, and the local stack every one to resume at start, without a Scan.
+ */
+export const RUNNING_RECOVERIES_PARTITION = 'recovery-running';
+export const runningRecoveryKeyOf = (portalId: string, recoveryId: string) => `${portalId}#${recoveryId}`;
+
+/**
  * Every item kind: its key, the one module that builds its writes, the functions that may
  * change it, and how long it lives. docs/design.md shows this table; a test holds the two together.
  */
@@ -99,5 +113,7 @@ export const ITEM_KINDS = [
   { kind: 'delivery attempt', key: 'portalId, attempt#<configId>#<at>#<message id>', owner: 'shared/data/attempts.ts', changedBy: 'attempts consumer', lives: 'ATTEMPT_KEEP_DAYS after its UTC day (TTL), at most MAX_ATTEMPTS_PER_SUBSCRIPTION' },
   { kind: 'message', key: 'portalId, message#<configId>#<sentAt>#<message id>', owner: 'shared/data/messages.ts', changedBy: 'dispatcher, test, replay, resend, retry sweep (puts); attempts consumer and dead-letter recorder (its delivery state)', lives: 'MESSAGE_KEEP_DAYS after its UTC day (TTL)' },
   { kind: 'message id', key: 'message-id#<message id>, message', owner: 'shared/data/messages.ts', changedBy: 'written with its message', lives: 'as its message (TTL)' },
+  { kind: 'recovery', key: 'portalId, recovery#<configId>#<recoveryId>', owner: 'shared/data/recoveries.ts', changedBy: 'recover (puts), recovery worker (its progress and state)', lives: 'MESSAGE_KEEP_DAYS after it was started (TTL)' },
+  { kind: 'running recovery', key: 'recovery-running, <portalId>#<recoveryId>', owner: 'shared/data/recoveries.ts', changedBy: 'written with its recovery; deleted by the recovery worker when it ends', lives: 'until its recovery ends; MESSAGE_KEEP_DAYS at most (TTL)' },
   { kind: 'delivery progress', key: 'delivery#<event id>, delivered', owner: 'shared/data/delivery-progress.ts', changedBy: 'dispatcher', lives: '15 days after its last partial failure (TTL)' },
 ] as const;

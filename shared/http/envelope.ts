@@ -11,8 +11,8 @@ export function jsonResponse(statusCode: number, body: Envelope, headers: Record
   };
 }
 
-export function successResponse(payload: { message: string } & Record<string, unknown>) {
-  return jsonResponse(200, { success: true, ...payload });
+export function successResponse(payload: { message: string } & Record<string, unknown>, statusCode: 200 | 202 = 200) {
+  return jsonResponse(statusCode, { success: true, ...payload });
 }
 
 /**

@@ -38,7 +38,9 @@ export interface OperationSpec<Body> {
    * others (its `portalBudget`); every operation passes the one the table names (checked at cold start).
    */
   portalLimit?: (operation: Operation) => HttpMiddleware;
-  /** The operation itself; its result becomes the 200 envelope `{success: true, ...}`. */
+  /** 202 for an operation that answers once its work is started (a recovery); 200 otherwise. */
+  successStatus?: 202;
+  /** The operation itself; its result becomes the 200 (or successStatus) envelope `{success: true, ...}`. */
   run: (input: OperationInput<Body>) => Promise<OperationResult>;
 }
 
@@ -117,7 +119,7 @@ export function httpOperation<Body = undefined>(operation: Operation & { readonl
       idempotency && idempotencyKey !== undefined
         ? await idempotency.runOnce({ portalId, idempotencyKey, body: requestBody }, context, run)
         : await run();
-    return successResponse(result);
+    return successResponse(result, spec.successStatus);
   });
   // The chain fills OperationContext's fields before the operation runs.
   return withInvocationLogging(operation.id, handler as unknown as HttpHandler);

@@ -165,3 +165,12 @@ export class MessageNotFoundError extends RefusalError {
     super(`No message with event_id ${eventId} was sent to this subscription in the days the message log keeps.`);
   }
 }
+
+/** A recovery's `since` earlier than the message log keeps (MESSAGE_KEEP_DAYS): what is older cannot be sent. */
+export class WindowNotKeptError extends RefusalError {
+  override readonly name = 'WindowNotKeptError';
+  readonly code = 'WINDOW_NOT_KEPT';
+  constructor(readonly keptSince: string) {
+    super(`since must not be earlier than ${keptSince}: the message log keeps messages that long, and nothing older can be sent again.`);
+  }
+}

@@ -10,6 +10,8 @@ import { handler as createSubscription } from '../../functions/createSubscriptio
 import { handler as deleteSubscription } from '../../functions/deleteSubscription';
 import { handler as listAttempts } from '../../functions/listAttempts';
 import { handler as listMessages } from '../../functions/listMessages';
+import { handler as recoverMessages } from '../../functions/recoverMessages';
+import { handler as listRecoveries } from '../../functions/listRecoveries';
 import { handler as resendMessage } from '../../functions/resendMessage';
 import { handler as testFilter } from '../../functions/testFilter';
 import { handler as listDeadLetters } from '../../functions/listDeadLetters';
@@ -37,6 +39,8 @@ const handlers = {
   listAttemptsRoute: listAttempts,
   listMessagesRoute: listMessages,
   resendMessageRoute: resendMessage,
+  recoverMessagesRoute: recoverMessages,
+  listRecoveriesRoute: listRecoveries,
   testFilterRoute: testFilter,
 } satisfies Record<OperationId, unknown>;
 
