@@ -16,7 +16,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { DEFAULT_EVENT_BUS_NAME } from '../../../shared/delivery/portal-event';
-import { API_PREFIXES, ATTEMPTS_RECORDER, DEAD_LETTER_RECORDER, DISPATCHER, RETRY_SWEEPER } from '../../../shared/operations';
+import { API_PREFIXES, ATTEMPTS_RECORDER, DEAD_LETTER_RECORDER, DISPATCHER, RECOVERY_WORKER, RETRY_SWEEPER } from '../../../shared/operations';
 import { LOCAL_ACCOUNT_ID, localDeliveryDeadLetterQueueArn } from '../../aws/local-account';
 import { ADMIN_PATH, OPENAPI_PATH } from '../admin/admin-site';
 import { DEFAULT_CLIENTS_FILE, loadOAuthClients } from '../auth/clients';
@@ -26,7 +26,9 @@ import { ensureSubscriptionTable } from '../dynamodb/subscription-table';
 import { type EventBus, startEventBus } from '../events/event-bus';
 import { EventQueue } from '../events/event-queue';
 import { lambdaContext } from '../gateway/event';
-import { loadAttemptsRecorder, loadDeadLetterRecorder, loadDispatcher, loadOperationHandlers, loadRetrySweeper } from '../operation-handlers';
+import { loadAttemptsRecorder, loadDeadLetterRecorder, loadDispatcher, loadOperationHandlers, loadRecoveryWorker, loadRetrySweeper } from '../operation-handlers';
+import { type SqsStandIn, startSqsStandIn } from '../events/sqs-stand-in';
+import { resumeRunningRecoveries } from '../schedules/recovery-resume';
 import { startRetrySweeps, type RetrySweeps } from '../schedules/retry-sweeps';
 import { type SnsEmulator, startSnsEmulator } from '../sns/emulator';
 import { type Api, startApi } from './api';
@@ -59,6 +61,12 @@ const RECORDER_TIMEOUT_MS = 30_000;
 const SWEEPER_TIMEOUT_MS = 60_000;
 /** How often the retry sweep runs: every minute on AWS; locally, where time is compressed, every 2 s. */
 const LOCAL_RETRY_SWEEP_INTERVAL_MS = 2_000;
+/** The recovery worker's timeout, as on AWS (infra/aws/recovery-worker.ts). */
+const RECOVERY_WORKER_TIMEOUT_MS = 120_000;
+/** Recovery slices worked at once, as the worker's event source's maximum concurrency on AWS. */
+const LOCAL_RECOVERY_CONCURRENCY = 2;
+/** The recovery queue's name: RECOVERY_QUEUE_URL names it. */
+const RECOVERY_QUEUE_NAME = 'webhooks-recoveries';
 
 export async function startLocalStack(options: LocalStackOptions): Promise<LocalStack> {
   const log = options.log ?? (() => undefined);
@@ -85,6 +93,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   let eventQueue: EventQueue | undefined;
   let deadLetterQueue: EventQueue | undefined;
   let retrySweeps: RetrySweeps | undefined;
+  let sqsStandIn: SqsStandIn | undefined;
+  let recoveryQueue: EventQueue | undefined;
   let tableName: string | undefined;
   let api: Api | undefined;
   // What SNS records of its deliveries, for the dead-letter recorder and the attempts consumer.
@@ -95,8 +105,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   let stopping: Promise<void> | undefined;
   const stop = () => {
     stopping ??= (async () => {
-      await Promise.all([api?.gateway.close(), events?.close(), retrySweeps?.close()]);
-      await eventQueue?.close();
+      await Promise.all([api?.gateway.close(), events?.close(), retrySweeps?.close(), sqsStandIn?.close()]);
+      await Promise.all([eventQueue?.close(), recoveryQueue?.close()]);
       // SNS first: its deliveries cut short are kept, and none is given up on into a closed queue.
       await sns?.close();
       await records.handedOver();
@@ -132,6 +142,9 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
 
     const endpoints = { dynamoDb: services.dynamoDb.endpoint, sns: services.sns.endpoint };
     tableName = useLocalServices(region, (await options.handlerEndpoints?.(endpoints)) ?? endpoints);
+    // The recovery jobs' queue (SendMessage only), set before the handlers read RECOVERY_QUEUE_URL.
+    sqsStandIn = await startSqsStandIn({ accountId: LOCAL_ACCOUNT_ID, log: (line) => log(`[recoveries] ${line}`) });
+    Object.assign(process.env, { AWS_ENDPOINT_URL_SQS: sqsStandIn.endpoint, RECOVERY_QUEUE_URL: sqsStandIn.queueUrl(RECOVERY_QUEUE_NAME) });
     const tableClient = new DynamoDBClient({ region, endpoint: endpoints.dynamoDb, credentials: LOCAL_CREDENTIALS });
     try {
       await ensureSubscriptionTable(tableClient, tableName);
@@ -165,6 +178,22 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       log: (line) => log(`[dead letters] ${line}`),
     });
     records.sendDeadLettersTo(deadLetterQueue);
+    recoveryQueue = new EventQueue({
+      queueArn: `arn:aws:sqs:${region}:${LOCAL_ACCOUNT_ID}:${RECOVERY_QUEUE_NAME}`,
+      region,
+      handler: await loadRecoveryWorker(),
+      batchSize: 1,
+      maxConcurrency: LOCAL_RECOVERY_CONCURRENCY,
+      context: () => lambdaContext(RECOVERY_WORKER.handler, region, RECOVERY_WORKER_TIMEOUT_MS, 256, randomUUID()),
+      visibilityDelayMs: options.eventRetryDelayMs ?? LOCAL_EVENT_RETRY_DELAY_MS,
+      stateFile: dataDir && join(dataDir, 'recovery-queue.json'),
+      // The worker gives a recovery up itself after failed slices in a row (shared/recoveries/worker.ts).
+      maxReceiveCount: Number.POSITIVE_INFINITY,
+      what: 'recovery jobs',
+      log: (line) => log(`[recoveries] ${line}`),
+    });
+    sqsStandIn.route(RECOVERY_QUEUE_NAME, recoveryQueue);
+    await resumeRunningRecoveries(recoveryQueue, (line) => log(`[recoveries] ${line}`));
     records.sendStatusesTo(await loadAttemptsRecorder());
     retrySweeps = startRetrySweeps({
       handler: await loadRetrySweeper(),
