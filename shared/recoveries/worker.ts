@@ -133,8 +133,8 @@ async function sendSlice(deps: RecoveryWorkerDeps, job: RecoveryJob, recovery: S
   const counts = { matched, sent: recovery.sent, failed: recovery.failed };
   let index = 0;
   const dueAt = (k: number) => start + k * pacing.intervalMs;
-  while (index < toSend.length && dueAt(index) <= start + pacing.budgetMs) {
-    const batch = toSend.slice(index, index + RECOVERY_BATCH).filter((_, k) => dueAt(index + k) <= start + pacing.budgetMs);
+  while (index < toSend.length && dueAt(index) < start + pacing.budgetMs) {
+    const batch = toSend.slice(index, index + RECOVERY_BATCH).filter((_, k) => dueAt(index + k) < start + pacing.budgetMs);
     const bodies = await messagesAt(table, recovery.portalId, batch.map(({ sk }) => sk));
     const published: PublishedMessage[] = [];
     let cursor: string | undefined;
