@@ -39,6 +39,7 @@ const REQUEST_BODIES: Partial<
   confirmSubscriptionRoute: { schema: schemas.confirmSubscriptionRequest, reader: bodies.confirmSubscriptionRequest },
   replayDeadLettersRoute: { schema: schemas.replayDeadLettersRequest, reader: bodies.replayDeadLettersRequest, optional: ['eventIds'] },
   resendMessageRoute: { schema: schemas.resendMessageRequest, reader: bodies.resendMessageRequest },
+  recoverMessagesRoute: { schema: schemas.recoverMessagesRequest, reader: bodies.recoverMessagesRequest, optional: ['until', 'status'] },
   testFilterRoute: { schema: schemas.testFilterRequest, reader: bodies.testFilterRequest },
 };
 
@@ -96,9 +97,9 @@ describe('the OpenAPI document', () => {
 
       const statuses = Object.keys(item.responses);
       expect(statuses).toEqual(
-        expect.arrayContaining(['200', '401', '403', '413', '500', '503', ...(operation.id === 'listSubscriptionsRoute' ? [] : ['400'])]),
+        expect.arrayContaining([operation.id === 'recoverMessagesRoute' ? '202' : '200', '401', '403', '413', '500', '503', ...(operation.id === 'listSubscriptionsRoute' ? [] : ['400'])]),
       );
-      const idempotent = operation.id === 'createSubscriptionRoute' || operation.id === 'replayDeadLettersRoute';
+      const idempotent = operation.id === 'createSubscriptionRoute' || operation.id === 'replayDeadLettersRoute' || operation.id === 'recoverMessagesRoute';
       expect(statuses.includes('409')).toBe(idempotent);
       const idempotencyKey = (item.parameters ?? []).find((parameter: { name: string }) => parameter.name === 'Idempotency-Key');
       expect(idempotencyKey?.in).toBe(idempotent ? 'header' : undefined);
