@@ -75,6 +75,7 @@ export interface DeploymentSettings {
   readonly attemptKeepDays: number;
   /** MESSAGE_KEEP_DAYS: days a published message is kept in the message log; 30 by default. */
   readonly messageKeepDays: number;
+  readonly recoverySendsPerSecond: number;
   /** DELIVERY_STATUS_LOG_RETENTION_DAYS: days the delivery status log groups of the service's topics keep their records. */
   readonly deliveryStatusLogRetentionDays: number;
   /** DELIVERY_RETRY_SCHEDULE: the waits of the scheduled retries of a dead letter, `5m,30m,2h,5h,10h,10h` by default. */
@@ -190,6 +191,7 @@ function valuesOf(text: (key: keyof DefaultedSettings) => string | undefined): D
     deliveryStatusSuccessSampleRate: number('deliveryStatusSuccessSampleRate'),
     attemptKeepDays: number('attemptKeepDays'),
     messageKeepDays: number('messageKeepDays'),
+    recoverySendsPerSecond: number('recoverySendsPerSecond'),
     deliveryStatusLogRetentionDays: number('deliveryStatusLogRetentionDays'),
     deliveryRetrySchedule: text('deliveryRetrySchedule')!,
     disableFailingAfter: text('disableFailingAfter')!,

@@ -14,6 +14,7 @@ import {
   IDEMPOTENCY_PARTITIONS_PATTERN,
   MESSAGE_ID_PARTITIONS_PATTERN,
   RETRY_DUE_PARTITIONS_PATTERN,
+  RUNNING_RECOVERIES_PARTITION,
   TABLE_KEYS,
 } from '../../shared/data/table';
 import type { ServiceFunction } from './service-function';
@@ -23,7 +24,7 @@ const KEYS = [TABLE_KEYS.partitionKey, TABLE_KEYS.sortKey];
 /** Grants a publisher the message log's writes: its messages in the portals' partitions, their owners in the message-id ones. */
 export function allowMessageLogWrites(fn: ServiceFunction, tableArn: string): void {
   fn.allow(['dynamodb:BatchWriteItem'], [tableArn], {
-    'ForAllValues:StringNotLike': { 'dynamodb:LeadingKeys': [IDEMPOTENCY_PARTITIONS_PATTERN, DELIVERY_PARTITIONS_PATTERN, RETRY_DUE_PARTITIONS_PATTERN] },
+    'ForAllValues:StringNotLike': { 'dynamodb:LeadingKeys': [IDEMPOTENCY_PARTITIONS_PATTERN, DELIVERY_PARTITIONS_PATTERN, RETRY_DUE_PARTITIONS_PATTERN, RUNNING_RECOVERIES_PARTITION] },
     'ForAllValues:StringEquals': { 'dynamodb:Attributes': [...new Set([...KEYS, ...MESSAGE_ATTRIBUTES, ...MESSAGE_OWNER_ATTRIBUTES, EXPIRY_ATTRIBUTE])] },
   });
 }

@@ -13,7 +13,16 @@
  */
 import { LETTER_LEASE, RETRIES_ATTRIBUTE } from '../../shared/data/dead-letters';
 import { CLEARED_BY_ACTIVATION, DAY_COUNTER_PREFIX } from '../../shared/data/subscription-record';
-import { DELIVERY_PARTITIONS_PATTERN, EXPIRY_ATTRIBUTE, IDEMPOTENCY_PARTITIONS_PATTERN, MESSAGE_ID_PARTITIONS_PATTERN, RETRY_DUE_PARTITIONS_PATTERN, TABLE_KEYS } from '../../shared/data/table';
+import { RECOVERY_ATTRIBUTES } from '../../shared/data/recoveries';
+import {
+  DELIVERY_PARTITIONS_PATTERN,
+  EXPIRY_ATTRIBUTE,
+  IDEMPOTENCY_PARTITIONS_PATTERN,
+  MESSAGE_ID_PARTITIONS_PATTERN,
+  RETRY_DUE_PARTITIONS_PATTERN,
+  RUNNING_RECOVERIES_PARTITION,
+  TABLE_KEYS,
+} from '../../shared/data/table';
 import type { OperationId } from '../../shared/operations';
 import { DELIVERY_STATUS_ATTRIBUTE } from '../../shared/subscriptions/delivery-status';
 import { TOPIC_POLICY_ATTRIBUTE } from '../../shared/subscriptions/topic-policy';
@@ -24,7 +33,9 @@ import { TOPIC_POLICY_ATTRIBUTE } from '../../shared/subscriptions/topic-policy'
  * partition key of every item a request names, "Using IAM policy conditions for fine-grained
  * access control", DynamoDB Developer Guide): `ForAllValues:StringNotLike` these patterns.
  */
-export const NOT_PORTAL_PARTITIONS = [IDEMPOTENCY_PARTITIONS_PATTERN, DELIVERY_PARTITIONS_PATTERN, RETRY_DUE_PARTITIONS_PATTERN, MESSAGE_ID_PARTITIONS_PATTERN] as const;
+export const NOT_PORTAL_PARTITIONS = [IDEMPOTENCY_PARTITIONS_PATTERN, DELIVERY_PARTITIONS_PATTERN, RETRY_DUE_PARTITIONS_PATTERN, MESSAGE_ID_PARTITIONS_PATTERN, RUNNING_RECOVERIES_PARTITION] as const;
+/** A grant held to the running recoveries' partition (shared/data/recoveries.ts). */
+export const RUNNING_RECOVERIES_ONLY = { 'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': [RUNNING_RECOVERIES_PARTITION] } } as const;
 /** A grant held to the retry sweep's due work. */
 export const RETRY_DUE_PARTITIONS_ONLY = { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [RETRY_DUE_PARTITIONS_PATTERN] } } as const;
 export const PORTAL_PARTITIONS_ONLY = { 'ForAllValues:StringNotLike': { 'dynamodb:LeadingKeys': [...NOT_PORTAL_PARTITIONS] } } as const;
@@ -153,6 +164,7 @@ export const OPERATION_PERMISSIONS = {
   // when its job could not be queued; the job itself: sqs:SendMessage on the recovery queue (the stack).
   recoverMessagesRoute: {
     table: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
+    writtenAttributes: withKeys(...RECOVERY_ATTRIBUTES, EXPIRY_ATTRIBUTE),
     idempotencyRecords: ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
     topics: ['sns:GetSubscriptionAttributes'],
   },
@@ -161,6 +173,9 @@ export const OPERATION_PERMISSIONS = {
   // Nothing: a filter tried on an example data, in the function alone.
   testFilterRoute: { table: [], topics: [] },
 } as const satisfies Record<OperationId, OperationPermissions>;
+
+/** Recover puts a recovery's running entry, and deletes it when its job could not be queued: there only (RUNNING_RECOVERIES_ONLY). */
+export const RECOVERY_RUNNING_WRITES = { actions: ['dynamodb:PutItem', 'dynamodb:DeleteItem'], attributes: [TABLE_KEYS.partitionKey, TABLE_KEYS.sortKey, 'configId', EXPIRY_ATTRIBUTE] } as const;
 
 /** Replay deletes the due retry of each dead letter it sends, in the retry-due partitions (shared/data/dead-letters.ts remove). */
 export const REPLAY_DUE_WORK = ['dynamodb:DeleteItem'] as const;

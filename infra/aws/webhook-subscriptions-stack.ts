@@ -37,6 +37,7 @@ import { addStackOutputs } from './stack-outputs';
 import { allowOnPortalPartitions } from './table-grants';
 import { RECONCILER_FAILED_RUN, TopicReconciliation } from './topic-reconciliation';
 import { DeadLetterRetries, SWEEP_EVERY, SWEEP_FAILED_RUN } from './dead-letter-retries';
+import { MessageRecoveries } from './message-recoveries';
 
 export interface WebhookSubscriptionsStackProps extends StackProps {
   readonly settings: DeploymentSettings;
@@ -79,6 +80,7 @@ export class WebhookSubscriptionsStack extends Stack {
   readonly reconciliation: TopicReconciliation;
   /** The scheduled sweep of dead letters' retries, failing notices and disabling. */
   readonly retries: DeadLetterRetries;
+  readonly recoveries: MessageRecoveries;
   /** SNS's delivery status logging role and the consumer keeping every attempt for its tenant. */
   readonly attempts: DeliveryAttempts;
   /** The alarms that tell the operator, and their topic. */
@@ -214,6 +216,11 @@ export class WebhookSubscriptionsStack extends Stack {
     // the dispatcher and the operations that publish. The functions that create topics name them
     // (for sam local invoke: the principal the SNS emulator takes the local credentials for).
     this.retries = new DeadLetterRetries(this, 'Retries', { table: this.table, topicArnPattern, environment, logRetention: LOG_RETENTION });
+    // Recoveries (POST /recover): their jobs' queue and worker; recover stores one and queues its first job.
+    const { recoverySendsPerSecond } = settings;
+    this.recoveries = new MessageRecoveries(this, 'Recoveries', { table: this.table, topicArnPattern, environment, recoverySendsPerSecond, logRetention: LOG_RETENTION });
+    Validations.of(this.recoveries.worker.role).acknowledge(topicWildcardAcknowledgement(topicPrefix));
+    this.recoveries.startedBy(functions.get('recoverMessagesRoute')!);
     Validations.of(this.retries.sweeper.role).acknowledge(topicWildcardAcknowledgement(topicPrefix));
     // The recorder writes the sweep's work (due-work.ts), replay removes a dead letter's due retry: there only.
     this.delivery.recorder.allow(RECORDER_DUE_WORK_WRITES.actions, [this.table.tableArn], {
@@ -226,6 +233,7 @@ export class WebhookSubscriptionsStack extends Stack {
     const publishers = [
       this.delivery.dispatcher.role.roleArn,
       this.retries.sweeper.role.roleArn,
+      this.recoveries.worker.role.roleArn,
       ...OPERATIONS.filter((operation) => (OPERATION_PERMISSIONS[operation.id].topics as readonly string[]).includes('sns:Publish')).map(
         (operation) => functions.get(operation.id)!.role.roleArn,
       ),
@@ -309,6 +317,7 @@ export class WebhookSubscriptionsStack extends Stack {
         { consumer: this.delivery.dispatcher, failedBatch: QUEUE_FAILED_BATCH },
         { consumer: this.delivery.recorder, failedBatch: QUEUE_FAILED_BATCH },
         { consumer: this.attempts.consumer, failedBatch: ATTEMPTS_FAILED_BATCH },
+        { consumer: this.recoveries.worker, failedBatch: QUEUE_FAILED_BATCH },
       ],
       // Every function run on a schedule: each gets an alarm on its errors and one on its missed runs.
       jobs: [
@@ -326,7 +335,7 @@ export class WebhookSubscriptionsStack extends Stack {
       deliveryDeadLetterQueue: this.delivery.deliveryDeadLetterQueue,
       sweeper: this.retries.sweeper,
       apiFunctions: [...functions.values()],
-      otherFunctions: [this.delivery.dispatcher, this.delivery.recorder, this.attempts.consumer, this.retries.sweeper, this.reconciliation.reconciler],
+      otherFunctions: [this.delivery.dispatcher, this.delivery.recorder, this.attempts.consumer, this.retries.sweeper, this.reconciliation.reconciler, this.recoveries.worker],
     });
 
     const authorizer = new HttpJwtAuthorizer('JwtAuthorizer', settings.jwtIssuer, {

@@ -59,6 +59,12 @@ export interface RunningRecovery {
   configId: string;
 }
 
+/** Every attribute of a recovery (beside its key and expiry): what its writers' IAM grants name. */
+export const RECOVERY_ATTRIBUTES = [
+  'recoveryId', 'configId', 'since', 'until', 'selection', 'recoveryState', 'createdAt', 'updatedAt', 'matched', 'sent', 'failed',
+  'failures', 'cursor', 'error', 'leaseUntil', 'leaseHolder',
+] as const;
+
 /** The attributes of the worker's lease on a recovery. */
 const RECOVERY_LEASE = { until: 'leaseUntil', holder: 'leaseHolder' } as const;
 /** Not `status` nor `state`: IAM tells no item kind from another in a partition, and a subscription record has `status`. */

@@ -95,7 +95,7 @@ export const recoveryKeyOf = (configId: string, recoveryId: string) => `${recove
  * The recoveries still running, in one partition of their own (sort key `<portalId>#<recoveryId>`): the
  * worker finds its portal's oldest there, and the local stack every one to resume at start, without a Scan.
  */
-export const RUNNING_RECOVERIES_PARTITION = 'recovery-running';
+export const RUNNING_RECOVERIES_PARTITION = 'recovery#running';
 export const runningRecoveryKeyOf = (portalId: string, recoveryId: string) => `${portalId}#${recoveryId}`;
 
 /**
@@ -114,6 +114,6 @@ export const ITEM_KINDS = [
   { kind: 'message', key: 'portalId, message#<configId>#<sentAt>#<message id>', owner: 'shared/data/messages.ts', changedBy: 'dispatcher, test, replay, resend, retry sweep (puts); attempts consumer and dead-letter recorder (its delivery state)', lives: 'MESSAGE_KEEP_DAYS after its UTC day (TTL)' },
   { kind: 'message id', key: 'message-id#<message id>, message', owner: 'shared/data/messages.ts', changedBy: 'written with its message', lives: 'as its message (TTL)' },
   { kind: 'recovery', key: 'portalId, recovery#<configId>#<recoveryId>', owner: 'shared/data/recoveries.ts', changedBy: 'recover (puts), recovery worker (its progress and state)', lives: 'MESSAGE_KEEP_DAYS after it was started (TTL)' },
-  { kind: 'running recovery', key: 'recovery-running, <portalId>#<recoveryId>', owner: 'shared/data/recoveries.ts', changedBy: 'written with its recovery; deleted by the recovery worker when it ends', lives: 'until its recovery ends; MESSAGE_KEEP_DAYS at most (TTL)' },
+  { kind: 'running recovery', key: 'recovery#running, <portalId>#<recoveryId>', owner: 'shared/data/recoveries.ts', changedBy: 'written with its recovery; deleted by the recovery worker when it ends', lives: 'until its recovery ends; MESSAGE_KEEP_DAYS at most (TTL)' },
   { kind: 'delivery progress', key: 'delivery#<event id>, delivered', owner: 'shared/data/delivery-progress.ts', changedBy: 'dispatcher', lives: '15 days after its last partial failure (TTL)' },
 ] as const;
