@@ -61,8 +61,12 @@ const RECORDER_TIMEOUT_MS = 30_000;
 const SWEEPER_TIMEOUT_MS = 60_000;
 /** How often the retry sweep runs: every minute on AWS; locally, where time is compressed, every 2 s. */
 const LOCAL_RETRY_SWEEP_INTERVAL_MS = 2_000;
-/** The recovery worker's timeout, as on AWS (infra/aws/recovery-worker.ts). */
-const RECOVERY_WORKER_TIMEOUT_MS = 120_000;
+/**
+ * The recovery worker's timeout: 2 minutes on AWS (infra/aws/message-recoveries.ts); locally 20 s, so
+ * its slices last 10 s (functions/runRecoveries.ts keeps 10 s back) and a stop of `npm start`, which
+ * lets the slice in hand finish, is not held up long.
+ */
+const RECOVERY_WORKER_TIMEOUT_MS = 20_000;
 /** Recovery slices worked at once, as the worker's event source's maximum concurrency on AWS. */
 const LOCAL_RECOVERY_CONCURRENCY = 2;
 /** The recovery queue's name: RECOVERY_QUEUE_URL names it. */
