@@ -34,7 +34,7 @@ export function allowMessageJoin(fn: ServiceFunction, tableArn: string): void {
   fn.allow(['dynamodb:BatchGetItem'], [tableArn], { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [MESSAGE_ID_PARTITIONS_PATTERN] } });
   fn.allow(['dynamodb:UpdateItem'], [tableArn], {
     'ForAllValues:StringNotLike': {
-      'dynamodb:LeadingKeys': [IDEMPOTENCY_PARTITIONS_PATTERN, DELIVERY_PARTITIONS_PATTERN, RETRY_DUE_PARTITIONS_PATTERN, MESSAGE_ID_PARTITIONS_PATTERN],
+      'dynamodb:LeadingKeys': [IDEMPOTENCY_PARTITIONS_PATTERN, DELIVERY_PARTITIONS_PATTERN, RETRY_DUE_PARTITIONS_PATTERN, MESSAGE_ID_PARTITIONS_PATTERN, RUNNING_RECOVERIES_PARTITION],
     },
     'ForAllValues:StringEquals': { 'dynamodb:Attributes': [...KEYS, ...MESSAGE_STATE_ATTRIBUTES] },
   });

@@ -6,3 +6,6 @@ export const MAX_ATTEMPTS_PAGE = 100;
 export const DEFAULT_ATTEMPTS_PAGE = 50;
 export const MAX_MESSAGES_PAGE = 100;
 export const DEFAULT_MESSAGES_PAGE = 50;
+/** Recoveries per page of GET /recoveries. */
+export const MAX_RECOVERIES_PAGE = 100;
+export const DEFAULT_RECOVERIES_PAGE = 20;

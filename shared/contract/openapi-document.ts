@@ -10,7 +10,16 @@ import { IDEMPOTENCY_KEY_PATTERN } from '../http/middleware/idempotency-key';
 import { type Operation, OPERATIONS, type OperationId, SCOPES } from '../operations';
 import { portalChangeBurst, portalChangeRatePerMinute, portalReadBurst, portalReadRatePerMinute, portalSendBurst, portalSendRatePerMinute } from '../settings';
 import { OPERATION_DOCS, type OperationDoc } from './openapi-operation-docs';
-import { DEFAULT_ATTEMPTS_PAGE, DEFAULT_DEAD_LETTERS_PAGE, DEFAULT_MESSAGES_PAGE, MAX_ATTEMPTS_PAGE, MAX_DEAD_LETTERS_PAGE, MAX_MESSAGES_PAGE } from './dead-letter-limits';
+import {
+  DEFAULT_ATTEMPTS_PAGE,
+  DEFAULT_DEAD_LETTERS_PAGE,
+  DEFAULT_MESSAGES_PAGE,
+  DEFAULT_RECOVERIES_PAGE,
+  MAX_ATTEMPTS_PAGE,
+  MAX_DEAD_LETTERS_PAGE,
+  MAX_MESSAGES_PAGE,
+  MAX_RECOVERIES_PAGE,
+} from './dead-letter-limits';
 import { errorComponent, errorComponentName, type ErrorStatus, presentedRequest, withTimeFormats } from './openapi-presentation';
 import {
   CONTRACT_SCHEMAS,
@@ -21,8 +30,6 @@ import {
   listAttemptsQuery,
   listMessagesQuery,
   listRecoveriesQuery,
-  MAX_RECOVERIES_PAGE,
-  DEFAULT_RECOVERIES_PAGE,
   REQUEST_SCHEMAS,
   schemaNameOf,
   subscriptionIdParameter,

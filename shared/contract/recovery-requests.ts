@@ -3,13 +3,12 @@
  * subscription's (GET /recoveries, whose values are all strings, as API Gateway hands query
  * parameters over).
  */
+import { DEFAULT_RECOVERIES_PAGE, MAX_RECOVERIES_PAGE } from './dead-letter-limits';
 import { ADDRESSING_DESCRIPTION, addressing, subscriptionId, UNKNOWN_FIELDS } from './request-fields';
 import { SCHEMA_DIALECT, schemaId } from './schema-patterns';
 
 /** An ISO 8601 time with its offset (RFC 3339), as GET /messages' `since` and `until` take it. */
 const ISO_TIME = '^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}(?::[0-9]{2}(?:\\.[0-9]{1,9})?)?(?:Z|[+-][0-9]{2}:[0-9]{2})$';
-export const MAX_RECOVERIES_PAGE = 100;
-export const DEFAULT_RECOVERIES_PAGE = 20;
 
 export const recoverMessagesRequest = {
   $schema: SCHEMA_DIALECT,

@@ -12,7 +12,7 @@ import { eventKinds } from '../environment';
 import { type FilterPolicy, filterPolicyProblem, placeOf } from '../filters/filter-policy';
 import type { Protocol, SubscriptionStatus } from '../subscriptions/model';
 import { type BodyCheck, type BodyOf, bodyReader } from './body-reader';
-import { DEFAULT_ATTEMPTS_PAGE, DEFAULT_DEAD_LETTERS_PAGE, DEFAULT_MESSAGES_PAGE } from './dead-letter-limits';
+import { DEFAULT_ATTEMPTS_PAGE, DEFAULT_DEAD_LETTERS_PAGE, DEFAULT_MESSAGES_PAGE, DEFAULT_RECOVERIES_PAGE } from './dead-letter-limits';
 import * as listAttemptsSchema from './generated/list-attempts-query';
 import * as listMessagesSchema from './generated/list-messages-query';
 import * as activateSchema from './generated/activate-subscription-request';
@@ -23,7 +23,7 @@ import * as replaySchema from './generated/replay-dead-letters-request';
 import * as resendSchema from './generated/resend-message-request';
 import * as recoverSchema from './generated/recover-messages-request';
 import * as listRecoveriesSchema from './generated/list-recoveries-query';
-import { DEFAULT_RECOVERIES_PAGE } from './recovery-requests';
+
 import * as renameSchema from './generated/rename-subscription-request';
 import * as testSchema from './generated/test-subscription-request';
 import * as testFilterSchema from './generated/test-filter-request';

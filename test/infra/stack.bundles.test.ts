@@ -40,9 +40,9 @@ describe('the bundles', () => {
       const callsSns = OPERATION_PERMISSIONS[op.id].topics.length > 0;
       expect(code.includes('SNSServiceException')).toBe(callsSns);
       expect(code.includes('DynamoDBServiceException')).toBe(true);
-      expect(code.includes('IDEMPOTENCY_IN_PROGRESS')).toBe(op.id === 'createSubscriptionRoute' || op.id === 'replayDeadLettersRoute');
+      expect(code.includes('IDEMPOTENCY_IN_PROGRESS')).toBe(['createSubscriptionRoute', 'replayDeadLettersRoute', 'recoverMessagesRoute'].includes(op.id));
       // The JSON body parser only where the operation takes a body (list and delete ignore it).
-      const takesBody = !['listSubscriptionsRoute', 'deleteSubscriptionRoute', 'listDeadLettersRoute', 'listAttemptsRoute', 'listMessagesRoute'].includes(op.id);
+      const takesBody = !['listSubscriptionsRoute', 'deleteSubscriptionRoute', 'listDeadLettersRoute', 'listAttemptsRoute', 'listMessagesRoute', 'listRecoveriesRoute'].includes(op.id);
       expect(code.includes('request body is not valid JSON')).toBe(takesBody);
       // Only its own body's compiled validator and checks: the event list's rules and catalog
       // check only where the body has events, the protocol's, the name's, the status's and the
@@ -56,6 +56,7 @@ describe('the bundles', () => {
         'confirmSubscriptionRoute',
         'replayDeadLettersRoute',
         'resendMessageRoute',
+        'recoverMessagesRoute',
       ].includes(op.id);
       expect(code.includes('must list at least one event kind')).toBe(takesEvents);
       expect(code.includes('unknown event kind')).toBe(takesEvents);

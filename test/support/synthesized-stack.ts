@@ -61,6 +61,7 @@ export function publishersVariable(): { 'Fn::Join': [string, { 'Fn::GetAtt': [st
       [
         roleArn(stack.delivery.dispatcher),
         roleArn(stack.retries.sweeper),
+        roleArn(stack.recoveries.worker),
         roleArn(stack.functions.get('testSubscriptionRoute')!),
         roleArn(stack.functions.get('replayDeadLettersRoute')!),
         roleArn(stack.functions.get('resendMessageRoute')!),

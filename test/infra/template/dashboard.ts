@@ -40,6 +40,7 @@ const allFunctions = (): ServiceFunction[] => [
   stack.attempts.consumer,
   stack.retries.sweeper,
   stack.reconciliation.reconciler,
+  stack.recoveries.worker,
 ];
 const namespace = () => `WebhookSubscriptions/${STACK_NAME}`;
 

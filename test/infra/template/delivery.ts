@@ -250,7 +250,7 @@ describe('the dead-letter recorder', () => {
   it('may only read portals\' partitions, write there only dead letters and their counters, put and delete only due work in the sweep\'s partitions, mark a message dead-lettered, consume its queue and write its logs', () => {
     const statements = statementsOfFunction(idOf(stack.delivery.recorder.function)) as any[];
     const table = { 'Fn::GetAtt': [idOf(stack.table), 'Arn'] };
-    const portalsOnly = { 'dynamodb:LeadingKeys': ['idempotency#*', 'delivery#*', 'retry-due#*', 'message-id#*'] };
+    const portalsOnly = { 'dynamodb:LeadingKeys': ['idempotency#*', 'delivery#*', 'retry-due#*', 'message-id#*', 'recovery#running'] };
     const onTable = statements.filter((statement) => JSON.stringify(statement.Resource) === JSON.stringify(table));
     expect(onTable).toEqual([
       { Effect: 'Allow', Action: ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:Query'], Resource: table, Condition: { 'ForAllValues:StringNotLike': portalsOnly } },

@@ -6,7 +6,8 @@
  */
 import { Template } from 'aws-cdk-lib/assertions';
 import { OPERATION_PERMISSIONS } from '../../../infra/aws/operation-permissions';
-import { ATTEMPTS_RECORDER, DEAD_LETTER_RECORDER, DISPATCHER, OPERATIONS, RECONCILER, RETRY_SWEEPER } from '../../../shared/operations';
+import { ATTEMPTS_RECORDER, DEAD_LETTER_RECORDER, DISPATCHER, OPERATIONS, RECONCILER, RECOVERY_WORKER, RETRY_SWEEPER } from '../../../shared/operations';
+import { recoveryGrants } from './recovery-iam';
 import { MANAGEMENT_ACTIONS } from '../../../shared/subscriptions/topic-policy';
 import { logicalIdOf, REQUIRED_CONTEXT, serviceApp } from '../../support/cdk-app';
 import {
@@ -185,11 +186,11 @@ describe('IAM', () => {
 describe('what each function may do', () => {
   // The whole of each role, written out for review: one line per statement, as
   // `<resource>: <actions>[ when <condition>]`. Everything a function may do is on this page.
-  const PORTALS = 'when ForAllValues:StringNotLike dynamodb:LeadingKeys idempotency#*,delivery#*,retry-due#*,message-id#*';
+  const PORTALS = 'when ForAllValues:StringNotLike dynamodb:LeadingKeys idempotency#*,delivery#*,retry-due#*,message-id#*,recovery#running';
   const ATTRIBUTES = 'ForAllValues:StringLike dynamodb:Attributes';
   // The message log: what a publisher writes (a message and its owner by message id, in one BatchWriteItem), what the join reads and sets.
   const MESSAGE_LOG_WRITES =
-    'table: dynamodb:BatchWriteItem when ForAllValues:StringNotLike dynamodb:LeadingKeys idempotency#*,delivery#*,retry-due#* and ForAllValues:StringEquals dynamodb:Attributes ' +
+    'table: dynamodb:BatchWriteItem when ForAllValues:StringNotLike dynamodb:LeadingKeys idempotency#*,delivery#*,retry-due#*,recovery#running and ForAllValues:StringEquals dynamodb:Attributes ' +
     'portalId,sk,configId,messageId,eventId,event,occurredAt,sentAt,body,deliveryState,attempts,subscriptionPortalId,messageSk,idempotencyExpiresAt';
   const MESSAGE_JOIN = [
     'table: dynamodb:BatchGetItem when ForAllValues:StringLike dynamodb:LeadingKeys message-id#*',
@@ -200,7 +201,7 @@ describe('what each function may do', () => {
   const EXPECTED: Record<string, string[]> = {
     createSubscription: [
       'own log group: logs:CreateLogStream logs:PutLogEvents',
-      'table: dynamodb:GetItem dynamodb:PutItem dynamodb:UpdateItem when ForAllValues:StringNotLike dynamodb:LeadingKeys idempotency#*,delivery#*,retry-due#*,message-id#*',
+      'table: dynamodb:GetItem dynamodb:PutItem dynamodb:UpdateItem when ForAllValues:StringNotLike dynamodb:LeadingKeys idempotency#*,delivery#*,retry-due#*,message-id#*,recovery#running',
       'table: dynamodb:DeleteItem dynamodb:GetItem dynamodb:UpdateItem when ForAllValues:StringEquals dynamodb:LeadingKeys idempotency#createSubscriptionRoute',
       BUCKET,
       'service topics: sns:CreateTopic sns:DeleteTopic sns:Subscribe sns:TagResource',
@@ -263,10 +264,10 @@ describe('what each function may do', () => {
     ],
     recordDeadLetters: [
       'own log group: logs:CreateLogStream logs:PutLogEvents',
-      'table: dynamodb:BatchGetItem dynamodb:GetItem dynamodb:Query when ForAllValues:StringNotLike dynamodb:LeadingKeys idempotency#*,delivery#*,retry-due#*,message-id#*',
-      'table: dynamodb:DeleteItem dynamodb:PutItem when ForAllValues:StringNotLike dynamodb:LeadingKeys idempotency#*,delivery#*,retry-due#*,message-id#* and ' +
+      'table: dynamodb:BatchGetItem dynamodb:GetItem dynamodb:Query when ForAllValues:StringNotLike dynamodb:LeadingKeys idempotency#*,delivery#*,retry-due#*,message-id#*,recovery#running',
+      'table: dynamodb:DeleteItem dynamodb:PutItem when ForAllValues:StringNotLike dynamodb:LeadingKeys idempotency#*,delivery#*,retry-due#*,message-id#*,recovery#running and ' +
         'ForAllValues:StringLike dynamodb:Attributes portalId,sk,configId,eventId,event,occurredAt,failedAt,messageId,message,retries,nextRetryAt,idempotencyExpiresAt',
-      'table: dynamodb:UpdateItem when ForAllValues:StringNotLike dynamodb:LeadingKeys idempotency#*,delivery#*,retry-due#*,message-id#* and ' +
+      'table: dynamodb:UpdateItem when ForAllValues:StringNotLike dynamodb:LeadingKeys idempotency#*,delivery#*,retry-due#*,message-id#*,recovery#running and ' +
         'ForAllValues:StringLike dynamodb:Attributes portalId,sk,lastDeadLetterAt,deadLettersDropped,failingSince,deadLetters@*',
       'table: dynamodb:DeleteItem dynamodb:PutItem when ForAllValues:StringLike dynamodb:LeadingKeys retry-due#* and ' +
         'ForAllValues:StringLike dynamodb:Attributes portalId,sk,kind,dueAt,subscriptionPortalId,configId,letterSk,failingSince,idempotencyExpiresAt',
@@ -311,13 +312,14 @@ describe('what each function may do', () => {
     ],
     recordDeliveryAttempts: [
       'own log group: logs:CreateLogStream logs:PutLogEvents',
-      'table: dynamodb:GetItem dynamodb:Query when ForAllValues:StringNotLike dynamodb:LeadingKeys idempotency#*,delivery#*,retry-due#*,message-id#*',
-      'table: dynamodb:DeleteItem dynamodb:PutItem when ForAllValues:StringNotLike dynamodb:LeadingKeys idempotency#*,delivery#*,retry-due#*,message-id#* and ' +
+      'table: dynamodb:GetItem dynamodb:Query when ForAllValues:StringNotLike dynamodb:LeadingKeys idempotency#*,delivery#*,retry-due#*,message-id#*,recovery#running',
+      'table: dynamodb:DeleteItem dynamodb:PutItem when ForAllValues:StringNotLike dynamodb:LeadingKeys idempotency#*,delivery#*,retry-due#*,message-id#*,recovery#running and ' +
         'ForAllValues:StringLike dynamodb:Attributes portalId,sk,at,status,statusCode,dwellTimeMs,attempts,messageId,eventId,idempotencyExpiresAt',
-      'table: dynamodb:UpdateItem when ForAllValues:StringNotLike dynamodb:LeadingKeys idempotency#*,delivery#*,retry-due#*,message-id#* and ' +
+      'table: dynamodb:UpdateItem when ForAllValues:StringNotLike dynamodb:LeadingKeys idempotency#*,delivery#*,retry-due#*,message-id#*,recovery#running and ' +
         'ForAllValues:StringLike dynamodb:Attributes portalId,sk,lastDeliveredAt,lastFailedAt,lastEventDeliveredAt,attemptsDelivered@*,attemptsFailed@*,attemptsKept@*',
       ...MESSAGE_JOIN,
     ],
+    ...recoveryGrants(PORTALS, MESSAGE_LOG_WRITES, BUCKET),
   };
 
   const allFunctions = () => [
@@ -327,6 +329,7 @@ describe('what each function may do', () => {
     [ATTEMPTS_RECORDER.handler, stack.attempts.consumer] as const,
     [RECONCILER.handler, stack.reconciliation.reconciler] as const,
     [RETRY_SWEEPER.handler, stack.retries.sweeper] as const,
+    [RECOVERY_WORKER.handler, stack.recoveries.worker] as const,
   ];
 
   it('lists every function: the operations, the dispatcher, the dead-letter recorder, the attempts consumer, the reconciler and the retry sweep', () => {
@@ -358,6 +361,7 @@ describe('what each function may do', () => {
       [JSON.stringify({ 'Fn::GetAtt': [logicalIdOf(stack, stack.delivery.eventsQueue), 'Arn'] }), 'events queue'],
       [JSON.stringify({ 'Fn::GetAtt': [logicalIdOf(stack, stack.delivery.deliveryDeadLetterQueue), 'Arn'] }), 'delivery dead-letter queue'],
       [JSON.stringify(loggingRoleArn()), 'delivery status logging role'],
+      [JSON.stringify({ 'Fn::GetAtt': [logicalIdOf(stack, stack.recoveries.queue), 'Arn'] }), 'recovery queue'],
       [JSON.stringify('*'), '*'],
       [JSON.stringify(logGroupArn('*')), "the account's log groups"],
       [JSON.stringify(logGroupArn(['sns/', { Ref: 'AWS::Region' }, '/', { Ref: 'AWS::AccountId' }, `/${stack.topicPrefix}-*`])), "the topics' delivery status log groups"],

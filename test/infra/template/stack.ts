@@ -10,7 +10,7 @@ import { Validations } from 'aws-cdk-lib';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { DEFAULT_SETTINGS } from '../../../infra/aws/deployment-settings';
-import { OPERATION_PERMISSIONS, RATE_LIMIT_PERMISSIONS, REPLAY_DUE_WORK } from '../../../infra/aws/operation-permissions';
+import { OPERATION_PERMISSIONS, RATE_LIMIT_PERMISSIONS, RECOVERY_RUNNING_WRITES, REPLAY_DUE_WORK } from '../../../infra/aws/operation-permissions';
 import { STACK_NAME } from '../../../infra/aws/webhook-subscriptions-app';
 import { loadConfig } from '../../../shared/config';
 import { API_PREFIXES, OPERATIONS } from '../../../shared/operations';
@@ -62,8 +62,8 @@ describe('the subscriptions table', () => {
 });
 
 describe('the functions', () => {
-  it('are one per operation, the dispatcher, the dead-letter recorder, the attempts consumer, the reconciler and the retry sweep', () => {
-    template.resourceCountIs('AWS::Lambda::Function', OPERATIONS.length + 5);
+  it('are one per operation, the dispatcher, the dead-letter recorder, the attempts consumer, the reconciler, the retry sweep and the recovery worker', () => {
+    template.resourceCountIs('AWS::Lambda::Function', OPERATIONS.length + 6);
   });
 
   describe.each(OPERATIONS.map((op) => [op.handler, op] as const))('%s', (_handler, op) => {
@@ -108,6 +108,8 @@ describe('the functions', () => {
           PORTAL_READ_RATE_PER_MINUTE: String(DEFAULT_SETTINGS.portalReadRatePerMinute),
         }),
         ...(op.id === 'confirmSubscriptionRoute' && { CONFIRMATION_REQUESTS_PER_DAY: String(DEFAULT_SETTINGS.confirmationRequestsPerDay) }),
+        // Only recover starts recoveries: it queues their first jobs.
+        ...(op.id === 'recoverMessagesRoute' && { RECOVERY_QUEUE_URL: { Ref: logicalIdOf(stack, stack.recoveries.queue) } }),
       });
     });
 
@@ -137,6 +139,8 @@ describe('the functions', () => {
         ...(op.id === 'replayDeadLettersRoute' ? REPLAY_DUE_WORK : []),
         // The operations that publish log what they publish, in a statement of their own.
         ...('logsMessages' in expected ? ['dynamodb:BatchWriteItem'] : []),
+        // Recover puts a recovery's running entry (and removes it when the job could not be queued), in a statement of its own.
+        ...(op.id === 'recoverMessagesRoute' ? RECOVERY_RUNNING_WRITES.actions : []),
       ];
       expect(actionsOn(statements, { 'Fn::GetAtt': [tableId(), 'Arn'] })).toEqual([...expected.table, ...idempotencyRecords].sort());
       expect(actionsOn(statements, topicArnPattern(stack.topicPrefix))).toEqual([...expected.topics].sort());
@@ -146,7 +150,7 @@ describe('the functions', () => {
       // Nothing else: every statement is one of the four above.
       const granted = statements.flatMap((statement) => [statement.Action].flat());
       expect(granted.sort()).toEqual(
-        ['logs:CreateLogStream', 'logs:PutLogEvents', ...expected.table, ...idempotencyRecords, ...expected.topics, ...passRole].sort(),
+        ['logs:CreateLogStream', 'logs:PutLogEvents', ...expected.table, ...idempotencyRecords, ...expected.topics, ...passRole, ...(op.id === 'recoverMessagesRoute' ? ['sqs:SendMessage'] : [])].sort(),
       );
     });
   });
@@ -159,6 +163,7 @@ describe('the functions', () => {
       const publishers = ['arn:aws:iam::123456789012:role/Dispatcher-1A2B', 'arn:aws:iam::123456789012:role/Test-3C4D'];
       const loggingRole = 'arn:aws:iam::123456789012:role/SnsDeliveryStatusLogging-5E6F';
       const managers = ['arn:aws:iam::123456789012:role/Create-7A8B', 'arn:aws:iam::123456789012:role/Reconciler-9C0D'];
+      const recoveryQueueUrl = 'https://sqs.eu-west-1.amazonaws.com/123456789012/RecoveryJobs-1A2B';
       const variables = {
         ...deployed,
         TABLE_NAME: 'subscriptions',
@@ -166,6 +171,7 @@ describe('the functions', () => {
         ...(deployed.TOPIC_PUBLISHER_ARNS && { TOPIC_PUBLISHER_ARNS: publishers.join(',') }),
         ...(deployed.TOPIC_MANAGER_ARNS && { TOPIC_MANAGER_ARNS: managers.join(',') }),
         ...(deployed.DELIVERY_STATUS_ROLE_ARN && { DELIVERY_STATUS_ROLE_ARN: loggingRole }),
+        ...(deployed.RECOVERY_QUEUE_URL && { RECOVERY_QUEUE_URL: recoveryQueueUrl }),
       };
 
       expect(loadConfig(variables)).toEqual({
@@ -187,6 +193,8 @@ describe('the functions', () => {
         deliveryStatusLogRetentionDays: 30,
         maxAttemptsPerSubscription: 1000,
         messageKeepDays: 30,
+        recoverySendsPerSecond: 10,
+        recoveryQueueUrl: deployed.RECOVERY_QUEUE_URL ? recoveryQueueUrl : undefined,
         portalSendLimit: { burst: DEFAULT_SETTINGS.portalSendBurst, ratePerMinute: DEFAULT_SETTINGS.portalSendRatePerMinute },
         portalChangeLimit: { burst: DEFAULT_SETTINGS.portalChangeBurst, ratePerMinute: DEFAULT_SETTINGS.portalChangeRatePerMinute },
         portalReadLimit: { burst: DEFAULT_SETTINGS.portalReadBurst, ratePerMinute: DEFAULT_SETTINGS.portalReadRatePerMinute },
@@ -220,7 +228,7 @@ describe('the HTTP API', () => {
     const routeKeys = ofType('AWS::ApiGatewayV2::Route').map(([, route]) => route.Properties.RouteKey);
 
     expect(routeKeys.sort()).toEqual(OPERATIONS.flatMap((op) => op.paths.map((path) => `${op.method} ${path}`)).sort());
-    expect(routeKeys).toHaveLength(28);
+    expect(routeKeys).toHaveLength(32);
     expect(routeKeys).toEqual(expect.arrayContaining(API_PREFIXES.map((prefix) => `POST ${prefix}/confirm`)));
   });
 
@@ -309,6 +317,7 @@ describe('AWS Solutions rules (cdk-nag)', () => {
         [`${STACK_NAME}/Delivery/dispatchPortalEvents/Role`, wildcardId],
         [`${STACK_NAME}/Reconciliation/reconcileTopics/Role`, wildcardId],
         [`${STACK_NAME}/Retries/retryDeadLetters/Role`, wildcardId],
+        [`${STACK_NAME}/Recoveries/runRecoveries/Role`, wildcardId],
         // SNS names the log groups after each topic, made at run time.
         ...['', ':log-stream:*'].map((suffix) => [
           `${STACK_NAME}/Attempts/SnsDeliveryStatusLogging`,
