@@ -110,8 +110,8 @@ describe('synth with every key set', () => {
 
   it('gives every function the configuration', () => {
     const functions = Object.values(template.findResources('AWS::Lambda::Function'));
-    // The operations, the dispatcher, the dead-letter recorder, the attempts consumer, the reconciler and the retry sweep.
-    expect(functions).toHaveLength(OPERATIONS.length + 5);
+    // The operations, the dispatcher, the dead-letter recorder, the attempts consumer, the reconciler, the retry sweep and the recovery worker.
+    expect(functions).toHaveLength(OPERATIONS.length + 6);
     for (const fn of functions) {
       expect(fn.Properties.Environment.Variables).toMatchObject({
         TOPIC_PREFIX: 'acme_webhooks',
@@ -141,11 +141,11 @@ describe('synth with every key set', () => {
         [statement.Action].flat().some((action) => action.startsWith('sns:')),
       ).map((statement: { Resource: unknown }) => JSON.stringify(statement.Resource)),
     );
-    // Every function that calls SNS (the operations that do, the dispatcher, the reconciler and the
-    // retry sweep), and SNS's own right to send to the delivery dead-letter queue; besides
+    // Every function that calls SNS (the operations that do, the dispatcher, the reconciler, the
+    // retry sweep and the recovery worker), and SNS's own right to send to the delivery dead-letter queue; besides
     // the reconciler's account-wide listings, which IAM can only grant on "*".
     const onTopics = resources.filter((resource) => resource !== '"*"');
-    const callingSns = OPERATIONS.filter((op) => OPERATION_PERMISSIONS[op.id].topics.length > 0).length + 3;
+    const callingSns = OPERATIONS.filter((op) => OPERATION_PERMISSIONS[op.id].topics.length > 0).length + 4;
     expect(onTopics).toHaveLength(callingSns);
     expect(resources.filter((resource) => resource === '"*"')).toHaveLength(1);
     for (const resource of onTopics) expect(resource).toContain('":acme_webhooks-*"');
@@ -243,7 +243,7 @@ describe('synth for sam local invoke against npm start', () => {
     expect(validationReportsOf(app).join('\n')).toContain('do not deploy it.');
 
     const functions = Object.values(template.findResources('AWS::Lambda::Function'));
-    expect(functions).toHaveLength(OPERATIONS.length + 5);
+    expect(functions).toHaveLength(OPERATIONS.length + 6);
     for (const fn of functions) {
       expect(fn.Properties.Environment.Variables).toMatchObject({
         AWS_ENDPOINT_URL_DYNAMODB: 'http://127.0.0.1:8000',
