@@ -56,7 +56,7 @@ async function batchWrite(documentClient: DynamoDBDocumentClient, items: Record<
  * confirmed subscription's, for replay), with `deadLetters` dead letters kept and counted as the
  * recorder keeps them.
  */
-async function seedDeadLetters(documentClient: DynamoDBDocumentClient, arns: Omit<Created, 'configId'> | undefined, deadLetters: number) {
+export async function seedDeadLetters(documentClient: DynamoDBDocumentClient, arns: Omit<Created, 'configId'> | undefined, deadLetters: number) {
   const portalId = `bench-dead-${randomUUID().slice(0, 8)}`;
   const configId = newConfigId();
   const failedAt = new Date().toISOString();
@@ -268,6 +268,16 @@ export async function eventsFor(name: FunctionName, count: number, fixtures: Fix
     case 'resendMessage': {
       const { portalId: messagesPortal, configId: messagesConfig, eventId } = fixtures.withMessages;
       return indexes.map(() => httpEvent('resendMessageRoute', { portalId: messagesPortal, body: { config_id: messagesConfig, event_id: eventId } }));
+    }
+    case 'recoverMessages': {
+      // The window of the subscription's log (its messages all sent in the last day); the recovery is stored and queued, not worked.
+      const { portalId: messagesPortal, configId: messagesConfig } = fixtures.withMessages;
+      const since = new Date(Date.now() - 86_400_000).toISOString();
+      return indexes.map(() => httpEvent('recoverMessagesRoute', { portalId: messagesPortal, body: { config_id: messagesConfig, since } }));
+    }
+    case 'listRecoveries': {
+      const { portalId: messagesPortal, configId: messagesConfig } = fixtures.withMessages;
+      return indexes.map(() => httpEvent('listRecoveriesRoute', { portalId: messagesPortal, query: { config_id: messagesConfig, limit: '10' } }));
     }
     case 'listMessages': {
       const { portalId: messagesPortal, configId: messagesConfig } = fixtures.withMessages;

@@ -4,7 +4,7 @@
  *
  *   --quick       a smoke run with few iterations and small scaling rows; its figures mean nothing
  *   --only a,b    those functions' rows alone (list's and the dispatcher's scaling rows with them,
- *                 and with the dispatcher the end-to-end and fairness rows)
+ *                 with the dispatcher the end-to-end and fairness rows, with recoverMessages the recovery row)
  */
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -84,6 +84,8 @@ export interface Iterations {
   endToEnd: { events: number; warmUp: number };
   /** The fairness row: one portal's flood, and the quiet portal's events timed alone (./fairness.ts). */
   fairness: { floodEvents: number; quietAlone: number };
+  /** Turns of the recovery row (./recovery.ts): a recovery of 1,000 messages each, function and floor. */
+  recoveryTurns: number;
 }
 
 /** The full run stays well under 10 minutes on 2 loaded cores. */
@@ -124,6 +126,7 @@ const FULL: Iterations = {
   endToEnd: { events: 200, warmUp: 20 },
   // The issue's flood: 2,000 events of a portal of eight subscriptions.
   fairness: { floodEvents: 2_000, quietAlone: 50 },
+  recoveryTurns: 6,
 };
 
 // The quick run saves processes (each costs seconds on a loaded machine): no load-only ones,
@@ -150,6 +153,7 @@ const QUICK: Iterations = {
   dispatchIterations: 2,
   endToEnd: { events: 3, warmUp: 1 },
   fairness: { floodEvents: 100, quietAlone: 3 },
+  recoveryTurns: 1,
 };
 
 export interface BenchPlan {

@@ -10,6 +10,7 @@ import { eventsFor, makeFixtures, messagesPageEvent, queryPagesOf, type Fixtures
 import type { BundleProcesses, CallCount, Turns } from './invocations';
 import { dispatchLabel, type BenchPlan, type FunctionName, type Side } from './plan';
 import { log } from './progress';
+import { RECOVERY_LABEL, recoveryRow } from './recovery';
 import type { Services } from './services';
 import { pairedFigures, warmPairs } from './statistics';
 import type { Pair, Row } from './table';
@@ -74,6 +75,13 @@ export async function measureRows(plan: BenchPlan, bundles: Bundles, processes: 
   if (plan.measures('listSubscriptions')) rows.push(...(await listScalingRows(context, mainRuns.get('listSubscriptions')!, unmeasured)));
   if (plan.measures('dispatchPortalEvents')) rows.push(...(await dispatchScalingRows(context, mainRuns.get('dispatchPortalEvents')!, unmeasured)));
   if (plan.measures('listMessages')) rows.push(...(await messagesScalingRows(context, unmeasured)));
+  if (plan.measures('recoverMessages')) {
+    try {
+      rows.push(await recoveryRow(services.documentClient, fixtures, plan.iterations.recoveryTurns));
+    } catch (error) {
+      unmeasured.push(`${RECOVERY_LABEL}: ${(error as Error).message.slice(0, 500)}`);
+    }
+  }
   return { rows, unmeasured };
 }
 

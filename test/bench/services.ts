@@ -7,6 +7,8 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { startDynamoDbLocal, type DynamoDbLocal } from '../../infra/local/dynamodb/dynamodb-local';
 import { ensureSubscriptionTable } from '../../infra/local/dynamodb/subscription-table';
+import type { EventQueue } from '../../infra/local/events/event-queue';
+import { startSqsStandIn, type SqsStandIn } from '../../infra/local/events/sqs-stand-in';
 import { startSnsEmulator, type SnsEmulator } from '../../infra/local/sns/emulator';
 import { trustAuthorityOf } from '../support/local-authority';
 import { startCallCounter, type CallCounter } from './call-counter';
@@ -41,6 +43,8 @@ export const FUNCTION_ENV = {
   POWERTOOLS_LOG_LEVEL: 'INFO',
 };
 
+const BENCH_RECOVERY_QUEUE = 'webhooks-bench-recoveries';
+
 export interface CallCounters {
   dynamoDb: CallCounter;
   sns: CallCounter;
@@ -68,14 +72,23 @@ export interface ServiceSet {
  * which its verdicts were established (docs/decisions/dynamodb-local-start.md).
  */
 export function benchServices({ quick }: { quick: boolean }): ServiceSet {
-  const started: { dynamoDb?: DynamoDbLocal; sns?: SnsEmulator; client?: DynamoDBClient; counters?: Partial<CallCounters> } = {};
+  const started: { dynamoDb?: DynamoDbLocal; sns?: SnsEmulator; sqs?: SqsStandIn; client?: DynamoDBClient; counters?: Partial<CallCounters> } = {};
   return {
     async start() {
       const [dynamoDb, sns] = await Promise.all([startDynamoDbLocal({ devServerJvm: quick }), startSnsEmulator({ deliveryRetries: 0 })]);
       Object.assign(started, { dynamoDb, sns });
       // The fixtures follow the emulator's https:// SubscribeURLs (test/support/local-authority.ts).
       trustAuthorityOf(sns);
-      const env = { ...FUNCTION_ENV, AWS_ENDPOINT_URL_DYNAMODB: dynamoDb.endpoint, AWS_ENDPOINT_URL_SNS: sns.endpoint };
+      // Recover's queue (SendMessage only); no worker runs its jobs here: the recovery row runs the worker's slices itself.
+      const sqs = (started.sqs = await startSqsStandIn({ accountId: '000000000000' }));
+      sqs.route(BENCH_RECOVERY_QUEUE, { send: () => true } as unknown as EventQueue);
+      const env = {
+        ...FUNCTION_ENV,
+        AWS_ENDPOINT_URL_DYNAMODB: dynamoDb.endpoint,
+        AWS_ENDPOINT_URL_SNS: sns.endpoint,
+        AWS_ENDPOINT_URL_SQS: sqs.endpoint,
+        RECOVERY_QUEUE_URL: sqs.queueUrl(BENCH_RECOVERY_QUEUE),
+      };
       // The in-process setup (fixtures.ts) runs the handlers' sources with the same configuration.
       Object.assign(process.env, env, { POWERTOOLS_LOG_LEVEL: 'SILENT', NODE_OPTIONS: '' });
       started.client = new DynamoDBClient({});
@@ -89,7 +102,7 @@ export function benchServices({ quick }: { quick: boolean }): ServiceSet {
       // The setup's client holds sockets open.
       started.client?.destroy();
       const { counters } = started;
-      await Promise.allSettled([counters?.dynamoDb?.close(), counters?.sns?.close(), started.sns?.close(), started.dynamoDb?.stop()]);
+      await Promise.allSettled([counters?.dynamoDb?.close(), counters?.sns?.close(), started.sns?.close(), started.sqs?.close(), started.dynamoDb?.stop()]);
     },
   };
 }

@@ -114,6 +114,11 @@ export const MINIMUM_CALLS: Record<string, (sizes: { records: number; queryPages
   // The record, SNS's state (only a confirmed endpoint gets it), one Query page of its messages for
   // the event's latest, the Publish and its log write. UpdateItem: the portal's rate limit.
   resendMessage: () => ({ required: { GetItem: 1, GetSubscriptionAttributes: 1, Query: 1, Publish: 1, UpdateItem: 1, BatchWriteItem: 1 } }),
+  // The record, SNS's state (only a confirmed endpoint gets it), the recovery and its running entry in
+  // one TransactWriteItems, its first job queued. UpdateItem: the portal's rate limit.
+  recoverMessages: () => ({ required: { GetItem: 1, GetSubscriptionAttributes: 1, TransactWriteItems: 1, SendMessage: 1, UpdateItem: 1 } }),
+  // The record (it must be the caller's), one Query page of its recoveries.
+  listRecoveries: () => ({ required: { GetItem: 1, Query: 1, UpdateItem: 1 } }),
   // The record (it must be the caller's), one Query page of messages.
   listMessages: () => ({ required: { GetItem: 1, Query: 1, UpdateItem: 1 } }),
 };
