@@ -31,7 +31,8 @@ function failureOf(answer: unknown): string | undefined {
   // The attempts consumer's summary: every record of the event kept.
   const kept = answer as { stored?: number; dropped?: number } | undefined;
   if (typeof kept?.stored === 'number') return kept.stored > 0 && !kept.dropped ? undefined : `kept ${kept.stored}, dropped ${kept.dropped}`;
-  return result?.statusCode === 200 ? undefined : `answered ${result?.statusCode}: ${result?.body}`;
+  // 202: recover's answer, its work started.
+  return result?.statusCode === 200 || result?.statusCode === 202 ? undefined : `answered ${result?.statusCode}: ${result?.body}`;
 }
 
 async function main(): Promise<void> {
