@@ -32,3 +32,10 @@ export function localDeliveryDeadLetterQueueArn(region: string): string {
 
 /** The role local topics name for their delivery status logging: the emulator assumes nothing, it only checks the shape. */
 export const LOCAL_DELIVERY_STATUS_ROLE_ARN = localPrincipalArn('sns-delivery-status-logging');
+
+/**
+ * The recovery queue's URL under `npm start` (and in the suites): a name only, as the delivery
+ * dead-letter queue's ARN is; the SQS client sends to its endpoint (AWS_ENDPOINT_URL_SQS, the local
+ * stand-in), which routes by the queue's name.
+ */
+export const localRecoveryQueueUrl = (region: string) => `https://sqs.${region}.amazonaws.com/${LOCAL_ACCOUNT_ID}/webhooks-recoveries`;

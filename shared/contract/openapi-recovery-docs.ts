@@ -1,13 +1,13 @@
 /**
- * What the OpenAPI document says of the recovery routes (openapi-operation-docs.ts holds the others).
+ * What the OpenAPI document says of the recovery routes (openapi-operation-docs.ts holds the others,
+ * and holds these to its OperationDoc where it takes them in: no import back, no circle).
  */
-import type { OperationDoc } from './openapi-operation-docs';
 import { EXAMPLE_CONFIG_ID, listRecoveriesQuery, recoverMessagesRequest } from './schemas';
 
 const EXAMPLE_RECOVERY_ID = '019ab3c4-5d6e-7f80-9a1b-2c3d4e5f6071';
 const EXAMPLE_WINDOW = { since: '2026-11-24T09:00:00.000Z', until: '2026-11-24T18:00:00.000Z', status: 'failed' };
 
-export const RECOVERY_OPERATION_DOCS: Record<'recoverMessagesRoute' | 'listRecoveriesRoute', OperationDoc> = {
+export const RECOVERY_OPERATION_DOCS = {
   recoverMessagesRoute: {
     summary: 'Send a window of messages again',
     description:
@@ -24,7 +24,7 @@ export const RECOVERY_OPERATION_DOCS: Record<'recoverMessagesRoute' | 'listRecov
     request: recoverMessagesRequest,
     requestExample: { config_id: EXAMPLE_CONFIG_ID, since: '2026-11-24T09:00:00Z' },
     success: 'RecoverMessagesResponse',
-    successStatus: 202,
+    successStatus: 202 as const,
     successExample: {
       success: true,
       message: 'Recovery started; GET /recoveries shows how far it got.',

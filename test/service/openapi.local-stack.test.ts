@@ -211,6 +211,24 @@ describe('the local stack', () => {
       await request('POST', resend[0], { token: noPortal, body: resend[1] }, 401);
       await request('POST', resend[0], { token: reader, body: resend[1] }, 403);
       await request('POST', resend[0], { token: admin, body: 'x'.repeat(10 * 1024 * 1024 + 1) }, 413);
+      // A recovery of the confirmed subscription's last minute, and its listing (test/local/stack.recover.test.ts for the rest).
+      const recover = [`${base}/recover`, { config_id: confirmedId, since: new Date(Date.now() - 60_000).toISOString() }] as const;
+      await request('POST', recover[0], { token: admin, body: recover[1] }, 202);
+      await request('POST', recover[0], { token: admin, body: { config_id: confirmedId, since: 'yesterday' } }, 400);
+      await request('POST', recover[0], { body: recover[1] }, 401);
+      await request('POST', recover[0], { token: noPortal, body: recover[1] }, 401);
+      await request('POST', recover[0], { token: reader, body: recover[1] }, 403);
+      await request('POST', recover[0], { token: admin, body: 'x'.repeat(10 * 1024 * 1024 + 1) }, 413);
+      const recoveries = `${base}/recoveries?config_id=${confirmedId}`;
+      await request('GET', recoveries, { token: admin }, 200);
+      await request('GET', `${recoveries}&limit=0`, { token: admin }, 400);
+      await request('GET', recoveries, {}, 401);
+      await request('GET', recoveries, { token: noPortal }, 401);
+      await request('GET', recoveries, { token: writer }, 403);
+      const tooLargeRecoveries = await rawRequest('GET', `${stack.apiUrl}${recoveries}`, admin, 'x'.repeat(10 * 1024 * 1024 + 1));
+      expect(tooLargeRecoveries.status).toBe(413);
+      await expectDocumentedHttpAnswer('GET', `${base}/recoveries`, tooLargeRecoveries.status, tooLargeRecoveries.body);
+      seen.add(`listRecoveriesRoute ${tooLargeRecoveries.status}`);
       await request('GET', `${base}/list`, { token: admin }, 200);
       await request('GET', `${base}/list`, {}, 401);
       await request('GET', `${base}/list`, { token: noPortal }, 401);

@@ -17,7 +17,7 @@ import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { DEFAULT_EVENT_BUS_NAME } from '../../../shared/delivery/portal-event';
 import { API_PREFIXES, ATTEMPTS_RECORDER, DEAD_LETTER_RECORDER, DISPATCHER, RECOVERY_WORKER, RETRY_SWEEPER } from '../../../shared/operations';
-import { LOCAL_ACCOUNT_ID, localDeliveryDeadLetterQueueArn } from '../../aws/local-account';
+import { LOCAL_ACCOUNT_ID, localDeliveryDeadLetterQueueArn, localRecoveryQueueUrl } from '../../aws/local-account';
 import { ADMIN_PATH, OPENAPI_PATH } from '../admin/admin-site';
 import { DEFAULT_CLIENTS_FILE, loadOAuthClients } from '../auth/clients';
 import { generateSigningKey, loadOrCreateSigningKey } from '../auth/signing-key';
@@ -69,7 +69,7 @@ const LOCAL_RETRY_SWEEP_INTERVAL_MS = 2_000;
 const RECOVERY_WORKER_TIMEOUT_MS = 20_000;
 /** Recovery slices worked at once, as the worker's event source's maximum concurrency on AWS. */
 const LOCAL_RECOVERY_CONCURRENCY = 2;
-/** The recovery queue's name: RECOVERY_QUEUE_URL names it. */
+/** The recovery queue's name: RECOVERY_QUEUE_URL (localRecoveryQueueUrl) ends with it. */
 const RECOVERY_QUEUE_NAME = 'webhooks-recoveries';
 
 export async function startLocalStack(options: LocalStackOptions): Promise<LocalStack> {
@@ -148,7 +148,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     tableName = useLocalServices(region, (await options.handlerEndpoints?.(endpoints)) ?? endpoints);
     // The recovery jobs' queue (SendMessage only), set before the handlers read RECOVERY_QUEUE_URL.
     sqsStandIn = await startSqsStandIn({ accountId: LOCAL_ACCOUNT_ID, log: (line) => log(`[recoveries] ${line}`) });
-    Object.assign(process.env, { AWS_ENDPOINT_URL_SQS: sqsStandIn.endpoint, RECOVERY_QUEUE_URL: sqsStandIn.queueUrl(RECOVERY_QUEUE_NAME) });
+    Object.assign(process.env, { AWS_ENDPOINT_URL_SQS: sqsStandIn.endpoint, RECOVERY_QUEUE_URL: localRecoveryQueueUrl(region) });
     const tableClient = new DynamoDBClient({ region, endpoint: endpoints.dynamoDb, credentials: LOCAL_CREDENTIALS });
     try {
       await ensureSubscriptionTable(tableClient, tableName);
