@@ -3,7 +3,7 @@
  * gives a value other than its default (a retry schedule of seconds, a shorter disable horizon,
  * other keep periods...), so a developer sees at start whether a setting took, not only once
  * its behaviour shows. The variables the local stack sets itself (its endpoints, table, dead-letter
- * list and principals: stack/service-environment.ts) are not the shell's, and are printed elsewhere
+ * queue, recovery queue and principals: stack/service-environment.ts, stack/local-stack.ts) are not the shell's, and are printed elsewhere
  * or not at all. A value the functions refuse never gets here: the handlers' import fails first,
  * naming the variable.
  */
@@ -11,7 +11,7 @@ import { SETTINGS } from '../../shared/settings';
 import { LOCAL_DELIVERY_STATUS_ROLE_ARN } from '../aws/local-account';
 
 /** Set by the local stack whatever the shell holds, or printed elsewhere (the table). */
-const SET_BY_THE_STACK = new Set(['TABLE_NAME', 'DELIVERY_DEAD_LETTER_QUEUE_ARN', 'TOPIC_PUBLISHER_ARNS', 'TOPIC_MANAGER_ARNS']);
+const SET_BY_THE_STACK = new Set(['TABLE_NAME', 'DELIVERY_DEAD_LETTER_QUEUE_ARN', 'TOPIC_PUBLISHER_ARNS', 'TOPIC_MANAGER_ARNS', 'RECOVERY_QUEUE_URL']);
 
 /** The local stack's own defaults where they are not the functions' (stack/service-environment.ts). */
 const LOCAL_DEFAULTS: Readonly<Record<string, string>> = {

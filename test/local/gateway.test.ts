@@ -80,8 +80,8 @@ afterEach(() => answers.clear());
 describe('routes', () => {
   const routes = OPERATIONS.flatMap((operation) => operation.paths.map((path) => ({ operation, path })));
 
-  it('has one route per operation and prefix: 28', () => {
-    expect(routes).toHaveLength(28);
+  it('has one route per operation and prefix: 32', () => {
+    expect(routes).toHaveLength(32);
   });
 
   it.each(routes.map(({ operation, path }) => [`${operation.method} ${path}`, operation.handler, operation, path] as const))(
