@@ -4,9 +4,12 @@
  * failing endpoint can neither hold up nor crowd out another's deliveries. The requests the
  * process keeps open are shared equally among the subscriptions with something to send: one with
  * thousands waiting holds no more connections than one with a single message, whose request then
- * waits behind a few dozen others in this one process rather than hundreds (SNS delivers each
- * subscription's messages on its own). Every delivery ends delivered, given up on (the backend
- * dead-letters it) or handed back by close(), to be kept.
+ * waits behind a few dozen others in this one process rather than hundreds. SNS delivers and
+ * throttles each subscription's messages on its own (its delivery policy is per subscription, the
+ * throttle "the maximum number of deliveries per second, per subscription": "Amazon SNS message
+ * delivery retries", https://docs.aws.amazon.com/sns/latest/dg/sns-message-delivery-retries.html).
+ * Every delivery ends delivered, given up on (the backend dead-letters it) or handed back by
+ * close(), to be kept.
  */
 import { request as httpRequest, type RequestOptions } from 'node:http';
 import { request as httpsRequest } from 'node:https';
