@@ -48,7 +48,7 @@ export async function fairnessRow({ iterations, outDir }: BenchPlan): Promise<Ro
 }
 
 /** Whether the row meets its target, and what its note says. */
-export function fairnessVerdict({ aloneMs, duringFloodMs, floodDrainMs, floodEvents }: FairnessResult): { verdict: boolean; note: string } {
+export function fairnessVerdict({ aloneMs, duringFloodMs, floodDrainMs, floodEvents, floodArrivedBefore }: FairnessResult): { verdict: boolean; note: string } {
   const p99Ratio = quantile(duringFloodMs, 0.99) / quantile(aloneMs, 0.99);
   const batchMs = (floodDrainMs / Math.ceil(floodEvents / 10)) * LOCAL_BATCHES_AT_ONCE;
   const verdict = p99Ratio <= FAIRNESS_P99_RATIO || quantile(duringFloodMs, 0.99) <= batchMs;
@@ -57,6 +57,7 @@ export function fairnessVerdict({ aloneMs, duringFloodMs, floodDrainMs, floodEve
     note:
       `${verdict ? 'met' : 'OVER TARGET'}: p99 during the flood ${p99Ratio.toFixed(2)}x alone (target <= ${FAIRNESS_P99_RATIO}x, or under one batch's ${batchMs.toFixed(0)} ms); ` +
       `p50 ${(median(duringFloodMs) / median(aloneMs)).toFixed(2)}x; ${duringFloodMs.length} quiet events during the flood, ${aloneMs.length} alone; ` +
-      `the flood (${floodEvents} events to 8 subscriptions) drained in ${(floodDrainMs / 1000).toFixed(1)} s`,
+      `the flood (${floodEvents} events to 8 subscriptions) drained in ${(floodDrainMs / 1000).toFixed(1)} s; ` +
+      `the first quiet event put during it arrived after ${floodArrivedBefore[0]} of the flood's ${floodEvents * 8} bodies`,
   };
 }

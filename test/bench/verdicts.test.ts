@@ -89,7 +89,13 @@ describe('a row\'s verdict', () => {
 
 describe("the fairness row's verdict", () => {
   const alone = Array.from({ length: 50 }, () => 20);
-  const result = (duringFloodMs: number[]) => ({ aloneMs: alone, duringFloodMs, floodDrainMs: 40_000, floodEvents: 2_000 });
+  const result = (duringFloodMs: number[]) => ({
+    aloneMs: alone,
+    duringFloodMs,
+    floodDrainMs: 40_000,
+    floodEvents: 2_000,
+    floodArrivedBefore: duringFloodMs.map((_, n) => 400 + n * 500),
+  });
 
   it('is met when the p99 during the flood is within 3x of the p99 alone', () => {
     expect(fairnessVerdict(result(Array.from({ length: 30 }, () => 60))).verdict).toBe(true);
@@ -100,6 +106,7 @@ describe("the fairness row's verdict", () => {
     const { verdict, note } = fairnessVerdict(result(Array.from({ length: 30 }, () => 900)));
     expect(verdict).toBe(true);
     expect(note).toMatch(/^met: p99 during the flood 45\.00x alone .*one batch's 1000 ms/);
+    expect(note).toMatch(/the first quiet event put during it arrived after 400 of the flood's 16000 bodies$/);
   });
 
   it('misses when the p99 is over both', () => {

@@ -10,6 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EventQueue, MAX_QUEUED_PER_GROUP, type SqsHandler } from '../../infra/local/events/event-queue';
 import { fairBatch } from '../../infra/local/events/fair-selection';
+import { startEventBus } from '../../infra/local/events/event-bus';
+import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import { waitFor } from '../support/wait-for';
 
 let directory: string;
@@ -131,6 +133,36 @@ describe('as a fair queue keyed by portal', () => {
       expect(queue.send('b 0', undefined, 'portal-b')).toBe(true);
       expect(queue.depth).toBe(MAX_QUEUED_PER_GROUP + 1);
     } finally {
+      release();
+      await queue.close();
+    }
+  });
+});
+
+describe('behind the event bus, as PutEvents answers', () => {
+  it("answers portal-a's entries InternalFailure once it holds its share, and takes portal-b's in the same request", async () => {
+    // Prepare: nothing is handed out (the handler never ends), and portal-a fills its share.
+    let release: () => void = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const queue = new EventQueue({ queueArn: 'arn:aws:sqs:us-east-1:000000000000:events', region: 'us-east-1', handler: () => held, context: () => ({}) as Context });
+    const bus = await startEventBus({ port: 0, busName: 'portal-events', region: 'us-east-1', accountId: '000000000000', queue });
+    const client = new EventBridgeClient({ endpoint: bus.endpoint, region: 'us-east-1', credentials: { accessKeyId: 'test', secretAccessKey: 'test' } });
+    try {
+      for (let n = 0; n < MAX_QUEUED_PER_GROUP; n++) expect(queue.send(`a ${n}`, undefined, 'portal-a')).toBe(true);
+      const entry = (portalId: string) => ({ EventBusName: 'portal-events', Source: 'portal.events', DetailType: 'asset_bank.media.create', Detail: JSON.stringify({ portalId }) });
+
+      // Act
+      const answer = await client.send(new PutEventsCommand({ Entries: [entry('portal-a'), entry('portal-b')] }));
+
+      // Assess: portal-a's refused alone, portal-b's queued.
+      expect(answer.FailedEntryCount).toBe(1);
+      expect(answer.Entries![0]).toMatchObject({ ErrorCode: 'InternalFailure' });
+      expect(answer.Entries![1]!.EventId).toEqual(expect.any(String));
+      expect(answer.Entries![1]!.ErrorCode).toBeUndefined();
+      expect(queue.depth).toBe(MAX_QUEUED_PER_GROUP + 1);
+    } finally {
+      client.destroy();
+      await bus.close();
       release();
       await queue.close();
     }

@@ -183,6 +183,29 @@ describe('a failing endpoint', () => {
     });
   }, 30_000);
 
+  it("that never answers holds only its share of the emulator's connections: another subscription's message goes out at once", async () => {
+    // Prepare: one endpoint that takes its confirmation and then never answers a notification.
+    const hanging = await receiver((_n, request) => (request.headers['x-amz-sns-message-type'] === 'Notification' ? undefined : 200));
+    const healthy = await receiver();
+    await withOwnEmulator({ limits: { inFlightInAll: 8 }, deliveryTimeoutMs: 10_000 }, async ({ client }) => {
+      const hangingTopic = await newTopic(client);
+      const healthyTopic = await newTopic(client);
+      await confirmedSubscription(hanging, hangingTopic, client);
+      await confirmedSubscription(healthy, healthyTopic, client);
+
+      // Act: 100 messages for the hanging endpoint, then one for the healthy one.
+      for (let n = 0; n < 100; n++) await client.send(new PublishCommand({ TopicArn: hangingTopic, Message: `to the hanging endpoint ${n}` }));
+      await waitFor('the hanging endpoint holding its share', () => (ofType(hanging, 'Notification').length === 8 ? true : undefined));
+      await client.send(new PublishCommand({ TopicArn: healthyTopic, Message: 'to the healthy endpoint' }));
+
+      // Assess: the healthy endpoint has its message while the other's 8 requests (all 8 of the
+      // emulator's while it was alone, where each subscription could once open 50) still hang.
+      await waitFor("the healthy endpoint's message", () => ofType(healthy, 'Notification')[0]);
+      await pause(200);
+      expect(ofType(hanging, 'Notification')).toHaveLength(8);
+    });
+  });
+
   it('that never answers blocks nothing, and close() cuts it off at once', async () => {
     const hanging = await receiver(() => undefined);
     const own = await startSnsEmulator({ deliveryRetries: 3, deliveryBackoffMs: 50 });

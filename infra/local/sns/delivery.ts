@@ -1,8 +1,15 @@
 /**
  * HTTP/S delivery to subscribers: a POST per attempt with SNS's timeout, retries with
  * exponential backoff for the failures SNS retries, and one lane per subscription, so a slow or
- * failing endpoint can neither hold up nor crowd out another's deliveries. Every delivery ends
- * delivered, given up on (the backend dead-letters it) or handed back by close(), to be kept.
+ * failing endpoint can neither hold up nor crowd out another's deliveries. The requests the
+ * process keeps open are shared equally among the subscriptions with something to send: one with
+ * thousands waiting holds no more connections than one with a single message, whose request then
+ * waits behind a few dozen others in this one process rather than hundreds. SNS delivers and
+ * throttles each subscription's messages on its own (its delivery policy is per subscription, the
+ * throttle "the maximum number of deliveries per second, per subscription": "Amazon SNS message
+ * delivery retries", https://docs.aws.amazon.com/sns/latest/dg/sns-message-delivery-retries.html).
+ * Every delivery ends delivered, given up on (the backend dead-letters it) or handed back by
+ * close(), to be kept.
  */
 import { request as httpRequest, type RequestOptions } from 'node:http';
 import { request as httpsRequest } from 'node:https';
@@ -17,15 +24,21 @@ export const SNS_DELIVERY_TIMEOUT_MS = 15_000;
 export const MAX_DELIVERY_RETRIES = 10;
 export const MAX_DELIVERY_BACKOFF_MS = 60_000;
 
-/** What one subscription may hold of the emulator: SNS has no such limits, one process does. */
+/** What one subscription, and all of them, may hold of the emulator: SNS has no such limits, one process does. */
 export interface DeliveryLimits {
   /** Deliveries accepted and not yet finished; past this a new one is given up on at once. */
   pendingPerSubscription: number;
   /** Requests open to the endpoint at a time; the rest wait their turn in the lane. */
   inFlightPerSubscription: number;
+  /**
+   * Requests open at a time over all subscriptions, shared equally among those with deliveries
+   * (each may have at least one open, however many share): past a few dozen, more connections
+   * add no deliveries a second to one process, only requests for each new one to wait behind.
+   */
+  inFlightInAll: number;
 }
 
-export const DEFAULT_DELIVERY_LIMITS: DeliveryLimits = { pendingPerSubscription: 10_000, inFlightPerSubscription: 50 };
+export const DEFAULT_DELIVERY_LIMITS: DeliveryLimits = { pendingPerSubscription: 10_000, inFlightPerSubscription: 50, inFlightInAll: 32 };
 
 /** One message for one http/https subscriber: plain data, so what is pending can be saved and resumed. */
 export interface PendingDelivery {
@@ -160,8 +173,18 @@ export class DeliveryQueue {
     return [...this.unfinished];
   }
 
+  /**
+   * What one lane may have open now: an equal share of the requests in all among the lanes with
+   * deliveries pending (a lane goes when it has none), at least one, at most its own limit. A
+   * share, not a pool: a lane whose endpoint hangs holds its own share and no one else's.
+   */
+  private laneLimit(): number {
+    const { inFlightPerSubscription, inFlightInAll } = this.settings.limits;
+    return Math.min(inFlightPerSubscription, Math.max(1, Math.floor(inFlightInAll / Math.max(1, this.lanes.size))));
+  }
+
   private pump(lane: Lane): void {
-    while (lane.inFlight < this.settings.limits.inFlightPerSubscription && lane.waiting.length > 0) {
+    while (lane.inFlight < this.laneLimit() && lane.waiting.length > 0) {
       if (lane.throttleTimer || !this.takeSlot(lane, lane.waiting[0]!.subscriptionArn)) return;
       const delivery = lane.waiting.shift()!;
       if (!this.hooks.stillWanted(delivery)) {

@@ -86,7 +86,7 @@ export interface SnsEmulatorOptions {
   deliveryBackoffMs?: number;
   /** For tests only: SNS's 15 s is the default, and what any real endpoint should be held to. */
   deliveryTimeoutMs?: number;
-  /** For tests only: the limits per subscription (defaults: 10,000 pending, 50 in flight, 1,000 dead letters kept). */
+  /** For tests only: the limits per subscription (defaults: 10,000 pending, 50 in flight, 1,000 dead letters kept) and in all (32 in flight, shared). */
   limits?: Partial<DeliveryLimits & { deadLettersPerSubscription: number }>;
   /**
    * Called with each new dead letter, as SNS would send it to the redrive policy's queue: the
@@ -168,6 +168,7 @@ async function startServing(options: SnsEmulatorOptions, tlsLoading: Promise<Tls
           1_000,
           1,
         ),
+        inFlightInAll: checkedOption('limits.inFlightInAll', limits.inFlightInAll ?? DEFAULT_DELIVERY_LIMITS.inFlightInAll, 10_000, 1),
       },
     },
     deadLettersPerSubscription: checkedOption(
