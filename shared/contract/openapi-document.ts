@@ -11,6 +11,7 @@ import { type Operation, OPERATIONS, type OperationId, SCOPES } from '../operati
 import { portalChangeBurst, portalChangeRatePerMinute, portalReadBurst, portalReadRatePerMinute, portalSendBurst, portalSendRatePerMinute } from '../settings';
 import { OPERATION_DOCS, type OperationDoc } from './openapi-operation-docs';
 import { DEFAULT_ATTEMPTS_PAGE, DEFAULT_DEAD_LETTERS_PAGE, DEFAULT_MESSAGES_PAGE, MAX_ATTEMPTS_PAGE, MAX_DEAD_LETTERS_PAGE, MAX_MESSAGES_PAGE } from './dead-letter-limits';
+import { RATE_LIMIT_HEADER_COMPONENTS, withRateLimitHeaders } from './openapi-rate-limit-headers';
 import { errorComponent, errorComponentName, type ErrorStatus, presentedRequest, withTimeFormats } from './openapi-presentation';
 import {
   CONTRACT_SCHEMAS,
@@ -258,7 +259,7 @@ function operationObject(operation: Operation, prefixIndex: number): Json {
     ...(doc.request && {
       requestBody: { required: true, content: jsonContent(ref(nameOf(doc.request)), doc.requestExample) },
     }),
-    responses: responsesOf(doc, operation),
+    responses: withRateLimitHeaders(responsesOf(doc, operation), portalLimitOf(operation) !== undefined),
   };
 }
 
@@ -287,6 +288,7 @@ export function buildOpenApiDocument(options: OpenApiOptions): Json {
     paths,
     components: {
       schemas: componentSchemas(options.eventKinds),
+      headers: RATE_LIMIT_HEADER_COMPONENTS,
       securitySchemes: {
         [SECURITY_SCHEME]: {
           type: 'oauth2',
