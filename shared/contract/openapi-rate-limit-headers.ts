@@ -1,6 +1,6 @@
 /**
- * The RateLimit-* headers in the OpenAPI document: declared on every 2XX and 4XX answer of every
- * operation (owasp:api4:2023-rate-limit), whatever routes the operations table holds. The fields of
+ * The RateLimit-* headers in the OpenAPI document: declared on every answer of every operation
+ * (owasp:api4:2023-rate-limit asks it of each 2XX and 4XX), whatever routes the operations table holds. The fields of
  * draft-ietf-httpapi-ratelimit-headers-06 (https://datatracker.ietf.org/doc/html/draft-ietf-httpapi-ratelimit-headers-06),
  * as shared/http/middleware/portal-rate-limit.ts sends them: required on the 200 of a route limited
  * per portal (every one of its 200s consulted the bucket), optional elsewhere, since API Gateway's
@@ -13,7 +13,7 @@ type Json = any;
 
 const ABSENT =
   ' Sent by the service on every answer of a route limited per portal once the portal\'s bucket was consulted: ' +
-  'its 200, a 400, 409 or 429 of the operation (and a 503). Absent from API Gateway\'s own answers (401, 403, 413, ' +
+  'its 200, a 400, 409 or 429 of the operation, a 500 or 503. Absent from API Gateway\'s own answers (401, 403, 413, ' +
   'its stage throttle\'s 429 `{message}`) and the local gateway\'s that stand in for them (and its 431), from a 400 ' +
   'or 401 refused before the bucket is consulted (the body\'s or the token\'s checks, which spend no token), and on ' +
   'a route with no per-portal limit.';
@@ -49,13 +49,12 @@ const required = Object.fromEntries(
 );
 
 /**
- * `responses` (status -> response object) with the RateLimit-* headers added to each 2XX and 4XX
- * answer, beside the headers it has (Retry-After): required on the 2XX of a route limited per portal.
+ * `responses` (status -> response object) with the RateLimit-* headers added to each answer, beside
+ * the headers it has (Retry-After): required on the 2XX of a route limited per portal.
  */
 export function withRateLimitHeaders(responses: Record<string, Json>, limitedPerPortal: boolean): Record<string, Json> {
   return Object.fromEntries(
     Object.entries(responses).map(([status, response]) => {
-      if (!/^[24]/.test(status)) return [status, response];
       const headers = limitedPerPortal && status.startsWith('2') ? required : optional;
       return [status, { ...response, headers: { ...response.headers, ...headers } }];
     }),

@@ -60,7 +60,7 @@ export async function call(operationId: OperationId, options: HttpEventOptions &
     text: result.body,
   };
   // Every answer a suite sees must be one the OpenAPI document describes.
-  await expectDocumentedAnswer(operationId, options.prefix ?? 0, answer.statusCode, answer.body);
+  await expectDocumentedAnswer(operationId, options.prefix ?? 0, answer.statusCode, answer.body, answer.headers);
   return answer;
 }
 
