@@ -131,12 +131,12 @@ function settingsTable(): Setting[] {
     'listMessages', 'listSubscriptions', 'renameSubscription', 'replayDeadLetters', 'resendMessage', 'testFilter', 'testSubscription', 'updateSubscription',
   ];
   const every: FunctionName[] = [...operations, 'dispatchPortalEvents', 'reconcileTopics', 'recordDeadLetters', 'recordDeliveryAttempts', 'retryDeadLetters'];
-  // test-filter reads and writes nothing stored.
-  const tableReaders = every.filter((name) => name !== 'testFilter');
+  // test-filter reads and writes nothing stored but its rate-limit bucket.
+  const tableReaders = every;
   const creating: FunctionName[] = ['createSubscription', 'reconcileTopics'];
   const sending: FunctionName[] = ['confirmSubscription', 'createSubscription', 'replayDeadLetters', 'resendMessage', 'testSubscription'];
   const changing: FunctionName[] = ['activateSubscription', 'deleteSubscription', 'renameSubscription', 'updateSubscription'];
-  const reading: FunctionName[] = ['listAttempts', 'listDeadLetters', 'listMessages', 'listSubscriptions'];
+  const reading: FunctionName[] = ['listAttempts', 'listDeadLetters', 'listMessages', 'listSubscriptions', 'testFilter'];
   const read = (name: string, setting: FunctionSetting<unknown>, about: Pick<Setting, 'readBy' | 'meaning' | 'contextKey'>): Setting => ({
     name, kind: 'function', ...setting, ...about,
   });

@@ -147,7 +147,7 @@ export const OPERATION_PERMISSIONS = {
   // whether its endpoint confirmed; Query: the event's latest logged message (shared/data/messages.ts);
   // Publish: it again to the record's topic; the message log's write of the new message.
   resendMessageRoute: { table: ['dynamodb:GetItem', 'dynamodb:Query'], topics: ['sns:GetSubscriptionAttributes', 'sns:Publish'], logsMessages: true },
-  // Nothing: a filter tried on an example data, in the function alone.
+  // Nothing but its rate-limit bucket (granted below): a filter tried on an example data, in the function alone.
   testFilterRoute: { table: [], topics: [] },
 } as const satisfies Record<OperationId, OperationPermissions>;
 
