@@ -313,6 +313,5 @@ function portalLimitOf(operation: Operation) {
   if (operation.portalBudget === 'change') return [portalChangeBurst, portalChangeRatePerMinute] as const;
   if (operation.portalBudget === 'read') return [portalReadBurst, portalReadRatePerMinute] as const;
   if (operation.limitedPerPortal) return [portalSendBurst, portalSendRatePerMinute] as const;
-  // A route that makes no AWS call (test-filter) has none: only the stage throttle answers it 429.
   return undefined;
 }
