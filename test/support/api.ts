@@ -64,6 +64,15 @@ export async function call(operationId: OperationId, options: HttpEventOptions &
   return answer;
 }
 
+/**
+ * The answer but for its RateLimit-* headers, which are each request's own (every request takes its
+ * token): what a repeated request answers again, byte for byte.
+ */
+export function withoutRateLimit(answer: ApiAnswer): ApiAnswer {
+  const headers = Object.fromEntries(Object.entries(answer.headers).filter(([name]) => !name.startsWith('ratelimit-')));
+  return { ...answer, headers };
+}
+
 /** A valid create body; override any field. */
 export function newSubscription(overrides: Record<string, unknown> = {}) {
   return {
