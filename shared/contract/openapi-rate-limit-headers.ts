@@ -8,8 +8,14 @@
  * (and its 431), and the service's refusals made before the bucket is consulted carry none.
  */
 
+import { MAX_PORTAL_BURST } from '../setting-rules';
+
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- an OpenAPI document is plain JSON
 type Json = any;
+
+/** Seconds until a bucket is full again, at most: the largest burst at the least rate, one a minute. */
+const MAX_RESET_SECONDS = MAX_PORTAL_BURST * 60;
+const integer = (minimum: number, maximum: number) => ({ type: 'integer', format: 'int32', minimum, maximum });
 
 const ABSENT =
   ' Sent by the service on every answer of a route limited per portal once the portal\'s bucket was consulted: ' +
@@ -21,19 +27,19 @@ const ABSENT =
 const FIELDS = {
   'RateLimit-Limit': {
     description: 'The portal\'s burst on this route: how many requests it may send at once when its bucket is full (draft-ietf-httpapi-ratelimit-headers-06, RateLimit-Limit).',
-    schema: { type: 'integer', minimum: 1 },
+    schema: integer(1, MAX_PORTAL_BURST),
     example: 25,
   },
   'RateLimit-Remaining': {
     description: 'How many more requests the portal may send on this route now; 0 on its 429 (draft-ietf-httpapi-ratelimit-headers-06, RateLimit-Remaining).',
-    schema: { type: 'integer', minimum: 0 },
+    schema: integer(0, MAX_PORTAL_BURST),
     example: 24,
   },
   'RateLimit-Reset': {
     description:
       'Seconds until the portal\'s bucket on this route is full again (RateLimit-Limit requests); one request comes back every ' +
       '60 / (rate a minute) seconds before that, and a 429\'s Retry-After says when the next one does (draft-ietf-httpapi-ratelimit-headers-06, RateLimit-Reset).',
-    schema: { type: 'integer', minimum: 0 },
+    schema: integer(0, MAX_RESET_SECONDS),
     example: 3,
   },
 } as const;

@@ -89,7 +89,7 @@ async function loadDocumentedAnswers(): Promise<DocumentedAnswers> {
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- an OpenAPI document is plain JSON
 function headerProblem(document: any, response: any, headers: AnswerHeaders, where: string): AnswerProblem | undefined {
   const valueOf = (name: string) => (headers instanceof Headers ? (headers.get(name) ?? undefined) : (headers[name] as string | undefined));
-  const declared = new Map<string, { required?: boolean; schema: { minimum?: number } }>(
+  const declared = new Map<string, { required?: boolean; schema: { minimum?: number; maximum?: number } }>(
     Object.entries(response.headers ?? {}).map(([name, header]) => {
       const ref = (header as { $ref?: string }).$ref;
       return [name.toLowerCase(), ref ? document.components.headers[ref.split('/').pop()!] : header] as const;
@@ -103,8 +103,9 @@ function headerProblem(document: any, response: any, headers: AnswerHeaders, whe
       continue;
     }
     if (!header) return { where, problem: `it has a ${name} header (${value}) the document does not declare` };
-    if (!/^\d+$/.test(String(value)) || Number(value) < (header.schema.minimum ?? 0)) {
-      return { where, problem: `its ${name} header (${value}) is not the document's integer of at least ${header.schema.minimum ?? 0}` };
+    const { minimum = 0, maximum = Number.MAX_SAFE_INTEGER } = header.schema;
+    if (!/^\d+$/.test(String(value)) || Number(value) < minimum || Number(value) > maximum) {
+      return { where, problem: `its ${name} header (${value}) is not the document's integer from ${minimum} to ${maximum}` };
     }
   }
   return undefined;
