@@ -38,7 +38,7 @@ const FIELDS = {
   'RateLimit-Reset': {
     description:
       'Seconds until the portal\'s bucket on this route is full again (RateLimit-Limit requests); one request comes back every ' +
-      '60 / (rate a minute) seconds before that, and a 429\'s Retry-After says when the next one does (draft-ietf-httpapi-ratelimit-headers-06, RateLimit-Reset).',
+      '60 / (rate a minute) seconds before that, and a `RATE_LIMITED` 429\'s Retry-After says when the next one does (draft-ietf-httpapi-ratelimit-headers-06, RateLimit-Reset).',
     schema: integer(0, MAX_RESET_SECONDS),
     example: 3,
   },
