@@ -22,7 +22,7 @@ const ABSENT =
   'its 200, a 400, 409 or 429 of the operation, a 500 or 503. Absent from API Gateway\'s own answers (401, 403, 413, ' +
   'its stage throttle\'s 429 `{message}`) and the local gateway\'s that stand in for them (and its 431), from a 400 ' +
   'or 401 refused before the bucket is consulted (the body\'s or the token\'s checks, which spend no token), and on ' +
-  'a route with no per-portal limit.';
+  'a route with no per-portal limit (none today).';
 
 const FIELDS = {
   'RateLimit-Limit': {
