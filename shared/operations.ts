@@ -71,8 +71,8 @@ const SENDS = { limitedPerPortal: true };
 const CHANGES = { portalBudget: 'change' } as const;
 /**
  * The routes that read (list, dead letters, attempts: a Query, and for list a
- * GetSubscriptionAttributes per pending subscription): a page polling every few seconds, a
- * script waiting for a confirmation, paging through a subscription's records.
+ * GetSubscriptionAttributes per pending subscription; test-filter, nothing): a page polling every
+ * few seconds, a script waiting for a confirmation, paging through a subscription's records.
  */
 const READS = { portalBudget: 'read' } as const;
 
@@ -96,8 +96,12 @@ export const listMessagesRoute = /* @__PURE__ */ operation('listMessagesRoute', 
 export const resendMessageRoute = /* @__PURE__ */ operation('resendMessageRoute', 'resendMessage', 'POST', '/resend', WRITE, SENDS);
 export const recoverMessagesRoute = /* @__PURE__ */ operation('recoverMessagesRoute', 'recoverMessages', 'POST', '/recover', WRITE, SENDS);
 export const listRecoveriesRoute = /* @__PURE__ */ operation('listRecoveriesRoute', 'listRecoveries', 'GET', '/recoveries', READ, READS);
-/** Reads nothing and sends nothing: a filter tried on an example `data` (docs/delivery.md, "Filters"). */
-export const testFilterRoute = /* @__PURE__ */ operation('testFilterRoute', 'testFilter', 'POST', '/test-filter', READ);
+/**
+ * Reads nothing and sends nothing: a filter tried on an example `data` (docs/delivery.md, "Filters"). Limited
+ * on the read budget all the same, so that its answers' RateLimit-* headers say a limit it has
+ * (docs/decisions/rate-limit-headers.md).
+ */
+export const testFilterRoute = /* @__PURE__ */ operation('testFilterRoute', 'testFilter', 'POST', '/test-filter', READ, READS);
 
 export const OPERATIONS = [
   createSubscriptionRoute,

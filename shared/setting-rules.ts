@@ -80,7 +80,9 @@ const LOG_RETENTION_DAYS = [1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400,
 export const logRetentionDaysProblem: Rule = (text) =>
   /^\d+$/.test(text) && LOG_RETENTION_DAYS.includes(Number(text)) ? undefined : `must be one of CloudWatch Logs' retentions in days, ${LOG_RETENTION_DAYS.join(', ')} (got "${text}").`;
 export const maxAttemptsPerSubscriptionProblem: Rule = (text) => wholeNumberProblem(text, 10, 100_000);
-export const portalSendBurstProblem: Rule = (text) => wholeNumberProblem(text, 1, 100_000);
+/** The largest burst of a per-portal budget (PORTAL_*_BURST); the document's RateLimit-* bounds follow from it. */
+export const MAX_PORTAL_BURST = 100_000;
+export const portalSendBurstProblem: Rule = (text) => wholeNumberProblem(text, 1, MAX_PORTAL_BURST);
 export const portalSendRatePerMinuteProblem: Rule = (text) => wholeNumberProblem(text, 1, 600_000);
 export const confirmationRequestsPerDayProblem: Rule = (text) => wholeNumberProblem(text, 1, 1_000_000);
 export const confirmationRequestIntervalSecondsProblem: Rule = (text) => wholeNumberProblem(text, 0, 86_400);

@@ -138,12 +138,12 @@ function settingsTable(): Setting[] {
     'recoverMessages', 'listRecoveries',
   ];
   const every: FunctionName[] = [...operations, 'dispatchPortalEvents', 'reconcileTopics', 'recordDeadLetters', 'recordDeliveryAttempts', 'retryDeadLetters', 'runRecoveries'];
-  // test-filter reads and writes nothing stored.
-  const tableReaders = every.filter((name) => name !== 'testFilter');
+  // test-filter reads and writes nothing stored but its rate-limit bucket.
+  const tableReaders = every;
   const creating: FunctionName[] = ['createSubscription', 'reconcileTopics'];
   const sending: FunctionName[] = ['confirmSubscription', 'createSubscription', 'recoverMessages', 'replayDeadLetters', 'resendMessage', 'testSubscription'];
   const changing: FunctionName[] = ['activateSubscription', 'deleteSubscription', 'renameSubscription', 'updateSubscription'];
-  const reading: FunctionName[] = ['listAttempts', 'listDeadLetters', 'listMessages', 'listRecoveries', 'listSubscriptions'];
+  const reading: FunctionName[] = ['listAttempts', 'listDeadLetters', 'listMessages', 'listRecoveries', 'listSubscriptions', 'testFilter'];
   const read = (name: string, setting: FunctionSetting<unknown>, about: Pick<Setting, 'readBy' | 'meaning' | 'contextKey'>): Setting => ({
     name, kind: 'function', ...setting, ...about,
   });

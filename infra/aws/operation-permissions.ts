@@ -170,7 +170,7 @@ export const OPERATION_PERMISSIONS = {
   },
   // GetItem: the record (it must exist in the caller's portal); Query: a page of its recoveries (shared/data/recoveries.ts).
   listRecoveriesRoute: { table: ['dynamodb:GetItem', 'dynamodb:Query'], topics: [] },
-  // Nothing: a filter tried on an example data, in the function alone.
+  // Nothing but its rate-limit bucket (granted below): a filter tried on an example data, in the function alone.
   testFilterRoute: { table: [], topics: [] },
 } as const satisfies Record<OperationId, OperationPermissions>;
 

@@ -20,6 +20,7 @@ import {
   MAX_MESSAGES_PAGE,
   MAX_RECOVERIES_PAGE,
 } from './dead-letter-limits';
+import { RATE_LIMIT_HEADER_COMPONENTS, withRateLimitHeaders } from './openapi-rate-limit-headers';
 import { errorComponent, errorComponentName, type ErrorStatus, presentedRequest, withTimeFormats } from './openapi-presentation';
 import {
   CONTRACT_SCHEMAS,
@@ -277,7 +278,7 @@ function operationObject(operation: Operation, prefixIndex: number): Json {
     ...(doc.request && {
       requestBody: { required: true, content: jsonContent(ref(nameOf(doc.request)), doc.requestExample) },
     }),
-    responses: responsesOf(doc, operation),
+    responses: withRateLimitHeaders(responsesOf(doc, operation), portalLimitOf(operation) !== undefined),
   };
 }
 
@@ -306,6 +307,7 @@ export function buildOpenApiDocument(options: OpenApiOptions): Json {
     paths,
     components: {
       schemas: componentSchemas(options.eventKinds),
+      headers: RATE_LIMIT_HEADER_COMPONENTS,
       securitySchemes: {
         [SECURITY_SCHEME]: {
           type: 'oauth2',
@@ -330,6 +332,5 @@ function portalLimitOf(operation: Operation) {
   if (operation.portalBudget === 'change') return [portalChangeBurst, portalChangeRatePerMinute] as const;
   if (operation.portalBudget === 'read') return [portalReadBurst, portalReadRatePerMinute] as const;
   if (operation.limitedPerPortal) return [portalSendBurst, portalSendRatePerMinute] as const;
-  // A route that makes no AWS call (test-filter) has none: only the stage throttle answers it 429.
   return undefined;
 }

@@ -105,7 +105,7 @@ export const runningRecoveryKeyOf = (portalId: string, recoveryId: string) => `$
 export const ITEM_KINDS = [
   { kind: 'subscription record', key: 'portalId, subscription#<configId>', owner: 'shared/data/subscription-records.ts', changedBy: 'create, update, activate, rename, delete, list, confirm, reconciler; recorders, replay and sweep through its counters and disabling', lives: 'until deleted' },
   { kind: 'portal counter', key: 'portalId, portal', owner: 'shared/data/portal-counters.ts', changedBy: 'create, delete', lives: 'always' },
-  { kind: 'rate-limit bucket', key: 'portalId, ratelimit#<operation id>', owner: 'shared/data/rate-limit-buckets.ts', changedBy: 'create, test, confirm, replay', lives: 'until its bucket is full again (TTL)' },
+  { kind: 'rate-limit bucket', key: 'portalId, ratelimit#<operation id>', owner: 'shared/data/rate-limit-buckets.ts', changedBy: 'every API route (its per-portal limit)', lives: 'until its bucket is full again (TTL)' },
   { kind: 'idempotency record', key: 'idempotency#<operation id>, <operation id>#<hash>', owner: 'shared/data/idempotency-records.ts', changedBy: 'create, replay (each its own partition)', lives: '24 hours (TTL)' },
   { kind: 'dead letter', key: 'portalId, deadletter#<configId>#<failedAt>#<message id>', owner: 'shared/data/dead-letters.ts', changedBy: 'dead-letter recorder, replay, retry sweep', lives: '14 days after its UTC day (TTL), at most 1,000 per subscription' },
   { kind: 'retry ledger', key: 'portalId, retried#<configId>#<eventId>', owner: 'shared/data/retry-ledgers.ts', changedBy: 'replay, retry sweep', lives: '16 days (TTL)' },

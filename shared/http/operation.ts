@@ -7,7 +7,7 @@ import type { Operation, OperationId } from '../operations';
 import { successResponse } from './envelope';
 import { errorEnvelope } from './middleware/error-envelope';
 import { portalFromClaims } from './middleware/portal-from-claims';
-import { portalRateLimit } from './middleware/portal-rate-limit';
+import { portalRateLimit, rateLimitHeaders } from './middleware/portal-rate-limit';
 import { requestLog } from './middleware/request-log';
 import type { BodyInput } from './json-input';
 import type { HttpEvent, HttpMiddleware, HttpResult, OperationContext } from './types';
@@ -88,8 +88,8 @@ export type HttpHandler = (event: HttpEvent, context: Context) => Promise<HttpRe
 /**
  * Wraps an operation in the middleware chain every handler shares: the invocation's Lambda
  * context and operation on each of its log lines, one log line per request, error → envelope, portal from the token's claims, and for
- * operations with a body, JSON parsing and validation; on the routes that make SNS send, the
- * portal's rate limit (the operations table's `limitedPerPortal`). Idempotent operations also read the
+ * operations with a body, JSON parsing and validation; on the routes that make AWS calls, the
+ * portal's rate limit (the operations table's `limitedPerPortal` or `portalBudget`) and its RateLimit-* headers. Idempotent operations also read the
  * Idempotency-Key header, and run through `spec.idempotency` when a request has one: inside
  * the error envelope, so that what is remembered is only ever a success, never an error answer.
  */
@@ -102,10 +102,10 @@ export function httpOperation<Body = undefined>(operation: Operation & { readonl
   }
   // Half a second before the function's timeout, answer a 503 (a TimeoutError, see
   // error-envelope.ts) rather than let Lambda cut the request off without an answer.
-  const chain = middy<HttpEvent, HttpResult, Error, OperationContext>({ timeoutEarlyInMillis: 500 })
-    .use(requestLog(logger))
-    .use(errorEnvelope(logger))
-    .use(portalFromClaims(portalClaim));
+  const chain = middy<HttpEvent, HttpResult, Error, OperationContext>({ timeoutEarlyInMillis: 500 }).use(requestLog(logger));
+  // Ahead of the error envelope, so the envelope's answers (a 400 or 429 once the bucket was consulted) carry RateLimit-* too.
+  if (spec.portalLimit) chain.use(rateLimitHeaders);
+  chain.use(errorEnvelope(logger)).use(portalFromClaims(portalClaim));
   // Passed in by the handlers that need them, so no other bundle carries their code.
   if (spec.idempotency) chain.use(spec.idempotency.middleware);
   for (const middleware of spec.body?.middlewares ?? []) chain.use(middleware);

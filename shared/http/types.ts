@@ -20,6 +20,15 @@ export interface OperationContext extends Context {
    * undefined when the request has none.
    */
   idempotencyKey?: string;
+  /** The portal's token bucket for the route, once the rate limit consulted it (middleware/portal-rate-limit.ts). */
+  portalBucket?: PortalBucket;
+}
+
+/** A portal's token bucket on one route: `burst` tokens, one back every `intervalMs`; full again at `fullAt` (epoch ms). */
+export interface PortalBucket {
+  readonly burst: number;
+  readonly intervalMs: number;
+  readonly fullAt: number;
 }
 
 export type HttpMiddleware = MiddlewareObj<HttpEvent, HttpResult, Error, OperationContext>;

@@ -20,6 +20,7 @@ import { ATTEMPTS_PER_EVENT, MINIMUM_CALLS, RECORDED_PER_BATCH, REPLAYED_PER_INV
 const ROW_NOTES: Partial<Record<FunctionName, string>> = {
   replayDeadLetters: `${REPLAYED_PER_INVOCATION} dead letters per invocation: 1 Query, then per message 1 UpdateItem claiming it, 1 Publish and 1 TransactWriteItems removing it; 1 UpdateItem: the portal's rate limit`,
   createSubscription: "1 UpdateItem: the portal's rate limit (every floor makes it too: its cost is one such call, half the rename row)",
+  testFilter: "1 UpdateItem: the portal's rate limit, its one AWS call (its floor makes it too)",
   testSubscription: "1 UpdateItem: the portal's rate limit (every floor makes it too: its cost is one such call, half the rename row)",
   renameSubscription: "2 UpdateItem: the portal's rate limit and the record's name",
   confirmSubscription: "2 UpdateItem: the portal's rate limit, and the confirmation request's turn (its floor makes both)",
@@ -29,13 +30,10 @@ const ROW_NOTES: Partial<Record<FunctionName, string>> = {
 };
 
 /**
- * Rows whose warm time is not judged, and why: test-filter calls nothing, so its warm time is the
- * middleware chain's and the filter's few microseconds against a floor that does nothing at all.
+ * Rows whose warm time is not judged, and why (none now: test-filter, which calls nothing else,
+ * takes its portal's token as its floor does, so its warm time is judged against that call).
  */
-const WARM_UNTARGETED: Partial<Record<FunctionName, string>> = {
-  testFilter:
-    'warm median not judged: no AWS call, so its time is the middleware chain (body parsing, validation, the log line) and the filter, some 0.1 ms, against a floor that does no work; bundle, load and cold start are judged',
-};
+const WARM_UNTARGETED: Partial<Record<FunctionName, string>> = {};
 
 /** The HTTP functions' timeout (infra/aws/webhook-subscriptions-stack.ts), and what the list scaling rows get instead. */
 const DEPLOYED_TIMEOUT_MS = 10_000;

@@ -88,8 +88,8 @@ export const MINIMUM_CALLS: Record<string, (sizes: { records: number; queryPages
     required: { TransactWriteItems: RECORDED_PER_BATCH, BatchGetItem: 2 },
     extra: { action: 'GetItem', reason: 'reads the record once per batch: it must exist in that portal with that topic, and the cap of 1,000' },
   }),
-  // Nothing to read or send: the filter is tried in the function alone.
-  testFilter: () => ({ required: {} }),
+  // Nothing to read or send: the filter is tried in the function alone; its portal's token taken.
+  testFilter: () => ({ required: { UpdateItem: 1 } }),
   // The record (it must be the caller's; its protocol), one Query page of attempts.
   listAttempts: () => ({ required: { GetItem: 1, Query: 1, UpdateItem: 1 } }),
   // One log group's records: their messages (so their portal) from the message log, then one

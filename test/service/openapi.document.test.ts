@@ -106,9 +106,28 @@ describe('the OpenAPI document', () => {
       // Every route may meet API Gateway's stage throttle; the routes that make SNS send are also
       // limited per portal. Either way with a required Retry-After, as 503 has.
       expect(statuses).toEqual(expect.arrayContaining(['429', '431']));
-      for (const status of ['429', '503']) expect(item.responses[status].headers).toEqual({ 'Retry-After': expect.objectContaining({ required: true }) });
+      for (const status of ['429', '503']) expect(item.responses[status].headers['Retry-After']).toEqual(expect.objectContaining({ required: true }));
+      // Every answer declares the RateLimit-* headers the service sends once the portal's bucket
+      // was consulted: required on a limited route's 200 (all of them consult it), optional on the
+      // others (API Gateway's own answers, and refusals before the bucket, carry none).
+      const limited = operation.limitedPerPortal || operation.portalBudget !== undefined;
+      for (const [status, response] of Object.entries(item.responses as Record<string, { headers: Record<string, unknown> }>)) {
+        const always = limited && status === '200';
+        for (const name of ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset']) {
+          expect([status, response.headers[name]]).toEqual([status, always ? expect.objectContaining({ required: true, schema: expect.objectContaining({ type: 'integer' }) }) : { $ref: `#/components/headers/${name}` }]);
+        }
+      }
     },
   );
+
+  it('declares the RateLimit-* header components optional, saying which answers carry none', () => {
+    for (const name of ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset']) {
+      const header = openApiDocument.components.headers[name];
+      expect(header).toEqual(expect.objectContaining({ required: false, schema: expect.objectContaining({ type: 'integer' }) }));
+      expect(header.description).toContain('draft-ietf-httpapi-ratelimit-headers-06');
+      expect(header.description).toMatch(/Absent from API Gateway's own answers \(401, 403, 413, its stage throttle's 429/);
+    }
+  });
 
   it('documents the query of GET /dead-letters as the service reads it: config_id required, limit and cursor optional', () => {
     const operation = OPERATIONS.find((candidate) => candidate.id === 'listDeadLettersRoute')!;

@@ -12,7 +12,7 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { randomUUID } from 'node:crypto';
 import { clientOptions } from '../../shared/aws/client-options';
 import { portalSendBurst, portalSendRatePerMinute } from '../../shared/settings';
-import { PortalRateLimitedError, tokenTaker } from '../../shared/http/middleware/portal-rate-limit';
+import { PortalRateLimitedError, rateLimitHeadersOf, tokenTaker } from '../../shared/http/middleware/portal-rate-limit';
 import { testSubscriptionRoute } from '../../shared/operations';
 import { call, freshPortal, newSubscription } from '../support/api';
 import { confirmAsEndpointOwner, deliveriesTo } from '../support/sns-confirmation';
@@ -137,11 +137,12 @@ describe('the token bucket under a burst', () => {
 
     const earlier = take(portalId);
     await new Promise((resolve) => setTimeout(resolve, 20));
-    await take(portalId);
+    const later = await take(portalId);
     release();
 
     // Two at once is the burst: the earlier request gets the second token, and a third is refused.
-    await expect(earlier).resolves.toBeUndefined();
+    expect(rateLimitHeadersOf(later, Date.now())['ratelimit-remaining']).toBe('1');
+    expect(rateLimitHeadersOf(await earlier, Date.now())).toEqual({ 'ratelimit-limit': '2', 'ratelimit-remaining': '0', 'ratelimit-reset': '120' });
     await expect(take(portalId)).rejects.toBeInstanceOf(PortalRateLimitedError);
     client.destroy();
   });

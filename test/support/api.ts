@@ -64,8 +64,17 @@ export async function call(operationId: OperationId, options: HttpEventOptions &
     text: result.body,
   };
   // Every answer a suite sees must be one the OpenAPI document describes.
-  await expectDocumentedAnswer(operationId, options.prefix ?? 0, answer.statusCode, answer.body);
+  await expectDocumentedAnswer(operationId, options.prefix ?? 0, answer.statusCode, answer.body, answer.headers);
   return answer;
+}
+
+/**
+ * The answer but for its RateLimit-* headers, which are each request's own (every request takes its
+ * token): what a repeated request answers again, byte for byte.
+ */
+export function withoutRateLimit(answer: ApiAnswer): ApiAnswer {
+  const headers = Object.fromEntries(Object.entries(answer.headers).filter(([name]) => !name.startsWith('ratelimit-')));
+  return { ...answer, headers };
 }
 
 /** A valid create body; override any field. */

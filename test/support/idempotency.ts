@@ -6,15 +6,16 @@
 import { createHash } from 'node:crypto';
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { idempotencyPartitionOf, TABLE_KEYS } from '../../shared/data/table';
-import { type ApiAnswer, call, newSubscription } from './api';
+import { type ApiAnswer, call, newSubscription, withoutRateLimit } from './api';
 import { inspectDb, portalTopicArns, subscriptionItems } from './aws-state';
 import { TEST_ENV } from './test-env';
 
 /** The partition of the idempotency records of creates. */
 export const PARTITION = idempotencyPartitionOf('createSubscriptionRoute');
 
-export function create(portalId: string, key: string | undefined, body: unknown = newSubscription()): Promise<ApiAnswer> {
-  return call('createSubscriptionRoute', { portalId, body, headers: key === undefined ? {} : { 'idempotency-key': key } });
+/** A create, answered but for its RateLimit-* headers (each request's own: support/api.ts withoutRateLimit). */
+export async function create(portalId: string, key: string | undefined, body: unknown = newSubscription()): Promise<ApiAnswer> {
+  return withoutRateLimit(await call('createSubscriptionRoute', { portalId, body, headers: key === undefined ? {} : { 'idempotency-key': key } }));
 }
 
 export const freshKey = () => `key-${crypto.randomUUID()}`;

@@ -180,7 +180,7 @@ export async function call(stack: LocalStack, method: string, path: string, opti
   });
   const answer = await answerOf(response);
   // Every answer of an operation a suite sees must be one the OpenAPI document describes.
-  await expectDocumentedHttpAnswer(method, path, answer.status, answer.body);
+  await expectDocumentedHttpAnswer(method, path, answer.status, answer.body, answer.headers);
   return answer;
 }
 

@@ -250,8 +250,8 @@ describe('what each function may do', () => {
       'service topics: sns:GetSubscriptionAttributes sns:Publish',
       MESSAGE_LOG_WRITES,
     ],
-    // No AWS call: no per-portal limit, no bucket.
-    testFilter: ['own log group: logs:CreateLogStream logs:PutLogEvents'],
+    // Its one AWS call is its per-portal limit's bucket.
+    testFilter: ['own log group: logs:CreateLogStream logs:PutLogEvents', BUCKET],
     replayDeadLetters: [
       'own log group: logs:CreateLogStream logs:PutLogEvents',
       `table: dynamodb:GetItem dynamodb:Query ${PORTALS}`,
