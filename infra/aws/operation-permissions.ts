@@ -12,7 +12,7 @@
  * per item, as the PutItem / UpdateItem / DeleteItem it contains.
  */
 import { LETTER_LEASE, RETRIES_ATTRIBUTE } from '../../shared/data/dead-letters';
-import { CLEARED_BY_ACTIVATION, DAY_COUNTER_PREFIX } from '../../shared/data/subscription-record';
+import { CLEARED_BY_ACTIVATION, DAY_COUNTER_PREFIX, RETRYING_DAY_PREFIX } from '../../shared/data/subscription-record';
 import { DELIVERY_PARTITIONS_PATTERN, EXPIRY_ATTRIBUTE, IDEMPOTENCY_PARTITIONS_PATTERN, MESSAGE_ID_PARTITIONS_PATTERN, RETRY_DUE_PARTITIONS_PATTERN, TABLE_KEYS } from '../../shared/data/table';
 import type { OperationId } from '../../shared/operations';
 import { DELIVERY_STATUS_ATTRIBUTE } from '../../shared/subscriptions/delivery-status';
@@ -131,8 +131,8 @@ export const OPERATION_PERMISSIONS = {
   // it and ending its schedule in its ledger (its due retry: REPLAY_DUE_WORK).
   replayDeadLettersRoute: {
     table: ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:DeleteItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem'],
-    // The dead letter's claim, its day counter on the record, its ledger (shared/data/dead-letters.ts remove).
-    writtenAttributes: withKeys(LETTER_LEASE.until, LETTER_LEASE.holder, `${DAY_COUNTER_PREFIX}*`, RETRIES_ATTRIBUTE, 'cancelled', EXPIRY_ATTRIBUTE),
+    // The dead letter's claim, its day counters on the record (of the kept, of those retrying), its ledger (shared/data/dead-letters.ts remove).
+    writtenAttributes: withKeys(LETTER_LEASE.until, LETTER_LEASE.holder, `${DAY_COUNTER_PREFIX}*`, `${RETRYING_DAY_PREFIX}*`, RETRIES_ATTRIBUTE, 'cancelled', EXPIRY_ATTRIBUTE),
     // shared/http/idempotency.ts, as for create.
     idempotencyRecords: ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
     topics: ['sns:GetSubscriptionAttributes', 'sns:Publish'],
