@@ -199,8 +199,8 @@ function removal(table: RecordTable, letter: Pick<KeptDeadLetter, 'portalId' | '
 }
 
 /** The deletion of a dead letter only while its retry is out (a retry's verdict, or the letter it is replaced by). */
-const retryingDelete = (table: RecordTable, key: ItemKey): TransactionItem => ({
-  Delete: { TableName: table.tableName, Key: key, ConditionExpression: 'attribute_exists(#retriedAt)', ExpressionAttributeNames: { '#retriedAt': RETRIED_AT_ATTRIBUTE } },
+const retryingDelete = (table: RecordTable, { portalId, sk }: ItemKey): TransactionItem => ({
+  Delete: { TableName: table.tableName, Key: { portalId, sk }, ConditionExpression: 'attribute_exists(#retriedAt)', ExpressionAttributeNames: { '#retriedAt': RETRIED_AT_ATTRIBUTE } },
 });
 
 /**
