@@ -91,7 +91,7 @@ it('delivers by a scheduled retry an event its endpoint refused once with a 400,
     const answer = await call(delivery.stack, 'GET', `${API}/messages?config_id=${configId}`, { token: await delivery.token(client) });
     expect(answer.status).toBe(200);
     const messages = answer.body.messages as { eventId: string; status: string; body: unknown }[];
-    return messages.length === 2 && messages[0]!.status === 'delivered' && messages[1]!.status === 'dead-lettered' ? messages : undefined;
+    return messages.length === 2 && messages[0]!.status === 'delivered' && messages[1]!.status === 'retried' ? messages : undefined;
   }, 15_000, 200);
   expect(logged.map((message) => message.eventId)).toEqual([eventId, eventId]);
   expect(logged[0]!.body).toEqual(received.at(-1)!.message);
