@@ -80,7 +80,7 @@ export class DeadLetterRetries extends Construct {
     });
     this.sweeper.allow(['sns:Publish'], [props.topicArnPattern]);
     // Retries and notices are logged as every message is.
-    allowMessageLogWrites(this.sweeper, tableArn);
+    allowMessageLogWrites(this.sweeper, tableArn, { retries: true });
     // The message a retried dead letter came from reads `retried` in the log.
     allowMessageJoin(this.sweeper, tableArn);
 

@@ -84,10 +84,10 @@ export const SWEEPER_WRITES = {
     NEXT_RETRY_ATTRIBUTE,
     RETRIED_AT_ATTRIBUTE,
     RETRY_MESSAGE_ATTRIBUTE,
-    // Its ledger, which names the retry out.
+    // Its ledger, which names the retry out (its message id under the same name as on the letter).
     RETRIES_ATTRIBUTE,
     'cancelled',
-    ...RETRYING_LEDGER_ATTRIBUTES,
+    ...RETRYING_LEDGER_ATTRIBUTES.filter((name) => name !== RETRY_MESSAGE_ATTRIBUTE),
     EXPIRY_ATTRIBUTE,
     // The record: its day counters (of the kept, of those retrying), or the disabling (its condition reads the status and the streak).
     `${DAY_COUNTER_PREFIX}*`,

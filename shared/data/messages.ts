@@ -29,7 +29,9 @@ export const STATE_ATTRIBUTE = 'deliveryState';
 
 /** What the publishers write: the message's attributes, and its owner's by message id (the IAM grants name them). */
 export const MESSAGE_ATTRIBUTES = ['configId', 'messageId', 'eventId', 'event', 'occurredAt', 'sentAt', 'body', STATE_ATTRIBUTE, 'attempts'] as const;
-export const MESSAGE_OWNER_ATTRIBUTES = ['subscriptionPortalId', 'configId', 'messageId', 'messageSk', 'event', 'eventId', 'retryOf'] as const;
+export const MESSAGE_OWNER_ATTRIBUTES = ['subscriptionPortalId', 'configId', 'messageId', 'messageSk', 'event', 'eventId'] as const;
+/** The owner's attribute that a scheduled retry adds (the retry sweep's grant alone names it). */
+export const RETRY_OF_ATTRIBUTE = 'retryOf';
 /** What a delivery status changes on a message (the attempts consumer, the dead-letter recorder). */
 export const MESSAGE_STATE_ATTRIBUTES = [STATE_ATTRIBUTE, 'lastAttemptAt', 'statusCode', 'attempts'] as const;
 
