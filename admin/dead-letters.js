@@ -34,12 +34,16 @@ async function loadDeadLetters({ more = false } = {}) {
 
 /**
  * A dead letter's scheduled retries (DELIVERY_RETRY_SCHEDULE): how many its event had, and when the
- * next is due; none is once the schedule is spent, after a send again, or while deactivated.
+ * next is due; none is once the schedule is spent, after a send again, or while deactivated. One
+ * whose retry is out says so, and since when.
  */
 function retriesCell(deadLetter) {
+  const next = deadLetter.state === 'retrying' && deadLetter.retriedAt
+    ? ['being retried, sent ', timeElement(deadLetter.retriedAt)]
+    : deadLetter.nextRetryAt ? ['next ', timeElement(deadLetter.nextRetryAt)] : ['none scheduled'];
   return labelledCell('Scheduled retries', {}, [
     element('div', { textContent: deadLetter.retries === 0 ? 'Not retried' : `Retried ${plural(deadLetter.retries, 'time', 'times')}` }),
-    element('div', { className: 'meta' }, deadLetter.nextRetryAt ? ['next ', timeElement(deadLetter.nextRetryAt)] : ['none scheduled']),
+    element('div', { className: 'meta' }, next),
   ]);
 }
 

@@ -29,7 +29,7 @@ export const handler = httpOperation(listDeadLettersRoute, {
     const count = page.deadLetters.length;
     return {
       message: `${count} dead letter${count === 1 ? '' : 's'} on this page${page.nextKey ? '; more on the next' : ''}.`,
-      deadLetters: page.deadLetters.map(({ eventId, event, occurredAt, failedAt, messageId, retries, nextRetryAt }) => ({
+      deadLetters: page.deadLetters.map(({ eventId, event, occurredAt, failedAt, messageId, retries, nextRetryAt, retriedAt }) => ({
         eventId,
         event,
         occurredAt,
@@ -37,6 +37,9 @@ export const handler = httpOperation(listDeadLettersRoute, {
         messageId,
         retries,
         nextRetryAt,
+        // Kept while its scheduled retry is out: it reads as being retried until SNS's verdict.
+        state: retriedAt === null ? 'dead-lettered' : 'retrying',
+        retriedAt,
       })),
       nextCursor: page.nextKey ? cursorOf(page.nextKey) : null,
       deadLettersDropped: deadLetterSummaryOf(record).deadLettersDropped,

@@ -37,7 +37,16 @@ async function recordOne(batch: DeadLetterBatch, record: SQSRecord, owners: Read
   else {
     // SNS's ErrorMessage is left out: nothing says it never quotes the endpoint (and its credentials).
     const { retries, nextRetryAt } = outcome.schedule;
-    logger.info('dead letter kept', { ...fields, failedAt: letter.failedAt, errorCode: reason.errorCode, requestId: reason.requestId, retries, nextRetryAt: nextRetryAt ?? null });
+    logger.info('dead letter kept', {
+      ...fields,
+      failedAt: letter.failedAt,
+      errorCode: reason.errorCode,
+      requestId: reason.requestId,
+      retries,
+      nextRetryAt: nextRetryAt ?? null,
+      // The retry of a dead letter kept as retrying: this one took its place.
+      ...(outcome.replaced && { replacedRetrying: true }),
+    });
     if (outcome.evicted) logger.warn('oldest dead letter dropped: the subscription keeps at most 1,000', { ...fields, droppedEventId: outcome.evicted.eventId });
   }
 }

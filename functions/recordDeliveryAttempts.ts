@@ -1,7 +1,7 @@
 import type { Context } from 'aws-lambda';
 import { documentClient } from '../shared/aws/dynamodb';
 import { type DeliveryAttempt, readAttempt, readLogBatch } from '../shared/attempts/delivery-status-record';
-import { joinToMessages, markMessagesAttempted, UNKNOWN_MESSAGE_DROPPED } from '../shared/attempts/message-join';
+import { endDeliveredRetries, joinToMessages, markMessagesAttempted, UNKNOWN_MESSAGE_DROPPED } from '../shared/attempts/message-join';
 import { recordAttempts } from '../shared/data/attempts';
 import { attemptKeepDays, maxAttemptsPerSubscription, tableName, topicPrefix } from '../shared/environment';
 import { logger, withInvocationLogging } from '../shared/logger';
@@ -65,7 +65,9 @@ export const handler = withInvocationLogging('recordDeliveryAttempts', async (ev
     summary.duplicates += outcome.duplicates;
     summary.evicted += outcome.evicted;
     await markMessagesAttempted(table, group);
-    logger.info('delivery attempts kept', { portalId, configId, ...outcome });
+    // A dead letter whose retry was delivered leaves: it read as retrying until now.
+    const retriesDelivered = await endDeliveredRetries(table, group);
+    logger.info('delivery attempts kept', { portalId, configId, ...outcome, ...(retriesDelivered > 0 && { retriesDelivered }) });
   }
   return summary;
 });

@@ -13,8 +13,8 @@ import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { RETRY_SWEEPER } from '../../shared/operations';
 import { PORTAL_PARTITIONS_ONLY, RETRY_DUE_PARTITIONS_ONLY } from './operation-permissions';
-import { SWEEPER_DUE_WORK, SWEEPER_READS, SWEEPER_WRITES } from './recorder-permissions';
-import { allowMessageLogWrites } from './message-log-permissions';
+import { SWEEPER_DUE_WORK, SWEEPER_DUE_WORK_PUTS, SWEEPER_READS, SWEEPER_WRITES } from './recorder-permissions';
+import { allowMessageJoin, allowMessageLogWrites } from './message-log-permissions';
 import { ServiceFunction } from './service-function';
 
 export interface DeadLetterRetriesProps {
@@ -68,6 +68,11 @@ export class DeadLetterRetries extends Construct {
       ...RETRY_DUE_PARTITIONS_ONLY,
       'ForAllValues:StringEquals': { 'dynamodb:Attributes': [...SWEEPER_DUE_WORK.attributes] },
     });
+    // A retry sent puts its `settle` work.
+    this.sweeper.allow(SWEEPER_DUE_WORK_PUTS.actions, [tableArn], {
+      ...RETRY_DUE_PARTITIONS_ONLY,
+      'ForAllValues:StringEquals': { 'dynamodb:Attributes': [...SWEEPER_DUE_WORK_PUTS.attributes] },
+    });
     this.sweeper.allow(SWEEPER_READS.actions, [tableArn], PORTAL_PARTITIONS_ONLY);
     this.sweeper.allow(SWEEPER_WRITES.actions, [tableArn], {
       ...PORTAL_PARTITIONS_ONLY,
@@ -75,7 +80,9 @@ export class DeadLetterRetries extends Construct {
     });
     this.sweeper.allow(['sns:Publish'], [props.topicArnPattern]);
     // Retries and notices are logged as every message is.
-    allowMessageLogWrites(this.sweeper, tableArn);
+    allowMessageLogWrites(this.sweeper, tableArn, { retries: true });
+    // The message a retried dead letter came from reads `retried` in the log.
+    allowMessageJoin(this.sweeper, tableArn);
 
     this.schedule = new Rule(this, 'Schedule', {
       description: `Runs ${RETRY_SWEEPER.handler} every minute.`,

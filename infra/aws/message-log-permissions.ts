@@ -7,7 +7,7 @@
  * authorizes a BatchWriteItem with `dynamodb:LeadingKeys` holding every item's partition key
  * ("Using IAM policy conditions for fine-grained access control", DynamoDB Developer Guide).
  */
-import { MESSAGE_ATTRIBUTES, MESSAGE_OWNER_ATTRIBUTES, MESSAGE_STATE_ATTRIBUTES } from '../../shared/data/messages';
+import { MESSAGE_ATTRIBUTES, MESSAGE_OWNER_ATTRIBUTES, MESSAGE_STATE_ATTRIBUTES, RETRY_OF_ATTRIBUTE } from '../../shared/data/messages';
 import {
   DELIVERY_PARTITIONS_PATTERN,
   EXPIRY_ATTRIBUTE,
@@ -21,11 +21,16 @@ import type { ServiceFunction } from './service-function';
 
 const KEYS = [TABLE_KEYS.partitionKey, TABLE_KEYS.sortKey];
 
-/** Grants a publisher the message log's writes: its messages in the portals' partitions, their owners in the message-id ones. */
-export function allowMessageLogWrites(fn: ServiceFunction, tableArn: string): void {
+/**
+ * Grants a publisher the message log's writes: its messages in the portals' partitions, their
+ * owners in the message-id ones; `retries`: the owner of a scheduled retry names the dead letter it
+ * sends again (the retry sweep).
+ */
+export function allowMessageLogWrites(fn: ServiceFunction, tableArn: string, { retries = false }: { retries?: boolean } = {}): void {
+  const owner = retries ? [...MESSAGE_OWNER_ATTRIBUTES, RETRY_OF_ATTRIBUTE] : MESSAGE_OWNER_ATTRIBUTES;
   fn.allow(['dynamodb:BatchWriteItem'], [tableArn], {
     'ForAllValues:StringNotLike': { 'dynamodb:LeadingKeys': [IDEMPOTENCY_PARTITIONS_PATTERN, DELIVERY_PARTITIONS_PATTERN, RETRY_DUE_PARTITIONS_PATTERN, RUNNING_RECOVERIES_PARTITION] },
-    'ForAllValues:StringEquals': { 'dynamodb:Attributes': [...new Set([...KEYS, ...MESSAGE_ATTRIBUTES, ...MESSAGE_OWNER_ATTRIBUTES, EXPIRY_ATTRIBUTE])] },
+    'ForAllValues:StringEquals': { 'dynamodb:Attributes': [...new Set([...KEYS, ...MESSAGE_ATTRIBUTES, ...owner, EXPIRY_ATTRIBUTE])] },
   });
 }
 

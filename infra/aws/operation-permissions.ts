@@ -12,7 +12,7 @@
  * per item, as the PutItem / UpdateItem / DeleteItem it contains.
  */
 import { LETTER_LEASE, RETRIES_ATTRIBUTE } from '../../shared/data/dead-letters';
-import { CLEARED_BY_ACTIVATION, DAY_COUNTER_PREFIX } from '../../shared/data/subscription-record';
+import { CLEARED_BY_ACTIVATION, DAY_COUNTER_PREFIX, RETRYING_DAY_PREFIX } from '../../shared/data/subscription-record';
 import { RECOVERY_ATTRIBUTES } from '../../shared/data/recoveries';
 import {
   DELIVERY_PARTITIONS_PATTERN,
@@ -142,8 +142,8 @@ export const OPERATION_PERMISSIONS = {
   // it and ending its schedule in its ledger (its due retry: REPLAY_DUE_WORK).
   replayDeadLettersRoute: {
     table: ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:DeleteItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem'],
-    // The dead letter's claim, its day counter on the record, its ledger (shared/data/dead-letters.ts remove).
-    writtenAttributes: withKeys(LETTER_LEASE.until, LETTER_LEASE.holder, `${DAY_COUNTER_PREFIX}*`, RETRIES_ATTRIBUTE, 'cancelled', EXPIRY_ATTRIBUTE),
+    // The dead letter's claim, its day counters on the record (of the kept, of those retrying), its ledger (shared/data/dead-letters.ts remove).
+    writtenAttributes: withKeys(LETTER_LEASE.until, LETTER_LEASE.holder, `${DAY_COUNTER_PREFIX}*`, `${RETRYING_DAY_PREFIX}*`, RETRIES_ATTRIBUTE, 'cancelled', EXPIRY_ATTRIBUTE),
     // shared/http/idempotency.ts, as for create.
     idempotencyRecords: ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
     topics: ['sns:GetSubscriptionAttributes', 'sns:Publish'],

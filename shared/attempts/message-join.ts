@@ -8,6 +8,7 @@
  */
 import { mapWithConcurrency } from '../aws/bounded-concurrency';
 import type { DeliveryAttempt } from '../data/attempts';
+import { removeRetrying } from '../data/dead-letters';
 import { messageAttempted, messageDeadLettered, type MessageOwner, ownersOf } from '../data/messages';
 import type { RecordTable } from '../data/table';
 import { TEST_EVENT_KIND } from '../delivery/message';
@@ -67,6 +68,16 @@ export async function joinToMessages(table: RecordTable, attempts: readonly Deli
 export async function markMessagesAttempted(table: RecordTable, { attempts, owners }: JoinedAttempts): Promise<void> {
   const pairs = attempts.map((attempt, index) => ({ attempt, owner: owners[index]! }));
   await mapWithConcurrency(pairs, UPDATES_IN_FLIGHT, ({ attempt, owner }) => messageAttempted(table, owner, attempt));
+}
+
+/**
+ * The dead letters whose scheduled retry these attempts delivered leave (they stayed kept, shown as
+ * retrying, while the retry was out: shared/dead-letters/retries.ts). Answers how many left.
+ */
+export async function endDeliveredRetries(table: RecordTable, { attempts, owners }: JoinedAttempts): Promise<number> {
+  const delivered = owners.filter((owner, index) => owner.retryOf !== undefined && attempts[index]!.status === 'delivered');
+  const left = await mapWithConcurrency(delivered, UPDATES_IN_FLIGHT, (owner) => removeRetrying(table, { portalId: owner.portalId, configId: owner.configId, sk: owner.retryOf! }));
+  return left.filter(Boolean).length;
 }
 
 /**

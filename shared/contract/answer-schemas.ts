@@ -109,7 +109,12 @@ export const subscriptionListEntry = {
     status: ref(subscriptionStatusAnswer),
     confirmed: { type: 'boolean' },
     subscriptionState: ref(subscriptionState),
-    deadLetters: { type: 'integer', minimum: 0, description: 'How many dead letters are kept for it (GET /dead-letters lists them).' },
+    deadLetters: { type: 'integer', minimum: 0, description: 'How many dead letters are kept for it (GET /dead-letters lists them), those being retried included.' },
+    deadLettersRetrying: {
+      type: 'integer',
+      minimum: 0,
+      description: 'How many of its dead letters are being retried: a scheduled retry was sent and SNS has not said yet how it went. Counted in `deadLetters` too.',
+    },
     lastDeadLetterAt: {
       type: ['string', 'null'],
       description: 'When its latest dead letter failed, while that is still kept; null otherwise.',
@@ -141,6 +146,7 @@ export const subscriptionListEntry = {
     'confirmed',
     'subscriptionState',
     'deadLetters',
+    'deadLettersRetrying',
     'lastDeadLetterAt',
     'deadLettersDropped',
     'lastDeliveredAt',
@@ -223,10 +229,17 @@ export const deadLetter = {
     retries: { type: 'integer', minimum: 0, description: 'How many scheduled retries (DELIVERY_RETRY_SCHEDULE) its event had for this subscription before it failed this time.' },
     nextRetryAt: {
       type: ['string', 'null'],
-      description: 'When its next scheduled retry is due (ISO 8601); null once the schedule is spent, after a replay, or while the subscription is deactivated or deleted.',
+      description: 'When its next scheduled retry is due (ISO 8601); null once the schedule is spent, after a replay, while it is being retried, or while the subscription is deactivated or deleted.',
     },
+    state: {
+      type: 'string',
+      enum: ['dead-lettered', 'retrying'],
+      description:
+        '`retrying` while a scheduled retry of it is out (published again, SNS has not said yet how it went): it leaves once the retry is delivered, and the retry\'s own dead letter takes its place if it fails; `dead-lettered` otherwise.',
+    },
+    retriedAt: { type: ['string', 'null'], description: 'While it is being retried, when the retry was sent (ISO 8601; GET /messages lists the retry under this time); null otherwise.' },
   },
-  required: ['eventId', 'event', 'occurredAt', 'failedAt', 'messageId', 'retries', 'nextRetryAt'],
+  required: ['eventId', 'event', 'occurredAt', 'failedAt', 'messageId', 'retries', 'nextRetryAt', 'state', 'retriedAt'],
   additionalProperties: false,
 } as const;
 export const listDeadLettersResponse = success(
@@ -271,8 +284,9 @@ export const loggedMessage = {
     sentAt: { type: 'string', description: 'When SNS accepted the message (ISO 8601).' },
     status: {
       type: 'string',
-      enum: ['pending', 'delivered', 'failed', 'dead-lettered'],
-      description: '`pending` until SNS logs its delivery; `dead-lettered` once SNS gave up and the dead letter was kept.',
+      enum: ['pending', 'delivered', 'failed', 'dead-lettered', 'retried'],
+      description:
+        '`pending` until SNS logs its delivery; `dead-lettered` once SNS gave up and the dead letter was kept; `retried` once a scheduled retry sent that dead letter again: the retry is the newer message with the same eventId, and its status says how it goes.',
     },
     attempts: { type: 'integer', minimum: 0, description: "SNS's count of tries of its last logged delivery; 0 while pending." },
     lastAttemptAt: { type: ['string', 'null'], description: 'When SNS logged its last delivery (ISO 8601); null while pending.' },

@@ -124,7 +124,8 @@ export const OPERATION_DOCS: Record<OperationId, OperationDoc> = {
       'Every subscription of the caller\'s portal, oldest first, with SNS\'s side of it (`subscriptionState`: confirmed, ' +
       'pending or unsubscribed) as the service last learned it: SNS is asked only about subscriptions not known to be ' +
       'confirmed, and a confirmation that lapses shows within one run of the reconciler. Each entry also tells its dead ' +
-      'letters: how many are kept (`deadLetters`), when the latest failed (`lastDeadLetterAt`), how many gave way to the ' +
+      'letters: how many are kept (`deadLetters`), how many of those are being retried (`deadLettersRetrying`: a scheduled retry ' +
+      'is out, SNS has not said yet how it went), when the latest failed (`lastDeadLetterAt`), how many gave way to the ' +
       'cap of 1,000 (`deadLettersDropped`); and its health, from SNS\'s delivery status logs: the latest delivery and failure ' +
       '(`lastDeliveredAt`, `lastFailedAt`) and the counts of the last 24 hours (`deliveredLast24h`, `failedLast24h`). The answer also says how many subscriptions the portal may have ' +
       '(`maxSubscriptions`). Any body is ignored.',
@@ -143,6 +144,7 @@ export const OPERATION_DOCS: Record<OperationId, OperationDoc> = {
           confirmed: true,
           subscriptionState: 'confirmed',
           deadLetters: 2,
+          deadLettersRetrying: 0,
           lastDeadLetterAt: '2026-11-24T08:41:12.345Z',
           deadLettersDropped: 0,
           lastDeliveredAt: '2026-11-24T09:02:33.120Z',
@@ -189,7 +191,9 @@ export const OPERATION_DOCS: Record<OperationId, OperationDoc> = {
     description:
       'The messages SNS could not deliver to the endpoint after its retries, newest first, a page at a time (`limit`, default 50, ' +
       'at most 100; `cursor`: the previous page\'s `nextCursor`). Each is kept 14 days (to the end of the UTC day it failed on ' +
-      'plus 14 days), and at most 1,000 per subscription: the oldest give way, counted in `deadLettersDropped`.',
+      'plus 14 days), and at most 1,000 per subscription: the oldest give way, counted in `deadLettersDropped`. While a scheduled ' +
+      'retry of one is out, it stays listed with `state` `retrying` and `retriedAt`: it leaves once the retry is delivered, and the ' +
+      'retry\'s own dead letter takes its place if it fails again.',
     query: listDeadLettersQuery,
     success: 'ListDeadLettersResponse',
     successExample: {
@@ -204,6 +208,8 @@ export const OPERATION_DOCS: Record<OperationId, OperationDoc> = {
           messageId: '5a3d2c1b-0f9e-4d8c-b7a6-958473625140',
           retries: 1,
           nextRetryAt: '2026-11-24T10:41:12.345Z',
+          state: 'dead-lettered',
+          retriedAt: null,
         },
       ],
       nextCursor: null,

@@ -9,9 +9,9 @@ import { conditionHeld, GetCommand, QueryCommand, UpdateCommand } from './comman
 import { type Bound, bindOperations, type Operation } from './bound-operations';
 import { dueWorkDelete, dueWorkPut, type DueWorkOf, retryKeyOf } from './due-work';
 import { releaseLease, takeLease, type LeaseAttributes } from './lease';
-import { ledgerPut, ledgerRetried, retryLedger, retryLedgers } from './retry-ledgers';
+import { ledgerPut, ledgerRetried, retryLedger, retryLedgers, type RetryOut } from './retry-ledgers';
 import { dayExpiryOf, DEAD_LETTER_KEEP_DAYS } from './subscription-record';
-import { deadLetterCounted, deadLetterCountedOut } from './subscription-records';
+import { deadLetterCounted, deadLetterCountedOut, deadLetterRetrying } from './subscription-records';
 import { deadLetterKeyOf, deadLetterPrefixOf, EXPIRY_ATTRIBUTE, type ItemKey, type RecordTable } from './table';
 import { cancellationCodes, failedACondition, transactOnce, type TransactionItem } from './transactions';
 
@@ -35,9 +35,10 @@ export interface DeadLetter {
 
 /**
  * A dead letter as read back (its topic is its subscription's), with its sort key to remove it by,
- * how many scheduled retries its event had and when the next is due (null: none).
+ * how many scheduled retries its event had and when the next is due (null: none), and, while its
+ * latest retry is out (SNS's verdict not in yet), when that was sent and SNS's id of it.
  */
-export type KeptDeadLetter = Omit<DeadLetter, 'topicArn'> & { sk: string; retries: number; nextRetryAt: string | null };
+export type KeptDeadLetter = Omit<DeadLetter, 'topicArn'> & { sk: string; retries: number; nextRetryAt: string | null; retriedAt: string | null; retryMessageId: string | null };
 /** A kept dead letter without its message: what pages and eviction read (a message may be 256 KB). */
 export type DeadLetterEntry = Omit<KeptDeadLetter, 'message'>;
 
@@ -47,6 +48,9 @@ export const MAX_KEPT_PER_SUBSCRIPTION = 1_000;
 /** Dead-letter attributes of the retry schedule. */
 export const RETRIES_ATTRIBUTE = 'retries';
 export const NEXT_RETRY_ATTRIBUTE = 'nextRetryAt';
+/** While its retry is out: when it was sent, and SNS's message id of it. */
+export const RETRIED_AT_ATTRIBUTE = 'retriedAt';
+export const RETRY_MESSAGE_ATTRIBUTE = 'retryMessageId';
 /** A replay's or a retry's claim on a dead letter (lease.ts), so that one of them sends it. */
 export const LETTER_LEASE: Required<LeaseAttributes> = { until: 'replayClaimedUntil', holder: 'replayClaimedBy' };
 
@@ -61,7 +65,7 @@ export interface StoredSchedule {
 }
 
 /** What stored a dead letter, or why not. */
-export type StoreOutcome = 'stored' | 'duplicate' | 'subscription gone' | 'evicted one gone';
+export type StoreOutcome = 'stored' | 'duplicate' | 'subscription gone' | 'evicted one gone' | 'replaced one gone';
 
 // A page of dead letters is at most 1 MB; 1,000 of them (the cap) of up to 256 KB each are many
 // pages, and expired ones not yet deleted add to them: the bound only stops a loop that never ends.
@@ -75,15 +79,17 @@ const nowSeconds = () => Math.floor(Date.now() / 1000);
  * kept one, deleted (counted out, counted as dropped) in the same transaction. `staleCounters`: day
  * counters of the record past their time, removed. The record's topic is the letter's: the
  * recorder compared them when it read the record (only create and the reconciler write a topic,
- * and a repaired topic keeps its name, so its ARN).
+ * and a repaired topic keeps its name, so its ARN). `replaces`: the dead letter whose retry this one
+ * is, deleted and counted out in the same transaction (so the event is counted once), only while
+ * its retry is still out.
  */
 export async function store(
   table: RecordTable,
   letter: DeadLetter,
-  options: { evict?: DeadLetterEntry; staleCounters?: readonly string[]; lastDeadLetterAt: string; schedule: StoredSchedule },
+  options: { evict?: DeadLetterEntry; replaces?: RetryOut; staleCounters?: readonly string[]; lastDeadLetterAt: string; schedule: StoredSchedule },
 ): Promise<StoreOutcome> {
   const { portalId, configId } = letter;
-  const { evict, schedule } = options;
+  const { evict, replaces, schedule } = options;
   const items: TransactionItem[] = [
     {
       Put: {
@@ -110,9 +116,12 @@ export async function store(
       lastDeadLetterAt: options.lastDeadLetterAt,
       beginsStreak: schedule.beginsStreak,
       evictedFailedAt: evict?.failedAt,
+      evictedRetrying: evict?.retriedAt != null,
+      replacedFailedAt: replaces?.failedAt,
       staleCounters: options.staleCounters,
     }),
     ...(evict ? [{ Delete: { TableName: table.tableName, Key: { portalId, sk: evict.sk }, ConditionExpression: 'attribute_exists(sk)' } }] : []),
+    ...(replaces ? [retryingDelete(table, { portalId, sk: replaces.sk })] : []),
     // After the conditional items, whose cancellation reasons are read by position below.
     ...schedule.dueWork.map((work) => dueWorkPut(table, work)),
     // The evicted one's scheduled retry goes with it: left, the sweep would read it for nothing.
@@ -124,10 +133,11 @@ export async function store(
   } catch (error) {
     const codes = cancellationCodes(error);
     if (!codes) throw error;
-    const [put, record, deleted] = codes;
+    const [put, record, ...removed] = codes;
     if (put === 'ConditionalCheckFailed') return 'duplicate';
     if (record === 'ConditionalCheckFailed') return 'subscription gone';
-    if (deleted === 'ConditionalCheckFailed') return 'evicted one gone';
+    if (evict && removed[0] === 'ConditionalCheckFailed') return 'evicted one gone';
+    if (replaces && removed[evict ? 1 : 0] === 'ConditionalCheckFailed') return 'replaced one gone';
     throw error;
   }
 }
@@ -181,12 +191,17 @@ export async function select(table: RecordTable, portalId: string, configId: str
 }
 
 /** The letter deleted and counted out of its record's day; both fail the transaction when gone already. */
-function removal(table: RecordTable, letter: Pick<KeptDeadLetter, 'portalId' | 'sk' | 'configId' | 'failedAt'>): TransactionItem[] {
+function removal(table: RecordTable, letter: Pick<KeptDeadLetter, 'portalId' | 'sk' | 'configId' | 'failedAt' | 'retriedAt'>): TransactionItem[] {
   return [
     { Delete: { TableName: table.tableName, Key: { portalId: letter.portalId, sk: letter.sk }, ConditionExpression: 'attribute_exists(sk)' } },
-    deadLetterCountedOut(table, letter),
+    deadLetterCountedOut(table, { ...letter, retrying: letter.retriedAt != null }),
   ];
 }
+
+/** The deletion of a dead letter only while its retry is out (a retry's verdict, or the letter it is replaced by). */
+const retryingDelete = (table: RecordTable, { portalId, sk }: ItemKey): TransactionItem => ({
+  Delete: { TableName: table.tableName, Key: { portalId, sk }, ConditionExpression: 'attribute_exists(#retriedAt)', ExpressionAttributeNames: { '#retriedAt': RETRIED_AT_ATTRIBUTE } },
+});
 
 /**
  * Removes a dead letter a replay sent and counts it out, in one transaction, which also ends its
@@ -206,17 +221,62 @@ export async function remove(table: RecordTable, letter: KeptDeadLetter): Promis
 }
 
 /**
- * Removes a dead letter a scheduled retry sent, with the retry's due work, counting it out and
- * its ledger one retry on; false when it was removed meanwhile (a replay, the subscription deleted).
+ * A dead letter a scheduled retry sent stays kept while its retry is out (docs/failed-deliveries.md,
+ * "Scheduled retries"): marked retrying (when, and SNS's id of the retry), one retry more, no next
+ * retry, counted among those retrying, in one transaction with its ledger (which names it, for the
+ * recorder to replace should the retry fail too), the retry's due work done, and `settle`: the work
+ * that removes it should SNS's verdict never come. False when it was removed meanwhile (a replay,
+ * the subscription deleted).
  */
-export async function removeRetried(table: RecordTable, letter: KeptDeadLetter, work: ItemKey): Promise<boolean> {
+export async function markRetrying(table: RecordTable, letter: KeptDeadLetter, work: ItemKey, retry: { messageId: string; sentAt: string }, settle: DueWorkOf): Promise<boolean> {
+  const retries = letter.retries + 1;
   try {
-    await transactOnce(table, [...removal(table, letter), ledgerRetried(table, letter, letter.retries + 1), dueWorkDelete(table, work)]);
+    await transactOnce(table, [
+      {
+        Update: {
+          TableName: table.tableName,
+          Key: { portalId: letter.portalId, sk: letter.sk },
+          UpdateExpression: 'SET #retriedAt = :sentAt, #retryMessageId = :messageId, #retries = :retries REMOVE #nextRetryAt',
+          ConditionExpression: 'attribute_exists(sk)',
+          ExpressionAttributeNames: { '#retriedAt': RETRIED_AT_ATTRIBUTE, '#retryMessageId': RETRY_MESSAGE_ATTRIBUTE, '#retries': RETRIES_ATTRIBUTE, '#nextRetryAt': NEXT_RETRY_ATTRIBUTE },
+          ExpressionAttributeValues: { ':sentAt': retry.sentAt, ':messageId': retry.messageId, ':retries': retries },
+        },
+      },
+      deadLetterRetrying(table, letter),
+      ledgerRetried(table, letter, retries, { sk: letter.sk, failedAt: letter.failedAt, messageId: retry.messageId }),
+      dueWorkDelete(table, work),
+      dueWorkPut(table, settle),
+    ]);
     return true;
   } catch (error) {
     if (failedACondition(error)) return false;
     throw error;
   }
+}
+
+/**
+ * Removes a dead letter whose retry is out, counted out of the kept and the retrying: its retry was
+ * delivered (the attempts consumer), or no verdict came in time (the sweep's `settle`). False when
+ * it is gone or its retry is no longer out (replaced by the retry's own dead letter, replayed).
+ */
+export async function removeRetrying(table: RecordTable, letter: { portalId: string; configId: string; sk: string }): Promise<boolean> {
+  const failedAt = failedAtOfKey(letter.configId, letter.sk);
+  if (!failedAt) return false;
+  try {
+    await transactOnce(table, [retryingDelete(table, letter), deadLetterCountedOut(table, { ...letter, failedAt, retrying: true })]);
+    return true;
+  } catch (error) {
+    if (failedACondition(error)) return false;
+    throw error;
+  }
+}
+
+/** When a dead letter failed, from its sort key (deadLetterKeyOf); undefined when the key is not one of the subscription's. */
+function failedAtOfKey(configId: string, sk: string): string | undefined {
+  const prefix = deadLetterPrefixOf(configId);
+  if (!sk.startsWith(prefix)) return undefined;
+  const [failedAt] = sk.slice(prefix.length).split('#');
+  return failedAt && !Number.isNaN(Date.parse(failedAt)) ? failedAt : undefined;
 }
 
 /** The subscription was deleted or deactivated: the dead letter stays, for a replay, with no next retry. */
@@ -245,7 +305,7 @@ export const claim = (table: RecordTable, letter: KeptDeadLetter, claimant: stri
 export const unclaim = (table: RecordTable, letter: KeptDeadLetter, claimant: string) => releaseLease(table, { portalId: letter.portalId, sk: letter.sk }, LETTER_LEASE, claimant);
 
 /** The attributes of a DeadLetterEntry: a page or an eviction reads these, never the message. */
-const ENTRY_ATTRIBUTES = ['sk', 'configId', 'eventId', 'event', 'occurredAt', 'failedAt', 'messageId', RETRIES_ATTRIBUTE, NEXT_RETRY_ATTRIBUTE] as const;
+const ENTRY_ATTRIBUTES = ['sk', 'configId', 'eventId', 'event', 'occurredAt', 'failedAt', 'messageId', RETRIES_ATTRIBUTE, NEXT_RETRY_ATTRIBUTE, RETRIED_AT_ATTRIBUTE, RETRY_MESSAGE_ATTRIBUTE] as const;
 
 /** The subscription's dead letters not expired, without their messages, page by page. */
 function entries(table: RecordTable, portalId: string, configId: string, options: { newestFirst: boolean; pageSize: number; afterKey?: string }) {
@@ -285,7 +345,7 @@ async function* items(
 
 export { retryLedger, retryLedgers };
 
-const DEAD_LETTER_OPERATIONS = { retryLedger, retryLedgers, store, findDeadLetter, oldest, page, select, claim, unclaim, remove, removeRetried, stopRetries };
+const DEAD_LETTER_OPERATIONS = { retryLedger, retryLedgers, store, findDeadLetter, oldest, page, select, claim, unclaim, remove, markRetrying, removeRetrying, stopRetries };
 
 /** Every operation on the dead letters, bound to one table; each function takes the ones it uses (a Pick of this). */
 export type DeadLetterStore = Bound<RecordTable, typeof DEAD_LETTER_OPERATIONS>;
@@ -307,6 +367,8 @@ function toEntry(item: Record<string, unknown>, portalId: string): DeadLetterEnt
     messageId: text('messageId'),
     retries: typeof item[RETRIES_ATTRIBUTE] === 'number' ? item[RETRIES_ATTRIBUTE] : 0,
     nextRetryAt: typeof item[NEXT_RETRY_ATTRIBUTE] === 'string' ? item[NEXT_RETRY_ATTRIBUTE] : null,
+    retriedAt: typeof item[RETRIED_AT_ATTRIBUTE] === 'string' ? item[RETRIED_AT_ATTRIBUTE] : null,
+    retryMessageId: typeof item[RETRY_MESSAGE_ATTRIBUTE] === 'string' ? item[RETRY_MESSAGE_ATTRIBUTE] : null,
   };
 }
 

@@ -4,7 +4,9 @@
  * (dead-letters.ts), claimed by a sweep (lease.ts) and deleted once done. Three kinds:
  * - `retry`: publish a dead letter again, at its `nextRetryAt`;
  * - `failing`: tell the portal's other subscriptions that this one began failing (once per streak);
- * - `disable`: check the subscription for disabling, once a dead letter of it spent its schedule.
+ * - `disable`: check the subscription for disabling, once a dead letter of it spent its schedule;
+ * - `settle`: a dead letter whose retry went out and of which SNS's verdict never came (no delivery
+ *   status logged, no dead letter of the retry): it leaves, as a retry delivered does.
  * A subscription's work shares a shard (a hash of its config id); the shards spread the writes of
  * many failing subscriptions over as many partitions.
  */
@@ -15,7 +17,7 @@ import { EXPIRY_ATTRIBUTE, type ItemKey, type RecordTable, retryDuePartitionOf }
 import type { TransactionItem } from './transactions';
 
 export const DUE_SHARDS = 8;
-export type DueKind = 'retry' | 'failing' | 'disable';
+export type DueKind = 'retry' | 'failing' | 'disable' | 'settle';
 
 /** A piece of due work as stored. */
 export interface DueWork {
@@ -27,7 +29,7 @@ export interface DueWork {
   /** Whose work it is. */
   subscriptionPortalId: string;
   configId: string;
-  /** `retry`: the dead letter's sort key. */
+  /** `retry`, `settle`: the dead letter's sort key. */
   letterSk?: string;
   /** `failing`, `disable`: the streak it belongs to (the record's failingSince then). */
   failingSince?: string;
@@ -49,7 +51,7 @@ export function shardOf(configId: string): number {
 
 /** The item of a piece of due work, whose key follows from what it is (so writing it twice is one). */
 export function dueItemOf(work: DueWorkOf): DueWork & Record<string, unknown> {
-  const subject = work.kind === 'retry' ? work.letterSk : work.failingSince;
+  const subject = work.kind === 'retry' || work.kind === 'settle' ? work.letterSk : work.failingSince;
   return {
     portalId: retryDuePartitionOf(shardOf(work.configId)),
     sk: `${work.dueAt}#${work.kind}#${work.subscriptionPortalId}#${work.configId}#${subject}`,

@@ -15,7 +15,11 @@ import { BatchGetCommand, BatchWriteCommand, conditionHeld, QueryCommand, Update
 import { dayExpiryOf } from './subscription-record';
 import { EXPIRY_ATTRIBUTE, MESSAGE_ID_KEY, messageIdPartitionOf, messageKeyOf, messagePrefixOf, type RecordTable } from './table';
 
-export type MessageStatus = 'pending' | 'delivered' | 'failed' | 'dead-lettered';
+/**
+ * `retried`: dead-lettered, then sent again by a scheduled retry, which is the newer message of the
+ * same event (its own state says how that one fares).
+ */
+export type MessageStatus = 'pending' | 'delivered' | 'failed' | 'dead-lettered' | 'retried';
 
 /**
  * The attribute holding a message's delivery state. Not `status`: IAM tells no item kind from
@@ -26,6 +30,8 @@ export const STATE_ATTRIBUTE = 'deliveryState';
 /** What the publishers write: the message's attributes, and its owner's by message id (the IAM grants name them). */
 export const MESSAGE_ATTRIBUTES = ['configId', 'messageId', 'eventId', 'event', 'occurredAt', 'sentAt', 'body', STATE_ATTRIBUTE, 'attempts'] as const;
 export const MESSAGE_OWNER_ATTRIBUTES = ['subscriptionPortalId', 'configId', 'messageId', 'messageSk', 'event', 'eventId'] as const;
+/** The owner's attribute that a scheduled retry adds (the retry sweep's grant alone names it). */
+export const RETRY_OF_ATTRIBUTE = 'retryOf';
 /** What a delivery status changes on a message (the attempts consumer, the dead-letter recorder). */
 export const MESSAGE_STATE_ATTRIBUTES = [STATE_ATTRIBUTE, 'lastAttemptAt', 'statusCode', 'attempts'] as const;
 
@@ -42,6 +48,8 @@ export interface PublishedMessage {
   sentAt: string;
   /** The body as published, byte for byte (at most SNS's 256 KiB; DynamoDB's item limit is 400 KB). */
   body: string;
+  /** A scheduled retry: the sort key of the dead letter it sends again, which leaves once it is delivered. */
+  retryOf?: string;
 }
 
 /** Whose a logged message is, found by SNS's message id. */
@@ -52,6 +60,8 @@ export interface MessageOwner {
   sk: string;
   event: string;
   eventId: string;
+  /** A scheduled retry's: the sort key of the dead letter it sent again. */
+  retryOf?: string;
 }
 
 /** Writes of the message log, bound to a table and MESSAGE_KEEP_DAYS (what the publishers are handed). */
@@ -103,6 +113,7 @@ function itemsOf(message: PublishedMessage, keepDays: number) {
       messageSk: sk,
       event: message.event,
       eventId: message.eventId,
+      ...(message.retryOf !== undefined && { retryOf: message.retryOf }),
       [EXPIRY_ATTRIBUTE]: expiry,
     },
   ];
@@ -161,6 +172,7 @@ export async function ownersOf(table: RecordTable, messageIds: readonly string[]
           sk: String(item.messageSk),
           event: String(item.event),
           eventId: String(item.eventId),
+          ...(typeof item.retryOf === 'string' && { retryOf: item.retryOf }),
         });
       }
       keys = UnprocessedKeys?.[table.tableName]?.Keys ?? [];
@@ -183,7 +195,7 @@ export interface MessageAttempt {
 
 /**
  * Sets a logged message's delivery state from an attempt, unless a later attempt set it already or
- * it was dead-lettered (the final word); false when not changed (or the message is gone).
+ * it was dead-lettered or retried (the final words); false when not changed (or the message is gone).
  */
 export function messageAttempted(table: RecordTable, owner: Pick<MessageOwner, 'portalId' | 'sk'>, attempt: MessageAttempt): Promise<boolean> {
   return conditionHeld(
@@ -192,15 +204,18 @@ export function messageAttempted(table: RecordTable, owner: Pick<MessageOwner, '
         TableName: table.tableName,
         Key: { portalId: owner.portalId, sk: owner.sk },
         UpdateExpression: 'SET #state = :status, lastAttemptAt = :at, statusCode = :code, attempts = :attempts',
-        ConditionExpression: 'attribute_exists(sk) AND #state <> :deadLettered AND (attribute_not_exists(lastAttemptAt) OR lastAttemptAt <= :at)',
+        ConditionExpression: 'attribute_exists(sk) AND NOT #state IN (:deadLettered, :retried) AND (attribute_not_exists(lastAttemptAt) OR lastAttemptAt <= :at)',
         ExpressionAttributeNames: { '#state': STATE_ATTRIBUTE },
-        ExpressionAttributeValues: { ':status': attempt.status, ':at': attempt.at, ':code': attempt.statusCode, ':attempts': attempt.attempts, ':deadLettered': 'dead-lettered' },
+        ExpressionAttributeValues: { ':status': attempt.status, ':at': attempt.at, ':code': attempt.statusCode, ':attempts': attempt.attempts, ':deadLettered': 'dead-lettered', ':retried': 'retried' },
       }),
     ),
   );
 }
 
-/** Marks a logged message dead-lettered (SNS gave up on it); false when it is not logged (or gone). */
+/**
+ * Marks a logged message dead-lettered (SNS gave up on it), unless a retry sent it again since (its
+ * dead letter handed out twice); false when it is not logged (or gone, or retried).
+ */
 export function messageDeadLettered(table: RecordTable, owner: Pick<MessageOwner, 'portalId' | 'sk'>, failedAt: string): Promise<boolean> {
   return conditionHeld(
     table.db.send(
@@ -208,9 +223,30 @@ export function messageDeadLettered(table: RecordTable, owner: Pick<MessageOwner
         TableName: table.tableName,
         Key: { portalId: owner.portalId, sk: owner.sk },
         UpdateExpression: 'SET #state = :deadLettered, lastAttemptAt = if_not_exists(lastAttemptAt, :at)',
-        ConditionExpression: 'attribute_exists(sk)',
+        ConditionExpression: 'attribute_exists(sk) AND #state <> :retried',
         ExpressionAttributeNames: { '#state': STATE_ATTRIBUTE },
-        ExpressionAttributeValues: { ':deadLettered': 'dead-lettered', ':at': failedAt },
+        ExpressionAttributeValues: { ':deadLettered': 'dead-lettered', ':at': failedAt, ':retried': 'retried' },
+      }),
+    ),
+  );
+}
+
+/**
+ * Marks the logged message a dead letter came from `retried` (a scheduled retry sent it again), if
+ * it is one the service published to that subscription and still dead-lettered; false otherwise.
+ */
+export async function markMessageRetried(table: RecordTable, letter: { messageId: string; configId: string }): Promise<boolean> {
+  const owner = (await ownersOf(table, [letter.messageId])).get(letter.messageId);
+  if (!owner || owner.configId !== letter.configId) return false;
+  return conditionHeld(
+    table.db.send(
+      new UpdateCommand({
+        TableName: table.tableName,
+        Key: { portalId: owner.portalId, sk: owner.sk },
+        UpdateExpression: 'SET #state = :retried',
+        ConditionExpression: '#state = :deadLettered',
+        ExpressionAttributeNames: { '#state': STATE_ATTRIBUTE },
+        ExpressionAttributeValues: { ':deadLettered': 'dead-lettered', ':retried': 'retried' },
       }),
     ),
   );

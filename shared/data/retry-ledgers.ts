@@ -12,7 +12,22 @@ export interface RetryLedger {
   retries: number;
   /** A replay sent it by hand: its schedule is over. */
   cancelled: boolean;
+  /**
+   * The dead letter whose scheduled retry is out, and the retry's SNS message id: should the retry
+   * become a dead letter too, that one replaces it (the recorder), so the event is counted once.
+   */
+  retrying?: RetryOut;
 }
+
+/** A dead letter's retry sent: the dead letter's sort key and failure time, and SNS's id of the retry. */
+export interface RetryOut {
+  sk: string;
+  failedAt: string;
+  messageId: string;
+}
+
+/** The ledger attributes of the retry out. */
+export const RETRYING_LEDGER_ATTRIBUTES = ['retryingSk', 'retryingFailedAt', 'retryMessageId'] as const;
 
 /** A ledger outlives the dead letters of its event (14 to 15 days) by a day. */
 const LEDGER_KEEP_S = 16 * 86_400;
@@ -31,14 +46,15 @@ export function ledgerPut(table: RecordTable, event: { portalId: string; configI
  * same event may commit before this retry's removal does, and a new dead letter must then wait for
  * a person, not get a retry again.
  */
-export function ledgerRetried(table: RecordTable, event: { portalId: string; configId: string; eventId: string }, retries: number): TransactionItem {
+export function ledgerRetried(table: RecordTable, event: { portalId: string; configId: string; eventId: string }, retries: number, out: RetryOut): TransactionItem {
   return {
     Update: {
       TableName: table.tableName,
       Key: { portalId: event.portalId, sk: retryLedgerKeyOf(event.configId, event.eventId) },
-      UpdateExpression: 'SET #retries = :retries, #cancelled = if_not_exists(#cancelled, :no), #expiry = :expiry',
+      UpdateExpression:
+        'SET #retries = :retries, #cancelled = if_not_exists(#cancelled, :no), #expiry = :expiry, retryingSk = :sk, retryingFailedAt = :failedAt, retryMessageId = :messageId',
       ExpressionAttributeNames: { '#retries': 'retries', '#cancelled': 'cancelled', '#expiry': EXPIRY_ATTRIBUTE },
-      ExpressionAttributeValues: { ':retries': retries, ':no': false, ':expiry': nowSeconds() + LEDGER_KEEP_S },
+      ExpressionAttributeValues: { ':retries': retries, ':no': false, ':expiry': nowSeconds() + LEDGER_KEEP_S, ':sk': out.sk, ':failedAt': out.failedAt, ':messageId': out.messageId },
     },
   };
 }
@@ -54,7 +70,10 @@ export async function retryLedger(table: RecordTable, portalId: string, configId
 /** What a ledger item says; undefined when there is none (or it expired and DynamoDB has not deleted it yet). */
 function ledgerOf(item: Record<string, unknown> | undefined): RetryLedger | undefined {
   if (!item || (typeof item[EXPIRY_ATTRIBUTE] === 'number' && item[EXPIRY_ATTRIBUTE] <= nowSeconds())) return undefined;
-  return { retries: typeof item.retries === 'number' ? item.retries : 0, cancelled: item.cancelled === true };
+  const retrying = typeof item.retryingSk === 'string' && typeof item.retryingFailedAt === 'string' && typeof item.retryMessageId === 'string'
+    ? { sk: item.retryingSk, failedAt: item.retryingFailedAt, messageId: item.retryMessageId }
+    : undefined;
+  return { retries: typeof item.retries === 'number' ? item.retries : 0, cancelled: item.cancelled === true, ...(retrying && { retrying }) };
 }
 
 /** The ledger keys of a batch's events per read: BatchGetItem takes at most 100 keys. */

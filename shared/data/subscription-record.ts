@@ -8,6 +8,8 @@
  *   taken back by replay, a retry and the cap. Every dead letter of a day expires at the same moment
  *   (the end of that day plus DEAD_LETTER_KEEP_DAYS), so a day's counter stops counting exactly when
  *   its dead letters stop being read; counters past that are removed when the recorder next writes.
+ * - `retryingDeadLetters@2026-11-24`: those of the day's dead letters whose scheduled retry is out
+ *   (published again, SNS's verdict not in yet), counted in and out as the dead letters are.
  * - `attemptsDelivered@2026-11-25T10`, `attemptsFailed@…`: attempts of an hour; the last 24 hours are
  *   the current hour's and the 23 before. `attemptsKept@2026-11-25`: attempts kept, as dead letters
  *   are counted, for the cap.
@@ -76,6 +78,7 @@ export interface Subscription {
   disabledReason?: typeof DISABLED_FOR_FAILING;
   disabledAt?: string;
   [deadLettersOfDay: `deadLetters@${string}`]: number;
+  [retryingOfDay: `retryingDeadLetters@${string}`]: number;
   [deliveredInHour: `attemptsDelivered@${string}`]: number;
   [failedInHour: `attemptsFailed@${string}`]: number;
   [keptOfDay: `attemptsKept@${string}`]: number;
@@ -90,6 +93,7 @@ export const LAST_DELIVERED_ATTRIBUTE = 'lastDeliveredAt';
 export const LAST_FAILED_ATTRIBUTE = 'lastFailedAt';
 export const LAST_EVENT_DELIVERED_ATTRIBUTE = 'lastEventDeliveredAt';
 export const DAY_COUNTER_PREFIX = 'deadLetters@';
+export const RETRYING_DAY_PREFIX = 'retryingDeadLetters@';
 export const DELIVERED_HOUR_PREFIX = 'attemptsDelivered@';
 export const FAILED_HOUR_PREFIX = 'attemptsFailed@';
 export const KEPT_DAY_PREFIX = 'attemptsKept@';
@@ -103,6 +107,8 @@ export const DEAD_LETTER_KEEP_DAYS = 14;
 
 /** The dead-letter counter of the UTC day of an ISO time. */
 export const dayCounterOf = (isoTime: string) => `${DAY_COUNTER_PREFIX}${isoTime.slice(0, 10)}` as const;
+/** The counter of the dead letters of the UTC day of an ISO time whose retry is out. */
+export const retryingDayCounterOf = (isoTime: string) => `${RETRYING_DAY_PREFIX}${isoTime.slice(0, 10)}` as const;
 /** The hourly attempt counter of an outcome for an ISO time. */
 export const hourCounterOf = (status: 'delivered' | 'failed', isoTime: string) =>
   `${status === 'delivered' ? DELIVERED_HOUR_PREFIX : FAILED_HOUR_PREFIX}${isoTime.slice(0, 13)}` as const;
@@ -113,24 +119,34 @@ export function dayExpiryOf(isoTime: string, keepDays: number): number {
   return (Date.parse(`${isoTime.slice(0, 10)}T00:00:00.000Z`) + DAY_MS * (1 + keepDays)) / 1000;
 }
 
-/** The dead-letter day counters of a record: live ones (still counting) and stale ones (to remove). */
-export function dayCountersOf(record: Partial<Subscription>, nowMs = Date.now()) {
+/**
+ * The dead-letter day counters of a record (`prefix`: those of every kept one, or of those whose
+ * retry is out): live ones (still counting) and stale ones (to remove, of both kinds by default).
+ */
+export function dayCountersOf(record: Partial<Subscription>, nowMs = Date.now(), prefix: string = DAY_COUNTER_PREFIX) {
   const live: Record<string, number> = {};
   const stale: string[] = [];
   for (const [attribute, value] of Object.entries(record)) {
-    if (!attribute.startsWith(DAY_COUNTER_PREFIX) || typeof value !== 'number') continue;
-    if (dayExpiryOf(attribute.slice(DAY_COUNTER_PREFIX.length), DEAD_LETTER_KEEP_DAYS) * 1000 > nowMs) live[attribute] = value;
-    else stale.push(attribute);
+    const of = [DAY_COUNTER_PREFIX, RETRYING_DAY_PREFIX].find((one) => attribute.startsWith(one));
+    if (!of || typeof value !== 'number') continue;
+    if (dayExpiryOf(attribute.slice(of.length), DEAD_LETTER_KEEP_DAYS) * 1000 <= nowMs) stale.push(attribute);
+    else if (of === prefix) live[attribute] = value;
   }
   return { live, stale };
 }
 
-/** What a record says of its dead letters: how many are kept, the latest failure, how many gave way to the cap. */
+const sumOf = (counters: Record<string, number>) => Math.max(0, Object.values(counters).reduce((sum, count) => sum + count, 0));
+
+/**
+ * What a record says of its dead letters: how many are kept (those being retried included), how
+ * many of them are being retried, the latest failure, how many gave way to the cap.
+ */
 export function deadLetterSummaryOf(record: Partial<Subscription>, nowMs = Date.now()) {
-  const deadLetters = Math.max(0, Object.values(dayCountersOf(record, nowMs).live).reduce((sum, count) => sum + count, 0));
+  const deadLetters = sumOf(dayCountersOf(record, nowMs).live);
+  const deadLettersRetrying = sumOf(dayCountersOf(record, nowMs, RETRYING_DAY_PREFIX).live);
   const last = record.lastDeadLetterAt;
   const lastDeadLetterAt = typeof last === 'string' && dayExpiryOf(last, DEAD_LETTER_KEEP_DAYS) * 1000 > nowMs ? last : null;
-  return { deadLetters, lastDeadLetterAt, deadLettersDropped: record.deadLettersDropped ?? 0 };
+  return { deadLetters, deadLettersRetrying, lastDeadLetterAt, deadLettersDropped: record.deadLettersDropped ?? 0 };
 }
 
 /** The attempt counters of a record: attempts kept (live days), the 24-hour counts, and the counters past their time. */

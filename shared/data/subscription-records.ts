@@ -15,6 +15,7 @@ import {
   ACTIVATED,
   CLEARED_BY_ACTIVATION,
   dayCounterOf,
+  retryingDayCounterOf,
   DISABLED_FOR_FAILING,
   type Subscription,
   type SubscriptionState,
@@ -249,36 +250,55 @@ export async function giveBackConfirmationTurn(table: RecordTable, before: Subsc
 /**
  * The record's side of storing a dead letter, for the dead-letter owner's transaction: counted on
  * its day, the latest failure, a new failing streak, one given way to the cap (counted out of its
- * own day, counted as dropped), stale day counters removed. Fails the transaction when the record is gone.
+ * own day, counted as dropped), the dead letter of the same message whose retry this one is
+ * (`replacedFailedAt`: counted out, as retrying too), stale day counters removed. Fails the
+ * transaction when the record is gone.
  */
 export function deadLetterCounted(
   table: RecordTable,
   record: RecordKey,
-  { failedAt, lastDeadLetterAt, beginsStreak, evictedFailedAt, staleCounters = [] }: { failedAt: string; lastDeadLetterAt: string; beginsStreak?: boolean; evictedFailedAt?: string; staleCounters?: readonly string[] },
+  options: {
+    failedAt: string;
+    lastDeadLetterAt: string;
+    beginsStreak?: boolean;
+    evictedFailedAt?: string;
+    /** The evicted one's retry was out: counted out of those retrying too. */
+    evictedRetrying?: boolean;
+    replacedFailedAt?: string;
+    staleCounters?: readonly string[];
+  },
 ): TransactionItem {
-  const day = dayCounterOf(failedAt);
-  const add: Record<string, number> = { [day]: 1 };
+  const { failedAt, lastDeadLetterAt, beginsStreak, evictedFailedAt, replacedFailedAt, staleCounters = [] } = options;
+  // One expression may not name a counter twice: a day's ins and outs are summed.
+  const add: Record<string, number> = {};
+  const count = (counter: string, by: number) => (add[counter] = (add[counter] ?? 0) + by);
+  count(dayCounterOf(failedAt), 1);
   if (evictedFailedAt !== undefined) {
     add.deadLettersDropped = 1;
-    // The same day: one in, one out (one expression may not name a counter twice).
-    add[dayCounterOf(evictedFailedAt)] = (add[dayCounterOf(evictedFailedAt)] ?? 0) - 1;
+    count(dayCounterOf(evictedFailedAt), -1);
+    if (options.evictedRetrying) count(retryingDayCounterOf(evictedFailedAt), -1);
+  }
+  if (replacedFailedAt !== undefined) {
+    count(dayCounterOf(replacedFailedAt), -1);
+    count(retryingDayCounterOf(replacedFailedAt), -1);
   }
   const remove = staleCounters.filter((name) => !(name in add));
   return { Update: { TableName: table.tableName, Key: keyOf(record), ...updateOf({ set: { lastDeadLetterAt, ...(beginsStreak && { failingSince: failedAt }) }, add, remove }), ConditionExpression: 'attribute_exists(sk)' } };
 }
 
-/** The record's side of removing a dead letter (replay, a retry): counted out of its day. Fails the transaction when the record is gone. */
-export function deadLetterCountedOut(table: RecordTable, letter: RecordKey & { failedAt: string }): TransactionItem {
-  return {
-    Update: {
-      TableName: table.tableName,
-      Key: keyOf(letter),
-      UpdateExpression: 'ADD #day :minusOne',
-      ConditionExpression: 'attribute_exists(sk)',
-      ExpressionAttributeNames: { '#day': dayCounterOf(letter.failedAt) },
-      ExpressionAttributeValues: { ':minusOne': -1 },
-    },
-  };
+/**
+ * The record's side of removing a dead letter (replay, a retry delivered or settled, the cap):
+ * counted out of its day, and out of those retrying when its retry was out. Fails the transaction
+ * when the record is gone.
+ */
+export function deadLetterCountedOut(table: RecordTable, letter: RecordKey & { failedAt: string; retrying?: boolean }): TransactionItem {
+  const add = { [dayCounterOf(letter.failedAt)]: -1, ...(letter.retrying && { [retryingDayCounterOf(letter.failedAt)]: -1 }) };
+  return { Update: { TableName: table.tableName, Key: keyOf(letter), ...updateOf({ add }), ConditionExpression: 'attribute_exists(sk)' } };
+}
+
+/** The record's side of a dead letter's retry sent (it stays kept): counted among those retrying. Fails the transaction when the record is gone. */
+export function deadLetterRetrying(table: RecordTable, letter: RecordKey & { failedAt: string }): TransactionItem {
+  return { Update: { TableName: table.tableName, Key: keyOf(letter), ...updateOf({ add: { [retryingDayCounterOf(letter.failedAt)]: 1 } }), ConditionExpression: 'attribute_exists(sk)' } };
 }
 
 /**

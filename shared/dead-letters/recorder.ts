@@ -5,7 +5,7 @@
  * transaction per dead letter; a Query of the oldest only when a subscription is at its cap.
  */
 import { type DeadLetter, type DeadLetterEntry, type DeadLetterStore, MAX_KEPT_PER_SUBSCRIPTION, type StoredSchedule } from '../data/dead-letters';
-import { ledgerLookupKey, type RetryLedger } from '../data/retry-ledgers';
+import { ledgerLookupKey, type RetryLedger, type RetryOut } from '../data/retry-ledgers';
 import { dayCountersOf, deadLetterSummaryOf, type Subscription } from '../data/subscription-record';
 import type { SubscriptionRepository } from '../data/subscription-repository';
 import { type FailingSettings, onDeadLetter } from './failing-evaluator';
@@ -16,7 +16,8 @@ export type RecorderStore = Pick<DeadLetterStore, 'retryLedger' | 'retryLedgers'
 export type RetrySettings = FailingSettings;
 
 export type RecordOutcome =
-  | { kind: 'stored'; evicted?: DeadLetterEntry; schedule: StoredSchedule }
+  /** `replaced`: the dead letter of the same event whose retry this one is, removed with it. */
+  | { kind: 'stored'; evicted?: DeadLetterEntry; replaced?: RetryOut; schedule: StoredSchedule }
   | { kind: 'duplicate' }
   /** No record of that subscription in that portal, or one with another topic: nothing is kept. */
   | { kind: 'subscription gone' };
@@ -57,17 +58,21 @@ export class DeadLetterBatch {
   }
 
   async record(letter: DeadLetter): Promise<RecordOutcome> {
+    let replaceable = true;
     for (let attempt = 1; ; attempt++) {
       const state = await this.stateOf(letter);
       if (!state.exists || state.topicArn !== letter.topicArn) return { kind: 'subscription gone' };
+      const ledger = await this.ledgerOf(letter);
+      // The retry of a dead letter kept meanwhile as retrying: this one takes its place, one for the event.
+      const replaces = replaceable && ledger?.retrying?.messageId === letter.messageId ? ledger.retrying : undefined;
       let evict: DeadLetterEntry | undefined;
-      if (state.kept >= MAX_KEPT_PER_SUBSCRIPTION) {
+      if (!replaces && state.kept >= MAX_KEPT_PER_SUBSCRIPTION) {
         if (!state.oldest?.length) state.oldest = await this.store.oldest(letter.portalId, letter.configId, state.kept - MAX_KEPT_PER_SUBSCRIPTION + 10);
         evict = state.oldest.shift();
       }
       const lastDeadLetterAt = state.lastDeadLetterAt && state.lastDeadLetterAt > letter.failedAt ? state.lastDeadLetterAt : letter.failedAt;
-      const schedule = await this.scheduleFor(letter, state.record!);
-      const outcome = await this.store.store(letter, { evict, staleCounters: state.staleCounters, lastDeadLetterAt, schedule });
+      const schedule = onDeadLetter(state.record!, letter, ledger, this.settings);
+      const outcome = await this.store.store(letter, { evict, replaces, staleCounters: state.staleCounters, lastDeadLetterAt, schedule });
       if (outcome === 'duplicate') {
         if (evict) state.oldest!.unshift(evict);
         return { kind: 'duplicate' };
@@ -80,8 +85,13 @@ export class DeadLetterBatch {
         state.staleCounters = [];
         state.lastDeadLetterAt = lastDeadLetterAt;
         if (schedule.beginsStreak) state.record = { ...state.record!, failingSince: letter.failedAt };
-        if (!evict) state.kept++;
-        return { kind: 'stored', ...(evict && { evicted: evict }), schedule };
+        if (!evict && !replaces) state.kept++;
+        return { kind: 'stored', ...(evict && { evicted: evict }), ...(replaces && { replaced: replaces }), schedule };
+      }
+      if (outcome === 'replaced one gone') {
+        // Its retry's verdict came otherwise (delivered, settled) or it was replayed: kept as a new one.
+        replaceable = false;
+        continue;
       }
       // The oldest was removed meanwhile (a replay): read the subscription again and retry.
       this.subscriptions.delete(keyOf(letter));
@@ -89,14 +99,10 @@ export class DeadLetterBatch {
     }
   }
 
-  /**
-   * Where the dead letter stands in its schedule (its event's retries so far, from the ledger), and
-   * what it means for its subscription (failing-evaluator.ts).
-   */
-  private async scheduleFor(letter: DeadLetter, record: Subscription): Promise<StoredSchedule> {
+  /** The retry ledger of the dead letter's event, from the batch's read or its own. */
+  private async ledgerOf(letter: DeadLetter): Promise<RetryLedger | undefined> {
     const lookup = ledgerLookupKey(letter);
-    const ledger = this.ledgers.has(lookup) ? this.ledgers.get(lookup) : await this.store.retryLedger(letter.portalId, letter.configId, letter.eventId);
-    return onDeadLetter(record, letter, ledger, this.settings);
+    return this.ledgers.has(lookup) ? this.ledgers.get(lookup) : this.store.retryLedger(letter.portalId, letter.configId, letter.eventId);
   }
 
   private async stateOf(letter: DeadLetter): Promise<SubscriptionState> {

@@ -17,7 +17,7 @@ export interface SweepDeps {
   messages: MessageLog;
 }
 
-export type WorkOutcome = 'retried' | 'notified' | 'disabled' | 'dropped' | 'stopped' | 'busy' | 'failed';
+export type WorkOutcome = 'retried' | 'settled' | 'notified' | 'disabled' | 'dropped' | 'stopped' | 'busy' | 'failed';
 
 /** A piece of work this sweep claimed, with its subscription's record as read then (undefined: deleted). */
 export interface WorkInHand {

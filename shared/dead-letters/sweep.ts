@@ -3,7 +3,7 @@
  * does each piece once however many sweeps run: a piece is claimed first (a lease, for
  * CLAIM_LEASE_MS), and deleted only once done, so a sweep that fails or crashes half-way leaves it
  * to the next sweep after the claim lapsed (nothing lost; at least once, as every delivery). Each
- * kind is carried out by its own module: retries.ts, notices.ts (`failing`), disabling.ts; what
+ * kind is carried out by its own module: retries.ts (`retry`, `settle`), notices.ts (`failing`), disabling.ts; what
  * each comes to is the failing evaluator's decision (failing-evaluator.ts).
  */
 import { randomInt, randomUUID } from 'node:crypto';
@@ -13,7 +13,7 @@ import { find } from '../data/subscription-reads';
 import { checkForDisabling } from './disabling';
 import { sendFailingNotice } from './notices';
 import { CLAIM_LEASE_MS } from './replay';
-import { retryDeadLetter } from './retries';
+import { retryDeadLetter, settleRetry } from './retries';
 import type { SweepDeps, WorkInHand, WorkOutcome } from './sweep-work';
 
 export type { SweepDeps, WorkOutcome } from './sweep-work';
@@ -117,6 +117,8 @@ function doWork(deps: SweepDeps, inHand: WorkInHand): Promise<WorkOutcome> {
   switch (inHand.work.kind) {
     case 'retry':
       return retryDeadLetter(deps, inHand);
+    case 'settle':
+      return settleRetry(deps, inHand);
     case 'failing':
       return sendFailingNotice(deps, inHand);
     case 'disable':

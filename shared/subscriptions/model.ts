@@ -35,7 +35,7 @@ export function recordView(subscription: Subscription, subscriptionState: Subscr
  */
 export function listEntryView(subscription: Subscription, subscriptionState: SubscriptionState) {
   const { configId, name, endpoint, protocol, events, status } = subscription;
-  const { deadLetters, lastDeadLetterAt, deadLettersDropped } = deadLetterSummaryOf(subscription);
+  const { deadLetters, deadLettersRetrying, lastDeadLetterAt, deadLettersDropped } = deadLetterSummaryOf(subscription);
   return {
     configId,
     name,
@@ -46,6 +46,7 @@ export function listEntryView(subscription: Subscription, subscriptionState: Sub
     confirmed: subscriptionState === 'confirmed',
     subscriptionState,
     deadLetters,
+    deadLettersRetrying,
     lastDeadLetterAt,
     deadLettersDropped,
     ...attemptHealthOf(subscription),

@@ -11,7 +11,7 @@
 import { randomUUID } from 'node:crypto';
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { documentClient, dynamoDbClient } from '../../shared/aws/dynamodb';
-import { MAX_KEPT_PER_SUBSCRIPTION, remove, removeRetried, retryLedger, select } from '../../shared/data/dead-letters';
+import { markRetrying, MAX_KEPT_PER_SUBSCRIPTION, remove, retryLedger, select } from '../../shared/data/dead-letters';
 import { retryKeyOf } from '../../shared/data/due-work';
 import { config } from '../../shared/environment';
 import { deadLetterPrefixOf } from '../../shared/data/table';
@@ -92,7 +92,9 @@ describe('the dead-letter recorder', () => {
     const listed = await deadLettersListed(subscription);
     // Its first scheduled retry, 5 minutes (DELIVERY_RETRY_SCHEDULE's default) after it failed.
     const nextRetryAt = new Date(Date.parse(failedAt) + 5 * 60_000).toISOString();
-    expect(listed.body.deadLetters).toEqual([{ eventId: JSON.parse(message).eventId, event: CREATE, occurredAt: '2026-11-24T08:15:00Z', failedAt, messageId: snsMessageId, retries: 0, nextRetryAt }]);
+    expect(listed.body.deadLetters).toEqual([
+      { eventId: JSON.parse(message).eventId, event: CREATE, occurredAt: '2026-11-24T08:15:00Z', failedAt, messageId: snsMessageId, retries: 0, nextRetryAt, state: 'dead-lettered', retriedAt: null },
+    ]);
   });
 
   it("keeps a replay's end of the schedule when a scheduled retry of the same event commits after it: the next dead letter waits for a person", async () => {
@@ -108,12 +110,22 @@ describe('the dead-letter recorder', () => {
 
     // Act: the replay of the later one commits first, the scheduled retry of the earlier one after it.
     expect(await remove(table, later!)).toBe(true);
-    expect(await removeRetried(table, earlier!, retryKeyOf(earlier!)!)).toBe(true);
+    const retry = { messageId: randomUUID(), sentAt: new Date().toISOString() };
+    const settle = { kind: 'settle' as const, dueAt: retry.sentAt, subscriptionPortalId: subscription.portalId, configId: subscription.configId, letterSk: earlier!.sk };
+    expect(await markRetrying(table, earlier!, retryKeyOf(earlier!)!, retry, settle)).toBe(true);
     await runBatch([deadLetterRecord(subscription, { message })]);
 
-    // Assess: the ledger still says a replay ended the schedule, and the new dead letter has no retry.
-    expect(await retryLedger(table, subscription.portalId, subscription.configId, eventId)).toEqual({ retries: 1, cancelled: true });
-    expect((await deadLettersListed(subscription)).body.deadLetters).toEqual([expect.objectContaining({ eventId, retries: 1, nextRetryAt: null })]);
+    // Assess: the ledger still says a replay ended the schedule, and the new dead letter has no retry;
+    // the earlier one stays, being retried, until its retry's verdict.
+    expect(await retryLedger(table, subscription.portalId, subscription.configId, eventId)).toEqual({
+      retries: 1,
+      cancelled: true,
+      retrying: { sk: earlier!.sk, failedAt: earlier!.failedAt, messageId: retry.messageId },
+    });
+    expect((await deadLettersListed(subscription)).body.deadLetters).toEqual([
+      expect.objectContaining({ eventId, retries: 1, nextRetryAt: null, state: 'dead-lettered', retriedAt: null }),
+      expect.objectContaining({ eventId, messageId: earlier!.messageId, retries: 1, nextRetryAt: null, state: 'retrying', retriedAt: retry.sentAt }),
+    ]);
   });
 
   it('keeps a dead letter SQS hands out twice only once, and counts it once', async () => {

@@ -245,6 +245,7 @@ export function listDriver(base: DriverBase): OperationDriver {
             confirmed: false,
             subscriptionState: 'pending',
             deadLetters: 0,
+            deadLettersRetrying: 0,
             lastDeadLetterAt: null,
             deadLettersDropped: 0,
             lastDeliveredAt: null,

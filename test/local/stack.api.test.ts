@@ -63,6 +63,7 @@ describe.each(API_PREFIXES.map((prefix) => [prefix]))('the API under %s', (prefi
       subscriptionState: 'pending',
       // Nothing was delivered, so nothing failed.
       deadLetters: 0,
+      deadLettersRetrying: 0,
       lastDeadLetterAt: null,
       deadLettersDropped: 0,
       deliveredLast24h: 0,

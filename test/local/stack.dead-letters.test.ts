@@ -106,6 +106,8 @@ describe('a receiver that answers 500', () => {
       // The first of DELIVERY_RETRY_SCHEDULE (5m by default) after it failed.
       retries: 0,
       nextRetryAt: new Date(Date.parse(letter.failedAt) + 5 * 60_000).toISOString(),
+      state: 'dead-lettered',
+      retriedAt: null,
     });
     // Its subscription's alone: not the healthy one's, not another portal's, which cannot even ask.
     expect((await deadLetters(TEST_CLIENTS.alphaAdmin, healthy.configId)).body.deadLetters).toEqual([]);

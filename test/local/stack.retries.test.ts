@@ -56,7 +56,7 @@ async function listEntry(configId: string) {
 async function deadLetters(configId: string) {
   const answer = await call(delivery.stack, 'GET', `${API}/dead-letters?config_id=${configId}`, { token: await delivery.token(client) });
   expect(answer.status).toBe(200);
-  return answer.body.deadLetters as { eventId: string; messageId: string; retries: number; nextRetryAt: string | null }[];
+  return answer.body.deadLetters as { eventId: string; messageId: string; retries: number; nextRetryAt: string | null; state: string }[];
 }
 
 async function putEvent(): Promise<string> {
@@ -91,7 +91,7 @@ it('delivers by a scheduled retry an event its endpoint refused once with a 400,
     const answer = await call(delivery.stack, 'GET', `${API}/messages?config_id=${configId}`, { token: await delivery.token(client) });
     expect(answer.status).toBe(200);
     const messages = answer.body.messages as { eventId: string; status: string; body: unknown }[];
-    return messages.length === 2 && messages[0]!.status === 'delivered' && messages[1]!.status === 'dead-lettered' ? messages : undefined;
+    return messages.length === 2 && messages[0]!.status === 'delivered' && messages[1]!.status === 'retried' ? messages : undefined;
   }, 15_000, 200);
   expect(logged.map((message) => message.eventId)).toEqual([eventId, eventId]);
   expect(logged[0]!.body).toEqual(received.at(-1)!.message);
@@ -106,11 +106,11 @@ it('disables an endpoint that always fails once its schedule is spent, and tells
   // Two scheduled retries, each failing again, then the dead letter stays, exhausted, for a replay.
   const exhausted = await waitFor(
     'the schedule spent',
-    async () => (await deadLetters(failing.configId)).find((letter) => letter.retries === 2),
+    async () => (await deadLetters(failing.configId)).find((letter) => letter.retries === 2 && letter.state === 'dead-lettered'),
     30_000,
     200,
   );
-  expect(exhausted).toMatchObject({ eventId, retries: 2, nextRetryAt: null });
+  expect(exhausted).toMatchObject({ eventId, retries: 2, nextRetryAt: null, state: 'dead-lettered', retriedAt: null });
   const disabled = await waitFor('the subscription disabled', async () => {
     const entry = await listEntry(failing.configId);
     return entry.status === 0 ? entry : undefined;

@@ -178,6 +178,7 @@ describe.each([0, 1] as const)('the operations under prefix %i', (prefix) => {
         confirmed: false,
         subscriptionState: 'pending',
         deadLetters: 0,
+        deadLettersRetrying: 0,
         lastDeadLetterAt: null,
         deadLettersDropped: 0,
         lastDeliveredAt: null,

@@ -78,6 +78,7 @@ describe('list over many DynamoDB pages', () => {
       confirmed: true,
       subscriptionState: 'confirmed',
       deadLetters: 0,
+      deadLettersRetrying: 0,
       lastDeadLetterAt: null,
       deadLettersDropped: 0,
       lastDeliveredAt: null,

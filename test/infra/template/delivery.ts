@@ -262,7 +262,7 @@ describe('the dead-letter recorder', () => {
           'ForAllValues:StringNotLike': portalsOnly,
           'ForAllValues:StringLike': {
             'dynamodb:Attributes': [
-              'portalId', 'sk', 'configId', 'eventId', 'event', 'occurredAt', 'failedAt', 'messageId', 'message', 'retries', 'nextRetryAt', 'idempotencyExpiresAt',
+              'portalId', 'sk', 'configId', 'eventId', 'event', 'occurredAt', 'failedAt', 'messageId', 'message', 'retries', 'nextRetryAt', 'retriedAt', 'idempotencyExpiresAt',
             ],
           },
         },
@@ -273,7 +273,7 @@ describe('the dead-letter recorder', () => {
         Resource: table,
         Condition: {
           'ForAllValues:StringNotLike': portalsOnly,
-          'ForAllValues:StringLike': { 'dynamodb:Attributes': ['portalId', 'sk', 'lastDeadLetterAt', 'deadLettersDropped', 'failingSince', 'deadLetters@*'] },
+          'ForAllValues:StringLike': { 'dynamodb:Attributes': ['portalId', 'sk', 'lastDeadLetterAt', 'deadLettersDropped', 'failingSince', 'deadLetters@*', 'retryingDeadLetters@*'] },
         },
       },
       // The message log (infra/aws/message-log-permissions.ts): a dead letter's message found by its id, and marked.

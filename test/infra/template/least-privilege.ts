@@ -74,7 +74,7 @@ describe('every role that may write to the table', () => {
     expect(reached).toEqual([]);
   });
 
-  it('cannot write the retry sweep\'s due work, unless it is the recorder (puts it, deletes an evicted one\'s retry), replay (deletes a retry) or the sweep (claims and deletes it)', () => {
+  it('cannot write the retry sweep\'s due work, unless it is the recorder (puts it, deletes an evicted one\'s retry), replay (deletes a retry) or the sweep (claims and deletes it, puts a retry\'s settle)', () => {
     const partition = retryDuePartitionOf(3);
     const reached: string[] = [];
     for (const [name, statements] of roles()) {
@@ -82,7 +82,14 @@ describe('every role that may write to the table', () => {
         if (evaluate(statements, write(action, partition, [])) === 'allowed') reached.push(`${name} ${action}`);
       }
     }
-    expect(reached.sort()).toEqual(['recordDeadLetters dynamodb:DeleteItem', 'recordDeadLetters dynamodb:PutItem', 'replayDeadLetters dynamodb:DeleteItem', 'retryDeadLetters dynamodb:DeleteItem', 'retryDeadLetters dynamodb:UpdateItem']);
+    expect(reached.sort()).toEqual([
+      'recordDeadLetters dynamodb:DeleteItem',
+      'recordDeadLetters dynamodb:PutItem',
+      'replayDeadLetters dynamodb:DeleteItem',
+      'retryDeadLetters dynamodb:DeleteItem',
+      'retryDeadLetters dynamodb:PutItem',
+      'retryDeadLetters dynamodb:UpdateItem',
+    ]);
     // Nor do the sweep's claims reach beyond their own attributes: due work is never rewritten to another dead letter.
     const sweeper = new Map(roles()).get('retryDeadLetters')!;
     expect(evaluate(sweeper, write('dynamodb:UpdateItem', partition, ['claimedUntil', 'claimedBy']))).toBe('allowed');

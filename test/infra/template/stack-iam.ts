@@ -192,6 +192,8 @@ describe('what each function may do', () => {
   const MESSAGE_LOG_WRITES =
     'table: dynamodb:BatchWriteItem when ForAllValues:StringNotLike dynamodb:LeadingKeys idempotency#*,delivery#*,retry-due#*,recovery#running and ForAllValues:StringEquals dynamodb:Attributes ' +
     'portalId,sk,configId,messageId,eventId,event,occurredAt,sentAt,body,deliveryState,attempts,subscriptionPortalId,messageSk,idempotencyExpiresAt';
+  // The retry sweep's: a retry's owner names the dead letter it sends again.
+  const RETRY_LOG_WRITES = MESSAGE_LOG_WRITES.replace('messageSk,', 'messageSk,retryOf,');
   const MESSAGE_JOIN = [
     'table: dynamodb:BatchGetItem when ForAllValues:StringLike dynamodb:LeadingKeys message-id#*',
     `table: dynamodb:UpdateItem ${PORTALS} and ForAllValues:StringEquals dynamodb:Attributes portalId,sk,deliveryState,lastAttemptAt,statusCode,attempts`,
@@ -255,7 +257,7 @@ describe('what each function may do', () => {
     replayDeadLetters: [
       'own log group: logs:CreateLogStream logs:PutLogEvents',
       `table: dynamodb:GetItem dynamodb:Query ${PORTALS}`,
-      `table: dynamodb:DeleteItem dynamodb:PutItem dynamodb:UpdateItem ${PORTALS} and ${ATTRIBUTES} portalId,sk,replayClaimedUntil,replayClaimedBy,deadLetters@*,retries,cancelled,idempotencyExpiresAt`,
+      `table: dynamodb:DeleteItem dynamodb:PutItem dynamodb:UpdateItem ${PORTALS} and ${ATTRIBUTES} portalId,sk,replayClaimedUntil,replayClaimedBy,deadLetters@*,retryingDeadLetters@*,retries,cancelled,idempotencyExpiresAt`,
       'table: dynamodb:DeleteItem dynamodb:GetItem dynamodb:UpdateItem when ForAllValues:StringEquals dynamodb:LeadingKeys idempotency#replayDeadLettersRoute',
       'table: dynamodb:DeleteItem when ForAllValues:StringLike dynamodb:LeadingKeys retry-due#* and ForAllValues:StringEquals dynamodb:Attributes portalId,sk',
       BUCKET,
@@ -266,9 +268,9 @@ describe('what each function may do', () => {
       'own log group: logs:CreateLogStream logs:PutLogEvents',
       'table: dynamodb:BatchGetItem dynamodb:GetItem dynamodb:Query when ForAllValues:StringNotLike dynamodb:LeadingKeys idempotency#*,delivery#*,retry-due#*,message-id#*,recovery#running',
       'table: dynamodb:DeleteItem dynamodb:PutItem when ForAllValues:StringNotLike dynamodb:LeadingKeys idempotency#*,delivery#*,retry-due#*,message-id#*,recovery#running and ' +
-        'ForAllValues:StringLike dynamodb:Attributes portalId,sk,configId,eventId,event,occurredAt,failedAt,messageId,message,retries,nextRetryAt,idempotencyExpiresAt',
+        'ForAllValues:StringLike dynamodb:Attributes portalId,sk,configId,eventId,event,occurredAt,failedAt,messageId,message,retries,nextRetryAt,retriedAt,idempotencyExpiresAt',
       'table: dynamodb:UpdateItem when ForAllValues:StringNotLike dynamodb:LeadingKeys idempotency#*,delivery#*,retry-due#*,message-id#*,recovery#running and ' +
-        'ForAllValues:StringLike dynamodb:Attributes portalId,sk,lastDeadLetterAt,deadLettersDropped,failingSince,deadLetters@*',
+        'ForAllValues:StringLike dynamodb:Attributes portalId,sk,lastDeadLetterAt,deadLettersDropped,failingSince,deadLetters@*,retryingDeadLetters@*',
       'table: dynamodb:DeleteItem dynamodb:PutItem when ForAllValues:StringLike dynamodb:LeadingKeys retry-due#* and ' +
         'ForAllValues:StringLike dynamodb:Attributes portalId,sk,kind,dueAt,subscriptionPortalId,configId,letterSk,failingSince,idempotencyExpiresAt',
       ...MESSAGE_JOIN,
@@ -304,11 +306,15 @@ describe('what each function may do', () => {
       'own log group: logs:CreateLogStream logs:PutLogEvents',
       'table: dynamodb:Query when ForAllValues:StringLike dynamodb:LeadingKeys retry-due#*',
       'table: dynamodb:DeleteItem dynamodb:UpdateItem when ForAllValues:StringLike dynamodb:LeadingKeys retry-due#* and ForAllValues:StringEquals dynamodb:Attributes portalId,sk,claimedUntil,claimedBy',
+      'table: dynamodb:PutItem when ForAllValues:StringLike dynamodb:LeadingKeys retry-due#* and ForAllValues:StringEquals dynamodb:Attributes ' +
+        'portalId,sk,kind,dueAt,subscriptionPortalId,configId,letterSk,failingSince,idempotencyExpiresAt',
       `table: dynamodb:GetItem dynamodb:Query ${PORTALS}`,
       `table: dynamodb:DeleteItem dynamodb:PutItem dynamodb:UpdateItem ${PORTALS} and ${ATTRIBUTES} ` +
-        'portalId,sk,replayClaimedUntil,replayClaimedBy,nextRetryAt,retries,cancelled,idempotencyExpiresAt,deadLetters@*,status,disabledReason,disabledAt,failingSince',
+        'portalId,sk,replayClaimedUntil,replayClaimedBy,nextRetryAt,retriedAt,retryMessageId,retries,cancelled,retryingSk,retryingFailedAt,idempotencyExpiresAt,' +
+        'deadLetters@*,retryingDeadLetters@*,status,disabledReason,disabledAt,failingSince',
       'service topics: sns:Publish',
-      MESSAGE_LOG_WRITES,
+      RETRY_LOG_WRITES,
+      ...MESSAGE_JOIN,
     ],
     recordDeliveryAttempts: [
       'own log group: logs:CreateLogStream logs:PutLogEvents',
@@ -316,7 +322,9 @@ describe('what each function may do', () => {
       'table: dynamodb:DeleteItem dynamodb:PutItem when ForAllValues:StringNotLike dynamodb:LeadingKeys idempotency#*,delivery#*,retry-due#*,message-id#*,recovery#running and ' +
         'ForAllValues:StringLike dynamodb:Attributes portalId,sk,at,status,statusCode,dwellTimeMs,attempts,messageId,eventId,idempotencyExpiresAt',
       'table: dynamodb:UpdateItem when ForAllValues:StringNotLike dynamodb:LeadingKeys idempotency#*,delivery#*,retry-due#*,message-id#*,recovery#running and ' +
-        'ForAllValues:StringLike dynamodb:Attributes portalId,sk,lastDeliveredAt,lastFailedAt,lastEventDeliveredAt,attemptsDelivered@*,attemptsFailed@*,attemptsKept@*',
+        'ForAllValues:StringLike dynamodb:Attributes portalId,sk,lastDeliveredAt,lastFailedAt,lastEventDeliveredAt,attemptsDelivered@*,attemptsFailed@*,attemptsKept@*,deadLetters@*,retryingDeadLetters@*',
+      // A dead letter whose scheduled retry was delivered, only while its retry is out.
+      'table: dynamodb:DeleteItem when ForAllValues:StringNotLike dynamodb:LeadingKeys idempotency#*,delivery#*,retry-due#*,message-id#*,recovery#running and ForAllValues:StringLike dynamodb:Attributes portalId,sk,retriedAt',
       ...MESSAGE_JOIN,
     ],
     ...recoveryGrants(PORTALS, MESSAGE_LOG_WRITES, BUCKET),
