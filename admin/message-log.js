@@ -67,8 +67,6 @@ function messageEntry(subscription, message, blocked) {
       element('span', { className: `badge ${shownState.badge}`, textContent: shownState.text }),
       ' ',
       element('strong', { textContent: message.event }),
-      ' sent ',
-      timeElement(message.sentAt),
     ]),
     element('dl', { className: 'message-facts' }, [
       fact('Event id', element('code', { textContent: message.eventId })),

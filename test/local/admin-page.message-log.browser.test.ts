@@ -152,7 +152,7 @@ describeWithChromium('the Messages panel of the admin page', () => {
     expect(await entries().count()).toBe(2);
     for (const [index, message] of kept.entries()) {
       const entry = entries().nth(index);
-      expect(await entry.locator('.message-head').textContent()).toBe(`Delivered ${CREATE} sent ${utc(message.sentAt)}`);
+      expect(await entry.locator('.message-head').textContent()).toBe(`Delivered ${CREATE}`);
       expect(await entry.locator('dl').textContent()).toBe(
         `Event id${message.eventId}Occurred${utc(message.occurredAt)}Sent${utc(message.sentAt)}` +
           `Tries${message.attempts}Last try${utc(message.lastAttemptAt!)}Status code200`,
