@@ -3,13 +3,14 @@
  * put on the bus show up newest first with their bodies exactly as the endpoint received them,
  * as text (a body carrying `<img onerror>` and `<script>` makes no element and runs nothing);
  * the delivery state filter keeps what GET /messages keeps; older ones come a page at a time;
- * Resend delivers a message again with its eventId, and says so in the status area; while the
- * subscription is deactivated, Resend is off and the panel says why.
+ * Resend delivers a message again with its eventId, and says so in the status area; the panel
+ * fits a 420 px screen; while the subscription is deactivated, Resend is off and the panel says why.
  */
 import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import type { Browser, Page } from 'playwright-core';
 import { LOCAL_CREDENTIALS } from '../../infra/local/stack/local-stack';
 import { API_PREFIXES } from '../../shared/operations';
+import { OVERFLOW_CHECK } from '../support/admin-page';
 import { chromiumPath, launchChromium, withFailureScreenshot } from '../support/browser';
 import { call, startTestStack, TEST_CLIENTS, type TestStack, tokenFor } from '../support/local-stack-client';
 import { waitFor } from '../support/wait-for';
@@ -214,6 +215,13 @@ describeWithChromium('the Messages panel of the admin page', () => {
     expect(await page.getByRole('button', { name: 'Show older messages' }).isVisible()).toBe(false);
     // Focus is on the first of the newly shown messages.
     expect(await page.evaluate('document.activeElement.textContent')).toBe(`Body of ${kept[20]!.eventId}`);
+  });
+
+  step('fits a 420 px wide screen, bodies open: nothing wider than its section, no sideways scrolling', async () => {
+    for (const summary of await page.locator('#message-entries summary').all()) await summary.press('Enter');
+    await page.setViewportSize({ width: 420, height: 900 });
+    expect(await page.evaluate<string[]>(OVERFLOW_CHECK)).toEqual([]);
+    await page.setViewportSize({ width: 1280, height: 900 });
   });
 
   step('turns Resend off while the subscription is deactivated, and says why', async () => {
