@@ -6,19 +6,18 @@
  * Resend delivers a message again with its eventId, and says so in the status area; the panel
  * fits a 420 px screen; while the subscription is deactivated, Resend is off and the panel says why.
  */
-import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
+import type { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import type { Browser, Page } from 'playwright-core';
-import { LOCAL_CREDENTIALS } from '../../infra/local/stack/local-stack';
 import { API_PREFIXES } from '../../shared/operations';
 import { OVERFLOW_CHECK } from '../support/admin-page';
 import { chromiumPath, launchChromium, withFailureScreenshot } from '../support/browser';
 import { call, startTestStack, TEST_CLIENTS, type TestStack, tokenFor } from '../support/local-stack-client';
+import { confirmedSubscription, eventsClientOf, MEDIA_CREATE as CREATE, messagesKept, messagesOf as messagesKeptOf, putMediaEvents } from '../support/message-log';
 import { waitFor } from '../support/wait-for';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver';
 
 const PREFIX = API_PREFIXES[0];
 const admin = TEST_CLIENTS.alphaAdmin;
-const CREATE = 'asset_bank.media.create';
 const PATH = '/message-log';
 const NAME = 'Logged';
 /** Markup a portal event may carry in its data: the page must show it, never make it. */
@@ -28,19 +27,6 @@ const HOSTILE = { title: '<img src=x onerror="window.__hostile = 1">', caption: 
 const describeWithChromium = chromiumPath ? describe : xdescribe;
 if (!chromiumPath) console.log('admin page message log suite not run: chromium is not installed (apt-get install chromium).');
 
-interface MessageView {
-  eventId: string;
-  event: string;
-  occurredAt: string;
-  sentAt: string;
-  lastAttemptAt: string | null;
-  status: string;
-  attempts: number;
-  statusCode: number | null;
-  messageId: string;
-  body: { eventId: string; data?: Record<string, unknown> };
-}
-
 let local: TestStack;
 let browser: Browser;
 let page: Page;
@@ -49,43 +35,10 @@ let receiver: WebhookReceiver;
 let events: EventBridgeClient;
 let configId: string;
 
-/** Every message GET /messages keeps for the subscription (one page of 100 is all this suite makes). */
-async function messagesOf(status?: string): Promise<MessageView[]> {
-  const query = new URLSearchParams({ config_id: configId, limit: '100', ...(status ? { status } : {}) });
-  const answer = await call(local.stack, 'GET', `${PREFIX}/messages?${query}`, { token });
-  expect(answer.status).toBe(200);
-  return answer.body.messages;
-}
-
-/** Puts portal events on the bus as a platform service would (10 a call, as EventBridge takes). */
-async function putEvents(data: Record<string, unknown>[]): Promise<void> {
-  for (let start = 0; start < data.length; start += 10) {
-    const answer = await events.send(
-      new PutEventsCommand({
-        Entries: data.slice(start, start + 10).map((detail) => ({
-          EventBusName: local.stack.eventBusName,
-          Source: 'portal.events',
-          DetailType: CREATE,
-          Detail: JSON.stringify({ portalId: admin.portalId, ...detail }),
-        })),
-      }),
-    );
-    expect(answer.FailedEntryCount).toBe(0);
-  }
-}
-
+const messagesOf = (status?: string) => messagesKeptOf(local, token, configId, status);
+const putEvents = (data: Record<string, unknown>[]) => putMediaEvents(local, events, admin.portalId, data);
 /** Waits until the subscription's messages are `count`, all delivered (their attempts joined). */
-function deliveredMessages(count: number): Promise<MessageView[]> {
-  return waitFor(
-    `${count} delivered messages`,
-    async () => {
-      const kept = await messagesOf();
-      return kept.length === count && kept.every((message) => message.status === 'delivered') ? kept : undefined;
-    },
-    30_000,
-    200,
-  );
-}
+const deliveredMessages = (count: number) => messagesKept(local, token, configId, count, (message) => message.status === 'delivered');
 
 const panel = () => page.getByRole('region', { name: new RegExp(`^Messages of ${NAME}`) });
 const entries = () => page.locator('#message-entries > li');
@@ -108,7 +61,7 @@ describeWithChromium('the Messages panel of the admin page', () => {
     receiver = await startWebhookReceiver();
     local = await startTestStack({ snsDelivery: { deliveryBackoffMs: 5 } });
     token = await tokenFor(local.stack, admin);
-    events = new EventBridgeClient({ endpoint: local.stack.events.endpoint, region: local.stack.region, credentials: LOCAL_CREDENTIALS });
+    events = eventsClientOf(local);
     browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
   }, 120_000);
@@ -123,17 +76,7 @@ describeWithChromium('the Messages panel of the admin page', () => {
   const step = (name: string, steps: () => Promise<void>) => it(name, () => withFailureScreenshot(page, name, steps), 60_000);
 
   step('lists the events put on the bus, newest first, with their bodies as the endpoint received them, as text', async () => {
-    const created = await call(local.stack, 'POST', PREFIX, {
-      token,
-      body: { name: NAME, protocol: 'http', endpoint: `${receiver.url}${PATH}`, events: [CREATE] },
-    });
-    expect(created.status).toBe(200);
-    configId = created.body.record.configId;
-    await waitFor('the endpoint to confirm', async () =>
-      (await call(local.stack, 'GET', `${PREFIX}/list`, { token })).body.configs.find(
-        (entry: { configId: string; confirmed: boolean }) => entry.configId === configId && entry.confirmed,
-      ),
-    );
+    configId = await confirmedSubscription(local, token, NAME, `${receiver.url}${PATH}`);
     await putEvents([{ mediaId: 'm-1', ...HOSTILE }]);
     await putEvents([{ mediaId: 'm-2' }]);
     const kept = await deliveredMessages(2);
