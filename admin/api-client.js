@@ -19,17 +19,21 @@ export class ApiError extends Error {
   }
 }
 
-/** Refusals about the endpoint a request names, by their `code`: shown on the endpoint field. */
-const ENDPOINT_CODES = new Set(['ENDPOINT_NOT_PUBLIC', 'ENDPOINT_CREDENTIALS_OVER_HTTP', 'ENDPOINT_IN_SERVICE_ACCOUNT', 'ENDPOINT_REFUSED']);
+/** Refusals about one field of a request, by their `code`: shown on that field. */
+const FIELD_OF_CODE = new Map([
+  ...['ENDPOINT_NOT_PUBLIC', 'ENDPOINT_CREDENTIALS_OVER_HTTP', 'ENDPOINT_IN_SERVICE_ACCOUNT', 'ENDPOINT_REFUSED'].map((code) => [code, 'endpoint']),
+  // A recovery's `since` earlier than the message log keeps.
+  ['WINDOW_NOT_KEPT', 'since'],
+]);
 
 /**
  * The fields an error answer concerns: its `errors: [{field, message}]` when it has them; the
- * endpoint for a refusal whose `code` is about it; otherwise a message of the form "field: what is
- * wrong", as the service's validation gives it.
+ * field a refusal's `code` is about (the endpoint, a recovery's since); otherwise a message of the
+ * form "field: what is wrong", as the service's validation gives it.
  */
 export function fieldMessagesOf(body) {
   const found = new Map();
-  if (ENDPOINT_CODES.has(body?.code) && typeof body.message === 'string') return new Map([['endpoint', body.message]]);
+  if (FIELD_OF_CODE.has(body?.code) && typeof body.message === 'string') return new Map([[FIELD_OF_CODE.get(body.code), body.message]]);
   if (Array.isArray(body?.errors)) {
     for (const entry of body.errors) {
       const field = String(entry?.field ?? '').split('.')[0];
