@@ -18,6 +18,7 @@ import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-r
 
 const PREFIX = API_PREFIXES[0];
 const admin = TEST_CLIENTS.alphaAdmin;
+const reader = TEST_CLIENTS.alphaReader;
 const PATH = '/message-log';
 const NAME = 'Logged';
 /** Markup a portal event may carry in its data: the page must show it, never make it. */
@@ -176,5 +177,20 @@ describeWithChromium('the Messages panel of the admin page', () => {
     const resends = panel().getByRole('button', { name: /^Resend: / });
     expect(await resends.count()).toBe(23);
     expect(await resends.evaluateAll((buttons) => buttons.filter((button) => !(button as unknown as { disabled: boolean }).disabled).length)).toBe(0);
+  });
+
+  step('shows a read-only client the messages and their bodies, and nothing that sends', async () => {
+    await page.getByRole('button', { name: 'Sign out' }).press('Enter');
+    await page.getByLabel('Client id').fill(reader.clientId);
+    await page.getByLabel('Client secret').fill(reader.clientSecret);
+    await page.getByRole('button', { name: 'Sign in', exact: true }).press('Enter');
+    await statusSays('Signed in. 1 subscription.');
+    await showMessages();
+    await page.locator('#message-log-summary').filter({ hasText: '20 messages shown' }).waitFor();
+    expect(await entries().first().locator('pre').textContent()).toContain('"eventId"');
+    expect(await panel().getByRole('button', { name: /^Resend/ }).count()).toBe(0);
+    expect(await page.locator('#recover-part').isVisible()).toBe(false);
+    // Nothing to send, so no reason why sending is off.
+    expect(await page.locator('#message-sending-blocked').isVisible()).toBe(false);
   });
 });
