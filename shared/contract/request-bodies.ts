@@ -187,7 +187,7 @@ const windowInOrder: BodyCheck<MessagesQueryInput> = {
 };
 
 export const listMessagesQuery = /* @__PURE__ */ bodyReader(listMessagesSchema, {
-  checks: [timeIsReal('since'), timeIsReal('until'), windowInOrder],
+  checks: [/* @__PURE__ */ timeIsReal('since'), /* @__PURE__ */ timeIsReal('until'), windowInOrder],
   output: (query: MessagesQueryInput) => ({
     configId: query.config_id.toLowerCase(),
     limit: query.limit === undefined ? DEFAULT_MESSAGES_PAGE : Number(query.limit),
