@@ -4,7 +4,7 @@
 // becomes an ApiError carrying the service's own message and, where it names them, the fields.
 
 /** Fields of the forms a message can be about; `events.2` is about `events`. */
-const FORM_FIELDS = new Set(['name', 'endpoint', 'protocol', 'events', 'config_id', 'configId', 'status']);
+const FORM_FIELDS = new Set(['name', 'endpoint', 'protocol', 'events', 'config_id', 'configId', 'status', 'since', 'until']);
 
 export class ApiError extends Error {
   /**
@@ -19,17 +19,21 @@ export class ApiError extends Error {
   }
 }
 
-/** Refusals about the endpoint a request names, by their `code`: shown on the endpoint field. */
-const ENDPOINT_CODES = new Set(['ENDPOINT_NOT_PUBLIC', 'ENDPOINT_CREDENTIALS_OVER_HTTP', 'ENDPOINT_IN_SERVICE_ACCOUNT', 'ENDPOINT_REFUSED']);
+/** Refusals about one field of a request, by their `code`: shown on that field. */
+const FIELD_OF_CODE = new Map([
+  ...['ENDPOINT_NOT_PUBLIC', 'ENDPOINT_CREDENTIALS_OVER_HTTP', 'ENDPOINT_IN_SERVICE_ACCOUNT', 'ENDPOINT_REFUSED'].map((code) => [code, 'endpoint']),
+  // A recovery's `since` earlier than the message log keeps.
+  ['WINDOW_NOT_KEPT', 'since'],
+]);
 
 /**
  * The fields an error answer concerns: its `errors: [{field, message}]` when it has them; the
- * endpoint for a refusal whose `code` is about it; otherwise a message of the form "field: what is
- * wrong", as the service's validation gives it.
+ * field a refusal's `code` is about (the endpoint, a recovery's since); otherwise a message of the
+ * form "field: what is wrong", as the service's validation gives it.
  */
 export function fieldMessagesOf(body) {
   const found = new Map();
-  if (ENDPOINT_CODES.has(body?.code) && typeof body.message === 'string') return new Map([['endpoint', body.message]]);
+  if (FIELD_OF_CODE.has(body?.code) && typeof body.message === 'string') return new Map([[FIELD_OF_CODE.get(body.code), body.message]]);
   if (Array.isArray(body?.errors)) {
     for (const entry of body.errors) {
       const field = String(entry?.field ?? '').split('.')[0];
@@ -79,6 +83,20 @@ function operationOf(document, operationId) {
 }
 
 /**
+ * The operation of `method` at the path ending in `/<last>`, or undefined when the document has
+ * none: for routes a service may not have yet, which the page then does not offer.
+ */
+function optionalOperationAt(document, method, last) {
+  for (const [path, item] of Object.entries(document.paths ?? {})) {
+    const operation = item?.[method];
+    if (!operation || !path.endsWith(`/${last}`)) continue;
+    const scopes = Object.values(operation.security?.[0] ?? {})[0] ?? [];
+    return { path, scope: scopes[0] };
+  }
+  return undefined;
+}
+
+/**
  * What each protocol's endpoint must be, from the create request's schema: each branch of its
  * `allOf` ties a protocol (`if`) to the endpoint's form (`then`), with a description and examples.
  */
@@ -117,6 +135,10 @@ export async function loadServiceDescription(documentUrl = '/openapi.json', apiB
       replay: operationOf(document, 'replayDeadLettersRoute'),
       attempts: operationOf(document, 'listAttemptsRoute'),
       testFilter: operationOf(document, 'testFilterRoute'),
+      messages: operationOf(document, 'listMessagesRoute'),
+      resend: operationOf(document, 'resendMessageRoute'),
+      recover: optionalOperationAt(document, 'post', 'recover'),
+      recoveries: optionalOperationAt(document, 'get', 'recoveries'),
     },
   };
 }
@@ -169,7 +191,7 @@ function forbiddenMessage(operation) {
 export function apiClient(description, tokens) {
   const { operations } = description;
   const session = typeof tokens === 'string' ? { accessToken: () => tokens } : tokens;
-  const call = async (operation, method, path, body, renewed = false) => {
+  const call = async (operation, method, path, body, headers = {}, renewed = false) => {
     try {
       return await send((description.apiBaseUrl ?? '') + path, {
         method,
@@ -177,12 +199,13 @@ export function apiClient(description, tokens) {
           authorization: `Bearer ${session.accessToken()}`,
           accept: 'application/json',
           ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+          ...headers,
         },
         body: body === undefined ? undefined : JSON.stringify(body),
       });
     } catch (error) {
       if (error instanceof ApiError && error.status === 401 && !renewed && session.renew && (await session.renew())) {
-        return call(operation, method, path, body, true);
+        return call(operation, method, path, body, headers, true);
       }
       // API Gateway's 401 and 403 say only "Unauthorized" and "Forbidden": say what to do.
       if (error instanceof ApiError && error.status === 401) throw new ApiError(401, UNAUTHORIZED_MESSAGE);
@@ -190,7 +213,7 @@ export function apiClient(description, tokens) {
       throw error;
     }
   };
-  const at = (name, method, body, path = operations[name].path) => call(operations[name], method, path, body);
+  const at = (name, method, body, path = operations[name].path, headers = {}) => call(operations[name], method, path, body, headers);
   return {
     list: () => at('list', 'GET'),
     create: (subscription) => at('create', 'POST', subscription),
@@ -213,6 +236,21 @@ export function apiClient(description, tokens) {
       const query = new URLSearchParams({ config_id: configId, limit: String(limit), ...(cursor ? { cursor } : {}) });
       return at('attempts', 'GET', undefined, `${operations.attempts.path}?${query}`);
     },
+    /** One page of a subscription's messages, newest first; `status` keeps one delivery state (`failed` also matches `dead-lettered`). */
+    messages: (configId, limit, { cursor, status } = {}) => {
+      const query = new URLSearchParams({ config_id: configId, limit: String(limit), ...(status ? { status } : {}), ...(cursor ? { cursor } : {}) });
+      return at('messages', 'GET', undefined, `${operations.messages.path}?${query}`);
+    },
+    /** Publishes one logged message again to its subscription, with its original body and eventId. */
+    resend: (configId, eventId) => at('resend', 'POST', { config_id: configId, event_id: eventId }),
+    /**
+     * Starts a recovery: every matching message sent since `since` published again. `idempotencyKey`
+     * is the user's action: the same key twice starts one recovery.
+     */
+    recover: (configId, { since, status }, idempotencyKey) =>
+      at('recover', 'POST', { config_id: configId, since, status }, operations.recover.path, { 'idempotency-key': idempotencyKey }),
+    /** The subscription's recoveries, newest first, with their state and counts. */
+    recoveries: (configId) => at('recoveries', 'GET', undefined, `${operations.recoveries.path}?${new URLSearchParams({ config_id: configId })}`),
     /** Sends dead letters again: the named ones, or (no `eventIds`) the next 100 of them. */
     replay: (configId, eventIds) => at('replay', 'POST', { config_id: configId, ...(eventIds ? { eventIds } : {}) }),
   };

@@ -1,15 +1,17 @@
 // The admin page: sign in, then list, create, rename, replace events, activate/deactivate,
-// test and delete the portal's subscriptions, and see and send again their failed deliveries.
+// test and delete the portal's subscriptions, see and send again their failed deliveries, and
+// see the messages each was sent, resend one and recover those sent since a time.
 // The service checks every value; its messages are shown next to the field they name, or at the
 // top of the form (or page) otherwise. What the token's scopes do not allow is not offered.
 //
 // This module starts the page: it reads its settings (page-settings.js) and the service's
 // document, then wires each part, kept in a module of its own: sign-in.js (with
 // authorization-code.js), subscriptions-table.js (with row-actions.js and forms.js), attempts.js,
-// dead-letters.js; list.js reads the list, state.js holds what the page knows.
+// dead-letters.js, message-log.js (with recoveries.js); list.js reads the list, state.js holds what the page knows.
 import { loadServiceDescription } from './api-client.js';
 import { followListInAttempts, wireAttempts } from './attempts.js';
 import { followListInDeadLetters, wireDeadLetters } from './dead-letters.js';
+import { followListInMessageLog, wireMessageLog } from './message-log.js';
 import { $ } from './dom.js';
 import { wireForms } from './forms.js';
 import { refresh, whenListed } from './list.js';
@@ -31,6 +33,7 @@ async function start() {
   whenListed(renderSubscriptions);
   whenListed(followListInDeadLetters);
   whenListed(followListInAttempts);
+  whenListed(followListInMessageLog);
 
   wireForms();
   $('refresh').addEventListener('click', () =>
@@ -41,6 +44,7 @@ async function start() {
   );
   wireDeadLetters();
   wireAttempts();
+  wireMessageLog();
   await wireSignIn();
   document.body.dataset.ready = 'true';
 }

@@ -23,6 +23,11 @@ export const state = {
   deadLetters: undefined,
   /** The deliveries panel, while open: `{configId, items, nextCursor}`. */
   attempts: undefined,
+  /**
+   * The messages panel, while open: `{configId, status, items, nextCursor, sending, recoveries}`
+   * (`status` the delivery state shown, '' for all; `sending` while a resend or recover is asked).
+   */
+  messageLog: undefined,
   /** When this page last had a confirmation request sent, by configId (the list does not say). */
   confirmationSentAt: new Map(),
 };

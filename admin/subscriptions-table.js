@@ -2,6 +2,7 @@
 // failed deliveries and the buttons the token allows; and "n of 10" above it.
 import { openAttempts } from './attempts.js';
 import { openDeadLetters } from './dead-letters.js';
+import { openMessageLog } from './message-log.js';
 import { $, element, labelledCell } from './dom.js';
 import { createdAtOf, labelOf, plural, shortIdOf, timeElement, withBreaks } from './format.js';
 import { canEditFilter, openFilter } from './filter-editor.js';
@@ -36,15 +37,21 @@ function failedDeliveriesCell(subscription) {
   return element('td', {}, parts);
 }
 
+/** The button of a row's Messages panel: every protocol's messages are logged. */
+const messagesButton = (subscription) => (can('messages') ? [actionButton('Show messages', subscription, 'messages', openMessageLog)] : []);
+
 /** The last delivery and failure SNS logged, and the last 24 hours' counts; e-mail has none. */
 function deliveriesCell(subscription) {
-  if (subscription.protocol === 'email' || subscription.protocol === 'email-json') return element('td', { textContent: 'Not recorded for e-mail' });
+  if (subscription.protocol === 'email' || subscription.protocol === 'email-json') {
+    return element('td', {}, [element('div', { textContent: 'Not recorded for e-mail' }), ...messagesButton(subscription)]);
+  }
   const parts = [];
   const { lastDeliveredAt, lastFailedAt, deliveredLast24h = 0, failedLast24h = 0 } = subscription;
   parts.push(element('div', {}, lastDeliveredAt ? ['Last delivered ', timeElement(lastDeliveredAt)] : ['No delivery yet']));
   if (lastFailedAt) parts.push(element('div', {}, [element('span', { className: 'badge warn', textContent: 'Last failed' }), ' ', timeElement(lastFailedAt)]));
   parts.push(element('div', { className: 'meta', textContent: `24 h: ${deliveredLast24h} delivered, ${failedLast24h} failed` }));
   if (can('attempts')) parts.push(actionButton('Show deliveries', subscription, 'attempts', openAttempts));
+  parts.push(...messagesButton(subscription));
   return element('td', {}, parts);
 }
 

@@ -34,8 +34,8 @@ import { AUTHORIZATION_PATH, TOKEN_PATH } from '../../shared/contract/token-endp
 import type { AdminPageSettings } from './deployment-settings';
 
 const ADMIN_FOLDER = fileURLToPath(new URL('../../admin/', import.meta.url));
-/** The headers a call of the page sends: its bearer token and JSON bodies. */
-const CORS_ALLOWED_HEADERS = ['authorization', 'content-type'];
+/** The headers a call of the page sends: its bearer token, JSON bodies, and a recovery's Idempotency-Key. */
+const CORS_ALLOWED_HEADERS = ['authorization', 'content-type', 'idempotency-key'];
 const CORS_ALLOWED_METHODS = ['GET', 'POST', 'PUT', 'DELETE'];
 
 export interface AdminPageHostingProps {

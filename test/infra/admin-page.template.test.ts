@@ -149,7 +149,7 @@ describe('with adminPage=true', () => {
   it("allows CORS on the API for the distribution's origin only, so API Gateway answers preflights", () => {
     const [, cors] = ofType('Custom::AWS')[0]!;
     const [distributionId] = ofType('AWS::CloudFront::Distribution')[0]!;
-    const cors_ = { AllowOrigins: [`https://{${distributionId}.DomainName}`], AllowMethods: ['GET', 'POST', 'PUT', 'DELETE'], AllowHeaders: ['authorization', 'content-type'], MaxAge: 3600 };
+    const cors_ = { AllowOrigins: [`https://{${distributionId}.DomainName}`], AllowMethods: ['GET', 'POST', 'PUT', 'DELETE'], AllowHeaders: ['authorization', 'content-type', 'idempotency-key'], MaxAge: 3600 };
     for (const phase of ['Create', 'Update']) {
       expect(JSON.parse(joined(cors.Properties[phase]))).toMatchObject({
         service: 'ApiGatewayV2',

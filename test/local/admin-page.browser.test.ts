@@ -118,7 +118,7 @@ describeWithChromium('the admin page, in Chromium with the keyboard', () => {
       'asset_bank.media.createworkflow.job.create',
       'Active',
       'Pending confirmation',
-      'Not recorded for e-mail',
+      'Not recorded for e-mailShow messages',
       'None',
     ]);
     const subscriptions = await listed();

@@ -143,7 +143,7 @@ export function deliveriesSteps(): void {
     });
     await refreshList(2);
     const deliveriesCell = row('Receiver').getByRole('cell').nth(4);
-    const shown = `Last delivered ${utc(entry.lastDeliveredAt)}Last failed ${utc(entry.lastFailedAt)}24 h: 1 delivered, ${FAILED} failedShow deliveries`;
+    const shown = `Last delivered ${utc(entry.lastDeliveredAt)}Last failed ${utc(entry.lastFailedAt)}24 h: 1 delivered, ${FAILED} failedShow deliveriesShow messages`;
     // Bounded: waitFor gives up and fails after its limit, naming what it waited for.
     expect(await waitFor('the refreshed row', async () => ((await deliveriesCell.textContent()) === shown ? shown : undefined))).toBe(shown);
 
@@ -208,10 +208,11 @@ export function deliveriesSteps(): void {
         'sending again are not offered. Sign in as someone who has it to do those.',
     );
     expect(await page.getByRole('heading', { name: 'New subscription' }).isVisible()).toBe(false);
-    expect(await row('Media hooks').getByRole('button').count()).toBe(0);
+    // Its messages are the one thing of an e-mail subscription it may look at.
+    expect(await row('Media hooks').getByRole('button').allTextContents()).toEqual(['Show messages']);
     expect(await row('Media hooks').getByRole('cell').nth(0).textContent()).toBe('email' + 'ops@example.com');
-    // It may look at deliveries and failed deliveries, not send them again.
-    expect(await row('Receiver').getByRole('button').allTextContents()).toEqual(['Show deliveries', 'Show them']);
+    // It may look at deliveries, messages and failed deliveries, not send them again.
+    expect(await row('Receiver').getByRole('button').allTextContents()).toEqual(['Show deliveries', 'Show messages', 'Show them']);
     await row('Receiver').getByRole('button', { name: 'Show them: Receiver' }).press('Enter');
     const panel = page.locator('#dead-letters');
     await panel.getByRole('rowheader').first().waitFor();

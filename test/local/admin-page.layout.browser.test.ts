@@ -3,7 +3,7 @@
  * endpoints, several events, delivery history (last delivered and failed, 24-hour counts), failed
  * deliveries, a pending endpoint and one the service disabled. From 1024 to 1920 px nothing scrolls
  * sideways and every action of every row is in the window; the message bar covers nothing once a
- * panel opens; axe-core finds nothing in any view. `UPDATE_SCREENSHOTS=1` also saves
+ * panel opens; the Messages panel's long bodies wrap inside it; axe-core finds nothing in any view. `UPDATE_SCREENSHOTS=1` also saves
  * docs/admin-page.png, the picture in docs/local.md, from this page at 1280 x 900.
  *
  * The delivery history is laid onto the service's real list answer (SNS's logs of a day of
@@ -48,6 +48,38 @@ function withHistory(config: Record<string, unknown>, index: number): Record<str
   };
   // The third one the service disabled for failing.
   return index === 2 ? { ...config, ...history, status: 0, disabledReason: 'failing', disabledAt: hoursAgo(3) } : { ...config, ...history };
+}
+
+/** Messages as GET /messages gives them, one per delivery state, with long bodies: a URL with no break, and many fields. */
+function loggedMessages(configId: string): Record<string, unknown>[] {
+  const states = ['pending', 'delivered', 'failed', 'dead-lettered'];
+  return states.map((status, index) => {
+    const eventId = `0b6f1c2e-3d4a-4b5c-8d9e-${String(index).padStart(12, '0')}`;
+    const sentAt = new Date(Date.now() - (index + 1) * 600_000).toISOString();
+    return {
+      eventId,
+      event: 'asset_bank.media.updated',
+      occurredAt: sentAt,
+      sentAt,
+      status,
+      attempts: status === 'pending' ? 0 : 3,
+      lastAttemptAt: status === 'pending' ? null : sentAt,
+      statusCode: status === 'delivered' ? 200 : status === 'pending' ? null : 503,
+      messageId: `5a3d2c1b-0f9e-4d8c-b7a6-${String(index).padStart(12, '0')}`,
+      body: {
+        event: 'asset_bank.media.updated',
+        portalId: 'portal-alpha',
+        configId,
+        occurredAt: sentAt,
+        eventId,
+        data: {
+          mediaId: `m-${index}`,
+          downloadUrl: `https://media.example.com/${'a1b2c3d4e5'.repeat(30)}?signature=${'f'.repeat(120)}`,
+          tags: Array.from({ length: 12 }, (_, tag) => `tag-${tag}`),
+        },
+      },
+    };
+  });
 }
 
 describeWithChromium('the admin page at laptop and desktop widths', () => {
@@ -139,6 +171,24 @@ describeWithChromium('the admin page at laptop and desktop widths', () => {
     expect(await axeViolations()).toEqual([]);
   });
 
+  step('opens the Messages panel: its bodies wrap inside it from 1024 to 1920 px, and axe-core finds nothing there', async () => {
+    await page.route(`**${PREFIX}/messages?*`, async (route) => {
+      const configId = new URL(route.request().url()).searchParams.get('config_id')!;
+      await route.fulfill({ json: { success: true, message: '4 messages on this page.', messages: loggedMessages(configId), nextCursor: null } });
+    });
+    await page.getByRole('button', { name: /^Show messages: Media pipeline/ }).press('Enter');
+    await page.locator('#message-log:not([hidden])').waitFor();
+    for (const summary of await page.locator('#message-entries summary').all()) await summary.press('Enter');
+    const problems: string[] = [];
+    for (const width of WIDTHS) {
+      await page.setViewportSize({ width, height: 900 });
+      problems.push(...(await page.evaluate<string[]>(OVERFLOW_CHECK)).map((problem) => `${width} px: ${problem}`));
+    }
+    expect(problems).toEqual([]);
+    await page.setViewportSize({ width: 1280, height: 900 });
+    expect(await axeViolations()).toEqual([]);
+  });
+
   step('finds nothing for axe-core in the Delete dialog, which opens on the safe choice', async () => {
     await page.getByRole('button', { name: /^Delete: Workflow jobs/ }).press('Enter');
     expect(await page.evaluate('document.activeElement.textContent')).toBe('Keep it');
@@ -161,8 +211,9 @@ describeWithChromium('the admin page at laptop and desktop widths', () => {
   });
 
   step('makes the picture of the page in docs (UPDATE_SCREENSHOTS=1)', async () => {
-    for (const close of ['#close-attempts', '#close-dead-letters']) if (await page.locator(close).isVisible()) await page.locator(close).press('Enter');
-    await page.evaluate('window.scrollTo(0, 0)');
+    for (const close of ['#close-attempts', '#close-dead-letters', '#close-message-log']) if (await page.locator(close).isVisible()) await page.locator(close).press('Enter');
+    // No focus ring in the picture: the last Close gave focus back to its row's button.
+    await page.evaluate('document.activeElement.blur(); window.scrollTo(0, 0)');
     if (process.env.UPDATE_SCREENSHOTS === '1') await saveScreenshot(page, DOCS_PICTURE);
   });
 });
