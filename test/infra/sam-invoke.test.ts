@@ -14,7 +14,7 @@ import { gunzipSync } from 'node:zlib';
 import { logSubscriptionEventOf } from '../../shared/attempts/delivery-status-record';
 import { documentClient } from '../../shared/aws/dynamodb';
 import { logMessages } from '../../shared/data/messages';
-import { ATTEMPTS_RECORDER, DEAD_LETTER_RECORDER, DISPATCHER, OPERATIONS, RECONCILER, RETRY_SWEEPER } from '../../shared/operations';
+import { ATTEMPTS_RECORDER, DEAD_LETTER_RECORDER, DISPATCHER, OPERATIONS, RECONCILER, RECOVERY_WORKER, RETRY_SWEEPER } from '../../shared/operations';
 import { freshPortal } from '../support/api';
 import { allTopicArns, lastConfirmationRequestMinutesAgo, subscriptionItems } from '../support/aws-state';
 import { REQUIRED_CONTEXT, serviceApp, validationReportsOf } from '../support/cdk-app';
@@ -60,8 +60,9 @@ function samFunction(handlerName: string) {
   const fn = functions.get(handlerName);
   if (!fn) throw new Error(`No function ${handlerName} in the template (has: ${[...functions.keys()].join(', ')})`);
   const environment = samEnvironment(fn, {
-    // --env-vars: the table's name is a CloudFormation reference, locally the table global setup created.
-    overrides: { TABLE_NAME: process.env.TABLE_NAME! },
+    // --env-vars: the table's name and the recovery queue's URL are CloudFormation references; locally
+    // the table global setup created, and a queue URL (the suite's samples never reach the queue).
+    overrides: { TABLE_NAME: process.env.TABLE_NAME!, RECOVERY_QUEUE_URL: process.env.RECOVERY_QUEUE_URL! },
     // What SAM takes from the developer's AWS profile: the local credentials (docs/deploy.md), the
     // principal the template's topic policy names.
     region: process.env.AWS_REGION!,
@@ -96,9 +97,9 @@ async function createdSubscription() {
 }
 
 describe('the synthesized functions, invoked as sam local invoke does', () => {
-  it('has one function per operation, the dispatcher, the dead-letter recorder, the attempts consumer, the reconciler and the retry sweep, each with its sample event in events/', () => {
+  it('has one function per operation, the dispatcher, the dead-letter recorder, the attempts consumer, the reconciler, the retry sweep and the recovery worker, each with its sample event in events/', () => {
     expect([...functions.keys()].sort()).toEqual(
-      [...OPERATIONS.map((op) => op.handler), DISPATCHER.handler, DEAD_LETTER_RECORDER.handler, ATTEMPTS_RECORDER.handler, RECONCILER.handler, RETRY_SWEEPER.handler].sort(),
+      [...OPERATIONS.map((op) => op.handler), DISPATCHER.handler, DEAD_LETTER_RECORDER.handler, ATTEMPTS_RECORDER.handler, RECONCILER.handler, RETRY_SWEEPER.handler, RECOVERY_WORKER.handler].sort(),
     );
     expect(JSON.parse(readFileSync(join(PROJECT_ROOT, 'events', `${RETRY_SWEEPER.handler}.json`), 'utf8'))['detail-type']).toBe('Scheduled Event');
     expect(JSON.parse(readFileSync(join(PROJECT_ROOT, 'events', `${ATTEMPTS_RECORDER.handler}.json`), 'utf8')).awslogs.data).toEqual(expect.any(String));
