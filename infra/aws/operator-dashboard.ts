@@ -164,9 +164,9 @@ export class OperatorDashboard extends Construct {
           new GraphWidget({ title: 'Duration p99: delivery and scheduled functions (ms)', left: p99(props.otherFunctions), width: 12, height }),
         ],
         [
-          // Taller: a legend line for each operation (13 of them).
-          new GraphWidget({ title: 'Errors: API operations', left: errors(props.apiFunctions), width: 12, height: 10 }),
-          new GraphWidget({ title: 'Duration p99: API operations (ms)', left: p99(props.apiFunctions), width: 12, height: 10 }),
+          // Taller: a legend line for each operation (16 of them).
+          new GraphWidget({ title: 'Errors: API operations', left: errors(props.apiFunctions), width: 12, height: 11 }),
+          new GraphWidget({ title: 'Duration p99: API operations (ms)', left: p99(props.apiFunctions), width: 12, height: 11 }),
         ],
       ],
     });
