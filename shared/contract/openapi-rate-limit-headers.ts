@@ -2,8 +2,8 @@
  * The RateLimit-* headers in the OpenAPI document: declared on every answer of every operation
  * (owasp:api4:2023-rate-limit asks it of each 2XX and 4XX), whatever routes the operations table holds. The fields of
  * draft-ietf-httpapi-ratelimit-headers-06 (https://datatracker.ietf.org/doc/html/draft-ietf-httpapi-ratelimit-headers-06),
- * as shared/http/middleware/portal-rate-limit.ts sends them: required on the 200 of a route limited
- * per portal (every one of its 200s consulted the bucket), optional elsewhere, since API Gateway's
+ * as shared/http/middleware/portal-rate-limit.ts sends them: required on the success (2XX) of a route limited
+ * per portal (every one of its successes consulted the bucket), optional elsewhere, since API Gateway's
  * own answers (401, 403, 413, its stage throttle's 429), the local gateway's that stand in for them
  * (and its 431), and the service's refusals made before the bucket is consulted carry none.
  */
@@ -19,7 +19,7 @@ const integer = (minimum: number, maximum: number) => ({ type: 'integer', format
 
 const ABSENT =
   ' Sent by the service on every answer of a route limited per portal once the portal\'s bucket was consulted: ' +
-  'its 200, a 400, 409 or 429 of the operation, a 500 or 503. Absent from API Gateway\'s own answers (401, 403, 413, ' +
+  'its success (200, or 202 for recover), a 400, 409 or 429 of the operation, a 500 or 503. Absent from API Gateway\'s own answers (401, 403, 413, ' +
   'its stage throttle\'s 429 `{message}`) and the local gateway\'s that stand in for them (and its 431), from a 400 ' +
   'or 401 refused before the bucket is consulted (the body\'s or the token\'s checks, which spend no token), and on ' +
   'a route with no per-portal limit (none today).';
@@ -51,7 +51,7 @@ export const RATE_LIMIT_HEADER_COMPONENTS: Record<string, Json> = Object.fromEnt
 
 const optional = Object.fromEntries(Object.keys(FIELDS).map((name) => [name, { $ref: `#/components/headers/${name}` }]));
 const required = Object.fromEntries(
-  Object.entries(FIELDS).map(([name, field]) => [name, { ...field, description: `${field.description} Sent on every 200 of this route.`, required: true }]),
+  Object.entries(FIELDS).map(([name, field]) => [name, { ...field, description: `${field.description} Sent on every success (2XX) of this route.`, required: true }]),
 );
 
 /**
