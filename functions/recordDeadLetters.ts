@@ -27,6 +27,7 @@ async function recordOne(batch: DeadLetterBatch, record: SQSRecord, owners: Read
   const { deadLetter: letter, reason } = reading;
   const fields = { portalId: letter.portalId, configId: letter.configId, eventId: letter.eventId, snsMessageId: letter.messageId };
   const outcome = await batch.record(letter);
+  if (outcome.kind === 'held back') throw new RetryBeingSentError(letter.eventId);
   if (outcome.kind === 'subscription gone') {
     logger.warn('dead letter dropped: its subscription no longer exists', fields);
     return;
@@ -48,6 +49,13 @@ async function recordOne(batch: DeadLetterBatch, record: SQSRecord, owners: Read
       ...(outcome.replaced && { replacedRetrying: true }),
     });
     if (outcome.evicted) logger.warn('oldest dead letter dropped: the subscription keeps at most 1,000', { ...fields, droppedEventId: outcome.evicted.eventId });
+  }
+}
+
+/** A dead letter held back while a retry of its event is being sent: SQS hands it again after its visibility timeout. */
+class RetryBeingSentError extends Error {
+  constructor(eventId: string) {
+    super(`Dead letter of event ${eventId} held back: a scheduled retry of the event is being sent and not yet named.`);
   }
 }
 
@@ -75,8 +83,10 @@ export const handler = withInvocationLogging('recordDeadLetters', async (event: 
     try {
       await recordOne(batch, record, owners);
     } catch (error) {
-      // Only this record is retried (SQS partial batch response); the others are kept.
-      errors.push(error);
+      // Only this record is retried (SQS partial batch response); the others are kept. One held
+      // back is no failure of the recorder: it is logged, and not counted in the invocation's Errors.
+      if (error instanceof RetryBeingSentError) logger.info('dead letter held back: a retry of its event is being sent', { snsMessageId: record.messageId });
+      else errors.push(error);
       batchItemFailures.push({ itemIdentifier: record.messageId });
     }
   }

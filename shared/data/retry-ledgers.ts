@@ -3,7 +3,7 @@
  * scheduled retries it had and whether a replay ended them. Written when a retry or a replay sends
  * the dead letter (in their transactions), read one at a time, or a recorder batch's all at once.
  */
-import { BatchGetCommand, GetCommand } from './commands';
+import { BatchGetCommand, GetCommand, UpdateCommand } from './commands';
 import { EXPIRY_ATTRIBUTE, type RecordTable, retryLedgerKeyOf } from './table';
 import type { TransactionItem } from './transactions';
 
@@ -17,6 +17,12 @@ export interface RetryLedger {
    * become a dead letter too, that one replaces it (the recorder), so the event is counted once.
    */
   retrying?: RetryOut;
+  /**
+   * Until when (epoch ms) a scheduled retry of the event is being sent and not yet named in
+   * `retrying`: SNS can give up on a retry (an endpoint's 4xx) before the sweep's transaction that
+   * names it commits, and the recorder holds back a dead letter of the event until then.
+   */
+  sendingUntil?: number;
 }
 
 /** A dead letter's retry sent: the dead letter's sort key and failure time, and SNS's id of the retry. */
@@ -27,7 +33,7 @@ export interface RetryOut {
 }
 
 /** The ledger attributes of the retry out. */
-export const RETRYING_LEDGER_ATTRIBUTES = ['retryingSk', 'retryingFailedAt', 'retryMessageId'] as const;
+export const RETRYING_LEDGER_ATTRIBUTES = ['retryingSk', 'retryingFailedAt', 'retryMessageId', 'retrySendingUntil'] as const;
 
 /** A ledger outlives the dead letters of its event (14 to 15 days) by a day. */
 const LEDGER_KEEP_S = 16 * 86_400;
@@ -52,11 +58,28 @@ export function ledgerRetried(table: RecordTable, event: { portalId: string; con
       TableName: table.tableName,
       Key: { portalId: event.portalId, sk: retryLedgerKeyOf(event.configId, event.eventId) },
       UpdateExpression:
-        'SET #retries = :retries, #cancelled = if_not_exists(#cancelled, :no), #expiry = :expiry, retryingSk = :sk, retryingFailedAt = :failedAt, retryMessageId = :messageId',
+        'SET #retries = :retries, #cancelled = if_not_exists(#cancelled, :no), #expiry = :expiry, retryingSk = :sk, retryingFailedAt = :failedAt, retryMessageId = :messageId REMOVE retrySendingUntil',
       ExpressionAttributeNames: { '#retries': 'retries', '#cancelled': 'cancelled', '#expiry': EXPIRY_ATTRIBUTE },
       ExpressionAttributeValues: { ':retries': retries, ':no': false, ':expiry': nowSeconds() + LEDGER_KEEP_S, ':sk': out.sk, ':failedAt': out.failedAt, ':messageId': out.messageId },
     },
   };
+}
+
+/**
+ * A scheduled retry of the event about to be published, until `untilMs` (its claim's end): written
+ * before the publish, so a dead letter of the retry that comes before the retry is named (ledgerRetried)
+ * is held back by the recorder rather than counted beside the one being retried.
+ */
+export async function markRetrySending(table: RecordTable, event: { portalId: string; configId: string; eventId: string }, untilMs: number): Promise<void> {
+  await table.db.send(
+    new UpdateCommand({
+      TableName: table.tableName,
+      Key: { portalId: event.portalId, sk: retryLedgerKeyOf(event.configId, event.eventId) },
+      UpdateExpression: 'SET retrySendingUntil = :until, #expiry = if_not_exists(#expiry, :expiry)',
+      ExpressionAttributeNames: { '#expiry': EXPIRY_ATTRIBUTE },
+      ExpressionAttributeValues: { ':until': untilMs, ':expiry': nowSeconds() + LEDGER_KEEP_S },
+    }),
+  );
 }
 
 /** How many scheduled retries the event had for the subscription, and whether a replay ended them; undefined before the first. */
@@ -73,7 +96,8 @@ function ledgerOf(item: Record<string, unknown> | undefined): RetryLedger | unde
   const retrying = typeof item.retryingSk === 'string' && typeof item.retryingFailedAt === 'string' && typeof item.retryMessageId === 'string'
     ? { sk: item.retryingSk, failedAt: item.retryingFailedAt, messageId: item.retryMessageId }
     : undefined;
-  return { retries: typeof item.retries === 'number' ? item.retries : 0, cancelled: item.cancelled === true, ...(retrying && { retrying }) };
+  const sendingUntil = typeof item.retrySendingUntil === 'number' ? item.retrySendingUntil : undefined;
+  return { retries: typeof item.retries === 'number' ? item.retries : 0, cancelled: item.cancelled === true, ...(retrying && { retrying }), ...(sendingUntil !== undefined && { sendingUntil }) };
 }
 
 /** The ledger keys of a batch's events per read: BatchGetItem takes at most 100 keys. */

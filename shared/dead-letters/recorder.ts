@@ -20,7 +20,9 @@ export type RecordOutcome =
   | { kind: 'stored'; evicted?: DeadLetterEntry; replaced?: RetryOut; schedule: StoredSchedule }
   | { kind: 'duplicate' }
   /** No record of that subscription in that portal, or one with another topic: nothing is kept. */
-  | { kind: 'subscription gone' };
+  | { kind: 'subscription gone' }
+  /** A retry of its event is being sent and not yet named in its ledger: to be recorded again later. */
+  | { kind: 'held back' };
 
 /** What the batch knows of one subscription after reading its record once. */
 interface SubscriptionState {
@@ -65,6 +67,9 @@ export class DeadLetterBatch {
       const ledger = await this.ledgerOf(letter);
       // The retry of a dead letter kept meanwhile as retrying: this one takes its place, one for the event.
       const replaces = replaceable && ledger?.retrying?.messageId === letter.messageId ? ledger.retrying : undefined;
+      // A retry of the event is being sent and not yet named: this may be its dead letter, come
+      // before the sweep's mark (an endpoint's 4xx is not retried by SNS). Held back until it is named.
+      if (!replaces && replaceable && ledger?.sendingUntil !== undefined && ledger.sendingUntil > Date.now()) return { kind: 'held back' };
       let evict: DeadLetterEntry | undefined;
       if (!replaces && state.kept >= MAX_KEPT_PER_SUBSCRIPTION) {
         if (!state.oldest?.length) state.oldest = await this.store.oldest(letter.portalId, letter.configId, state.kept - MAX_KEPT_PER_SUBSCRIPTION + 10);

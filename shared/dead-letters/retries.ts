@@ -13,6 +13,7 @@
 import { claim, findDeadLetter, markRetrying, removeRetrying, stopRetries, unclaim } from '../data/dead-letters';
 import { finishDueWork } from '../data/due-work';
 import { markMessageRetried } from '../data/messages';
+import { markRetrySending } from '../data/retry-ledgers';
 import { ACTIVATED } from '../data/subscription-record';
 import { logPublished, type PublishedMessage, publishToLog } from '../delivery/logged-publish';
 import { isTopicGone } from '../delivery/publish';
@@ -40,9 +41,13 @@ export async function retryDeadLetter({ table, sns, messages }: SweepDeps, { wor
     return 'stopped';
   };
   if (!record || record.status !== ACTIVATED || typeof record.topicArn !== 'string') return stop();
-  if (!(await claim(table, letter, claimant, Date.now() + CLAIM_LEASE_MS))) return 'busy';
+  const claimedUntil = Date.now() + CLAIM_LEASE_MS;
+  if (!(await claim(table, letter, claimant, claimedUntil))) return 'busy';
   let published: PublishedMessage;
   try {
+    // Before the publish: a dead letter of this retry that comes before the mark below is held back
+    // by the recorder until the mark names it, so it replaces this one rather than being counted beside it.
+    await markRetrySending(table, letter, claimedUntil);
     published = await publishToLog(sns, messageOf(letter, record.topicArn));
   } catch (error) {
     await unclaim(table, letter, claimant).catch(() => undefined);

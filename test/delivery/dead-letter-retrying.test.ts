@@ -3,11 +3,13 @@
  * Lambda's SQS event source calls it: it stays listed (`state` retrying, `retriedAt`) and counted
  * (`deadLetters`, and `deadLettersRetrying` beside it); the retry's own dead letter takes its place,
  * once however often SQS hands it out; a retry delivered, or one whose verdict never came, makes it
- * leave; each event is counted once throughout.
+ * leave; each event is counted once throughout, also when the retry's dead letter comes before the
+ * sweep has named the retry (an endpoint's 4xx, which SNS does not retry).
  */
 import { randomUUID } from 'node:crypto';
 import { documentClient } from '../../shared/aws/dynamodb';
 import { markRetrying, removeRetrying, select } from '../../shared/data/dead-letters';
+import { markRetrySending } from '../../shared/data/retry-ledgers';
 import { retryKeyOf } from '../../shared/data/due-work';
 import { config } from '../../shared/environment';
 import { settleRetry } from '../../shared/dead-letters/retries';
@@ -79,6 +81,28 @@ describe('a dead letter being retried', () => {
     expect(await counts(subscription)).toEqual({ deadLetters: 3, deadLettersRetrying: 2 });
     const ofFirst = (await listed(subscription)).filter((entry) => entry.eventId === first!.letter.eventId);
     expect(ofFirst).toEqual([expect.objectContaining({ messageId: first!.retry.messageId, state: 'dead-lettered', retriedAt: null, retries: 1, nextRetryAt: expect.any(String) })]);
+  });
+
+  it("holds back a retry's dead letter that comes before the sweep named the retry, and replaces the retried one once it is named", async () => {
+    const subscription = await subscribe();
+    const bodies = [publishedBody(subscription)];
+    expect(await recordBatch(bodies.map((message) => deadLetterRecord(subscription, { message, sentAt: Date.now() - 10_000 })))).toEqual({ batchItemFailures: [] });
+    const [letter] = await select(table, subscription.portalId, subscription.configId, 10, () => true);
+    const retry = { messageId: randomUUID(), sentAt: new Date().toISOString() };
+
+    // The sweep: the retry being sent (before its publish); SNS gives up on it at once and its dead
+    // letter reaches the recorder before the sweep's mark.
+    await markRetrySending(table, letter!, Date.now() + 60_000);
+    const early = deadLetterRecord(subscription, { message: letter!.message, snsMessageId: retry.messageId });
+    expect(await recordBatch([early])).toEqual({ batchItemFailures: [{ itemIdentifier: early.messageId }] });
+    expect(await counts(subscription)).toEqual({ deadLetters: 1, deadLettersRetrying: 0 });
+
+    // The sweep's mark names the retry; SQS hands the held-back record again: it takes the place of the one retried.
+    const settle = { kind: 'settle' as const, dueAt: retry.sentAt, subscriptionPortalId: subscription.portalId, configId: subscription.configId, letterSk: letter!.sk };
+    expect(await markRetrying(table, letter!, retryKeyOf(letter!)!, retry, settle)).toBe(true);
+    expect(await recordBatch([{ ...early, receiptHandle: randomUUID() }])).toEqual({ batchItemFailures: [] });
+    expect(await counts(subscription)).toEqual({ deadLetters: 1, deadLettersRetrying: 0 });
+    expect(await listed(subscription)).toEqual([expect.objectContaining({ eventId: letter!.eventId, messageId: retry.messageId, state: 'dead-lettered', retries: 1 })]);
   });
 
   it('leaves once its retry was delivered, or once no verdict came in time, and is counted out once', async () => {

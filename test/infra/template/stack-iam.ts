@@ -310,7 +310,7 @@ describe('what each function may do', () => {
         'portalId,sk,kind,dueAt,subscriptionPortalId,configId,letterSk,failingSince,idempotencyExpiresAt',
       `table: dynamodb:GetItem dynamodb:Query ${PORTALS}`,
       `table: dynamodb:DeleteItem dynamodb:PutItem dynamodb:UpdateItem ${PORTALS} and ${ATTRIBUTES} ` +
-        'portalId,sk,replayClaimedUntil,replayClaimedBy,nextRetryAt,retriedAt,retryMessageId,retries,cancelled,retryingSk,retryingFailedAt,idempotencyExpiresAt,' +
+        'portalId,sk,replayClaimedUntil,replayClaimedBy,nextRetryAt,retriedAt,retryMessageId,retries,cancelled,retryingSk,retryingFailedAt,retrySendingUntil,idempotencyExpiresAt,' +
         'deadLetters@*,retryingDeadLetters@*,status,disabledReason,disabledAt,failingSince',
       'service topics: sns:Publish',
       RETRY_LOG_WRITES,
