@@ -17,7 +17,7 @@ const deps = {
   table,
   repository: repositoryOf(table, { find }),
   sns: snsClient,
-  jobs: recoveryQueueUrl === undefined ? undefined : recoveryJobsOn(sqsClient, recoveryQueueUrl),
+  jobs: recoveryJobsOn(sqsClient, recoveryQueueUrl),
   keepDays: messageKeepDays,
 };
 
