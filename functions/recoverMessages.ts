@@ -17,7 +17,7 @@ const deps = {
   table,
   repository: repositoryOf(table, { find }),
   sns: snsClient,
-  jobs: recoveryJobsOn(sqsClient, recoveryQueueUrl),
+  jobs: recoveryQueueUrl === undefined ? undefined : recoveryJobsOn(sqsClient, recoveryQueueUrl),
   keepDays: messageKeepDays,
 };
 

@@ -21,7 +21,7 @@ const deps: Omit<RecoveryWorkerDeps, 'jobs'> = {
   portalSendsPerSecond: recoverySendsPerSecond,
   clock: realClock,
 };
-const jobs = recoveryJobsOn(sqsClient, recoveryQueueUrl);
+const jobs = recoveryQueueUrl === undefined ? undefined : recoveryJobsOn(sqsClient, recoveryQueueUrl);
 
 /** Time left when a slice stops sending: its last writes and the next slice's queueing. */
 const RESERVE_MS = 10_000;
@@ -34,6 +34,7 @@ const MAX_SLICE_MS = 60_000;
  * again and it goes on from the recovery's last batch written.
  */
 export const handler = withInvocationLogging('runRecoveries', async (event: SQSEvent, context: Context): Promise<SQSBatchResponse> => {
+  if (!jobs) throw new Error('RECOVERY_QUEUE_URL is not set: the recovery worker cannot queue its next slices.');
   const batchItemFailures: SQSBatchResponse['batchItemFailures'] = [];
   for (const record of event.Records) {
     const job = recoveryJobOf(record.body);

@@ -66,7 +66,7 @@ export interface ServiceConfig {
   /** Messages a second a portal's recoveries send at most (RECOVERY_SENDS_PER_SECOND). */
   readonly recoverySendsPerSecond: number;
   /** The recovery jobs' queue (RECOVERY_QUEUE_URL), set by the stack. */
-  readonly recoveryQueueUrl: string;
+  readonly recoveryQueueUrl: string | undefined;
   /** Delivery attempts kept per subscription; past this the oldest give way (MAX_ATTEMPTS_PER_SUBSCRIPTION). */
   readonly maxAttemptsPerSubscription: number;
   /**

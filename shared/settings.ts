@@ -97,7 +97,7 @@ export const deliveryRetrySchedule: FunctionSetting<readonly number[]> = {
 export const recoverySendsPerSecond: FunctionSetting<number> = {
   variable: 'RECOVERY_SENDS_PER_SECOND', default: '10', rule: rule.recoverySendsPerSecondProblem, value: Number,
 };
-export const recoveryQueueUrl: FunctionSetting<string> = { variable: 'RECOVERY_QUEUE_URL', whenUnset: rule.recoveryQueueUrlRequired, rule: rule.recoveryQueueUrlProblem };
+export const recoveryQueueUrl: FunctionSetting<string | undefined> = { variable: 'RECOVERY_QUEUE_URL', rule: rule.recoveryQueueUrlProblem };
 /** Its value in ms. */
 export const disableFailingAfter: FunctionSetting<number> = {
   variable: 'DISABLE_FAILING_AFTER', default: '5d', rule: rule.disableFailingAfterProblem, value: (value) => durationMs(value)!,

@@ -19,7 +19,8 @@ export interface StartDeps {
   table: RecordTable;
   repository: Pick<SubscriptionRepository, 'find'>;
   sns: SNSClient;
-  jobs: RecoveryJobs;
+  /** Undefined when RECOVERY_QUEUE_URL is not set: the function cannot start one. */
+  jobs: RecoveryJobs | undefined;
   keepDays: number;
 }
 
@@ -37,6 +38,7 @@ export async function startRecoveryOf(
   // The log keeps a message until MESSAGE_KEEP_DAYS after the end of its UTC day: every one sent since this time is still kept.
   const keptSince = new Date(now - deps.keepDays * DAY_MS).toISOString();
   if (since < keptSince) throw new WindowNotKeptError(keptSince);
+  if (!deps.jobs) throw new Error('RECOVERY_QUEUE_URL is not set: this function cannot start recoveries.');
   // A UUID v7, as config ids are: recoveries sort by when they were started.
   const recoveryId = newConfigId(now);
   const recovery = { portalId, recoveryId, configId, since, until, status, createdAt };

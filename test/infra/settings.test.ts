@@ -17,9 +17,6 @@ import { OPERATIONS } from '../../shared/operations';
 import { SETTINGS } from '../../shared/settings';
 import { REQUIRED_CONTEXT, serviceApp, validationReportsOf } from '../support/cdk-app';
 
-/** Required of recover and the recovery worker, and set by the stack, as TABLE_NAME is. */
-const RECOVERY_QUEUE = 'https://sqs.us-east-1.amazonaws.com/000000000000/webhooks-recoveries';
-
 function synthWith(context: Record<string, unknown>): Template {
   return Template.fromStack(serviceApp({ context, bundle: false }).stack);
 }
@@ -189,7 +186,7 @@ describe('synth with every key set', () => {
 
 describe('the settings and the functions configuration', () => {
   it('have the same defaults', () => {
-    const functionDefaults = loadConfig({ TABLE_NAME: 'subscriptions', RECOVERY_QUEUE_URL: RECOVERY_QUEUE });
+    const functionDefaults = loadConfig({ TABLE_NAME: 'subscriptions' });
     const settings = settingsFrom({});
 
     expect(settings).toMatchObject({
@@ -215,7 +212,7 @@ describe('the settings and the functions configuration', () => {
   ])('accept and refuse the same %s values (%s)', (contextKey, variable, values) => {
     for (const value of values) {
       const stackAccepts = accepts(() => settingsFrom({ [contextKey]: value }));
-      const functionAccepts = accepts(() => loadConfig({ TABLE_NAME: 'subscriptions', RECOVERY_QUEUE_URL: RECOVERY_QUEUE, [variable]: value }));
+      const functionAccepts = accepts(() => loadConfig({ TABLE_NAME: 'subscriptions', [variable]: value }));
       expect({ value, stackAccepts }).toEqual({ value, stackAccepts: functionAccepts });
     }
   });
