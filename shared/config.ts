@@ -67,6 +67,8 @@ export interface ServiceConfig {
   readonly recoverySendsPerSecond: number;
   /** The recovery jobs' queue (RECOVERY_QUEUE_URL), set by the stack. */
   readonly recoveryQueueUrl: string | undefined;
+  /** The fair queue the dead-letter recorder consumes (DEAD_LETTERS_BY_PORTAL_QUEUE_URL), set by the stack. */
+  readonly deadLettersByPortalQueueUrl: string | undefined;
   /** Delivery attempts kept per subscription; past this the oldest give way (MAX_ATTEMPTS_PER_SUBSCRIPTION). */
   readonly maxAttemptsPerSubscription: number;
   /**
@@ -144,6 +146,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): ServiceConfig {
     messageKeepDays: read(setting.messageKeepDays),
     recoverySendsPerSecond: read(setting.recoverySendsPerSecond),
     recoveryQueueUrl: read(setting.recoveryQueueUrl),
+    deadLettersByPortalQueueUrl: read(setting.deadLettersByPortalQueueUrl),
     portalSendLimit: { burst: read(setting.portalSendBurst), ratePerMinute: read(setting.portalSendRatePerMinute) },
     portalChangeLimit: { burst: read(setting.portalChangeBurst), ratePerMinute: read(setting.portalChangeRatePerMinute) },
     portalReadLimit: { burst: read(setting.portalReadBurst), ratePerMinute: read(setting.portalReadRatePerMinute) },

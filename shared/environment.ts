@@ -36,6 +36,7 @@ export const maxAttemptsPerSubscription = /* @__PURE__ */ read.settingOf(env, pr
 export const messageKeepDays = /* @__PURE__ */ read.settingOf(env, problems, setting.messageKeepDays);
 export const recoverySendsPerSecond = /* @__PURE__ */ read.settingOf(env, problems, setting.recoverySendsPerSecond);
 export const recoveryQueueUrl = /* @__PURE__ */ read.settingOf(env, problems, setting.recoveryQueueUrl);
+export const deadLettersByPortalQueueUrl = /* @__PURE__ */ read.settingOf(env, problems, setting.deadLettersByPortalQueueUrl);
 export const portalSendLimit: read.ServiceConfig['portalSendLimit'] = {
   burst: /* @__PURE__ */ read.settingOf(env, problems, setting.portalSendBurst),
   ratePerMinute: /* @__PURE__ */ read.settingOf(env, problems, setting.portalSendRatePerMinute),
@@ -77,6 +78,7 @@ export const config: read.ServiceConfig = {
   messageKeepDays,
   recoverySendsPerSecond,
   recoveryQueueUrl,
+  deadLettersByPortalQueueUrl,
   portalSendLimit,
   portalChangeLimit,
   portalReadLimit,

@@ -143,10 +143,18 @@ export function handlerEntryOf(op: Operation): string {
 export const DISPATCHER = { handler: 'dispatchPortalEvents', entry: 'functions/dispatchPortalEvents.ts' } as const;
 
 /**
- * The consumer of the delivery dead-letter queue: keeps each message SNS gave up on in the
+ * The consumer of the delivery dead-letter queue: sends each message SNS gave up on, unchanged, to
+ * the recorder's fair queue with its portal as the message group, so one portal's flood of dead
+ * letters does not hold up another's (shared/dead-letters/forwarding.ts). On AWS an SQS event
+ * source; locally the same handler on the local stack's queue, sending to the SQS stand-in.
+ */
+export const DEAD_LETTER_FORWARDER = { handler: 'forwardDeadLetters', entry: 'functions/forwardDeadLetters.ts' } as const;
+
+/**
+ * The consumer of the dead letters by portal: keeps each message SNS gave up on in the
  * partition of the portal that owns its subscription (shared/dead-letters/), where list,
- * GET /dead-letters and POST /replay read it. On AWS an SQS event source; locally the SNS
- * emulator's dead letters are handed to the same handler in SQS-shaped batches.
+ * GET /dead-letters and POST /replay read it. On AWS an SQS event source on the fair queue the
+ * forwarder sends to; locally the same handler on the local stack's fair queue.
  */
 export const DEAD_LETTER_RECORDER = { handler: 'recordDeadLetters', entry: 'functions/recordDeadLetters.ts' } as const;
 

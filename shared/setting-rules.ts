@@ -119,7 +119,7 @@ export const throttlingRateLimitProblem: Rule = (text) =>
 // Lambda's SQS event source takes a maximum concurrency of 2 to 1,000 ("Configuring scaling behavior for SQS event source mappings").
 export const recoverySendsPerSecondProblem: Rule = (text) => wholeNumberProblem(text, 1, 1_000);
 // An SQS queue URL (SQS Developer Guide, "Amazon SQS queue and message identifiers"), or the local stand-in's.
-export const recoveryQueueUrlProblem: Rule = (text) =>
+export const queueUrlProblem: Rule = (text) =>
   /^https?:\/\/[^\s/]+\/\d{12}\/[A-Za-z0-9_-]{1,80}$/.test(text) ? undefined : `must be the URL of an SQS queue, as https://sqs.eu-west-1.amazonaws.com/123456789012/name (got "${text}").`;
 export const dispatcherMaxConcurrencyProblem: Rule = (text) => wholeNumberProblem(text, 2, 1_000);
 export const throttlingBurstLimitProblem: Rule = (text) => wholeNumberProblem(text, 1, 5_000);

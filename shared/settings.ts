@@ -97,7 +97,8 @@ export const deliveryRetrySchedule: FunctionSetting<readonly number[]> = {
 export const recoverySendsPerSecond: FunctionSetting<number> = {
   variable: 'RECOVERY_SENDS_PER_SECOND', default: '10', rule: rule.recoverySendsPerSecondProblem, value: Number,
 };
-export const recoveryQueueUrl: FunctionSetting<string | undefined> = { variable: 'RECOVERY_QUEUE_URL', rule: rule.recoveryQueueUrlProblem };
+export const recoveryQueueUrl: FunctionSetting<string | undefined> = { variable: 'RECOVERY_QUEUE_URL', rule: rule.queueUrlProblem };
+export const deadLettersByPortalQueueUrl: FunctionSetting<string | undefined> = { variable: 'DEAD_LETTERS_BY_PORTAL_QUEUE_URL', rule: rule.queueUrlProblem };
 /** Its value in ms. */
 export const disableFailingAfter: FunctionSetting<number> = {
   variable: 'DISABLE_FAILING_AFTER', default: '5d', rule: rule.disableFailingAfterProblem, value: (value) => durationMs(value)!,
@@ -108,7 +109,7 @@ export type FunctionName =
   | 'activateSubscription' | 'confirmSubscription' | 'createSubscription' | 'deleteSubscription' | 'dispatchPortalEvents' | 'listAttempts'
   | 'listDeadLetters' | 'listMessages' | 'listSubscriptions' | 'reconcileTopics' | 'recordDeadLetters' | 'recordDeliveryAttempts' | 'renameSubscription'
   | 'replayDeadLetters' | 'resendMessage' | 'retryDeadLetters' | 'testFilter' | 'testSubscription' | 'updateSubscription'
-  | 'recoverMessages' | 'listRecoveries' | 'runRecoveries';
+  | 'recoverMessages' | 'listRecoveries' | 'runRecoveries' | 'forwardDeadLetters';
 
 /**
  * One setting. kind: `function`, a variable a function reads and checks at cold start; `sdk` and
@@ -198,6 +199,9 @@ function settingsTable(): Setting[] {
       meaning: "messages a second a portal's recoveries send at most, whatever its subscriptions' maxReceivesPerSecond",
     }),
     read('recoveryQueueUrl', recoveryQueueUrl, { readBy: ['recoverMessages', 'runRecoveries'], meaning: 'the SQS queue of recovery jobs (set by the stack)' }),
+    read('deadLettersByPortalQueueUrl', deadLettersByPortalQueueUrl, {
+      readBy: ['forwardDeadLetters'], meaning: 'the fair SQS queue the dead-letter recorder consumes, where the forwarder sends each dead letter keyed by its portal (set by the stack)',
+    }),
     read('deliveryRetrySchedule', deliveryRetrySchedule, { contextKey: 'deliveryRetrySchedule', readBy: ['recordDeadLetters'], meaning: "the waits of a dead letter's scheduled retries after SNS's own" }),
     read('disableFailingAfter', disableFailingAfter, { contextKey: 'disableFailingAfter', readBy: ['recordDeadLetters', 'retryDeadLetters'], meaning: 'how long a subscription may fail, with no success, before it is disabled' }),
     other('cdk', 'adminPage', { contextKey: 'adminPage', default: 'false', rule: rule.trueOrFalseProblem, meaning: "true: deploy the admin page (S3 behind CloudFront, CORS on the API for its origin)" }),

@@ -9,12 +9,18 @@
  * `ErrorMessage` (strings) saying why. The SQS attribute `SentTimestamp` (epoch milliseconds,
  * "ReceiveMessage" in the SQS API Reference) is when SNS put it there: when the delivery failed.
  * `Message` is what the service published (shared/delivery/message.ts), kept byte for byte.
+ *
+ * The recorder reads it from the queue the forwarder sends it on to (forwarding.ts), where the
+ * attribute DEAD_LETTERED_AT carries the first queue's SentTimestamp.
  */
 import type { SQSRecord } from 'aws-lambda';
 import type { DeadLetter } from '../data/dead-letters';
 import { classifyTopic } from '../reconciliation/topic-names';
 
 export type { DeadLetter };
+
+/** The message attribute carrying when SNS put the dead letter in the delivery dead-letter queue (epoch ms), set by the forwarder. */
+export const DEAD_LETTERED_AT = 'DeadLetteredAt';
 
 /** Why SNS gave up, for the log: the attributes it documents, when present. */
 export interface FailureReason {
@@ -46,7 +52,8 @@ export function readDeadLetter(record: SQSRecord, topicPrefix: string): DeadLett
   if (!isText(messageId) || !isText(topicArn) || !isText(message)) return { unusable: 'the notification lacks MessageId, TopicArn or Message' };
   const topic = classifyTopic(topicArn, topicPrefix);
   if (topic.kind !== 'subscription') return { unusable: 'the topic is not one of the service\'s subscriptions' };
-  const sentAt = Number(record.attributes?.SentTimestamp);
+  // Forwarded: when SNS put it in the first queue; read straight from that queue: its own SentTimestamp.
+  const sentAt = Number(record.messageAttributes?.[DEAD_LETTERED_AT]?.stringValue ?? record.attributes?.SentTimestamp);
   if (!Number.isSafeInteger(sentAt) || sentAt <= 0) return { unusable: 'the queue message has no SentTimestamp' };
   const body = jsonObject(message);
   if (!body) return { unusable: 'the published message is not a JSON object' };
