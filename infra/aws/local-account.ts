@@ -39,3 +39,6 @@ export const LOCAL_DELIVERY_STATUS_ROLE_ARN = localPrincipalArn('sns-delivery-st
  * stand-in), which routes by the queue's name.
  */
 export const localRecoveryQueueUrl = (region: string) => `https://sqs.${region}.amazonaws.com/${LOCAL_ACCOUNT_ID}/webhooks-recoveries`;
+
+/** The fair queue of dead letters by portal under `npm start`, likewise: the forwarder sends there, the recorder consumes it. */
+export const localDeadLettersByPortalQueueUrl = (region: string) => `https://sqs.${region}.amazonaws.com/${LOCAL_ACCOUNT_ID}/webhooks-dead-letters-by-portal`;

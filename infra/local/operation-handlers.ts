@@ -6,7 +6,7 @@
 import type { APIGatewayProxyEventV2WithJWTAuthorizer, Context } from 'aws-lambda';
 import { writeValidators } from '../../shared/contract/write-validators';
 import { SETTINGS } from '../../shared/settings';
-import { ATTEMPTS_RECORDER, DEAD_LETTER_RECORDER, DISPATCHER, handlerEntryOf, OPERATIONS, RECOVERY_WORKER, RETRY_SWEEPER } from '../../shared/operations';
+import { ATTEMPTS_RECORDER, DEAD_LETTER_FORWARDER, DEAD_LETTER_RECORDER, DISPATCHER, handlerEntryOf, OPERATIONS, RECOVERY_WORKER, RETRY_SWEEPER } from '../../shared/operations';
 import type { SqsHandler } from './events/event-queue';
 
 export type OperationHandler = (event: APIGatewayProxyEventV2WithJWTAuthorizer, context: Context) => Promise<unknown>;
@@ -44,6 +44,11 @@ export async function loadDispatcher(): Promise<SqsHandler> {
 }
 
 /** The dead-letter recorder's handler; the same rules as for the operations' apply. */
+export async function loadDeadLetterForwarder(): Promise<SqsHandler> {
+  checkEnvironmentUnchanged();
+  return importHandler<SqsHandler>(DEAD_LETTER_FORWARDER.entry);
+}
+
 export async function loadDeadLetterRecorder(): Promise<SqsHandler> {
   checkEnvironmentUnchanged();
   return importHandler<SqsHandler>(DEAD_LETTER_RECORDER.entry);

@@ -11,7 +11,7 @@ import { SETTINGS } from '../../shared/settings';
 import { LOCAL_DELIVERY_STATUS_ROLE_ARN } from '../aws/local-account';
 
 /** Set by the local stack whatever the shell holds, or printed elsewhere (the table). */
-const SET_BY_THE_STACK = new Set(['TABLE_NAME', 'DELIVERY_DEAD_LETTER_QUEUE_ARN', 'TOPIC_PUBLISHER_ARNS', 'TOPIC_MANAGER_ARNS', 'RECOVERY_QUEUE_URL']);
+const SET_BY_THE_STACK = new Set(['TABLE_NAME', 'DELIVERY_DEAD_LETTER_QUEUE_ARN', 'TOPIC_PUBLISHER_ARNS', 'TOPIC_MANAGER_ARNS', 'RECOVERY_QUEUE_URL', 'DEAD_LETTERS_BY_PORTAL_QUEUE_URL']);
 
 /** The local stack's own defaults where they are not the functions' (stack/service-environment.ts). */
 const LOCAL_DEFAULTS: Readonly<Record<string, string>> = {

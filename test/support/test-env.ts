@@ -22,6 +22,7 @@ export const TEST_ENV = {
   DELIVERY_DEAD_LETTER_QUEUE_ARN: 'arn:aws:sqs:us-east-1:000000000000:webhooks-test-delivery-dead-letters',
   // As a local stack sets it (localRecoveryQueueUrl): a suite that read the settings before starting one reads the same.
   RECOVERY_QUEUE_URL: 'https://sqs.us-east-1.amazonaws.com/000000000000/webhooks-recoveries',
+  DEAD_LETTERS_BY_PORTAL_QUEUE_URL: 'https://sqs.us-east-1.amazonaws.com/000000000000/webhooks-dead-letters-by-portal',
   // The principals the SNS emulator takes the access key ids of the functions under test for
   // (localPrincipalArn): `test` above, and `local` where a suite starts a local stack in its own
   // process, which signs the handlers' calls so; the topics they create let these publish.

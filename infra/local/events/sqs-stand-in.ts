@@ -1,16 +1,19 @@
 /**
- * A stand-in for Amazon SQS's SendMessage on one machine, for the recovery jobs' queue: the AWS JSON
- * 1.0 protocol `@aws-sdk/client-sqs` speaks (SQS API Reference, "SendMessage"), with `DelaySeconds`
- * (a delayed message is queued when its delay is over; one still delayed at a stop is not kept: the
- * local stack resumes every running recovery at start) and `MessageGroupId` (the fair queue's tenant,
- * as event-queue.ts takes it). The queue URL names the stand-in itself, so the SDK reaches it whether
- * it takes its endpoint from AWS_ENDPOINT_URL_SQS or from the URL.
+ * A stand-in for Amazon SQS's SendMessage and SendMessageBatch on one machine, for the queues the
+ * service's own functions send to (the recovery jobs', and the dead letters by portal the forwarder
+ * sends on): the AWS JSON 1.0 protocol `@aws-sdk/client-sqs` speaks (SQS API Reference,
+ * "SendMessage", "SendMessageBatch"), with `DelaySeconds` (a delayed message is queued when its
+ * delay is over; one still delayed at a stop is not kept: the local stack resumes every running
+ * recovery at start), `MessageAttributes` and `MessageGroupId` (the fair queue's tenant, as
+ * event-queue.ts takes it). A batch is held to SQS's limits: 1 to 10 entries with distinct ids, 1 MiB
+ * in all. The queue URL names the stand-in itself, so the SDK reaches it whether it takes its
+ * endpoint from AWS_ENDPOINT_URL_SQS or from the URL.
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { readBody } from '../gateway/http-body';
-import type { EventQueue } from './event-queue';
+import type { EventQueue, QueueMessageAttribute } from './event-queue';
 
 export interface SqsStandIn {
   endpoint: string;
@@ -22,8 +25,12 @@ export interface SqsStandIn {
 }
 
 const CONTENT_TYPE = 'application/x-amz-json-1.0';
-/** SQS takes bodies of up to 256 KiB (1 MiB since 2025); the jobs are a few hundred bytes. */
-const MAX_REQUEST_BYTES = 1024 * 1024;
+/** SQS takes a message, and a batch's messages together, of up to 1 MiB (bodies and attributes). */
+const MAX_MESSAGE_BYTES = 1_048_576;
+/** The request around them: its JSON, the base64 of binary attributes. */
+const MAX_REQUEST_BYTES = 3 * MAX_MESSAGE_BYTES;
+/** SendMessageBatch takes 1 to 10 entries. */
+const MAX_BATCH_ENTRIES = 10;
 /** Restarts in one process reuse the port, so the URL the handlers read at import stays valid. */
 let portOfEarlierStart: number | undefined;
 
@@ -31,29 +38,74 @@ export async function startSqsStandIn(options: { accountId: string; log?: (line:
   const queues = new Map<string, EventQueue>();
   const delayed = new Set<NodeJS.Timeout>();
   let closed = false;
-  const sendMessage = (input: { QueueUrl?: unknown; MessageBody?: unknown; DelaySeconds?: unknown; MessageGroupId?: unknown }) => {
-    const name = typeof input.QueueUrl === 'string' ? input.QueueUrl.split('/').pop()! : '';
-    const queue = queues.get(name);
-    if (!queue) return { status: 400, body: { __type: 'com.amazonaws.sqs#QueueDoesNotExist', message: 'The specified queue does not exist.' } };
-    if (typeof input.MessageBody !== 'string' || input.MessageBody === '') {
-      return { status: 400, body: { __type: 'com.amazonaws.sqs#MissingParameter', message: 'The request must contain the parameter MessageBody.' } };
-    }
+  type Answer = { status: number; body: Record<string, unknown> };
+  const refusal = (status: number, code: string, message: string): Answer => ({ status, body: { __type: `com.amazonaws.sqs#${code}`, message } });
+  const queueOf = (queueUrl: unknown) => queues.get(typeof queueUrl === 'string' ? queueUrl.split('/').pop()! : '');
+
+  /** One message checked as SQS checks it: its refusal, or what to queue. */
+  const messageOf = (input: MessageInput): { refused: Answer } | { body: string; attributes?: Record<string, QueueMessageAttribute>; groupId?: string; delaySeconds: number; bytes: number } => {
+    if (typeof input.MessageBody !== 'string' || input.MessageBody === '') return { refused: refusal(400, 'MissingParameter', 'The request must contain the parameter MessageBody.') };
     const delaySeconds = Number(input.DelaySeconds ?? 0);
-    if (!Number.isInteger(delaySeconds) || delaySeconds < 0 || delaySeconds > 900) {
-      return { status: 400, body: { __type: 'com.amazonaws.sqs#InvalidParameterValue', message: 'Value for parameter DelaySeconds is invalid.' } };
-    }
-    const body = input.MessageBody;
+    if (!Number.isInteger(delaySeconds) || delaySeconds < 0 || delaySeconds > 900) return { refused: refusal(400, 'InvalidParameterValue', 'Value for parameter DelaySeconds is invalid.') };
+    const attributes = attributesOf(input.MessageAttributes);
+    if ('invalid' in attributes) return { refused: refusal(400, 'InvalidParameterValue', attributes.invalid) };
+    const bytes = Buffer.byteLength(input.MessageBody, 'utf8') + attributes.bytes;
+    if (bytes > MAX_MESSAGE_BYTES) return { refused: refusal(400, 'InvalidParameterValue', `One or more parameters are invalid. Reason: Message must be shorter than ${MAX_MESSAGE_BYTES} bytes.`) };
     const groupId = typeof input.MessageGroupId === 'string' ? input.MessageGroupId : undefined;
-    if (delaySeconds === 0) {
-      if (!queue.send(body, undefined, groupId)) return { status: 500, body: { __type: 'com.amazonaws.sqs#InternalError', message: 'The local queue is stopped.' } };
-    } else {
-      const timer = setTimeout(() => {
-        delayed.delete(timer);
-        if (!closed) queue.send(body, undefined, groupId);
-      }, delaySeconds * 1000);
-      delayed.add(timer);
+    return { body: input.MessageBody, ...(attributes.count > 0 && { attributes: attributes.values }), ...(groupId !== undefined && { groupId }), delaySeconds, bytes };
+  };
+
+  const enqueue = (queue: EventQueue, body: string, attributes: Record<string, QueueMessageAttribute> | undefined, groupId: string | undefined, delaySeconds: number): boolean => {
+    if (delaySeconds === 0) return queue.send(body, attributes, groupId);
+    const timer = setTimeout(() => {
+      delayed.delete(timer);
+      if (!closed) queue.send(body, attributes, groupId);
+    }, delaySeconds * 1000);
+    delayed.add(timer);
+    return true;
+  };
+
+  const sentAnswer = (body: string, attributes: Record<string, QueueMessageAttribute> | undefined) => ({
+    MessageId: randomUUID(),
+    MD5OfMessageBody: createHash('md5').update(body, 'utf8').digest('hex'),
+    ...(attributes && { MD5OfMessageAttributes: md5OfMessageAttributes(attributes) }),
+  });
+
+  const sendMessage = (input: MessageInput & { QueueUrl?: unknown }): Answer => {
+    const queue = queueOf(input.QueueUrl);
+    if (!queue) return refusal(400, 'QueueDoesNotExist', 'The specified queue does not exist.');
+    const message = messageOf(input);
+    if ('refused' in message) return message.refused;
+    if (!enqueue(queue, message.body, message.attributes, message.groupId, message.delaySeconds)) return refusal(500, 'InternalError', 'The local queue is stopped.');
+    return { status: 200, body: sentAnswer(message.body, message.attributes) };
+  };
+
+  const sendMessageBatch = (input: { QueueUrl?: unknown; Entries?: unknown }): Answer => {
+    const queue = queueOf(input.QueueUrl);
+    if (!queue) return refusal(400, 'QueueDoesNotExist', 'The specified queue does not exist.');
+    const entries = Array.isArray(input.Entries) ? (input.Entries as (MessageInput & { Id?: unknown })[]) : [];
+    if (entries.length === 0) return refusal(400, 'EmptyBatchRequest', 'There should be at least one SendMessageBatchRequestEntry in the request.');
+    if (entries.length > MAX_BATCH_ENTRIES) return refusal(400, 'TooManyEntriesInBatchRequest', `Maximum number of entries per request are ${MAX_BATCH_ENTRIES}. You have sent ${entries.length}.`);
+    const ids = entries.map((entry) => entry.Id);
+    if (ids.some((id) => typeof id !== 'string' || !/^[A-Za-z0-9_-]{1,80}$/.test(id))) {
+      return refusal(400, 'InvalidBatchEntryId', 'A batch entry id can only contain alphanumeric characters, hyphens and underscores. It can be at most 80 letters long.');
     }
-    return { status: 200, body: { MessageId: randomUUID(), MD5OfMessageBody: createHash('md5').update(body, 'utf8').digest('hex') } };
+    if (new Set(ids).size !== ids.length) return refusal(400, 'BatchEntryIdsNotDistinct', 'Two or more batch entries in the request have the same Id.');
+    const checked = entries.map((entry) => ({ id: entry.Id as string, message: messageOf(entry) }));
+    const total = checked.reduce((sum, { message }) => sum + ('bytes' in message ? message.bytes : 0), 0);
+    if (total > MAX_MESSAGE_BYTES) return refusal(400, 'BatchRequestTooLong', `Batch requests cannot be longer than ${MAX_MESSAGE_BYTES} bytes. You have sent ${total} bytes.`);
+    const successful: Record<string, unknown>[] = [];
+    const failed: Record<string, unknown>[] = [];
+    for (const { id, message } of checked) {
+      if ('refused' in message) {
+        failed.push({ Id: id, SenderFault: true, Code: String(message.refused.body.__type).split('#')[1], Message: message.refused.body.message });
+      } else if (!enqueue(queue, message.body, message.attributes, message.groupId, message.delaySeconds)) {
+        failed.push({ Id: id, SenderFault: false, Code: 'InternalError', Message: 'The local queue is stopped.' });
+      } else {
+        successful.push({ Id: id, ...sentAnswer(message.body, message.attributes) });
+      }
+    }
+    return { status: 200, body: { Successful: successful, Failed: failed } };
   };
 
   const handle = async (request: IncomingMessage, response: ServerResponse) => {
@@ -65,11 +117,13 @@ export async function startSqsStandIn(options: { accountId: string; log?: (line:
     try {
       const text = (await readBody(request, MAX_REQUEST_BYTES)).toString('utf8');
       const target = request.headers['x-amz-target'];
-      if (request.method !== 'POST' || target !== 'AmazonSQS.SendMessage') {
-        send(400, { __type: 'com.amazonaws.sqs#UnsupportedOperation', message: `The local SQS stand-in supports only SendMessage, not ${String(target)}.` });
+      const action = request.method === 'POST' && typeof target === 'string' ? ACTIONS[target] : undefined;
+      if (!action) {
+        send(400, { __type: 'com.amazonaws.sqs#UnsupportedOperation', message: `The local SQS stand-in supports only SendMessage and SendMessageBatch, not ${String(target)}.` });
         return;
       }
-      const answer = sendMessage(JSON.parse(text) as Record<string, unknown>);
+      const input = JSON.parse(text) as Record<string, unknown>;
+      const answer = action === 'SendMessage' ? sendMessage(input) : sendMessageBatch(input);
       send(answer.status, answer.body);
     } catch (error) {
       options.log?.(`SQS stand-in failed: ${String(error)}`);
@@ -102,4 +156,83 @@ export async function startSqsStandIn(options: { accountId: string; log?: (line:
       await done;
     },
   };
+}
+
+const ACTIONS: Readonly<Record<string, 'SendMessage' | 'SendMessageBatch'>> = {
+  'AmazonSQS.SendMessage': 'SendMessage',
+  'AmazonSQS.SendMessageBatch': 'SendMessageBatch',
+};
+
+interface MessageInput {
+  MessageBody?: unknown;
+  DelaySeconds?: unknown;
+  MessageGroupId?: unknown;
+  MessageAttributes?: unknown;
+}
+
+/** SQS takes at most 10 message attributes a message ("Amazon SQS message attributes"). */
+const MAX_ATTRIBUTES = 10;
+
+/**
+ * Message attributes as the JSON protocol carries them (`{DataType, StringValue | BinaryValue}`,
+ * binary in base64), checked as SQS checks them: at most 10; a name of letters, digits, `_`, `-`
+ * and `.`, not starting with `AWS.` or `Amazon.`; a type String, Number or Binary with an optional
+ * custom suffix; a value of that type (SQS Developer Guide, "Amazon SQS message attributes",
+ * https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/sqs-message-metadata.html).
+ * Names, types and values count towards the message's size.
+ */
+function attributesOf(input: unknown): { values: Record<string, QueueMessageAttribute>; count: number; bytes: number } | { invalid: string } {
+  const values: Record<string, QueueMessageAttribute> = {};
+  if (input === undefined || input === null) return { values, count: 0, bytes: 0 };
+  if (typeof input !== 'object' || Array.isArray(input)) return { invalid: 'MessageAttributes must be a map.' };
+  const entries = Object.entries(input as Record<string, unknown>);
+  if (entries.length > MAX_ATTRIBUTES) return { invalid: `Number of message attributes [${entries.length}] exceeds the allowed maximum [${MAX_ATTRIBUTES}].` };
+  let bytes = 0;
+  for (const [name, raw] of entries) {
+    if (!/^[A-Za-z0-9_.-]{1,256}$/.test(name) || /^(aws\.|amazon\.)/i.test(name) || name.startsWith('.') || name.endsWith('.') || name.includes('..')) {
+      return { invalid: `Message attribute name '${name}' is invalid.` };
+    }
+    const { DataType: dataType, StringValue: stringValue, BinaryValue: binaryValue } = (raw ?? {}) as Record<string, unknown>;
+    if (typeof dataType !== 'string' || !/^(String|Number|Binary)(\.[A-Za-z0-9_.-]{1,255})?$/.test(dataType)) return { invalid: `The message attribute '${name}' has an invalid message attribute type.` };
+    if (dataType.startsWith('Binary')) {
+      if (typeof binaryValue !== 'string' || binaryValue === '') return { invalid: `The message attribute '${name}' must contain a non-empty message attribute value for message attribute type '${dataType}'.` };
+      values[name] = { dataType, binaryValue };
+      bytes += Buffer.from(binaryValue, 'base64').length;
+    } else {
+      if (typeof stringValue !== 'string' || stringValue === '') return { invalid: `The message attribute '${name}' must contain a non-empty message attribute value for message attribute type '${dataType}'.` };
+      if (dataType.startsWith('Number') && !/^-?\d+(\.\d+)?$/.test(stringValue)) return { invalid: `Can't cast the value of message (user) attribute '${name}' to a number.` };
+      values[name] = { dataType, stringValue };
+      bytes += Buffer.byteLength(stringValue, 'utf8');
+    }
+    bytes += Buffer.byteLength(name, 'utf8') + Buffer.byteLength(dataType, 'utf8');
+  }
+  return { values, count: entries.length, bytes };
+}
+
+/**
+ * MD5OfMessageAttributes as SQS computes it: per attribute in name order, the name, the type and the
+ * value each as a 4-byte big-endian length and its bytes, with a transport byte (1 string, 2 binary)
+ * before the value (SQS Developer Guide, "Calculating the MD5 message digest for message attributes").
+ */
+function md5OfMessageAttributes(attributes: Record<string, QueueMessageAttribute>): string {
+  const hash = createHash('md5');
+  const field = (bytes: Buffer) => {
+    const length = Buffer.alloc(4);
+    length.writeUInt32BE(bytes.length);
+    hash.update(length);
+    hash.update(bytes);
+  };
+  for (const name of Object.keys(attributes).sort()) {
+    const { dataType, stringValue, binaryValue } = attributes[name]!;
+    field(Buffer.from(name, 'utf8'));
+    field(Buffer.from(dataType, 'utf8'));
+    if (binaryValue !== undefined) {
+      hash.update(Buffer.from([2]));
+      field(Buffer.from(binaryValue, 'base64'));
+    } else {
+      hash.update(Buffer.from([1]));
+      field(Buffer.from(stringValue ?? '', 'utf8'));
+    }
+  }
+  return hash.digest('hex');
 }

@@ -16,8 +16,8 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { DEFAULT_EVENT_BUS_NAME } from '../../../shared/delivery/portal-event';
-import { API_PREFIXES, ATTEMPTS_RECORDER, DEAD_LETTER_RECORDER, DISPATCHER, RECOVERY_WORKER, RETRY_SWEEPER } from '../../../shared/operations';
-import { LOCAL_ACCOUNT_ID, localDeliveryDeadLetterQueueArn, localRecoveryQueueUrl } from '../../aws/local-account';
+import { API_PREFIXES, ATTEMPTS_RECORDER, DEAD_LETTER_FORWARDER, DEAD_LETTER_RECORDER, DISPATCHER, RECOVERY_WORKER, RETRY_SWEEPER } from '../../../shared/operations';
+import { LOCAL_ACCOUNT_ID, localDeadLettersByPortalQueueUrl, localDeliveryDeadLetterQueueArn, localRecoveryQueueUrl } from '../../aws/local-account';
 import { ADMIN_PATH, OPENAPI_PATH } from '../admin/admin-site';
 import { DEFAULT_CLIENTS_FILE, loadOAuthClients } from '../auth/clients';
 import { generateSigningKey, loadOrCreateSigningKey } from '../auth/signing-key';
@@ -26,7 +26,7 @@ import { ensureSubscriptionTable } from '../dynamodb/subscription-table';
 import { type EventBus, startEventBus } from '../events/event-bus';
 import { EventQueue } from '../events/event-queue';
 import { lambdaContext } from '../gateway/event';
-import { loadAttemptsRecorder, loadDeadLetterRecorder, loadDispatcher, loadOperationHandlers, loadRecoveryWorker, loadRetrySweeper } from '../operation-handlers';
+import { loadAttemptsRecorder, loadDeadLetterForwarder, loadDeadLetterRecorder, loadDispatcher, loadOperationHandlers, loadRecoveryWorker, loadRetrySweeper } from '../operation-handlers';
 import { type SqsStandIn, startSqsStandIn } from '../events/sqs-stand-in';
 import { resumeRunningRecoveries } from '../schedules/recovery-resume';
 import { startRetrySweeps, type RetrySweeps } from '../schedules/retry-sweeps';
@@ -57,6 +57,19 @@ const LOCAL_DISPATCH_CONCURRENCY = 5;
 const DISPATCHER_TIMEOUT_MS = 30_000;
 /** The dead-letter recorder's, likewise. */
 const RECORDER_TIMEOUT_MS = 30_000;
+/** The dead-letter forwarder's, likewise. */
+const FORWARDER_TIMEOUT_MS = 10_000;
+/**
+ * The recorder's batches and how many at a time, as its event source on AWS takes them
+ * (infra/aws/portal-event-delivery.ts): 40 in flight, enough for the fair queue to tell a portal
+ * flooding dead letters (30 of them, over 10%: fair-selection.ts).
+ */
+const RECORDER_BATCH_SIZE = 20;
+const RECORDER_CONCURRENCY = 2;
+/** The forwarder's batches at a time: a batch is one SendMessageBatch, a few milliseconds. */
+const FORWARDER_CONCURRENCY = 2;
+/** The queue of dead letters by portal's name: DEAD_LETTERS_BY_PORTAL_QUEUE_URL ends with it. */
+const DEAD_LETTERS_BY_PORTAL_QUEUE_NAME = 'webhooks-dead-letters-by-portal';
 /** The retry sweep's, likewise (infra/aws/dead-letter-retries.ts). */
 const SWEEPER_TIMEOUT_MS = 60_000;
 /** How often the retry sweep runs: every minute on AWS; locally, where time is compressed, every 2 s. */
@@ -96,6 +109,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   let events: EventBus | undefined;
   let eventQueue: EventQueue | undefined;
   let deadLetterQueue: EventQueue | undefined;
+  let deadLettersByPortal: EventQueue | undefined;
   let retrySweeps: RetrySweeps | undefined;
   let sqsStandIn: SqsStandIn | undefined;
   let recoveryQueue: EventQueue | undefined;
@@ -109,12 +123,15 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   let stopping: Promise<void> | undefined;
   const stop = () => {
     stopping ??= (async () => {
-      await Promise.all([api?.gateway.close(), events?.close(), retrySweeps?.close(), sqsStandIn?.close()]);
+      await Promise.all([api?.gateway.close(), events?.close(), retrySweeps?.close()]);
       await Promise.all([eventQueue?.close(), recoveryQueue?.close()]);
       // SNS first: its deliveries cut short are kept, and none is given up on into a closed queue.
       await sns?.close();
       await records.handedOver();
+      // The forwarder's batch in hand goes on to the recorder's queue, which then stops in turn.
       await deadLetterQueue?.close();
+      await deadLettersByPortal?.close();
+      await sqsStandIn?.close();
       await dynamoDb?.stop();
       if (options.sharedDynamoDb && tableName) await deleteSharedTable(options.sharedDynamoDb.endpoint, region, tableName);
     })();
@@ -146,9 +163,13 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
 
     const endpoints = { dynamoDb: services.dynamoDb.endpoint, sns: services.sns.endpoint };
     tableName = useLocalServices(region, (await options.handlerEndpoints?.(endpoints)) ?? endpoints);
-    // The recovery jobs' queue (SendMessage only), set before the handlers read RECOVERY_QUEUE_URL.
-    sqsStandIn = await startSqsStandIn({ accountId: LOCAL_ACCOUNT_ID, log: (line) => log(`[recoveries] ${line}`) });
-    Object.assign(process.env, { AWS_ENDPOINT_URL_SQS: sqsStandIn.endpoint, RECOVERY_QUEUE_URL: localRecoveryQueueUrl(region) });
+    // The queues the functions send to (the recovery jobs', the dead letters by portal), set before the handlers read their URLs.
+    sqsStandIn = await startSqsStandIn({ accountId: LOCAL_ACCOUNT_ID, log: (line) => log(`[sqs] ${line}`) });
+    Object.assign(process.env, {
+      AWS_ENDPOINT_URL_SQS: sqsStandIn.endpoint,
+      RECOVERY_QUEUE_URL: localRecoveryQueueUrl(region),
+      DEAD_LETTERS_BY_PORTAL_QUEUE_URL: localDeadLettersByPortalQueueUrl(region),
+    });
     const tableClient = new DynamoDBClient({ region, endpoint: endpoints.dynamoDb, credentials: LOCAL_CREDENTIALS });
     try {
       await ensureSubscriptionTable(tableClient, tableName);
@@ -167,15 +188,32 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       stateFile: dataDir && join(dataDir, 'event-queue.json'),
       log: (line) => log(`[events] ${line}`),
     });
+    // What SNS gives up on goes to the delivery dead-letter queue, with no group; the forwarder
+    // sends each on to the recorder's fair queue with its portal as group, as on AWS.
+    deadLettersByPortal = new EventQueue({
+      queueArn: `arn:aws:sqs:${region}:${LOCAL_ACCOUNT_ID}:${DEAD_LETTERS_BY_PORTAL_QUEUE_NAME}`,
+      region,
+      handler: await loadDeadLetterRecorder(),
+      batchSize: RECORDER_BATCH_SIZE,
+      maxConcurrency: RECORDER_CONCURRENCY,
+      context: () => lambdaContext(DEAD_LETTER_RECORDER.handler, region, RECORDER_TIMEOUT_MS, 256, randomUUID()),
+      visibilityDelayMs: options.eventRetryDelayMs ?? LOCAL_EVENT_RETRY_DELAY_MS,
+      stateFile: dataDir && join(dataDir, 'dead-letters-by-portal-queue.json'),
+      // As on AWS, where neither queue of dead letters has a redrive of its own: a dead letter the
+      // recorder fails on stays, tried again, until it is kept (the operator's age alarm watches it).
+      maxReceiveCount: Number.POSITIVE_INFINITY,
+      what: 'dead letters by portal',
+      log: (line) => log(`[dead letters] ${line}`),
+    });
+    sqsStandIn.route(DEAD_LETTERS_BY_PORTAL_QUEUE_NAME, deadLettersByPortal);
     deadLetterQueue = new EventQueue({
       queueArn: localDeliveryDeadLetterQueueArn(region),
       region,
-      handler: await loadDeadLetterRecorder(),
-      context: () => lambdaContext(DEAD_LETTER_RECORDER.handler, region, RECORDER_TIMEOUT_MS, 256, randomUUID()),
+      handler: await loadDeadLetterForwarder(),
+      maxConcurrency: FORWARDER_CONCURRENCY,
+      context: () => lambdaContext(DEAD_LETTER_FORWARDER.handler, region, FORWARDER_TIMEOUT_MS, 256, randomUUID()),
       visibilityDelayMs: options.eventRetryDelayMs ?? LOCAL_EVENT_RETRY_DELAY_MS,
       stateFile: dataDir && join(dataDir, 'dead-letter-queue.json'),
-      // As on AWS, where the delivery dead-letter queue has no redrive of its own: a dead letter the
-      // recorder fails on stays, tried again, until it is kept (the operator's age alarm watches it).
       maxReceiveCount: Number.POSITIVE_INFINITY,
       what: 'dead letters',
       senderId: 'AIDASNSDEADLETTERS',
@@ -248,6 +286,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       eventBusName,
       eventQueue,
       deadLetterQueue,
+      deadLettersByPortal,
       dataDir,
       issueToken: (clientId, scopes) => {
         const client = clients.find((candidate) => candidate.clientId === clientId);

@@ -83,9 +83,11 @@ export interface LocalStack {
   readonly eventQueue: EventQueue;
   /**
    * The delivery dead-letter queue: what SNS gave up on, as SQS batches for the dead-letter
-   * recorder, the same handler as on AWS.
+   * forwarder, the same handler as on AWS.
    */
   readonly deadLetterQueue: EventQueue;
+  /** The fair queue the forwarder sends each dead letter to, by portal, and the dead-letter recorder consumes. */
+  readonly deadLettersByPortal: EventQueue;
   /** Where state is kept; undefined in memory. */
   readonly dataDir: string | undefined;
   /** The OpenAPI document served at `GET /openapi.json`. */
