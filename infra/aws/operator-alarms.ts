@@ -37,8 +37,10 @@ export interface AlarmedJob {
 export interface OperatorAlarmsProps {
   /** Portal events the dispatcher failed on 5 times (or EventBridge could not put on its queue). */
   readonly portalEventsDeadLetterQueue: IQueue;
-  /** Messages SNS could not deliver, which the dead-letter recorder should take within seconds. */
+  /** Messages SNS could not deliver, which the dead-letter forwarder should take within seconds. */
   readonly deliveryDeadLetterQueue: IQueue;
+  /** The same messages keyed by portal, which the dead-letter recorder should take within seconds. */
+  readonly deadLettersByPortal: IQueue;
   /** The functions that consume a queue or the delivery status logs: each gets an alarm on its errors. */
   readonly consumers: readonly AlarmedConsumer[];
   /** The functions run on a schedule: each gets an alarm on its errors and one on its missed runs. */
@@ -62,9 +64,9 @@ export const UNKNOWN_RECORDS_METRIC = 'UnknownDeliveryStatusRecords';
 const PERIOD = Duration.minutes(5);
 
 /**
- * A healthy recorder takes a dead letter within seconds; one that failed on it gets it again after
- * the queue's visibility timeout. Ten minutes lets a couple of such retries pass, and is far
- * inside the 14 days the queue keeps them.
+ * A healthy forwarder, and recorder, takes a dead letter within seconds; one that failed on it gets
+ * it again after the queue's visibility timeout. Ten minutes lets a couple of such retries pass,
+ * and is far inside the 14 days the queues keep them.
  */
 export const DELIVERY_DEAD_LETTER_MAX_AGE = Duration.minutes(10);
 
@@ -76,6 +78,7 @@ export class OperatorAlarms extends Construct {
   readonly topic: Topic;
   readonly portalEventsDeadLetters: Alarm;
   readonly deliveryDeadLettersWaiting: Alarm;
+  readonly deadLettersByPortalWaiting: Alarm;
   /** The errors alarm of each consumer, by the consumer's handler name. */
   readonly consumerErrors: ReadonlyMap<string, Alarm>;
   /** The errors alarm of each scheduled job, by its handler name. */
@@ -168,11 +171,24 @@ export class OperatorAlarms extends Construct {
       alarmName: `${alarmNamePrefix}delivery-dead-letters-waiting`,
       alarmDescription:
         `A message has waited more than ${DELIVERY_DEAD_LETTER_MAX_AGE.toMinutes()} minutes in the delivery dead-letter ` +
-        'queue (output DeliveryDeadLetterQueueUrl): the dead-letter recorder is not storing dead letters, so tenants ' +
+        'queue (output DeliveryDeadLetterQueueUrl): the dead-letter forwarder is not sending dead letters on to the ' +
+        'recorder, so tenants cannot see or replay them. Read the forwarder\'s logs and its errors alarm, and check its ' +
+        'queue trigger is enabled. The messages wait in the queue up to 14 days; once the forwarder works they drain by ' +
+        'themselves. See docs/operations.md.',
+      metric: props.deliveryDeadLetterQueue.metricApproximateAgeOfOldestMessage({ period: PERIOD, statistic: 'Maximum' }),
+      threshold: DELIVERY_DEAD_LETTER_MAX_AGE.toSeconds(),
+      comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+    });
+    // The forwarder sends each as a new message: its age here counts from when it was forwarded.
+    this.deadLettersByPortalWaiting = watch(this, 'DeadLettersByPortalWaiting', notify, {
+      alarmName: `${alarmNamePrefix}dead-letters-by-portal-waiting`,
+      alarmDescription:
+        `A message has waited more than ${DELIVERY_DEAD_LETTER_MAX_AGE.toMinutes()} minutes in the dead letters by ` +
+        'portal (output DeadLettersByPortalQueueUrl): the dead-letter recorder is not storing dead letters, so tenants ' +
         'cannot see or replay them. Read the recorder\'s logs and its errors alarm, and check its queue trigger is ' +
         'enabled. The messages wait in the queue up to 14 days; once the recorder works they drain by themselves. ' +
         'See docs/operations.md.',
-      metric: props.deliveryDeadLetterQueue.metricApproximateAgeOfOldestMessage({ period: PERIOD, statistic: 'Maximum' }),
+      metric: props.deadLettersByPortal.metricApproximateAgeOfOldestMessage({ period: PERIOD, statistic: 'Maximum' }),
       threshold: DELIVERY_DEAD_LETTER_MAX_AGE.toSeconds(),
       comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
     });

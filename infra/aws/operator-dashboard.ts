@@ -52,6 +52,8 @@ export interface OperatorDashboardProps {
   readonly eventsQueue: IQueue;
   readonly eventsDeadLetterQueue: IQueue;
   readonly deliveryDeadLetterQueue: IQueue;
+  /** The same dead letters keyed by portal, for the recorder. */
+  readonly deadLettersByPortal: IQueue;
   /** The retry sweep, whose log group the metric filters read. */
   readonly sweeper: ServiceFunction;
   /** Every function of the stack, each with its errors and p99 duration: the API's, then the others. */
@@ -91,6 +93,7 @@ export class OperatorDashboard extends Construct {
     const events = queue(props.eventsQueue, 'events queue');
     const eventsDead = queue(props.eventsDeadLetterQueue, 'events dead-letter queue');
     const deliveryDead = queue(props.deliveryDeadLetterQueue, 'delivery dead-letter queue');
+    const byPortal = queue(props.deadLettersByPortal, 'dead letters by portal');
     const errors = (fns: readonly ServiceFunction[]) => fns.map((fn) => fn.function.metricErrors({ statistic: 'Sum', period, label: fn.name }));
     const p99 = (fns: readonly ServiceFunction[]) => fns.map((fn) => fn.function.metricDuration({ statistic: 'p99', period, label: fn.name }));
 
@@ -135,13 +138,13 @@ export class OperatorDashboard extends Construct {
         [
           new GraphWidget({
             title: 'Dead letters waiting',
-            left: [eventsDead.visible, deliveryDead.visible],
+            left: [eventsDead.visible, deliveryDead.visible, byPortal.visible],
             width: 6,
             height,
           }),
           new GraphWidget({
             title: 'Queue age: oldest message (seconds)',
-            left: [events.age, deliveryDead.age],
+            left: [events.age, deliveryDead.age, byPortal.age],
             width: 6,
             height,
           }),

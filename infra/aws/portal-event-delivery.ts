@@ -3,7 +3,9 @@
  * those of source `portal.events` on an SQS queue (with a dead-letter queue of its own); the
  * dispatcher consumes it in batches and publishes each event to the topics of the matching
  * subscriptions. Messages SNS cannot deliver after its retries go to the delivery dead-letter
- * queue, named in every SNS subscription's redrive policy; the recorder consumes it and keeps
+ * queue, named in every SNS subscription's redrive policy; the forwarder sends each on to the
+ * dead letters by portal, a fair queue keyed by the portal (SNS sets no group id on a dead letter:
+ * docs/decisions/dead-letters-forwarded-by-portal.md), and the recorder consumes that queue and keeps
  * each dead letter for its subscription, where the tenant sees it and sends it again.
  */
 import { ArnFormat, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
@@ -17,7 +19,7 @@ import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { PORTAL_EVENT_SOURCE } from '../../shared/delivery/portal-event';
 import { DELIVERY_PARTITIONS_PATTERN } from '../../shared/data/delivery-progress';
-import { DEAD_LETTER_RECORDER, DISPATCHER } from '../../shared/operations';
+import { DEAD_LETTER_FORWARDER, DEAD_LETTER_RECORDER, DISPATCHER } from '../../shared/operations';
 import { PORTAL_PARTITIONS_ONLY } from './operation-permissions';
 import { allowMessageJoin, allowMessageLogWrites } from './message-log-permissions';
 import { RECORDER_READS, RECORDER_WRITES } from './recorder-permissions';
@@ -54,8 +56,28 @@ export const DISPATCH_BATCH_SIZE = 10;
  * event a second, few more would share a batch.
  */
 export const DISPATCH_BATCHING_WINDOW = Duration.seconds(1);
-/** A batch of 10 dead letters: one read per subscription, then one transaction each. */
+/** A batch of 20 dead letters: one read per subscription, then one transaction each. */
 const RECORDER_TIMEOUT = Duration.seconds(30);
+/**
+ * The recorder's batches: 20 dead letters, two batches at a time (the least maximum concurrency
+ * Lambda allows), so 40 are in flight while a portal floods: enough for the fair queue to tell it
+ * ("How Amazon SQS fair queues work": a tenant with more than about 10% of the messages in flight
+ * and at least 30 of them, https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/sqs-fair-queues-detailed.html).
+ * Over 10 records a batch, the event source needs a batching window ("Lambda parameters for Amazon
+ * SQS event source mappings", BatchSize, https://docs.aws.amazon.com/lambda/latest/dg/services-sqs-parameters.html):
+ * 1 s, the least, a wait no dead letter (already minutes or hours late) notices.
+ */
+export const RECORDER_BATCH_SIZE = 20;
+const RECORDER_BATCHING_WINDOW = Duration.seconds(1);
+/** A batch of 10 dead letters is one SendMessageBatch. */
+const FORWARDER_TIMEOUT = Duration.seconds(10);
+/**
+ * Forwarding batches at a time: the forwarder must drain the delivery dead-letter queue, first in
+ * first out, far faster than the recorder drains the fair queue, so a backlog waits where the
+ * portals take turns. Five batches of 10 in some tens of milliseconds each is hundreds a second,
+ * against the recorder's 40 in some hundreds of milliseconds (docs/scale.md#dead-letters).
+ */
+export const FORWARDER_CONCURRENCY = 5;
 /** Where a portal event carries its portal: each message's group in the fair events queue. */
 export const PORTAL_GROUP_PATH = '$.detail.portalId';
 /** Tries of an event before it is set aside in the events dead-letter queue. */
@@ -68,7 +90,11 @@ export class PortalEventDelivery extends Construct {
   readonly eventsQueue: Queue;
   readonly eventsDeadLetterQueue: Queue;
   readonly deliveryDeadLetterQueue: Queue;
+  /** The fair queue keyed by portal the forwarder sends each dead letter to, and the recorder consumes. */
+  readonly deadLettersByPortal: Queue;
   readonly dispatcher: ServiceFunction;
+  /** Sends each message of the delivery dead-letter queue on to the dead letters by portal (shared/dead-letters/forwarding.ts). */
+  readonly forwarder: ServiceFunction;
   /** Keeps each message of the delivery dead-letter queue for its subscription (shared/dead-letters/). */
   readonly recorder: ServiceFunction;
 
@@ -116,8 +142,8 @@ export class PortalEventDelivery extends Construct {
 
     this.deliveryDeadLetterQueue = new Queue(this, 'DeliveryDeadLetters', {
       ...queueDefaults,
-      // Six times the recorder's timeout, as for the events queue.
-      visibilityTimeout: Duration.seconds(RECORDER_TIMEOUT.toSeconds() * 6),
+      // Six times the forwarder's timeout, as for the events queue.
+      visibilityTimeout: Duration.seconds(FORWARDER_TIMEOUT.toSeconds() * 6),
       retentionPeriod: DEAD_LETTER_RETENTION,
       removalPolicy: RemovalPolicy.RETAIN,
     });
@@ -171,6 +197,42 @@ export class PortalEventDelivery extends Construct {
       }),
     );
 
+    this.deadLettersByPortal = new Queue(this, 'DeadLettersByPortal', {
+      ...queueDefaults,
+      // Six times the recorder's timeout, as for the events queue.
+      visibilityTimeout: Duration.seconds(RECORDER_TIMEOUT.toSeconds() * 6),
+      retentionPeriod: DEAD_LETTER_RETENTION,
+      // A dead letter is SNS's notification of a message of up to 256 KB, JSON-escaped: it may
+      // exceed 256 KB; SQS takes up to 1 MiB ("Amazon SQS message quotas").
+      maxMessageSizeBytes: 1_048_576,
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    Validations.of(this.deadLettersByPortal).acknowledge({
+      id: 'AwsSolutions-SQS3',
+      reason:
+        'This queue holds dead letters already: a dead letter the recorder fails on stays, tried again, until it is ' +
+        'kept, and the operator alarm on the age of its oldest message watches it (as for the delivery dead-letter queue).',
+    });
+
+    this.forwarder = new ServiceFunction(this, DEAD_LETTER_FORWARDER.handler, {
+      entry: DEAD_LETTER_FORWARDER.entry,
+      name: DEAD_LETTER_FORWARDER.handler,
+      description: 'Sends each message SNS could not deliver on to the recorder\'s fair queue, keyed by its portal.',
+      timeout: FORWARDER_TIMEOUT,
+      environment: { ...props.environment, DEAD_LETTERS_BY_PORTAL_QUEUE_URL: this.deadLettersByPortal.queueUrl },
+      logRetention: props.logRetention,
+    });
+    // SendMessageBatch is authorized as SendMessage ("Amazon SQS API permissions: Actions and resource reference").
+    this.forwarder.allow(['sqs:SendMessage'], [this.deadLettersByPortal.queueArn]);
+    this.forwarder.function.addEventSource(
+      new SqsEventSource(this.deliveryDeadLetterQueue, { batchSize: 10, reportBatchItemFailures: true, maxConcurrency: FORWARDER_CONCURRENCY }),
+    );
+    // Only the forwarder sends here: a message put here by hand would be kept for a tenant and
+    // replayed from its own topic, signed by SNS (as for the delivery dead-letter queue).
+    for (const statement of deadLettersByPortalPolicy(this.deadLettersByPortal.queueArn, this.forwarder.role.roleArn)) {
+      this.deadLettersByPortal.addToResourcePolicy(statement);
+    }
+
     this.recorder = new ServiceFunction(this, DEAD_LETTER_RECORDER.handler, {
       entry: DEAD_LETTER_RECORDER.entry,
       name: DEAD_LETTER_RECORDER.handler,
@@ -192,7 +254,12 @@ export class PortalEventDelivery extends Construct {
     // A batch's records of one subscription are written one after the other; two batches at a
     // time (the least Lambda allows) keep concurrent writes to one record rare.
     this.recorder.function.addEventSource(
-      new SqsEventSource(this.deliveryDeadLetterQueue, { batchSize: 10, reportBatchItemFailures: true, maxConcurrency: 2 }),
+      new SqsEventSource(this.deadLettersByPortal, {
+        batchSize: RECORDER_BATCH_SIZE,
+        maxBatchingWindow: RECORDER_BATCHING_WINDOW,
+        reportBatchItemFailures: true,
+        maxConcurrency: 2,
+      }),
     );
   }
 }
@@ -225,6 +292,25 @@ export function deliveryDeadLetterQueuePolicy(queueArn: string, topicArnPattern:
       actions: ['sqs:SendMessage'],
       resources: [queueArn],
       conditions: { ArnNotLike: { 'aws:SourceArn': topicArnPattern } },
+    }),
+  ];
+}
+
+/**
+ * The dead letters by portal's policy: no principal but the forwarder's role may send there. An
+ * explicit Deny binds every principal of the account whatever its IAM policies allow (IAM User
+ * Guide, "Policy evaluation logic"); aws:PrincipalArn of a role's session is the role's ARN ("AWS
+ * global condition context keys", https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_condition-keys.html#condition-keys-principalarn).
+ */
+export function deadLettersByPortalPolicy(queueArn: string, forwarderRoleArn: string): PolicyStatement[] {
+  return [
+    new PolicyStatement({
+      sid: 'NoOneButTheForwarderSends',
+      effect: Effect.DENY,
+      principals: [new AnyPrincipal()],
+      actions: ['sqs:SendMessage'],
+      resources: [queueArn],
+      conditions: { ArnNotEquals: { 'aws:PrincipalArn': forwarderRoleArn } },
     }),
   ];
 }

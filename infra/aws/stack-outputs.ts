@@ -33,6 +33,10 @@ export function addStackOutputs(stack: OutputSources): void {
     description: 'SQS queue of the messages SNS could not deliver after its retries.',
     value: stack.delivery.deliveryDeadLetterQueue.queueUrl,
   });
+  new CfnOutput(stack, 'DeadLettersByPortalQueueUrl', {
+    description: 'SQS fair queue of the same messages keyed by portal, which the dead-letter recorder consumes.',
+    value: stack.delivery.deadLettersByPortal.queueUrl,
+  });
   new CfnOutput(stack, 'EventsDeadLetterQueueUrl', {
     description: 'SQS queue of the portal events the dispatcher failed on repeatedly.',
     value: stack.delivery.eventsDeadLetterQueue.queueUrl,

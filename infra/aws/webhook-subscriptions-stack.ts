@@ -312,9 +312,11 @@ export class WebhookSubscriptionsStack extends Stack {
     this.alarms = new OperatorAlarms(this, 'OperatorAlarms', {
       portalEventsDeadLetterQueue: this.delivery.eventsDeadLetterQueue,
       deliveryDeadLetterQueue: this.delivery.deliveryDeadLetterQueue,
+      deadLettersByPortal: this.delivery.deadLettersByPortal,
       // Every function that consumes a queue or the delivery status logs, one a line: each gets an alarm on its errors.
       consumers: [
         { consumer: this.delivery.dispatcher, failedBatch: QUEUE_FAILED_BATCH },
+        { consumer: this.delivery.forwarder, failedBatch: QUEUE_FAILED_BATCH },
         { consumer: this.delivery.recorder, failedBatch: QUEUE_FAILED_BATCH },
         { consumer: this.attempts.consumer, failedBatch: ATTEMPTS_FAILED_BATCH },
         { consumer: this.recoveries.worker, failedBatch: QUEUE_FAILED_BATCH },
@@ -333,9 +335,10 @@ export class WebhookSubscriptionsStack extends Stack {
       eventsQueue: this.delivery.eventsQueue,
       eventsDeadLetterQueue: this.delivery.eventsDeadLetterQueue,
       deliveryDeadLetterQueue: this.delivery.deliveryDeadLetterQueue,
+      deadLettersByPortal: this.delivery.deadLettersByPortal,
       sweeper: this.retries.sweeper,
       apiFunctions: [...functions.values()],
-      otherFunctions: [this.delivery.dispatcher, this.delivery.recorder, this.attempts.consumer, this.retries.sweeper, this.reconciliation.reconciler, this.recoveries.worker],
+      otherFunctions: [this.delivery.dispatcher, this.delivery.forwarder, this.delivery.recorder, this.attempts.consumer, this.retries.sweeper, this.reconciliation.reconciler, this.recoveries.worker],
     });
 
     const authorizer = new HttpJwtAuthorizer('JwtAuthorizer', settings.jwtIssuer, {

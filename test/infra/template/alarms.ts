@@ -16,7 +16,7 @@ import { checkedJobPeriod, DELIVERY_DEAD_LETTER_MAX_AGE, MISSED_RUNS, UNKNOWN_RE
 import { UNKNOWN_MESSAGE_DROPPED } from '../../../shared/attempts/message-join';
 import { PROJECT_ROOT } from '../../../infra/aws/service-function';
 import { STACK_NAME } from '../../../infra/aws/webhook-subscriptions-app';
-import { ATTEMPTS_RECORDER, DEAD_LETTER_RECORDER, DISPATCHER, RECONCILER, RETRY_SWEEPER } from '../../../shared/operations';
+import { ATTEMPTS_RECORDER, DEAD_LETTER_FORWARDER, DEAD_LETTER_RECORDER, DISPATCHER, RECONCILER, RETRY_SWEEPER } from '../../../shared/operations';
 import { logicalIdOf, REQUIRED_CONTEXT, serviceApp } from '../../support/cdk-app';
 import { resources, stack, template } from '../../support/synthesized-stack';
 
@@ -110,7 +110,23 @@ describe('the alarms', () => {
       EvaluationPeriods: 1,
       TreatMissingData: 'notBreaching',
     });
-    expect(alarm(stack.alarms.deliveryDeadLettersWaiting).AlarmDescription).toMatch(/recorder[\s\S]*14 days[\s\S]*drain by themselves/);
+    expect(alarm(stack.alarms.deliveryDeadLettersWaiting).AlarmDescription).toMatch(/forwarder[\s\S]*14 days[\s\S]*drain by themselves/);
+  });
+
+  it('fire when a message has waited in the dead letters by portal longer than the recorder ever needs', () => {
+    expect(alarm(stack.alarms.deadLettersByPortalWaiting)).toMatchObject({
+      AlarmName: `${STACK_NAME}-dead-letters-by-portal-waiting`,
+      Namespace: 'AWS/SQS',
+      MetricName: 'ApproximateAgeOfOldestMessage',
+      Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [idOf(stack.delivery.deadLettersByPortal), 'QueueName'] } }],
+      Statistic: 'Maximum',
+      Period: 300,
+      ComparisonOperator: 'GreaterThanThreshold',
+      Threshold: DELIVERY_DEAD_LETTER_MAX_AGE.toSeconds(),
+      EvaluationPeriods: 1,
+      TreatMissingData: 'notBreaching',
+    });
+    expect(alarm(stack.alarms.deadLettersByPortalWaiting).AlarmDescription).toMatch(/DeadLettersByPortalQueueUrl[\s\S]*recorder[\s\S]*14 days[\s\S]*drain by themselves/);
   });
 
   it('fire on any error of the dispatcher in 5 minutes', () => {
@@ -138,7 +154,7 @@ describe('the alarms', () => {
   });
 
   it('say what becomes of a failed batch: the queue consumers\' queue hands it out again; the attempts consumer, fed by no queue, loses it after Lambda\'s two retries', () => {
-    for (const consumer of [DISPATCHER, DEAD_LETTER_RECORDER]) {
+    for (const consumer of [DISPATCHER, DEAD_LETTER_FORWARDER, DEAD_LETTER_RECORDER]) {
       expect(alarm(stack.alarms.consumerErrors.get(consumer.handler)!).AlarmDescription).toMatch(/its queue hands the batch out again/);
     }
     const attempts = alarm(stack.alarms.consumerErrors.get(ATTEMPTS_RECORDER.handler)!);
@@ -193,7 +209,7 @@ describe('the alarms', () => {
 
   it('are those five kinds only, each telling the topic when it fires and when it is OK again, named so the topic takes them', () => {
     const alarms = ofType('AWS::CloudWatch::Alarm');
-    expect(alarms).toHaveLength(3 + stack.alarms.consumerErrors.size + stack.alarms.jobErrors.size + stack.alarms.missedRuns.size);
+    expect(alarms).toHaveLength(4 + stack.alarms.consumerErrors.size + stack.alarms.jobErrors.size + stack.alarms.missedRuns.size);
     for (const [, { Properties: a }] of alarms) {
       expect({ name: a.AlarmName, actions: a.AlarmActions, ok: a.OKActions, insufficient: a.InsufficientDataActions }).toEqual({
         name: a.AlarmName,

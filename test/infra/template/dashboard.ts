@@ -36,6 +36,7 @@ const queueName = (queue: { node: { defaultChild?: unknown } }) => `<${idOf(queu
 const allFunctions = (): ServiceFunction[] => [
   ...stack.functions.values(),
   stack.delivery.dispatcher,
+  stack.delivery.forwarder,
   stack.delivery.recorder,
   stack.attempts.consumer,
   stack.retries.sweeper,

@@ -6,7 +6,7 @@
  */
 import { Template } from 'aws-cdk-lib/assertions';
 import { OPERATION_PERMISSIONS } from '../../../infra/aws/operation-permissions';
-import { ATTEMPTS_RECORDER, DEAD_LETTER_RECORDER, DISPATCHER, OPERATIONS, RECONCILER, RECOVERY_WORKER, RETRY_SWEEPER } from '../../../shared/operations';
+import { ATTEMPTS_RECORDER, DEAD_LETTER_FORWARDER, DEAD_LETTER_RECORDER, DISPATCHER, OPERATIONS, RECONCILER, RECOVERY_WORKER, RETRY_SWEEPER } from '../../../shared/operations';
 import { recoveryGrants } from './recovery-iam';
 import { MANAGEMENT_ACTIONS } from '../../../shared/subscriptions/topic-policy';
 import { logicalIdOf, REQUIRED_CONTEXT, serviceApp } from '../../support/cdk-app';
@@ -274,7 +274,13 @@ describe('what each function may do', () => {
       'table: dynamodb:DeleteItem dynamodb:PutItem when ForAllValues:StringLike dynamodb:LeadingKeys retry-due#* and ' +
         'ForAllValues:StringLike dynamodb:Attributes portalId,sk,kind,dueAt,subscriptionPortalId,configId,letterSk,failingSince,idempotencyExpiresAt',
       ...MESSAGE_JOIN,
+      'dead letters by portal: sqs:ChangeMessageVisibility sqs:DeleteMessage sqs:GetQueueAttributes sqs:GetQueueUrl sqs:ReceiveMessage',
+    ],
+    // It sends on what it takes, and nothing else: no table, no topic.
+    forwardDeadLetters: [
+      'own log group: logs:CreateLogStream logs:PutLogEvents',
       'delivery dead-letter queue: sqs:ChangeMessageVisibility sqs:DeleteMessage sqs:GetQueueAttributes sqs:GetQueueUrl sqs:ReceiveMessage',
+      'dead letters by portal: sqs:SendMessage',
     ],
     confirmSubscription: [
       'own log group: logs:CreateLogStream logs:PutLogEvents',
@@ -333,6 +339,7 @@ describe('what each function may do', () => {
   const allFunctions = () => [
     ...OPERATIONS.map((op) => [op.handler, stack.functions.get(op.id)!] as const),
     [DISPATCHER.handler, stack.delivery.dispatcher] as const,
+    [DEAD_LETTER_FORWARDER.handler, stack.delivery.forwarder] as const,
     [DEAD_LETTER_RECORDER.handler, stack.delivery.recorder] as const,
     [ATTEMPTS_RECORDER.handler, stack.attempts.consumer] as const,
     [RECONCILER.handler, stack.reconciliation.reconciler] as const,
@@ -340,7 +347,7 @@ describe('what each function may do', () => {
     [RECOVERY_WORKER.handler, stack.recoveries.worker] as const,
   ];
 
-  it('lists every function: the operations, the dispatcher, the dead-letter recorder, the attempts consumer, the reconciler and the retry sweep', () => {
+  it('lists every function: the operations, the dispatcher, the dead-letter forwarder and recorder, the attempts consumer, the reconciler and the retry sweep', () => {
     expect(allFunctions().map(([name]) => name).sort()).toEqual(Object.keys(EXPECTED).sort());
     expect(allFunctions()).toHaveLength(ofType('AWS::Lambda::Function').length);
   });
@@ -368,6 +375,7 @@ describe('what each function may do', () => {
       [JSON.stringify(topicArnPattern(stack.topicPrefix)), 'service topics'],
       [JSON.stringify({ 'Fn::GetAtt': [logicalIdOf(stack, stack.delivery.eventsQueue), 'Arn'] }), 'events queue'],
       [JSON.stringify({ 'Fn::GetAtt': [logicalIdOf(stack, stack.delivery.deliveryDeadLetterQueue), 'Arn'] }), 'delivery dead-letter queue'],
+      [JSON.stringify({ 'Fn::GetAtt': [logicalIdOf(stack, stack.delivery.deadLettersByPortal), 'Arn'] }), 'dead letters by portal'],
       [JSON.stringify(loggingRoleArn()), 'delivery status logging role'],
       [JSON.stringify({ 'Fn::GetAtt': [logicalIdOf(stack, stack.recoveries.queue), 'Arn'] }), 'recovery queue'],
       [JSON.stringify('*'), '*'],
