@@ -158,7 +158,7 @@ function settingsTable(): Setting[] {
     read('portalClaim', portalClaim, { contextKey: 'portalClaim', readBy: operations, meaning: "the JWT claim holding the caller's portal id" }),
     read('topicPrefix', topicPrefix, {
       contextKey: 'topicPrefix',
-      readBy: ['confirmSubscription', 'createSubscription', 'deleteSubscription', 'reconcileTopics', 'recordDeadLetters', 'recordDeliveryAttempts'],
+      readBy: ['confirmSubscription', 'createSubscription', 'deleteSubscription', 'forwardDeadLetters', 'reconcileTopics', 'recordDeadLetters', 'recordDeliveryAttempts'],
       meaning: "the prefix of the subscriptions' SNS topic names, to which IAM is scoped (on AWS, unset: one unique to the stack)",
     }),
     read('maxSubscriptionsPerPortal', maxSubscriptionsPerPortal, { contextKey: 'maxSubscriptionsPerPortal', readBy: ['createSubscription', 'listSubscriptions'], meaning: 'subscriptions a portal may have' }),

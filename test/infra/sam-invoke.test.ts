@@ -14,7 +14,7 @@ import { gunzipSync } from 'node:zlib';
 import { logSubscriptionEventOf } from '../../shared/attempts/delivery-status-record';
 import { documentClient } from '../../shared/aws/dynamodb';
 import { logMessages } from '../../shared/data/messages';
-import { ATTEMPTS_RECORDER, DEAD_LETTER_RECORDER, DISPATCHER, OPERATIONS, RECONCILER, RECOVERY_WORKER, RETRY_SWEEPER } from '../../shared/operations';
+import { ATTEMPTS_RECORDER, DEAD_LETTER_FORWARDER, DEAD_LETTER_RECORDER, DISPATCHER, OPERATIONS, RECONCILER, RECOVERY_WORKER, RETRY_SWEEPER } from '../../shared/operations';
 import { freshPortal } from '../support/api';
 import { allTopicArns, lastConfirmationRequestMinutesAgo, subscriptionItems } from '../support/aws-state';
 import { REQUIRED_CONTEXT, serviceApp, validationReportsOf } from '../support/cdk-app';
@@ -97,13 +97,18 @@ async function createdSubscription() {
 }
 
 describe('the synthesized functions, invoked as sam local invoke does', () => {
-  it('has one function per operation, the dispatcher, the dead-letter recorder, the attempts consumer, the reconciler, the retry sweep and the recovery worker, each with its sample event in events/', () => {
+  it('has one function per operation, the dispatcher, the dead-letter forwarder and recorder, the attempts consumer, the reconciler, the retry sweep and the recovery worker, each with its sample event in events/', () => {
     expect([...functions.keys()].sort()).toEqual(
-      [...OPERATIONS.map((op) => op.handler), DISPATCHER.handler, DEAD_LETTER_RECORDER.handler, ATTEMPTS_RECORDER.handler, RECONCILER.handler, RETRY_SWEEPER.handler, RECOVERY_WORKER.handler].sort(),
+      [...OPERATIONS.map((op) => op.handler), DISPATCHER.handler, DEAD_LETTER_FORWARDER.handler, DEAD_LETTER_RECORDER.handler, ATTEMPTS_RECORDER.handler, RECONCILER.handler, RETRY_SWEEPER.handler, RECOVERY_WORKER.handler].sort(),
     );
     expect(JSON.parse(readFileSync(join(PROJECT_ROOT, 'events', `${RETRY_SWEEPER.handler}.json`), 'utf8'))['detail-type']).toBe('Scheduled Event');
     expect(JSON.parse(readFileSync(join(PROJECT_ROOT, 'events', `${ATTEMPTS_RECORDER.handler}.json`), 'utf8')).awslogs.data).toEqual(expect.any(String));
     expect(JSON.parse(readFileSync(join(PROJECT_ROOT, 'events', `${DEAD_LETTER_RECORDER.handler}.json`), 'utf8')).Records).toHaveLength(1);
+    // The recorder's sample is the forwarder's as the forwarder sends it on: the same body, and when SNS gave up.
+    const [asSnsPutIt] = JSON.parse(readFileSync(join(PROJECT_ROOT, 'events', `${DEAD_LETTER_FORWARDER.handler}.json`), 'utf8')).Records;
+    const [asForwarded] = JSON.parse(readFileSync(join(PROJECT_ROOT, 'events', `${DEAD_LETTER_RECORDER.handler}.json`), 'utf8')).Records;
+    expect(asForwarded.body).toBe(asSnsPutIt.body);
+    expect(asForwarded.messageAttributes.DeadLetteredAt.stringValue).toBe(asSnsPutIt.attributes.SentTimestamp);
     expect(JSON.parse(readFileSync(join(PROJECT_ROOT, 'events', `${RECONCILER.handler}.json`), 'utf8'))['detail-type']).toBe('Scheduled Event');
     expect(JSON.parse(readFileSync(join(PROJECT_ROOT, 'events', `${DISPATCHER.handler}.json`), 'utf8')).Records).toHaveLength(1);
     for (const op of OPERATIONS) {
@@ -220,7 +225,7 @@ describe('the synthesized functions, invoked as sam local invoke does', () => {
     const notification = JSON.parse(event.Records[0].body);
     const message = JSON.parse(notification.Message);
     event.Records[0].body = JSON.stringify({ ...notification, TopicArn: topicArn, Message: JSON.stringify({ ...message, portalId, configId }) });
-    event.Records[0].attributes.SentTimestamp = String(Date.now());
+    event.Records[0].messageAttributes.DeadLetteredAt.stringValue = String(Date.now());
 
     const invocation = await samLocalInvokeRaw(DEAD_LETTER_RECORDER.handler, event);
     const listed = await samLocalInvoke('listDeadLetters', sampleEvent('listDeadLetters', { portalId, configId }));

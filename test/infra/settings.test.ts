@@ -110,8 +110,8 @@ describe('synth with every key set', () => {
 
   it('gives every function the configuration', () => {
     const functions = Object.values(template.findResources('AWS::Lambda::Function'));
-    // The operations, the dispatcher, the dead-letter recorder, the attempts consumer, the reconciler, the retry sweep and the recovery worker.
-    expect(functions).toHaveLength(OPERATIONS.length + 6);
+    // The operations, the dispatcher, the dead-letter forwarder and recorder, the attempts consumer, the reconciler, the retry sweep and the recovery worker.
+    expect(functions).toHaveLength(OPERATIONS.length + 7);
     for (const fn of functions) {
       expect(fn.Properties.Environment.Variables).toMatchObject({
         TOPIC_PREFIX: 'acme_webhooks',
@@ -243,7 +243,7 @@ describe('synth for sam local invoke against npm start', () => {
     expect(validationReportsOf(app).join('\n')).toContain('do not deploy it.');
 
     const functions = Object.values(template.findResources('AWS::Lambda::Function'));
-    expect(functions).toHaveLength(OPERATIONS.length + 6);
+    expect(functions).toHaveLength(OPERATIONS.length + 7);
     for (const fn of functions) {
       expect(fn.Properties.Environment.Variables).toMatchObject({
         AWS_ENDPOINT_URL_DYNAMODB: 'http://127.0.0.1:8000',
