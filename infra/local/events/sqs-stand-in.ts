@@ -13,7 +13,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { readBody } from '../gateway/http-body';
-import type { EventQueue, QueueMessageAttribute } from './event-queue';
+import { type EventQueue, md5OfMessageAttributes, type QueueMessageAttribute } from './event-queue';
 
 export interface SqsStandIn {
   endpoint: string;
@@ -207,32 +207,4 @@ function attributesOf(input: unknown): { values: Record<string, QueueMessageAttr
     bytes += Buffer.byteLength(name, 'utf8') + Buffer.byteLength(dataType, 'utf8');
   }
   return { values, count: entries.length, bytes };
-}
-
-/**
- * MD5OfMessageAttributes as SQS computes it: per attribute in name order, the name, the type and the
- * value each as a 4-byte big-endian length and its bytes, with a transport byte (1 string, 2 binary)
- * before the value (SQS Developer Guide, "Calculating the MD5 message digest for message attributes").
- */
-function md5OfMessageAttributes(attributes: Record<string, QueueMessageAttribute>): string {
-  const hash = createHash('md5');
-  const field = (bytes: Buffer) => {
-    const length = Buffer.alloc(4);
-    length.writeUInt32BE(bytes.length);
-    hash.update(length);
-    hash.update(bytes);
-  };
-  for (const name of Object.keys(attributes).sort()) {
-    const { dataType, stringValue, binaryValue } = attributes[name]!;
-    field(Buffer.from(name, 'utf8'));
-    field(Buffer.from(dataType, 'utf8'));
-    if (binaryValue !== undefined) {
-      hash.update(Buffer.from([2]));
-      field(Buffer.from(binaryValue, 'base64'));
-    } else {
-      hash.update(Buffer.from([1]));
-      field(Buffer.from(stringValue ?? '', 'utf8'));
-    }
-  }
-  return hash.digest('hex');
 }
