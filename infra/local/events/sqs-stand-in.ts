@@ -38,19 +38,19 @@ export async function startSqsStandIn(options: { accountId: string; log?: (line:
   const queues = new Map<string, EventQueue>();
   const delayed = new Set<NodeJS.Timeout>();
   let closed = false;
-  type Answer = { status: number; body: Record<string, unknown> };
-  const refusal = (status: number, code: string, message: string): Answer => ({ status, body: { __type: `com.amazonaws.sqs#${code}`, message } });
+  type Answer = { status: number; body: Record<string, unknown>; error?: SqsError };
+  const refusal = (status: number, error: SqsError, message: string): Answer => ({ status, body: { __type: `com.amazonaws.sqs#${error.type}`, message }, error });
   const queueOf = (queueUrl: unknown) => queues.get(typeof queueUrl === 'string' ? queueUrl.split('/').pop()! : '');
 
   /** One message checked as SQS checks it: its refusal, or what to queue. */
   const messageOf = (input: MessageInput): { refused: Answer } | { body: string; attributes?: Record<string, QueueMessageAttribute>; groupId?: string; delaySeconds: number; bytes: number } => {
-    if (typeof input.MessageBody !== 'string' || input.MessageBody === '') return { refused: refusal(400, 'MissingParameter', 'The request must contain the parameter MessageBody.') };
+    if (typeof input.MessageBody !== 'string' || input.MessageBody === '') return { refused: refusal(400, ERRORS.missingParameter, 'The request must contain the parameter MessageBody.') };
     const delaySeconds = Number(input.DelaySeconds ?? 0);
-    if (!Number.isInteger(delaySeconds) || delaySeconds < 0 || delaySeconds > 900) return { refused: refusal(400, 'InvalidParameterValue', 'Value for parameter DelaySeconds is invalid.') };
+    if (!Number.isInteger(delaySeconds) || delaySeconds < 0 || delaySeconds > 900) return { refused: refusal(400, ERRORS.invalidParameterValue, 'Value for parameter DelaySeconds is invalid.') };
     const attributes = attributesOf(input.MessageAttributes);
-    if ('invalid' in attributes) return { refused: refusal(400, 'InvalidParameterValue', attributes.invalid) };
+    if ('invalid' in attributes) return { refused: refusal(400, ERRORS.invalidParameterValue, attributes.invalid) };
     const bytes = Buffer.byteLength(input.MessageBody, 'utf8') + attributes.bytes;
-    if (bytes > MAX_MESSAGE_BYTES) return { refused: refusal(400, 'InvalidParameterValue', `One or more parameters are invalid. Reason: Message must be shorter than ${MAX_MESSAGE_BYTES} bytes.`) };
+    if (bytes > MAX_MESSAGE_BYTES) return { refused: refusal(400, ERRORS.invalidParameterValue, `One or more parameters are invalid. Reason: Message must be shorter than ${MAX_MESSAGE_BYTES} bytes.`) };
     const groupId = typeof input.MessageGroupId === 'string' ? input.MessageGroupId : undefined;
     return { body: input.MessageBody, ...(attributes.count > 0 && { attributes: attributes.values }), ...(groupId !== undefined && { groupId }), delaySeconds, bytes };
   };
@@ -73,34 +73,37 @@ export async function startSqsStandIn(options: { accountId: string; log?: (line:
 
   const sendMessage = (input: MessageInput & { QueueUrl?: unknown }): Answer => {
     const queue = queueOf(input.QueueUrl);
-    if (!queue) return refusal(400, 'QueueDoesNotExist', 'The specified queue does not exist.');
+    if (!queue) return refusal(400, ERRORS.nonExistentQueue, 'The specified queue does not exist.');
     const message = messageOf(input);
     if ('refused' in message) return message.refused;
-    if (!enqueue(queue, message.body, message.attributes, message.groupId, message.delaySeconds)) return refusal(500, 'InternalError', 'The local queue is stopped.');
+    if (!enqueue(queue, message.body, message.attributes, message.groupId, message.delaySeconds)) return refusal(500, ERRORS.internalError, 'The local queue is stopped.');
     return { status: 200, body: sentAnswer(message.body, message.attributes) };
   };
 
   const sendMessageBatch = (input: { QueueUrl?: unknown; Entries?: unknown }): Answer => {
     const queue = queueOf(input.QueueUrl);
-    if (!queue) return refusal(400, 'QueueDoesNotExist', 'The specified queue does not exist.');
+    if (!queue) return refusal(400, ERRORS.nonExistentQueue, 'The specified queue does not exist.');
     const entries = Array.isArray(input.Entries) ? (input.Entries as (MessageInput & { Id?: unknown })[]) : [];
-    if (entries.length === 0) return refusal(400, 'EmptyBatchRequest', 'There should be at least one SendMessageBatchRequestEntry in the request.');
-    if (entries.length > MAX_BATCH_ENTRIES) return refusal(400, 'TooManyEntriesInBatchRequest', `Maximum number of entries per request are ${MAX_BATCH_ENTRIES}. You have sent ${entries.length}.`);
+    if (entries.length === 0) return refusal(400, ERRORS.emptyBatchRequest, 'There should be at least one SendMessageBatchRequestEntry in the request.');
+    if (entries.length > MAX_BATCH_ENTRIES) return refusal(400, ERRORS.tooManyEntries, `Maximum number of entries per request are ${MAX_BATCH_ENTRIES}. You have sent ${entries.length}.`);
     const ids = entries.map((entry) => entry.Id);
     if (ids.some((id) => typeof id !== 'string' || !/^[A-Za-z0-9_-]{1,80}$/.test(id))) {
-      return refusal(400, 'InvalidBatchEntryId', 'A batch entry id can only contain alphanumeric characters, hyphens and underscores. It can be at most 80 letters long.');
+      return refusal(400, ERRORS.invalidBatchEntryId, 'A batch entry id can only contain alphanumeric characters, hyphens and underscores. It can be at most 80 letters long.');
     }
-    if (new Set(ids).size !== ids.length) return refusal(400, 'BatchEntryIdsNotDistinct', 'Two or more batch entries in the request have the same Id.');
+    const repeated = ids.find((id, index) => ids.indexOf(id) !== index);
+    if (repeated !== undefined) return refusal(400, ERRORS.idsNotDistinct, `Id ${String(repeated)} repeated.`);
     const checked = entries.map((entry) => ({ id: entry.Id as string, message: messageOf(entry) }));
     const total = checked.reduce((sum, { message }) => sum + ('bytes' in message ? message.bytes : 0), 0);
-    if (total > MAX_MESSAGE_BYTES) return refusal(400, 'BatchRequestTooLong', `Batch requests cannot be longer than ${MAX_MESSAGE_BYTES} bytes. You have sent ${total} bytes.`);
+    if (total > MAX_MESSAGE_BYTES) return refusal(400, ERRORS.batchRequestTooLong, `Batch requests cannot be longer than ${MAX_MESSAGE_BYTES} bytes. You have sent ${total} bytes.`);
     const successful: Record<string, unknown>[] = [];
     const failed: Record<string, unknown>[] = [];
     for (const { id, message } of checked) {
       if ('refused' in message) {
-        failed.push({ Id: id, SenderFault: true, Code: String(message.refused.body.__type).split('#')[1], Message: message.refused.body.message });
+        // As SQS words an entry's refusal in a batch (recorded): "cannot be validated", not "are invalid".
+        const text = String(message.refused.body.message).replace('One or more parameters are invalid.', 'One or more parameters cannot be validated.');
+        failed.push({ Id: id, SenderFault: true, Code: message.refused.error!.code, Message: text });
       } else if (!enqueue(queue, message.body, message.attributes, message.groupId, message.delaySeconds)) {
-        failed.push({ Id: id, SenderFault: false, Code: 'InternalError', Message: 'The local queue is stopped.' });
+        failed.push({ Id: id, SenderFault: false, Code: ERRORS.internalError.code, Message: 'The local queue is stopped.' });
       } else {
         successful.push({ Id: id, ...sentAnswer(message.body, message.attributes) });
       }
@@ -109,9 +112,15 @@ export async function startSqsStandIn(options: { accountId: string; log?: (line:
   };
 
   const handle = async (request: IncomingMessage, response: ServerResponse) => {
-    const send = (status: number, body: unknown) => {
+    const send = (status: number, body: unknown, error?: SqsError) => {
       const text = JSON.stringify(body);
-      response.writeHead(status, { 'content-type': CONTENT_TYPE, 'content-length': Buffer.byteLength(text), 'x-amzn-requestid': randomUUID() });
+      response.writeHead(status, {
+        'content-type': CONTENT_TYPE,
+        'content-length': Buffer.byteLength(text),
+        'x-amzn-requestid': randomUUID(),
+        // The code of SQS's older query protocol, which the SDKs show as the error's Code.
+        ...(error && { 'x-amzn-query-error': `${error.code};${status < 500 ? 'Sender' : 'Receiver'}` }),
+      });
       response.end(text);
     };
     try {
@@ -119,15 +128,16 @@ export async function startSqsStandIn(options: { accountId: string; log?: (line:
       const target = request.headers['x-amz-target'];
       const action = request.method === 'POST' && typeof target === 'string' ? ACTIONS[target] : undefined;
       if (!action) {
-        send(400, { __type: 'com.amazonaws.sqs#UnsupportedOperation', message: `The local SQS stand-in supports only SendMessage and SendMessageBatch, not ${String(target)}.` });
+        const error = ERRORS.unsupportedOperation;
+        send(400, { __type: `com.amazonaws.sqs#${error.type}`, message: `The local SQS stand-in supports only SendMessage and SendMessageBatch, not ${String(target)}.` }, error);
         return;
       }
       const input = JSON.parse(text) as Record<string, unknown>;
       const answer = action === 'SendMessage' ? sendMessage(input) : sendMessageBatch(input);
-      send(answer.status, answer.body);
+      send(answer.status, answer.body, answer.error);
     } catch (error) {
       options.log?.(`SQS stand-in failed: ${String(error)}`);
-      if (!response.headersSent) send(400, { __type: 'com.amazonaws.sqs#InvalidParameterValue', message: 'The request could not be read.' });
+      if (!response.headersSent) send(400, { __type: `com.amazonaws.sqs#${ERRORS.invalidParameterValue.type}`, message: 'The request could not be read.' }, ERRORS.invalidParameterValue);
     }
   };
 
@@ -157,6 +167,29 @@ export async function startSqsStandIn(options: { accountId: string; log?: (line:
     },
   };
 }
+
+/**
+ * An SQS error as its JSON protocol answers it: the shape named in `__type`, and the code of the
+ * query protocol in the `x-amzn-query-error` header, which the SDKs give as the error's code. The
+ * pairs and messages are SQS's as recorded against AWS (test/conformance/recordings/sqs.json).
+ */
+interface SqsError {
+  type: string;
+  code: string;
+}
+
+const ERRORS = {
+  missingParameter: { type: 'MissingRequiredParameterException', code: 'MissingParameter' },
+  invalidParameterValue: { type: 'InvalidParameterValueException', code: 'InvalidParameterValue' },
+  nonExistentQueue: { type: 'QueueDoesNotExist', code: 'AWS.SimpleQueueService.NonExistentQueue' },
+  emptyBatchRequest: { type: 'EmptyBatchRequest', code: 'AWS.SimpleQueueService.EmptyBatchRequest' },
+  tooManyEntries: { type: 'TooManyEntriesInBatchRequest', code: 'AWS.SimpleQueueService.TooManyEntriesInBatchRequest' },
+  invalidBatchEntryId: { type: 'InvalidBatchEntryId', code: 'AWS.SimpleQueueService.InvalidBatchEntryId' },
+  idsNotDistinct: { type: 'BatchEntryIdsNotDistinct', code: 'AWS.SimpleQueueService.BatchEntryIdsNotDistinct' },
+  batchRequestTooLong: { type: 'BatchRequestTooLong', code: 'AWS.SimpleQueueService.BatchRequestTooLong' },
+  unsupportedOperation: { type: 'UnsupportedOperation', code: 'AWS.SimpleQueueService.UnsupportedOperation' },
+  internalError: { type: 'InternalError', code: 'InternalError' },
+} as const satisfies Record<string, SqsError>;
 
 const ACTIONS: Readonly<Record<string, 'SendMessage' | 'SendMessageBatch'>> = {
   'AmazonSQS.SendMessage': 'SendMessage',
@@ -195,11 +228,11 @@ function attributesOf(input: unknown): { values: Record<string, QueueMessageAttr
     const { DataType: dataType, StringValue: stringValue, BinaryValue: binaryValue } = (raw ?? {}) as Record<string, unknown>;
     if (typeof dataType !== 'string' || !/^(String|Number|Binary)(\.[A-Za-z0-9_.-]{1,255})?$/.test(dataType)) return { invalid: `The message attribute '${name}' has an invalid message attribute type.` };
     if (dataType.startsWith('Binary')) {
-      if (typeof binaryValue !== 'string' || binaryValue === '') return { invalid: `The message attribute '${name}' must contain a non-empty message attribute value for message attribute type '${dataType}'.` };
+      if (typeof binaryValue !== 'string' || binaryValue === '') return { invalid: `Message (user) attribute '${name}' must contain a non-empty value of type '${dataType}'.` };
       values[name] = { dataType, binaryValue };
       bytes += Buffer.from(binaryValue, 'base64').length;
     } else {
-      if (typeof stringValue !== 'string' || stringValue === '') return { invalid: `The message attribute '${name}' must contain a non-empty message attribute value for message attribute type '${dataType}'.` };
+      if (typeof stringValue !== 'string' || stringValue === '') return { invalid: `Message (user) attribute '${name}' must contain a non-empty value of type '${dataType}'.` };
       if (dataType.startsWith('Number') && !/^-?\d+(\.\d+)?$/.test(stringValue)) return { invalid: `Can't cast the value of message (user) attribute '${name}' to a number.` };
       values[name] = { dataType, stringValue };
       bytes += Buffer.byteLength(stringValue, 'utf8');
