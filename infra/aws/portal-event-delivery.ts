@@ -56,18 +56,20 @@ export const DISPATCH_BATCH_SIZE = 10;
  * event a second, few more would share a batch.
  */
 export const DISPATCH_BATCHING_WINDOW = Duration.seconds(1);
-/** A batch of 20 dead letters: one read per subscription, then one transaction each. */
+/** A batch of 30 dead letters: one read per subscription, then one transaction each. */
 const RECORDER_TIMEOUT = Duration.seconds(30);
 /**
- * The recorder's batches: 20 dead letters, two batches at a time (the least maximum concurrency
- * Lambda allows), so 40 are in flight while a portal floods: enough for the fair queue to tell it
- * ("How Amazon SQS fair queues work": a tenant with more than about 10% of the messages in flight
- * and at least 30 of them, https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/sqs-fair-queues-detailed.html).
- * Over 10 records a batch, the event source needs a batching window ("Lambda parameters for Amazon
- * SQS event source mappings", BatchSize, https://docs.aws.amazon.com/lambda/latest/dg/services-sqs-parameters.html):
+ * The recorder's batches: 30 dead letters, two batches at a time (the least maximum concurrency
+ * Lambda allows). The fair queue tells a portal apart when it holds more than about 10% of the
+ * messages in flight and at least 30 of them ("How Amazon SQS fair queues work",
+ * https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/sqs-fair-queues-detailed.html);
+ * when one batch ends and the next is taken, the other batch's 30 are what is in flight: enough.
+ * (With 20, the 20 left in flight were never enough, as the local stack showed.) Over 10 records a
+ * batch, the event source needs a batching window ("Lambda parameters for Amazon SQS event source
+ * mappings", BatchSize, https://docs.aws.amazon.com/lambda/latest/dg/services-sqs-parameters.html):
  * 1 s, the least, a wait no dead letter (already minutes or hours late) notices.
  */
-export const RECORDER_BATCH_SIZE = 20;
+export const RECORDER_BATCH_SIZE = 30;
 const RECORDER_BATCHING_WINDOW = Duration.seconds(1);
 /** A batch of 10 dead letters is one SendMessageBatch. */
 const FORWARDER_TIMEOUT = Duration.seconds(10);

@@ -61,10 +61,10 @@ const RECORDER_TIMEOUT_MS = 30_000;
 const FORWARDER_TIMEOUT_MS = 10_000;
 /**
  * The recorder's batches and how many at a time, as its event source on AWS takes them
- * (infra/aws/portal-event-delivery.ts): 40 in flight, enough for the fair queue to tell a portal
+ * (infra/aws/portal-event-delivery.ts): while one batch is taken, the other's 30 are in flight, enough for the fair queue to tell a portal
  * flooding dead letters (30 of them, over 10%: fair-selection.ts).
  */
-const RECORDER_BATCH_SIZE = 20;
+const RECORDER_BATCH_SIZE = 30;
 const RECORDER_CONCURRENCY = 2;
 /** The forwarder's batches at a time: a batch is one SendMessageBatch, a few milliseconds. */
 const FORWARDER_CONCURRENCY = 2;

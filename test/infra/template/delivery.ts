@@ -295,11 +295,11 @@ function resolvePseudoParameters(value: unknown): unknown {
 }
 
 describe('the dead-letter recorder', () => {
-  it('consumes the dead letters by portal in batches of 20 within 1 s, two at a time (40 in flight, for the fair queue), reporting failed records one by one', () => {
+  it('consumes the dead letters by portal in batches of 30 within 1 s, two at a time (30 in flight when a batch is chosen, for the fair queue), reporting failed records one by one', () => {
     template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
       EventSourceArn: { 'Fn::GetAtt': [idOf(stack.delivery.deadLettersByPortal), 'Arn'] },
       FunctionName: { Ref: idOf(stack.delivery.recorder.function) },
-      BatchSize: 20,
+      BatchSize: 30,
       MaximumBatchingWindowInSeconds: 1,
       FunctionResponseTypes: ['ReportBatchItemFailures'],
       ScalingConfig: { MaximumConcurrency: 2 },
