@@ -1,7 +1,7 @@
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { documentClient } from '../shared/aws/dynamodb';
-import { markMessageDeadLettered } from '../shared/attempts/message-join';
-import { type MessageOwner, ownersOf } from '../shared/data/messages';
+import { isYoung, markMessageDeadLettered, ownersLookingAgain } from '../shared/attempts/message-join';
+import type { MessageOwner } from '../shared/data/messages';
 import { readDeadLetter } from '../shared/dead-letters/dead-letter-message';
 import { DeadLetterBatch } from '../shared/dead-letters/recorder';
 import { deadLetterStoreOf, oldest, retryLedger, retryLedgers, store } from '../shared/data/dead-letters';
@@ -26,6 +26,10 @@ async function recordOne(batch: DeadLetterBatch, record: SQSRecord, owners: Read
   }
   const { deadLetter: letter, reason } = reading;
   const fields = { portalId: letter.portalId, configId: letter.configId, eventId: letter.eventId, snsMessageId: letter.messageId };
+  // SNS may give up on a message before its publisher's log write, made right after SNS took it,
+  // has landed: a young one waits for it, so that the log shows it dead-lettered. Past that, a
+  // message the log lacks is one that was never logged (its publisher said so): kept all the same.
+  if (owners && !owners.has(letter.messageId) && isYoung(letter.failedAt)) throw new MessageNotLoggedYetError(letter.eventId);
   const outcome = await batch.record(letter);
   if (outcome.kind === 'held back') throw new RetryBeingSentError(letter.eventId);
   if (outcome.kind === 'subscription gone') {
@@ -59,6 +63,13 @@ class RetryBeingSentError extends Error {
   }
 }
 
+/** A young dead letter held back while its message is not in the message log yet: SQS hands it again after its visibility timeout. */
+class MessageNotLoggedYetError extends Error {
+  constructor(eventId: string) {
+    super(`Dead letter of event ${eventId} held back: its message is not in the message log yet.`);
+  }
+}
+
 /**
  * Consumes the delivery dead-letter queue in batches, one record at a time, reporting failed
  * records. The handler builds the partial batch response itself, as the dispatcher does, rather
@@ -70,10 +81,11 @@ export const handler = withInvocationLogging('recordDeadLetters', async (event: 
   const letters = event.Records.map((record) => readDeadLetter(record, topicPrefix)).flatMap((reading) => ('unusable' in reading ? [] : [reading.deadLetter]));
   // Should this read fail, each record reads its own ledger as it is kept.
   await batch.readLedgers(letters).catch((error: unknown) => logger.warn('retry ledgers not read together: read one by one', { error }));
-  // The batch's logged messages in one read too; should it fail, each letter reads its own.
+  // The batch's logged messages in one read too (looked up again a moment for young letters not
+  // found); should it fail, each letter reads its own.
   const owners = letters.length === 0
     ? undefined
-    : await ownersOf(table, letters.map(({ messageId }) => messageId)).catch((error: unknown) => {
+    : await ownersLookingAgain(table, letters.map(({ messageId, failedAt }) => ({ messageId, at: failedAt }))).catch((error: unknown) => {
         logger.warn('logged messages not read together: read one by one', { error });
         return undefined;
       });
@@ -86,6 +98,7 @@ export const handler = withInvocationLogging('recordDeadLetters', async (event: 
       // Only this record is retried (SQS partial batch response); the others are kept. One held
       // back is no failure of the recorder: it is logged, and not counted in the invocation's Errors.
       if (error instanceof RetryBeingSentError) logger.info('dead letter held back: a retry of its event is being sent', { snsMessageId: record.messageId });
+      else if (error instanceof MessageNotLoggedYetError) logger.info('dead letter held back: its message is not in the message log yet', { snsMessageId: record.messageId });
       else errors.push(error);
       batchItemFailures.push({ itemIdentifier: record.messageId });
     }

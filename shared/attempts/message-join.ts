@@ -38,15 +38,27 @@ const LOOK_AGAIN_AFTER_MS = [300, 1_500];
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Splits the attempts into those of a message the service published to their topic (by subscription) and the others. */
-export async function joinToMessages(table: RecordTable, attempts: readonly DeliveryAttempt[], now = Date.now()): Promise<{ joined: JoinedAttempts[]; unknown: DeliveryAttempt[] }> {
-  const owners = attempts.length === 0 ? new Map<string, MessageOwner>() : await ownersOf(table, attempts.map(({ messageId }) => messageId));
+/** Whether a record of `at` (ISO 8601) is young enough that its message's log write may not have landed yet. */
+export const isYoung = (at: string, now = Date.now()) => now - Date.parse(at) < YOUNG_RECORD_MS;
+
+/**
+ * The logged messages of the records (ownersOf), looked up again (after 0.3 s, then 1.5 s) for the
+ * young records whose message was not found yet.
+ */
+export async function ownersLookingAgain(table: RecordTable, records: readonly { messageId: string; at: string }[], now = Date.now()): Promise<Map<string, MessageOwner>> {
+  const owners = records.length === 0 ? new Map<string, MessageOwner>() : await ownersOf(table, records.map(({ messageId }) => messageId));
   for (const wait of LOOK_AGAIN_AFTER_MS) {
-    const young = attempts.filter(({ messageId, at }) => !owners.has(messageId) && now - Date.parse(at) < YOUNG_RECORD_MS);
+    const young = records.filter(({ messageId, at }) => !owners.has(messageId) && isYoung(at, now));
     if (young.length === 0) break;
     await sleep(wait);
     for (const [messageId, owner] of await ownersOf(table, young.map(({ messageId }) => messageId))) owners.set(messageId, owner);
   }
+  return owners;
+}
+
+/** Splits the attempts into those of a message the service published to their topic (by subscription) and the others. */
+export async function joinToMessages(table: RecordTable, attempts: readonly DeliveryAttempt[], now = Date.now()): Promise<{ joined: JoinedAttempts[]; unknown: DeliveryAttempt[] }> {
+  const owners = await ownersLookingAgain(table, attempts, now);
   const unknown: DeliveryAttempt[] = [];
   const groups = new Map<string, JoinedAttempts>();
   for (const attempt of attempts) {

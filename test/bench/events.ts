@@ -27,7 +27,8 @@ export function deadLetterBatch({ portalId, configId, topicArn }: { portalId: st
         messageId: randomUUID(),
         receiptHandle: randomUUID(),
         body: JSON.stringify(notification),
-        attributes: { ApproximateReceiveCount: '1', SentTimestamp: String(Date.now()), SenderId: 'AIDASNS', ApproximateFirstReceiveTimestamp: String(Date.now()) },
+        // A minute old: past the wait for a message's log write (its message is not logged here).
+        attributes: { ApproximateReceiveCount: '1', SentTimestamp: String(Date.now() - 60_000), SenderId: 'AIDASNS', ApproximateFirstReceiveTimestamp: String(Date.now()) },
         messageAttributes: { RequestID: attribute(randomUUID()), ErrorCode: attribute('500'), ErrorMessage: attribute('HTTP 500') },
         md5OfBody: '',
         eventSource: 'aws:sqs' as const,

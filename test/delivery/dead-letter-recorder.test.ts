@@ -17,7 +17,7 @@ import { config } from '../../shared/environment';
 import { deadLetterPrefixOf } from '../../shared/data/table';
 import { call, freshPortal, newSubscription } from '../support/api';
 import { injectFault } from '../support/faults';
-import { deadLetterRecord, publishedBody, rawDeadLetterRecord as rawRecord, recordBatch as runBatch } from '../support/dead-letters';
+import { deadLetterRecord, logMessagesOf, publishedBody, rawDeadLetterRecord as rawRecord, recordBatch as runBatch } from '../support/dead-letters';
 
 const CREATE = 'asset_bank.media.create';
 const DAY_MS = 86_400_000;
@@ -126,6 +126,31 @@ describe('the dead-letter recorder', () => {
       expect.objectContaining({ eventId, retries: 1, nextRetryAt: null, state: 'dead-lettered', retriedAt: null }),
       expect.objectContaining({ eventId, messageId: earlier!.messageId, retries: 1, nextRetryAt: null, state: 'retrying', retriedAt: retry.sentAt }),
     ]);
+  });
+
+  it('holds back a young dead letter whose message is not logged yet, and marks the message dead-lettered once it is', async () => {
+    const subscription = await subscribe();
+    const early = deadLetterRecord(subscription);
+    const old = deadLetterRecord(subscription, { sentAt: Date.now() - 60_000 });
+    const messageStates = async () =>
+      (await call('listMessagesRoute', { portalId: subscription.portalId, query: { config_id: subscription.configId } })).body.messages.map(
+        (message: { status: string; body: { eventId: string } }) => [message.body.eventId, message.status],
+      );
+
+    // SNS gave up on both before their log writes landed: the young one waits, SQS hands it out again.
+    const first = await runBatch([early, old], { logged: false });
+    const keptFirst = (await storedItems(subscription)).map((item) => item.messageId);
+    // Its log write lands; the redelivered record finds it.
+    await logMessagesOf([early]);
+    const second = await runBatch([early], { logged: false });
+
+    // Held back without an error (the invocation did not fail); the old one, whose message was
+    // never logged, kept at once all the same.
+    expect(first).toEqual({ batchItemFailures: [{ itemIdentifier: early.messageId }] });
+    expect(keptFirst).toEqual([JSON.parse(old.body).MessageId]);
+    expect(second).toEqual({ batchItemFailures: [] });
+    expect((await storedItems(subscription)).map((item) => item.messageId).sort()).toEqual([JSON.parse(early.body).MessageId, JSON.parse(old.body).MessageId].sort());
+    expect(await messageStates()).toEqual([[JSON.parse(JSON.parse(early.body).Message).eventId, 'dead-lettered']]);
   });
 
   it('keeps a dead letter SQS hands out twice only once, and counts it once', async () => {

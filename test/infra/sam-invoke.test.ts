@@ -226,6 +226,11 @@ describe('the synthesized functions, invoked as sam local invoke does', () => {
     const message = JSON.parse(notification.Message);
     event.Records[0].body = JSON.stringify({ ...notification, TopicArn: topicArn, Message: JSON.stringify({ ...message, portalId, configId }) });
     event.Records[0].messageAttributes.DeadLetteredAt.stringValue = String(Date.now());
+    // Its message is in the message log, as its publisher logged it when SNS took it.
+    const now = new Date().toISOString();
+    await logMessages({ db: documentClient, tableName: process.env.TABLE_NAME! }, 30, [
+      { portalId, configId, messageId: notification.MessageId, eventId: message.eventId, event: message.event, occurredAt: message.occurredAt, sentAt: now, body: JSON.stringify({ ...message, portalId, configId }) },
+    ]);
 
     const invocation = await samLocalInvokeRaw(DEAD_LETTER_RECORDER.handler, event);
     const listed = await samLocalInvoke('listDeadLetters', sampleEvent('listDeadLetters', { portalId, configId }));

@@ -2,12 +2,17 @@
  * Messages of the delivery dead-letter queue as SNS puts them there ("Amazon SNS dead-letter
  * queues (DLQs)"): the notification JSON of a message the service published to a subscription's
  * topic, with the RequestID, ErrorCode and ErrorMessage attributes; and the recorder handler
- * run on them as Lambda's SQS event source runs it. Importing this module loads the recorder, so
- * the environment must be set first (global setup does).
+ * run on them as Lambda's SQS event source runs it, once their messages are in the message log
+ * (the publisher logs a message right after SNS takes it, long before SNS gives up on it).
+ * Importing this module loads the recorder, so the environment must be set first (global setup does).
  */
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
 import { randomUUID } from 'node:crypto';
 import { handler as record } from '../../functions/recordDeadLetters';
+import { documentClient } from '../../shared/aws/dynamodb';
+import { logMessages, ownersOf } from '../../shared/data/messages';
+import { readDeadLetter } from '../../shared/dead-letters/dead-letter-message';
+import { config } from '../../shared/environment';
 import { lambdaContext } from './lambda-context';
 
 export interface DeadLetterTarget {
@@ -65,7 +70,27 @@ export function rawDeadLetterRecord(body: string, sentAt = Date.now()): SQSRecor
   };
 }
 
-/** The recorder handler on one batch. */
-export async function recordBatch(records: SQSRecord[]) {
+/** Logs the messages of the records not logged yet, as their publisher did when SNS took them. */
+export async function logMessagesOf(records: readonly SQSRecord[]): Promise<void> {
+  const table = { db: documentClient, tableName: config.tableName };
+  const letters = records.map((one) => readDeadLetter(one, config.topicPrefix)).flatMap((reading) => ('deadLetter' in reading ? [reading.deadLetter] : []));
+  if (letters.length === 0) return;
+  const logged = await ownersOf(table, letters.map(({ messageId }) => messageId));
+  const { notLogged } = await logMessages(
+    table,
+    config.messageKeepDays,
+    letters
+      .filter(({ messageId }) => !logged.has(messageId))
+      .map(({ portalId, configId, messageId, eventId, event, occurredAt, failedAt, message }) => ({ portalId, configId, messageId, eventId, event, occurredAt, sentAt: failedAt, body: message })),
+  );
+  if (notLogged.length > 0) throw new Error(`${notLogged.length} messages not logged`);
+}
+
+/**
+ * The recorder handler on one batch, the records' messages logged first; `{ logged: false }`
+ * leaves them out of the log (a message SNS gave up on before its log write landed).
+ */
+export async function recordBatch(records: SQSRecord[], { logged = true }: { logged?: boolean } = {}) {
+  if (logged) await logMessagesOf(records);
   return (await record({ Records: records } satisfies SQSEvent, lambdaContext('recordDeadLetters')))!;
 }
