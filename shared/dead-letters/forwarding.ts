@@ -18,6 +18,12 @@ import { DEAD_LETTERED_AT, readDeadLetter } from './dead-letter-message';
  */
 const ENTRIES_PER_BATCH = 10;
 const BYTES_PER_BATCH = 1_048_576;
+/**
+ * A MessageGroupId SQS takes: 1 to 128 letters, digits and punctuation (SQS API Reference,
+ * "SendMessageBatchRequestEntry"). The service's portal ids fit (portal-id.ts); a body naming one
+ * that does not would have its entry refused at every try.
+ */
+const MESSAGE_GROUP_ID = /^[\x21-\x7e]{1,128}$/;
 
 /** Where a forwarded message goes, as the recorder's queue takes it. */
 export interface ForwardedDeadLetter {
@@ -29,7 +35,8 @@ export interface ForwardedDeadLetter {
 /**
  * One message of the delivery dead-letter queue as an entry of the recorder's queue: the same body
  * and SNS's attributes, DEAD_LETTERED_AT, and the portal as its group. A message whose body names no
- * portal of a service topic goes without a group (a tenant of its own), for the recorder to log and drop.
+ * portal of a service topic goes without a group (a tenant of its own), for the recorder to log and
+ * drop; so does one whose portal SQS would not take as a group.
  */
 export function forwardedDeadLetterOf(record: SQSRecord, topicPrefix: string, id: string): ForwardedDeadLetter {
   const attributes: Record<string, MessageAttributeValue> = {};
@@ -48,7 +55,7 @@ export function forwardedDeadLetterOf(record: SQSRecord, topicPrefix: string, id
     Id: id,
     MessageBody: record.body,
     MessageAttributes: attributes,
-    ...('deadLetter' in reading && { MessageGroupId: reading.deadLetter.portalId }),
+    ...('deadLetter' in reading && MESSAGE_GROUP_ID.test(reading.deadLetter.portalId) && { MessageGroupId: reading.deadLetter.portalId }),
   };
   let bytes = Buffer.byteLength(record.body, 'utf8');
   for (const [name, value] of Object.entries(attributes)) {

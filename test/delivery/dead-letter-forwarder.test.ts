@@ -106,6 +106,20 @@ it('sends a body that is no notification of a service topic without a group, for
   expect(forwarded).toEqual([{ record: expect.objectContaining({ body: 'not json at all' }), groupId: undefined }]);
 });
 
+it('sends a dead letter whose portal SQS would not take as a group id without one, rather than have it refused at every try', async () => {
+  const odd = target('portal with spaces');
+  const fine = target();
+  const records = [support.deadLetterRecord(odd), support.deadLetterRecord(fine)];
+
+  const answer = await run(records);
+
+  expect(answer).toEqual({ batchItemFailures: [] });
+  expect(forwarded.map(({ record, groupId }) => ({ body: record.body, groupId }))).toEqual([
+    { body: records[0]!.body, groupId: undefined },
+    { body: records[1]!.body, groupId: fine.portalId },
+  ]);
+});
+
 it('keeps each call within 10 entries and 1 MiB: 12 dead letters of about 230 KB take three calls of four', async () => {
   const to = target();
   const data = 'x'.repeat(230_000);

@@ -5,8 +5,9 @@
  * "SendMessage", "SendMessageBatch"), with `DelaySeconds` (a delayed message is queued when its
  * delay is over; one still delayed at a stop is not kept: the local stack resumes every running
  * recovery at start), `MessageAttributes` and `MessageGroupId` (the fair queue's tenant, as
- * event-queue.ts takes it). A batch is held to SQS's limits: 1 to 10 entries with distinct ids, 1 MiB
- * in all. The queue URL names the stand-in itself, so the SDK reaches it whether it takes its
+ * event-queue.ts takes it). A message is held to SQS's rules (a body of XML's characters, a group id
+ * of 1 to 128 letters, digits and punctuation, valid attributes, 1 MiB), and a batch to its limits:
+ * 1 to 10 entries with distinct ids, 1 MiB in all. The queue URL names the stand-in itself, so the SDK reaches it whether it takes its
  * endpoint from AWS_ENDPOINT_URL_SQS or from the URL.
  */
 import { createHash, randomUUID } from 'node:crypto';
@@ -51,7 +52,12 @@ export async function startSqsStandIn(options: { accountId: string; log?: (line:
     if ('invalid' in attributes) return { refused: refusal(400, ERRORS.invalidParameterValue, attributes.invalid) };
     const bytes = Buffer.byteLength(input.MessageBody, 'utf8') + attributes.bytes;
     if (bytes > MAX_MESSAGE_BYTES) return { refused: refusal(400, ERRORS.invalidParameterValue, `One or more parameters are invalid. Reason: Message must be shorter than ${MAX_MESSAGE_BYTES} bytes.`) };
-    const groupId = typeof input.MessageGroupId === 'string' ? input.MessageGroupId : undefined;
+    const invalid = invalidCharacterOf(input.MessageBody);
+    if (invalid !== undefined) return { refused: refusal(400, ERRORS.invalidMessageContents, `Invalid binary character '${invalid}' was found in the message body, the set of allowed characters is ${ALLOWED_CHARACTERS}.`) };
+    const groupId = input.MessageGroupId === undefined ? undefined : String(input.MessageGroupId);
+    if (groupId !== undefined && !/^[\x21-\x7e]{1,128}$/.test(groupId)) {
+      return { refused: refusal(400, ERRORS.invalidParameterValue, `Value ${groupId} for parameter MessageGroupId is invalid. Reason: MessageGroupId can only include alphanumeric and punctuation characters. 1 to 128 in length.`) };
+    }
     return { body: input.MessageBody, ...(attributes.count > 0 && { attributes: attributes.values }), ...(groupId !== undefined && { groupId }), delaySeconds, bytes };
   };
 
@@ -180,6 +186,7 @@ interface SqsError {
 
 const ERRORS = {
   missingParameter: { type: 'MissingRequiredParameterException', code: 'MissingParameter' },
+  invalidMessageContents: { type: 'InvalidMessageContents', code: 'InvalidMessageContents' },
   invalidParameterValue: { type: 'InvalidParameterValueException', code: 'InvalidParameterValue' },
   nonExistentQueue: { type: 'QueueDoesNotExist', code: 'AWS.SimpleQueueService.NonExistentQueue' },
   emptyBatchRequest: { type: 'EmptyBatchRequest', code: 'AWS.SimpleQueueService.EmptyBatchRequest' },
@@ -201,6 +208,21 @@ interface MessageInput {
   DelaySeconds?: unknown;
   MessageGroupId?: unknown;
   MessageAttributes?: unknown;
+}
+
+/**
+ * The characters a message body may hold, XML 1.0's; SQS refuses a body with any other
+ * (InvalidMessageContents) and names the first (SQS API Reference, "SendMessage",
+ * https://docs.aws.amazon.com/AWSSimpleQueueService/latest/APIReference/API_SendMessage.html;
+ * the message as SQS words it, seen in SDK users' reports).
+ */
+const ALLOWED_CHARACTERS = '#x9 | #xA | #xD | [#x20-#xD7FF] | [#xE000-#xFFFD] | [#x10000-#x10FFFF]';
+const NOT_ALLOWED = /[^\t\n\r\x20-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/u;
+
+/** The first character of `body` SQS does not take, as `#xN`; a lone surrogate counts as one. */
+function invalidCharacterOf(body: string): string | undefined {
+  const found = NOT_ALLOWED.exec(body);
+  return found ? `#x${found[0].codePointAt(0)!.toString(16).toUpperCase()}` : undefined;
 }
 
 /** SQS takes at most 10 message attributes a message ("Amazon SQS message attributes"). */
