@@ -14,6 +14,7 @@ import { type SqsStandIn, startSqsStandIn } from '../../infra/local/events/sqs-s
 import { call, freshPortal, newSubscription } from '../support/api';
 import { injectFault } from '../support/faults';
 import { lambdaContext } from '../support/lambda-context';
+import { waitFor } from '../support/wait-for';
 
 /** The queue name DEAD_LETTERS_BY_PORTAL_QUEUE_URL ends with in the suites (test-env.ts). */
 const BY_PORTAL = 'webhooks-dead-letters-by-portal';
@@ -198,4 +199,42 @@ it('is recorded with the time SNS gave up on it, not the time it was forwarded',
   expect(await support.recordBatch([asForwarded])).toEqual({ batchItemFailures: [] });
   const listed = await call('listDeadLettersRoute', { portalId, query: { config_id: to.configId } });
   expect(listed.body.deadLetters.map((letter: { failedAt: string }) => letter.failedAt)).toEqual([new Date(failedAt).toISOString()]);
+});
+
+it('reaches the recorder through the fair queue as SQS hands it on, and is listed with the time SNS gave up', async () => {
+  const portalId = freshPortal();
+  const created = await call('createSubscriptionRoute', { portalId, body: newSubscription() });
+  expect(created.statusCode).toBe(200);
+  const to = { portalId, configId: created.body.record.configId, topicArn: created.body.record.topicArn };
+  const failedAt = Date.now() - 10 * 60_000;
+  // The dead letters by portal, consumed by the recorder, as the local stack has it.
+  const handed: SQSRecord[] = [];
+  const toRecorder = new EventQueue({
+    queueArn: `arn:aws:sqs:us-east-1:000000000000:${BY_PORTAL}`,
+    region: 'us-east-1',
+    handler: async (event: SQSEvent) => {
+      handed.push(...event.Records);
+      return support.recordBatch(event.Records);
+    },
+    context: () => lambdaContext('recordDeadLetters'),
+  });
+  standIn.route(BY_PORTAL, toRecorder);
+  try {
+    const record = support.deadLetterRecord(to, { sentAt: failedAt });
+    expect(await run([record])).toEqual({ batchItemFailures: [] });
+    const listed = await waitFor('the forwarded dead letter listed', async () => {
+      const answer = await call('listDeadLettersRoute', { portalId, query: { config_id: to.configId } });
+      return answer.body.deadLetters?.length === 1 ? answer.body.deadLetters : undefined;
+    }, 10_000, 50);
+
+    expect(listed[0]).toMatchObject({ failedAt: new Date(failedAt).toISOString() });
+    expect(handed).toHaveLength(1);
+    expect(handed[0]!.body).toBe(record.body);
+    // Sent on now: the second queue's SentTimestamp is the forward's, not the failure's.
+    expect(Number(handed[0]!.attributes.SentTimestamp)).toBeGreaterThan(failedAt + 60_000);
+    expect(handed[0]!.messageAttributes.DeadLetteredAt).toMatchObject({ dataType: 'Number', stringValue: String(failedAt) });
+  } finally {
+    standIn.route(BY_PORTAL, byPortal);
+    await toRecorder.close();
+  }
 });
