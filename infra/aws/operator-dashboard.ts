@@ -163,8 +163,9 @@ export class OperatorDashboard extends Construct {
           }),
         ],
         [
-          new GraphWidget({ title: 'Errors: delivery and scheduled functions', left: errors(props.otherFunctions), width: 12, height }),
-          new GraphWidget({ title: 'Duration p99: delivery and scheduled functions (ms)', left: p99(props.otherFunctions), width: 12, height }),
+          // Seven functions: a line each in the legend.
+          new GraphWidget({ title: 'Errors: delivery and scheduled functions', left: errors(props.otherFunctions), width: 12, height: 7 }),
+          new GraphWidget({ title: 'Duration p99: delivery and scheduled functions (ms)', left: p99(props.otherFunctions), width: 12, height: 7 }),
         ],
         [
           // Taller: a legend line for each operation (16 of them).
