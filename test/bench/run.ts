@@ -11,6 +11,7 @@
  * `--quick` and `--only`: plan.ts. Exits non-zero only when it could not measure, never because
  * a target is missed.
  */
+import './in-process-logs-silent';
 import { buildBundles } from './build';
 import { END_TO_END_LABEL, endToEndRow } from './end-to-end';
 import { FAIRNESS_LABEL, fairnessRow } from './fairness';
