@@ -315,11 +315,8 @@ export class WebhookSubscriptionsStack extends Stack {
       deadLettersByPortal: this.delivery.deadLettersByPortal,
       // Every function that consumes a queue or the delivery status logs, one a line: each gets an alarm on its errors.
       consumers: [
-        { consumer: this.delivery.dispatcher, failedBatch: QUEUE_FAILED_BATCH },
-        { consumer: this.delivery.forwarder, failedBatch: QUEUE_FAILED_BATCH },
-        { consumer: this.delivery.recorder, failedBatch: QUEUE_FAILED_BATCH },
+        ...[this.delivery.dispatcher, this.delivery.forwarder, this.delivery.recorder, this.recoveries.worker].map((consumer) => ({ consumer, failedBatch: QUEUE_FAILED_BATCH })),
         { consumer: this.attempts.consumer, failedBatch: ATTEMPTS_FAILED_BATCH },
-        { consumer: this.recoveries.worker, failedBatch: QUEUE_FAILED_BATCH },
       ],
       // Every function run on a schedule: each gets an alarm on its errors and one on its missed runs.
       jobs: [

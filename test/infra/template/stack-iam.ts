@@ -10,18 +10,8 @@ import { ATTEMPTS_RECORDER, DEAD_LETTER_FORWARDER, DEAD_LETTER_RECORDER, DISPATC
 import { recoveryGrants } from './recovery-iam';
 import { MANAGEMENT_ACTIONS } from '../../../shared/subscriptions/topic-policy';
 import { logicalIdOf, REQUIRED_CONTEXT, serviceApp } from '../../support/cdk-app';
-import {
-  deliveryStatusVariables,
-  loggingRoleArn,
-  managersVariable,
-  ofType,
-  policyStatementsOf,
-  publishersVariable,
-  resources,
-  stack,
-  tableId,
-  topicArnPattern,
-} from '../../support/synthesized-stack';
+import { deliveryStatusVariables, loggingRoleArn, managersVariable, ofType, policyStatementsOf } from '../../support/synthesized-stack';
+import { publishersVariable, resources, stack, tableId, topicArnPattern } from '../../support/synthesized-stack';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- CloudFormation JSON */
 
