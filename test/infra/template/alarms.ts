@@ -96,13 +96,17 @@ describe('the alarms', () => {
     expect(alarm(stack.alarms.portalEventsDeadLetters).AlarmDescription).toMatch(/EventsDeadLetterQueueUrl[\s\S]*redrive/);
   });
 
-  it('fire when a message has waited in the delivery dead-letter queue longer than the recorder ever needs', () => {
+  it.each([
+    { queue: 'delivery dead-letter queue', name: 'delivery-dead-letters-waiting', of: () => [stack.alarms.deliveryDeadLettersWaiting, stack.delivery.deliveryDeadLetterQueue] as const, says: /forwarder[\s\S]*14 days[\s\S]*drain by themselves/ },
+    { queue: 'dead letters by portal', name: 'dead-letters-by-portal-waiting', of: () => [stack.alarms.deadLettersByPortalWaiting, stack.delivery.deadLettersByPortal] as const, says: /DeadLettersByPortalQueueUrl[\s\S]*recorder[\s\S]*14 days[\s\S]*drain by themselves/ },
+  ])('fire when a message has waited in the $queue longer than the recorder ever needs', ({ name, of, says }) => {
+    const [waiting, queue] = of();
     expect(DELIVERY_DEAD_LETTER_MAX_AGE.toMinutes()).toBeGreaterThanOrEqual(5);
-    expect(alarm(stack.alarms.deliveryDeadLettersWaiting)).toMatchObject({
-      AlarmName: `${STACK_NAME}-delivery-dead-letters-waiting`,
+    expect(alarm(waiting)).toMatchObject({
+      AlarmName: `${STACK_NAME}-${name}`,
       Namespace: 'AWS/SQS',
       MetricName: 'ApproximateAgeOfOldestMessage',
-      Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [idOf(stack.delivery.deliveryDeadLetterQueue), 'QueueName'] } }],
+      Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [idOf(queue), 'QueueName'] } }],
       Statistic: 'Maximum',
       Period: 300,
       ComparisonOperator: 'GreaterThanThreshold',
@@ -110,23 +114,7 @@ describe('the alarms', () => {
       EvaluationPeriods: 1,
       TreatMissingData: 'notBreaching',
     });
-    expect(alarm(stack.alarms.deliveryDeadLettersWaiting).AlarmDescription).toMatch(/forwarder[\s\S]*14 days[\s\S]*drain by themselves/);
-  });
-
-  it('fire when a message has waited in the dead letters by portal longer than the recorder ever needs', () => {
-    expect(alarm(stack.alarms.deadLettersByPortalWaiting)).toMatchObject({
-      AlarmName: `${STACK_NAME}-dead-letters-by-portal-waiting`,
-      Namespace: 'AWS/SQS',
-      MetricName: 'ApproximateAgeOfOldestMessage',
-      Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [idOf(stack.delivery.deadLettersByPortal), 'QueueName'] } }],
-      Statistic: 'Maximum',
-      Period: 300,
-      ComparisonOperator: 'GreaterThanThreshold',
-      Threshold: DELIVERY_DEAD_LETTER_MAX_AGE.toSeconds(),
-      EvaluationPeriods: 1,
-      TreatMissingData: 'notBreaching',
-    });
-    expect(alarm(stack.alarms.deadLettersByPortalWaiting).AlarmDescription).toMatch(/DeadLettersByPortalQueueUrl[\s\S]*recorder[\s\S]*14 days[\s\S]*drain by themselves/);
+    expect(alarm(waiting).AlarmDescription).toMatch(says);
   });
 
   it('fire on any error of the dispatcher in 5 minutes', () => {
