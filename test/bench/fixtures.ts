@@ -14,7 +14,7 @@ import { confirmAsEndpointOwner } from '../support/sns-confirmation';
 import { attemptsEvent, deadLetterBatch, DISPATCHED_KIND, dispatchBatch, listEvent, publishedMessage } from './events';
 import { BENCH_FILTER, dispatchLabel, type BenchPlan, type FunctionName } from './plan';
 import { FUNCTION_ENV } from './services';
-import { ATTEMPTS_PER_EVENT, RECORDED_PER_BATCH, REPLAYED_PER_INVOCATION } from './targets';
+import { ATTEMPTS_PER_EVENT, FORWARDED_PER_BATCH, RECORDED_PER_BATCH, REPLAYED_PER_INVOCATION } from './targets';
 
 /** The create handler, run in this process, makes the real subscriptions the other operations act on. */
 async function createReal(portalId: string, count: number, events = [DISPATCHED_KIND], filter?: Record<string, unknown>): Promise<Created[]> {
@@ -301,6 +301,9 @@ export async function eventsFor(name: FunctionName, count: number, fixtures: Fix
       const seeded = await mapWithConcurrency(indexes, 4, () => seedDeadLetters(documentClient, fixtures.confirmed, REPLAYED_PER_INVOCATION));
       return seeded.map((subscription) => httpEvent('replayDeadLettersRoute', { portalId: subscription.portalId, body: { config_id: subscription.configId } }));
     }
+    case 'forwardDeadLetters':
+      // As the delivery dead-letter queue hands them: batches of 10 (its event source's), the letters of one portal's subscription.
+      return indexes.map(() => deadLetterBatch(fixtures.confirmed, FORWARDED_PER_BATCH));
     case 'recordDeadLetters': {
       // A subscription each, so no batch meets the cap of another's.
       const seeded = await mapWithConcurrency(indexes, 4, () => seedDeadLetters(documentClient, undefined, 0));

@@ -14,7 +14,7 @@ import { RECOVERY_LABEL, recoveryRow } from './recovery';
 import type { Services } from './services';
 import { pairedFigures, warmPairs } from './statistics';
 import type { Pair, Row } from './table';
-import { ATTEMPTS_PER_EVENT, MINIMUM_CALLS, RECORDED_PER_BATCH, REPLAYED_PER_INVOCATION, TARGETS } from './targets';
+import { ATTEMPTS_PER_EVENT, FORWARDED_PER_BATCH, MINIMUM_CALLS, RECORDED_PER_BATCH, REPLAYED_PER_INVOCATION, TARGETS } from './targets';
 
 /** What an invocation of these rows does, since their calls grow with it. */
 const ROW_NOTES: Partial<Record<FunctionName, string>> = {
@@ -26,6 +26,7 @@ const ROW_NOTES: Partial<Record<FunctionName, string>> = {
   confirmSubscription: "2 UpdateItem: the portal's rate limit, and the confirmation request's turn (its floor makes both)",
   listSubscriptions: 'each entry\'s health (lastDeliveredAt, lastFailedAt, 24-hour counts) is read off its record in the same Query: no call per entry; 1 UpdateItem: the portal\'s rate limit',
   recordDeliveryAttempts: `a subscription event of ${ATTEMPTS_PER_EVENT} delivery status records per invocation: 1 ListTagsForResource, 1 GetItem, 1 TransactWriteItems`,
+  forwardDeadLetters: `a batch of ${FORWARDED_PER_BATCH} dead letters per invocation, sent on in 1 SendMessageBatch`,
   recordDeadLetters: `a batch of ${RECORDED_PER_BATCH} dead letters per invocation: 1 write (TransactWriteItems) each, 1 GetItem per subscription`,
 };
 

@@ -9,6 +9,8 @@ import type { DispatchShape } from './plan';
 /** Dead letters each replay invocation of the bench sends again, and each recorder batch holds. */
 export const REPLAYED_PER_INVOCATION = 3;
 export const RECORDED_PER_BATCH = 10;
+/** Dead letters each forwarder batch holds: the delivery dead-letter queue's batch size on AWS. */
+export const FORWARDED_PER_BATCH = 10;
 /** Delivery status records in each subscription event the attempts consumer is invoked with. */
 export const ATTEMPTS_PER_EVENT = 10;
 
@@ -83,6 +85,8 @@ export const MINIMUM_CALLS: Record<string, (sizes: { records: number; queryPages
   }),
   // One write per dead letter: the transaction of its Put and its record's counters; the retry
   // ledgers of the batch's events (how many scheduled retries each had), read together.
+  // The batch sent on in one call.
+  forwardDeadLetters: () => ({ required: { SendMessageBatch: 1 } }),
   recordDeadLetters: () => ({
     // BatchGetItem x2: the batch's retry ledgers, and its messages in the message log (each logged one then marked dead-lettered).
     required: { TransactWriteItems: RECORDED_PER_BATCH, BatchGetItem: 2 },
