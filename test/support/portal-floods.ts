@@ -16,10 +16,11 @@ export const FLOOD_EVENT = 'asset_bank.media.create';
 export interface PortalFloods {
   /**
    * `count` http subscriptions of the client's portal to the receiver at `/hooks/<portal>/<n>`,
-   * confirmed; `answering`: the status those paths answer (400: SNS gives up at once). Answers
-   * their config ids and paths.
+   * confirmed; `answering`: the status those paths answer (400: SNS gives up at once); `keep`:
+   * which config ids will do (one that will not is deleted and made anew, 20 times at most).
+   * Answers their config ids and paths.
    */
-  subscribe(client: OAuthClient, count: number, answering?: number): Promise<{ configIds: string[]; paths: string[] }>;
+  subscribe(client: OAuthClient, count: number, answering?: number, keep?: (configId: string) => boolean): Promise<{ configIds: string[]; paths: string[] }>;
   /** `count` events of the portal (media m-<from> on), in one PutEvents; none refused. */
   put(portalId: string, from: number, count: number): Promise<void>;
   /** `events` events of the portal, ten a PutEvents, four PutEvents at a time. */
@@ -32,16 +33,24 @@ export interface PortalFloods {
 export function portalFloods(local: TestStack, receiver: WebhookReceiver): PortalFloods {
   const events = new EventBridgeClient({ endpoint: local.stack.events.endpoint, region: local.stack.region, credentials: LOCAL_CREDENTIALS });
   const floods: PortalFloods = {
-    async subscribe(client, count, answering) {
+    async subscribe(client, count, answering, keep = () => true) {
       const token = await tokenFor(local.stack, client);
       const configIds: string[] = [];
       const paths: string[] = [];
       for (let n = 0; n < count; n++) {
         const path = `/hooks/${client.portalId}/${n}`;
         if (answering !== undefined) receiver.statusOf.set(path, answering);
-        const created = await call(local.stack, 'POST', API, { token, body: { name: `${client.portalId} ${n}`, protocol: 'http', endpoint: receiver.url + path, events: [FLOOD_EVENT] } });
-        expect(created.status).toBe(200);
-        configIds.push(created.body.record.configId);
+        for (let made = 1; ; made++) {
+          const created = await call(local.stack, 'POST', API, { token, body: { name: `${client.portalId} ${n}`, protocol: 'http', endpoint: receiver.url + path, events: [FLOOD_EVENT] } });
+          expect(created.status).toBe(200);
+          const { configId } = created.body.record as { configId: string };
+          if (keep(configId)) {
+            configIds.push(configId);
+            break;
+          }
+          expect((await call(local.stack, 'DELETE', `${API}/${configId}`, { token })).status).toBe(200);
+          if (made === 20) throw new Error(`no subscription of ${client.portalId} that will do in 20 made`);
+        }
         paths.push(path);
       }
       await waitFor(`${client.portalId}'s subscriptions confirmed`, async () => {
