@@ -34,9 +34,11 @@ function countingEntry(entry: string): string {
   return [
     `import { dynamoDbClient } from ${source('shared/aws/dynamodb')};`,
     `import { snsClient } from ${source('shared/aws/sns')};`,
+    `import { sqsClient } from ${source('shared/aws/sqs')};`,
     `import { countCommands } from ${source('test/bench/sdk-call-count')};`,
     'countCommands(dynamoDbClient);',
     'countCommands(snsClient);',
+    'countCommands(sqsClient);',
     `export * from ${source(entry.replace(/\.ts$/, ''))};`,
   ].join('\n');
 }

@@ -14,7 +14,7 @@ import { confirmAsEndpointOwner } from '../support/sns-confirmation';
 import { attemptsEvent, deadLetterBatch, DISPATCHED_KIND, dispatchBatch, listEvent, publishedMessage } from './events';
 import { BENCH_FILTER, dispatchLabel, type BenchPlan, type FunctionName } from './plan';
 import { FUNCTION_ENV } from './services';
-import { ATTEMPTS_PER_EVENT, RECORDED_PER_BATCH, REPLAYED_PER_INVOCATION } from './targets';
+import { ATTEMPTS_PER_EVENT, FORWARDED_PER_BATCH, RECORDED_PER_BATCH, REPLAYED_PER_INVOCATION } from './targets';
 
 /** The create handler, run in this process, makes the real subscriptions the other operations act on. */
 async function createReal(portalId: string, count: number, events = [DISPATCHED_KIND], filter?: Record<string, unknown>): Promise<Created[]> {
@@ -306,6 +306,12 @@ export async function eventsFor(name: FunctionName, count: number, fixtures: Fix
       const seeded = await mapWithConcurrency(indexes, 4, () => seedDeadLetters(documentClient, undefined, 0));
       return seeded.map((subscription) => deadLetterBatch(subscription, RECORDED_PER_BATCH));
     }
+    case 'forwardDeadLetters':
+      // The forwarder reads no record: a topic of the service's prefix and its portal are all its batch needs.
+      return indexes.map(() => {
+        const configId = newConfigId();
+        return deadLetterBatch({ portalId: `bench-forward-${randomUUID().slice(0, 8)}`, configId, topicArn: `arn:aws:sns:us-east-1:000000000000:${FUNCTION_ENV.TOPIC_PREFIX}-${configId}` }, FORWARDED_PER_BATCH);
+      });
     case 'confirmSubscription':
       // The subscription stays pending: each confirm asks its endpoint again.
       return indexes.map(() => httpEvent('confirmSubscriptionRoute', { portalId, body: { config_id: configId } }));

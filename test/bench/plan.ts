@@ -8,13 +8,14 @@
  */
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ATTEMPTS_RECORDER, DEAD_LETTER_RECORDER, DISPATCHER, OPERATIONS, type OperationId } from '../../shared/operations';
+import { ATTEMPTS_RECORDER, DEAD_LETTER_FORWARDER, DEAD_LETTER_RECORDER, DISPATCHER, OPERATIONS, type OperationId } from '../../shared/operations';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 export type FunctionName =
   | (typeof OPERATIONS)[number]['handler']
   | typeof DISPATCHER.handler
+  | typeof DEAD_LETTER_FORWARDER.handler
   | typeof DEAD_LETTER_RECORDER.handler
   | typeof ATTEMPTS_RECORDER.handler;
 export type Side = 'function' | 'floor';
@@ -29,6 +30,7 @@ export interface BenchFunction {
 export const ALL_FUNCTIONS: readonly BenchFunction[] = [
   ...OPERATIONS.map((op) => ({ name: op.handler as FunctionName, entry: `functions/${op.handler}.ts`, operationId: op.id })),
   { name: DISPATCHER.handler, entry: DISPATCHER.entry },
+  { name: DEAD_LETTER_FORWARDER.handler, entry: DEAD_LETTER_FORWARDER.entry },
   { name: DEAD_LETTER_RECORDER.handler, entry: DEAD_LETTER_RECORDER.entry },
   { name: ATTEMPTS_RECORDER.handler, entry: ATTEMPTS_RECORDER.entry },
 ];

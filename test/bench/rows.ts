@@ -14,7 +14,7 @@ import { RECOVERY_LABEL, recoveryRow } from './recovery';
 import type { Services } from './services';
 import { pairedFigures, warmPairs } from './statistics';
 import type { Pair, Row } from './table';
-import { ATTEMPTS_PER_EVENT, MINIMUM_CALLS, RECORDED_PER_BATCH, REPLAYED_PER_INVOCATION, TARGETS } from './targets';
+import { ATTEMPTS_PER_EVENT, FORWARDED_PER_BATCH, MINIMUM_CALLS, RECORDED_PER_BATCH, REPLAYED_PER_INVOCATION, TARGETS } from './targets';
 
 /** What an invocation of these rows does, since their calls grow with it. */
 const ROW_NOTES: Partial<Record<FunctionName, string>> = {
@@ -27,6 +27,8 @@ const ROW_NOTES: Partial<Record<FunctionName, string>> = {
   listSubscriptions: 'each entry\'s health (lastDeliveredAt, lastFailedAt, 24-hour counts) is read off its record in the same Query: no call per entry; 1 UpdateItem: the portal\'s rate limit',
   recordDeliveryAttempts: `a subscription event of ${ATTEMPTS_PER_EVENT} delivery status records per invocation: 1 ListTagsForResource, 1 GetItem, 1 TransactWriteItems`,
   recordDeadLetters: `a batch of ${RECORDED_PER_BATCH} dead letters per invocation: 1 write (TransactWriteItems) each, 1 GetItem per subscription`,
+  forwardDeadLetters: `a batch of ${FORWARDED_PER_BATCH} dead letters per invocation, sent on to the dead letters by portal: 1 SendMessageBatch per 10`,
+  recoverMessages: '1 SendMessage: its first job on the recovery queue (SQS, counted at the SQS stand-in)',
 };
 
 /**

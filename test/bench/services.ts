@@ -1,7 +1,7 @@
 /**
- * What the functions and floors call during a run: DynamoDB Local and the SNS emulator on free
- * ports of 127.0.0.1, the subscription table, and a counting proxy in front of each (for the
- * counting pass only, never for timings).
+ * What the functions and floors call during a run: DynamoDB Local, the SNS emulator and the SQS
+ * stand-in on free ports of 127.0.0.1, the subscription table, and a counting proxy in front of
+ * each (for the counting pass only, never for timings).
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
@@ -44,10 +44,12 @@ export const FUNCTION_ENV = {
 };
 
 const BENCH_RECOVERY_QUEUE = 'webhooks-bench-recoveries';
+const BENCH_DEAD_LETTERS_BY_PORTAL_QUEUE = 'webhooks-bench-dead-letters-by-portal';
 
 export interface CallCounters {
   dynamoDb: CallCounter;
   sns: CallCounter;
+  sqs: CallCounter;
 }
 
 export interface Services {
@@ -79,15 +81,20 @@ export function benchServices({ quick }: { quick: boolean }): ServiceSet {
       Object.assign(started, { dynamoDb, sns });
       // The fixtures follow the emulator's https:// SubscribeURLs (test/support/local-authority.ts).
       trustAuthorityOf(sns);
-      // Recover's queue (SendMessage only); no worker runs its jobs here: the recovery row runs the worker's slices itself.
+      // Recover's queue (SendMessage only) and the forwarder's (SendMessageBatch): each message is
+      // taken and dropped. No worker runs recover's jobs here (the recovery row runs the worker's
+      // slices itself), and the recorder's row has batches of its own.
       const sqs = (started.sqs = await startSqsStandIn({ accountId: '000000000000' }));
-      sqs.route(BENCH_RECOVERY_QUEUE, { send: () => true } as unknown as EventQueue);
+      const dropped = { send: () => true } as unknown as EventQueue;
+      sqs.route(BENCH_RECOVERY_QUEUE, dropped);
+      sqs.route(BENCH_DEAD_LETTERS_BY_PORTAL_QUEUE, dropped);
       const env = {
         ...FUNCTION_ENV,
         AWS_ENDPOINT_URL_DYNAMODB: dynamoDb.endpoint,
         AWS_ENDPOINT_URL_SNS: sns.endpoint,
         AWS_ENDPOINT_URL_SQS: sqs.endpoint,
         RECOVERY_QUEUE_URL: sqs.queueUrl(BENCH_RECOVERY_QUEUE),
+        DEAD_LETTERS_BY_PORTAL_QUEUE_URL: sqs.queueUrl(BENCH_DEAD_LETTERS_BY_PORTAL_QUEUE),
       };
       // The in-process setup (fixtures.ts) runs the handlers' sources with the same configuration.
       Object.assign(process.env, env, { POWERTOOLS_LOG_LEVEL: 'SILENT', NODE_OPTIONS: '' });
@@ -95,14 +102,14 @@ export function benchServices({ quick }: { quick: boolean }): ServiceSet {
       await ensureSubscriptionTable(started.client, FUNCTION_ENV.TABLE_NAME);
       const documentClient = DynamoDBDocumentClient.from(started.client);
       const counters: Partial<CallCounters> = (started.counters = {});
-      [counters.dynamoDb, counters.sns] = await Promise.all([startCallCounter(dynamoDb.endpoint), startCallCounter(sns.endpoint)]);
+      [counters.dynamoDb, counters.sns, counters.sqs] = await Promise.all([startCallCounter(dynamoDb.endpoint), startCallCounter(sns.endpoint), startCallCounter(sqs.endpoint)]);
       return { dynamoDb, sns, env, counters: counters as CallCounters, documentClient };
     },
     async stop() {
       // The setup's client holds sockets open.
       started.client?.destroy();
       const { counters } = started;
-      await Promise.allSettled([counters?.dynamoDb?.close(), counters?.sns?.close(), started.sns?.close(), started.sqs?.close(), started.dynamoDb?.stop()]);
+      await Promise.allSettled([counters?.dynamoDb?.close(), counters?.sns?.close(), counters?.sqs?.close(), started.sns?.close(), started.sqs?.close(), started.dynamoDb?.stop()]);
     },
   };
 }

@@ -39,7 +39,7 @@ describe('npm run bench -- --quick', () => {
     // Assess
     expect({ code, stderr: code === 0 ? '' : stderr.slice(-3000) }).toEqual({ code: 0, stderr: '' });
     const lines = stdout.trim().split('\n');
-    expect(lines.at(-1)).toBe('bench: smoke run, 31 rows measured, none judged (figures: npm run bench without --quick)');
+    expect(lines.at(-1)).toBe('bench: smoke run, 32 rows measured, none judged (figures: npm run bench without --quick)');
     expect(lines).toContain(SMOKE_RUN_NOTE);
     expect(stdout).not.toMatch(JUDGEMENTS);
     const coldColumn = lines[0]!.split(' | ').indexOf('cold start ms: fn / default CDK build (ratio)');

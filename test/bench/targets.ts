@@ -9,6 +9,8 @@ import type { DispatchShape } from './plan';
 /** Dead letters each replay invocation of the bench sends again, and each recorder batch holds. */
 export const REPLAYED_PER_INVOCATION = 3;
 export const RECORDED_PER_BATCH = 10;
+/** Records of the delivery dead-letter queue in each batch the forwarder is invoked with: its event source's batch size. */
+export const FORWARDED_PER_BATCH = 10;
 /** Delivery status records in each subscription event the attempts consumer is invoked with. */
 export const ATTEMPTS_PER_EVENT = 10;
 
@@ -88,6 +90,8 @@ export const MINIMUM_CALLS: Record<string, (sizes: { records: number; queryPages
     required: { TransactWriteItems: RECORDED_PER_BATCH, BatchGetItem: 2 },
     extra: { action: 'GetItem', reason: 'reads the record once per batch: it must exist in that portal with that topic, and the cap of 1,000' },
   }),
+  // Each record sent on to the dead letters by portal, 10 to a SendMessageBatch; nothing read or written.
+  forwardDeadLetters: () => ({ required: { SendMessageBatch: Math.ceil(FORWARDED_PER_BATCH / 10) } }),
   // Nothing to read or send: the filter is tried in the function alone; its portal's token taken.
   testFilter: () => ({ required: { UpdateItem: 1 } }),
   // The record (it must be the caller's; its protocol), one Query page of attempts.
