@@ -301,17 +301,14 @@ export async function eventsFor(name: FunctionName, count: number, fixtures: Fix
       const seeded = await mapWithConcurrency(indexes, 4, () => seedDeadLetters(documentClient, fixtures.confirmed, REPLAYED_PER_INVOCATION));
       return seeded.map((subscription) => httpEvent('replayDeadLettersRoute', { portalId: subscription.portalId, body: { config_id: subscription.configId } }));
     }
+    case 'forwardDeadLetters':
+      // As the delivery dead-letter queue hands them: batches of 10 (its event source's), the letters of one portal's subscription.
+      return indexes.map(() => deadLetterBatch(fixtures.confirmed, FORWARDED_PER_BATCH));
     case 'recordDeadLetters': {
       // A subscription each, so no batch meets the cap of another's.
       const seeded = await mapWithConcurrency(indexes, 4, () => seedDeadLetters(documentClient, undefined, 0));
       return seeded.map((subscription) => deadLetterBatch(subscription, RECORDED_PER_BATCH));
     }
-    case 'forwardDeadLetters':
-      // The forwarder reads no record: a topic of the service's prefix and its portal are all its batch needs.
-      return indexes.map(() => {
-        const configId = newConfigId();
-        return deadLetterBatch({ portalId: `bench-forward-${randomUUID().slice(0, 8)}`, configId, topicArn: `arn:aws:sns:us-east-1:000000000000:${FUNCTION_ENV.TOPIC_PREFIX}-${configId}` }, FORWARDED_PER_BATCH);
-      });
     case 'confirmSubscription':
       // The subscription stays pending: each confirm asks its endpoint again.
       return indexes.map(() => httpEvent('confirmSubscriptionRoute', { portalId, body: { config_id: configId } }));

@@ -128,17 +128,13 @@ export function bundleProcesses(bundles: Bundles, outDir: string): BundleProcess
      * by action) runs through the counting proxies (every request on the wire, retries included).
      */
     async countCalls(name, events, env, counters, invocations = events.length) {
-      for (const counter of Object.values(counters)) counter.reset();
-      const countedEnv = {
-        ...env,
-        AWS_ENDPOINT_URL_DYNAMODB: counters.dynamoDb.endpoint,
-        AWS_ENDPOINT_URL_SNS: counters.sns.endpoint,
-        // The SQS client sends to its endpoint, not to the queue URL's host (shared/aws/sqs.ts).
-        AWS_ENDPOINT_URL_SQS: counters.sqs.endpoint,
-      };
+      counters.dynamoDb.reset();
+      counters.sns.reset();
+      counters.sqs.reset();
+      const countedEnv = { ...env, AWS_ENDPOINT_URL_DYNAMODB: counters.dynamoDb.endpoint, AWS_ENDPOINT_URL_SNS: counters.sns.endpoint, AWS_ENDPOINT_URL_SQS: counters.sqs.endpoint };
       const { sdkCalls } = await runChild<{ sdkCalls?: Record<string, number> }>('invoke', 'counted', name, [writeEvents(events)], countedEnv);
       if (!sdkCalls) throw new Error(`${name}: its counting build reported no SDK calls`);
-      const wire = Object.values(counters).flatMap((counter) => [...counter.counts.values()]).reduce((sum, count) => sum + count, 0);
+      const wire = [...counters.dynamoDb.counts.values(), ...counters.sns.counts.values(), ...counters.sqs.counts.values()].reduce((sum, count) => sum + count, 0);
       return {
         calls: new Map(Object.entries(sdkCalls).map(([action, count]) => [action, count / invocations])),
         wireRequests: wire / invocations,

@@ -26,8 +26,8 @@ const ROW_NOTES: Partial<Record<FunctionName, string>> = {
   confirmSubscription: "2 UpdateItem: the portal's rate limit, and the confirmation request's turn (its floor makes both)",
   listSubscriptions: 'each entry\'s health (lastDeliveredAt, lastFailedAt, 24-hour counts) is read off its record in the same Query: no call per entry; 1 UpdateItem: the portal\'s rate limit',
   recordDeliveryAttempts: `a subscription event of ${ATTEMPTS_PER_EVENT} delivery status records per invocation: 1 ListTagsForResource, 1 GetItem, 1 TransactWriteItems`,
+  forwardDeadLetters: `a batch of ${FORWARDED_PER_BATCH} dead letters per invocation, sent on in 1 SendMessageBatch`,
   recordDeadLetters: `a batch of ${RECORDED_PER_BATCH} dead letters per invocation: 1 write (TransactWriteItems) each, 1 GetItem per subscription`,
-  forwardDeadLetters: `a batch of ${FORWARDED_PER_BATCH} dead letters per invocation, sent on to the dead letters by portal: 1 SendMessageBatch per 10`,
   recoverMessages: '1 SendMessage: its first job on the recovery queue (SQS, counted at the SQS stand-in)',
 };
 

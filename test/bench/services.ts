@@ -44,6 +44,7 @@ export const FUNCTION_ENV = {
 };
 
 const BENCH_RECOVERY_QUEUE = 'webhooks-bench-recoveries';
+/** The forwarder's queue: it takes every message and keeps none (no recorder consumes it here). */
 const BENCH_DEAD_LETTERS_BY_PORTAL_QUEUE = 'webhooks-bench-dead-letters-by-portal';
 
 export interface CallCounters {
@@ -81,13 +82,10 @@ export function benchServices({ quick }: { quick: boolean }): ServiceSet {
       Object.assign(started, { dynamoDb, sns });
       // The fixtures follow the emulator's https:// SubscribeURLs (test/support/local-authority.ts).
       trustAuthorityOf(sns);
-      // Recover's queue (SendMessage only) and the forwarder's (SendMessageBatch): each message is
-      // taken and dropped. No worker runs recover's jobs here (the recovery row runs the worker's
-      // slices itself), and the recorder's row has batches of its own.
+      // Recover's queue (SendMessage only) and the forwarder's (SendMessageBatch); nothing consumes
+      // them here: the recovery row runs the worker's slices itself.
       const sqs = (started.sqs = await startSqsStandIn({ accountId: '000000000000' }));
-      const dropped = { send: () => true } as unknown as EventQueue;
-      sqs.route(BENCH_RECOVERY_QUEUE, dropped);
-      sqs.route(BENCH_DEAD_LETTERS_BY_PORTAL_QUEUE, dropped);
+      for (const queue of [BENCH_RECOVERY_QUEUE, BENCH_DEAD_LETTERS_BY_PORTAL_QUEUE]) sqs.route(queue, { send: () => true } as unknown as EventQueue);
       const env = {
         ...FUNCTION_ENV,
         AWS_ENDPOINT_URL_DYNAMODB: dynamoDb.endpoint,

@@ -9,7 +9,7 @@ import type { DispatchShape } from './plan';
 /** Dead letters each replay invocation of the bench sends again, and each recorder batch holds. */
 export const REPLAYED_PER_INVOCATION = 3;
 export const RECORDED_PER_BATCH = 10;
-/** Records of the delivery dead-letter queue in each batch the forwarder is invoked with: its event source's batch size. */
+/** Dead letters each forwarder batch holds: the delivery dead-letter queue's batch size on AWS. */
 export const FORWARDED_PER_BATCH = 10;
 /** Delivery status records in each subscription event the attempts consumer is invoked with. */
 export const ATTEMPTS_PER_EVENT = 10;
@@ -85,13 +85,13 @@ export const MINIMUM_CALLS: Record<string, (sizes: { records: number; queryPages
   }),
   // One write per dead letter: the transaction of its Put and its record's counters; the retry
   // ledgers of the batch's events (how many scheduled retries each had), read together.
+  // The batch sent on in one call.
+  forwardDeadLetters: () => ({ required: { SendMessageBatch: 1 } }),
   recordDeadLetters: () => ({
     // BatchGetItem x2: the batch's retry ledgers, and its messages in the message log (each logged one then marked dead-lettered).
     required: { TransactWriteItems: RECORDED_PER_BATCH, BatchGetItem: 2 },
     extra: { action: 'GetItem', reason: 'reads the record once per batch: it must exist in that portal with that topic, and the cap of 1,000' },
   }),
-  // Each record sent on to the dead letters by portal, 10 to a SendMessageBatch; nothing read or written.
-  forwardDeadLetters: () => ({ required: { SendMessageBatch: Math.ceil(FORWARDED_PER_BATCH / 10) } }),
   // Nothing to read or send: the filter is tried in the function alone; its portal's token taken.
   testFilter: () => ({ required: { UpdateItem: 1 } }),
   // The record (it must be the caller's; its protocol), one Query page of attempts.

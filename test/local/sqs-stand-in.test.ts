@@ -169,6 +169,14 @@ describe('through the JS SDK', () => {
       groupWithSpace: await refusal(send({ MessageGroupId: 'portal a' })),
       groupTooLong: await refusal(send({ MessageGroupId: 'g'.repeat(129) })),
       delayTooLong: await refusal(send({ DelaySeconds: 901 })),
+      deduplicationId: await refusal(send({ MessageDeduplicationId: 'd-1' })),
+      thirtyNineDigits: await refusal(send(attribute('n', 'Number', '1234567890123456789012345678901234567891'))),
+      overTenTo126: await refusal(send(attribute('n', 'Number', `11${'0'.repeat(125)}`))),
+      negativeOverTenTo126: await refusal(send(attribute('n', 'Number', `-2${'0'.repeat(126)}`))),
+      underTenToMinus128: await refusal(send(attribute('n', 'Number', `0.${'0'.repeat(128)}9`))),
+      controlInString: await refusal(send(attribute('s', 'String', 'bell \u0007'))),
+      surrogateInString: await refusal(send(attribute('s', 'String.text', 'half \uDC00'))),
+      controlInTypeLabel: await refusal(send(attribute('s', 'String.\u0001', 'v'))),
     };
 
     const invalid = ['InvalidParameterValue', 'InvalidParameterValue', 400];
@@ -192,8 +200,35 @@ describe('through the JS SDK', () => {
       groupWithSpace: invalid,
       groupTooLong: invalid,
       delayTooLong: invalid,
+      deduplicationId: invalid,
+      thirtyNineDigits: invalid,
+      overTenTo126: invalid,
+      negativeOverTenTo126: invalid,
+      underTenToMinus128: invalid,
+      controlInString: invalid,
+      surrogateInString: invalid,
+      controlInTypeLabel: invalid,
     });
     expect(queued).toEqual([]);
+  });
+
+  it("takes what SQS takes at its attributes' edges: 38 digits, 10^+126 and 10^-128 either sign, zeroes trimmed, any XML character", async () => {
+    const edges = {
+      digits38: { DataType: 'Number', StringValue: '-1234567890123456789012345678901234567.8' },
+      tenTo126: { DataType: 'Number', StringValue: `1${'0'.repeat(126)}.000` },
+      minusTenTo126: { DataType: 'Number', StringValue: `-1${'0'.repeat(126)}` },
+      tenToMinus128: { DataType: 'Number.float', StringValue: `-0.${'0'.repeat(127)}1` },
+      zeroesTrimmed: { DataType: 'Number', StringValue: `000.5${'0'.repeat(80)}` },
+      zero: { DataType: 'Number', StringValue: `0.${'0'.repeat(200)}` },
+      text: { DataType: 'String', StringValue: 'tab\t line\n return\r \uFFFD \u{1F600} \uE000' },
+      spacedLabel: { DataType: 'String.my label ü', StringValue: 'v' },
+    };
+    const one = await sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: 'edges', MessageAttributes: edges }));
+    const [record] = await handedOf(['edges']);
+    expect(one.MD5OfMessageAttributes).toBe(record!.md5OfMessageAttributes);
+    // Taken as sent (whether SQS hands a Number back with its zeroes trimmed, no recording shows).
+    expect(Object.keys(record!.messageAttributes)).toEqual(Object.keys(edges));
+    expect(record!.messageAttributes.text!.stringValue).toBe(edges.text.StringValue);
   });
 
   it("answers a batch's refused entries in Failed, each with its code, and queues the others", async () => {
@@ -203,6 +238,9 @@ describe('through the JS SDK', () => {
       { Id: 'badNumber', MessageBody: 'stays', MessageAttributes: { n: { DataType: 'Number', StringValue: '1,5' } } },
       { Id: 'badBody', MessageBody: 'nul \u0000' },
       { Id: 'badGroup', MessageBody: 'stays', MessageGroupId: 'portal é' },
+      { Id: 'deduplicated', MessageBody: 'stays', MessageDeduplicationId: 'd-1' },
+      { Id: 'overRange', MessageBody: 'stays', MessageAttributes: { n: { DataType: 'Number', StringValue: `9${'9'.repeat(38)}` } } },
+      { Id: 'badString', MessageBody: 'stays', MessageAttributes: { s: { DataType: 'String', StringValue: 'nul \u0000' } } },
       { Id: 'alsoGood', MessageBody: 'goes too', MessageGroupId: 'portal-b' },
     ]);
     await handedOf(['goes', 'goes too']);
@@ -213,7 +251,12 @@ describe('through the JS SDK', () => {
       ['badNumber', 'InvalidParameterValue', true],
       ['badBody', 'InvalidMessageContents', true],
       ['badGroup', 'InvalidParameterValue', true],
+      ['deduplicated', 'InvalidParameterValue', true],
+      ['overRange', 'InvalidParameterValue', true],
+      ['badString', 'InvalidParameterValue', true],
     ]);
+    // As AWS words a batch entry's deduplication id on a standard queue (test/conformance/sqs.test.ts).
+    expect(result.Failed?.find(({ Id }) => Id === 'deduplicated')?.Message).toBe('The request include parameter that is not valid for this queue type');
     expect(queued).toEqual([
       { body: 'goes', groupId: undefined },
       { body: 'goes too', groupId: 'portal-b' },
@@ -281,6 +324,10 @@ describe('through the AWS CLI', () => {
       notANumber: ['send-message', '--queue-url', queueUrl, '--message-body', 'x', '--message-attributes', JSON.stringify({ n: { DataType: 'Number', StringValue: '12abc' } })],
       controlCharacter: ['send-message', '--queue-url', queueUrl, '--message-body', 'bell \u0007'],
       groupWithSpace: ['send-message', '--queue-url', queueUrl, '--message-body', 'x', '--message-group-id', 'portal a'],
+      deduplicationId: ['send-message', '--queue-url', queueUrl, '--message-body', 'x', '--message-deduplication-id', 'd-1'],
+      overTenTo126: ['send-message', '--queue-url', queueUrl, '--message-body', 'x', '--message-attributes', JSON.stringify({ n: { DataType: 'Number', StringValue: `3${'0'.repeat(126)}` } })],
+      thirtyNineDigits: ['send-message', '--queue-url', queueUrl, '--message-body', 'x', '--message-attributes', JSON.stringify({ n: { DataType: 'Number', StringValue: `0.${'1'.repeat(39)}` } })],
+      controlInString: ['send-message', '--queue-url', queueUrl, '--message-body', 'x', '--message-attributes', JSON.stringify({ s: { DataType: 'String', StringValue: 'bell \u0007' } })],
     };
     const names = Object.keys(calls);
     const answers = await Promise.all(names.map((name) => aws(...calls[name]!)));
@@ -299,7 +346,12 @@ describe('through the AWS CLI', () => {
       notANumber: invalid,
       controlCharacter: ['InvalidMessageContents', 255],
       groupWithSpace: invalid,
+      deduplicationId: invalid,
+      overTenTo126: invalid,
+      thirtyNineDigits: invalid,
+      controlInString: invalid,
     });
+    expect(answers[names.indexOf('deduplicationId')]!.complaint).toContain('Value d-1 for parameter MessageDeduplicationId is invalid. Reason: The request include parameter that is not valid for this queue type.');
     expect(answers[names.indexOf('controlCharacter')]!.complaint).toContain("Invalid binary character '#x7' was found in the message body");
     expect(queued).toEqual([]);
   });

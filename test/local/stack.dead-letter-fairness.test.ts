@@ -8,16 +8,14 @@
  * fair queue hands portal-beta's out before the backlog. First in, first out, it waits behind
  * all of them.
  */
-import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import type { OAuthClient } from '../../infra/local/auth/clients';
-import { LOCAL_CREDENTIALS } from '../../infra/local/stack/local-stack';
 import { API_PREFIXES } from '../../shared/operations';
 import { call, startTestStack, TEST_CLIENTS, type TestStack, tokenFor } from '../support/local-stack-client';
+import { portalFloods, type PortalFloods } from '../support/portal-floods';
 import { waitFor } from '../support/wait-for';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver';
 
 const API = API_PREFIXES[0];
-const CREATE = 'asset_bank.media.create';
 /**
  * 700 events to each of 3 endpoints: each subscription keeps at most 1,000 dead letters, and the
  * room left takes an event published twice under load (delivery is at least once), which would
@@ -27,84 +25,42 @@ const FLOOD_EVENTS = 700;
 const FLOODING_SUBSCRIPTIONS = 3;
 /** The backlog portal-beta's dead letter comes behind: most of the flood, still to be recorded. */
 const BACKLOG_AT_LEAST = 1_000;
+/** What the endpoints answer: a 400, which SNS gives up on at once. */
+const TURNED_DOWN = 400;
 
 let local: TestStack;
 let receiver: WebhookReceiver;
-let events: EventBridgeClient;
+let floods: PortalFloods;
 
 beforeAll(async () => {
   receiver = await startWebhookReceiver();
   local = await startTestStack();
-  events = new EventBridgeClient({ endpoint: local.stack.events.endpoint, region: local.stack.region, credentials: LOCAL_CREDENTIALS });
+  floods = portalFloods(local, receiver);
 }, 90_000);
 
 afterAll(async () => {
-  events?.destroy();
+  floods?.close();
   await local?.stop();
   await receiver?.close();
 });
 
-/** `count` http subscriptions of the client's portal to endpoints that turn every message down with 400, confirmed. */
-async function subscribeFailing(client: OAuthClient, count: number): Promise<string[]> {
-  const token = await tokenFor(local.stack, client);
-  const configIds: string[] = [];
-  for (let n = 0; n < count; n++) {
-    const path = `/hooks/${client.portalId}/${n}`;
-    receiver.statusOf.set(path, 400);
-    const created = await call(local.stack, 'POST', API, { token, body: { name: `${client.portalId} ${n}`, protocol: 'http', endpoint: receiver.url + path, events: [CREATE] } });
-    expect(created.status).toBe(200);
-    configIds.push(created.body.record.configId);
-  }
-  await waitFor(`${client.portalId}'s subscriptions confirmed`, async () => {
-    const listed = await call(local.stack, 'GET', `${API}/list`, { token });
-    const confirmed = listed.status === 200 ? (listed.body.configs as { confirmed?: boolean }[]).filter((entry) => entry.confirmed === true) : [];
-    return confirmed.length === count ? true : undefined;
-  }, 30_000, 200);
-  return configIds;
-}
-
-/** The dead letters list counts for the client's portal, over all its subscriptions. */
-async function deadLettersCounted(client: OAuthClient): Promise<number> {
-  const listed = await call(local.stack, 'GET', `${API}/list`, { token: await tokenFor(local.stack, client) });
-  expect(listed.status).toBe(200);
-  return (listed.body.configs as { deadLetters: number }[]).reduce((sum, entry) => sum + entry.deadLetters, 0);
-}
-
-async function put(portalId: string, from: number, count: number): Promise<void> {
-  const answer = await events.send(
-    new PutEventsCommand({
-      Entries: Array.from({ length: count }, (_, n) => ({
-        EventBusName: local.stack.eventBusName,
-        Source: 'portal.events',
-        DetailType: CREATE,
-        Detail: JSON.stringify({ portalId, mediaId: `m-${from + n}` }),
-      })),
-    }),
-  );
-  expect(answer.FailedEntryCount).toBe(0);
-}
-
 it("records a quiet portal's dead letter before most of another portal's flood of 2,100 dead letters", async () => {
   // Prepare
-  const alphaConfigIds = await subscribeFailing(TEST_CLIENTS.alphaAdmin, FLOODING_SUBSCRIPTIONS);
-  const [betaConfigId] = await subscribeFailing(TEST_CLIENTS.betaAdmin, 1);
+  const { configIds: alphaConfigIds } = await floods.subscribe(TEST_CLIENTS.alphaAdmin, FLOODING_SUBSCRIPTIONS, TURNED_DOWN);
+  const [betaConfigId] = (await floods.subscribe(TEST_CLIENTS.betaAdmin, 1, TURNED_DOWN)).configIds;
   const betaToken = await tokenFor(local.stack, TEST_CLIENTS.betaAdmin);
 
   // Act: the flood, ten events a PutEvents, four at a time; once more than a thousand of its dead
   // letters wait for the recorder, portal-beta's one event.
-  let next = 0;
-  const sender = async () => {
-    for (let batch = next++; batch < FLOOD_EVENTS / 10; batch = next++) await put(TEST_CLIENTS.alphaAdmin.portalId, batch * 10, 10);
-  };
-  await Promise.all(Array.from({ length: 4 }, sender));
+  await floods.flood(TEST_CLIENTS.alphaAdmin.portalId, FLOOD_EVENTS);
   await waitFor('a backlog of dead letters to record', () => (local.stack.deadLettersByPortal.depth >= BACKLOG_AT_LEAST ? true : undefined), 120_000, 20);
-  const countedAtPut = await deadLettersCounted(TEST_CLIENTS.alphaAdmin);
-  await put(TEST_CLIENTS.betaAdmin.portalId, 0, 1);
+  const countedAtPut = await floods.deadLettersCounted(TEST_CLIENTS.alphaAdmin);
+  await floods.put(TEST_CLIENTS.betaAdmin.portalId, 0, 1);
   await waitFor("portal-beta's dead letter listed", async () => {
     const listed = await call(local.stack, 'GET', `${API}/dead-letters?config_id=${betaConfigId}`, { token: betaToken });
     return listed.status === 200 && listed.body.deadLetters.length === 1 ? true : undefined;
   }, 120_000, 25);
-  const countedAtBeta = await deadLettersCounted(TEST_CLIENTS.alphaAdmin);
+  const countedAtBeta = await floods.deadLettersCounted(TEST_CLIENTS.alphaAdmin);
 
   // Assess: most of the flood was still to be recorded when portal-beta put its event (else this
   // proves nothing), and few of it was recorded before portal-beta's: the recorder's two batches

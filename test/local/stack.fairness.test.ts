@@ -7,85 +7,44 @@
  * 4,000. The queue's own share rule (a portal over its share refused alone) is in
  * event-queue.test.ts, the retry sweep's fairness in test/delivery/sweep-fairness.test.ts.
  */
-import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
-import { LOCAL_CREDENTIALS } from '../../infra/local/stack/local-stack';
-import type { OAuthClient } from '../../infra/local/auth/clients';
-import { API_PREFIXES } from '../../shared/operations';
-import { call, startTestStack, TEST_CLIENTS, type TestStack, tokenFor } from '../support/local-stack-client';
+import { startTestStack, TEST_CLIENTS, type TestStack } from '../support/local-stack-client';
+import { FLOOD_EVENT, portalFloods, type PortalFloods } from '../support/portal-floods';
 import { waitFor } from '../support/wait-for';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver';
 
-const API = API_PREFIXES[0];
-const CREATE = 'asset_bank.media.create';
 const FLOOD_EVENTS = 2_000;
 const FLOODING_SUBSCRIPTIONS = 2;
 
 let local: TestStack;
 let receiver: WebhookReceiver;
-let events: EventBridgeClient;
+let floods: PortalFloods;
 
 beforeAll(async () => {
   receiver = await startWebhookReceiver();
   local = await startTestStack();
-  events = new EventBridgeClient({ endpoint: local.stack.events.endpoint, region: local.stack.region, credentials: LOCAL_CREDENTIALS });
+  floods = portalFloods(local, receiver);
 }, 90_000);
 
 afterAll(async () => {
-  events?.destroy();
+  floods?.close();
   await local?.stop();
   await receiver?.close();
 });
 
-/** `count` http subscriptions of the client's portal to the receiver, confirmed; answers their paths. */
-async function subscribe(client: OAuthClient, count: number): Promise<string[]> {
-  const token = await tokenFor(local.stack, client);
-  const paths: string[] = [];
-  for (let n = 0; n < count; n++) {
-    const path = `/hooks/${client.portalId}/${n}`;
-    const created = await call(local.stack, 'POST', API, { token, body: { name: `${client.portalId} ${n}`, protocol: 'http', endpoint: receiver.url + path, events: [CREATE] } });
-    expect(created.status).toBe(200);
-    paths.push(path);
-  }
-  await waitFor(`${client.portalId}'s subscriptions confirmed`, async () => {
-    const listed = await call(local.stack, 'GET', `${API}/list`, { token });
-    const confirmed = listed.status === 200 ? (listed.body.configs as { confirmed?: boolean }[]).filter((entry) => entry.confirmed === true) : [];
-    return confirmed.length === count ? true : undefined;
-  }, 30_000, 200);
-  return paths;
-}
-
-async function put(portalId: string, from: number, count: number): Promise<void> {
-  const answer = await events.send(
-    new PutEventsCommand({
-      Entries: Array.from({ length: count }, (_, n) => ({
-        EventBusName: local.stack.eventBusName,
-        Source: 'portal.events',
-        DetailType: CREATE,
-        Detail: JSON.stringify({ portalId, mediaId: `m-${from + n}` }),
-      })),
-    }),
-  );
-  expect(answer.FailedEntryCount).toBe(0);
-}
-
 it("delivers a quiet portal's event before most of another portal's flood of 2,000 events", async () => {
   // Prepare
-  const floodPaths = await subscribe(TEST_CLIENTS.alphaAdmin, FLOODING_SUBSCRIPTIONS);
-  const [quietPath] = await subscribe(TEST_CLIENTS.betaAdmin, 1);
+  const { paths: floodPaths } = await floods.subscribe(TEST_CLIENTS.alphaAdmin, FLOODING_SUBSCRIPTIONS);
+  const [quietPath] = (await floods.subscribe(TEST_CLIENTS.betaAdmin, 1)).paths;
   const floodArrived = () => floodPaths.reduce((sum, path) => sum + receiver.notificationsAt(path).length, 0);
 
   // Act: the flood, ten events a PutEvents, four at a time; then, once it is all queued and at
   // least a second in, portal-beta's one event.
   const started = Date.now();
-  let next = 0;
-  const sender = async () => {
-    for (let batch = next++; batch < FLOOD_EVENTS / 10; batch = next++) await put(TEST_CLIENTS.alphaAdmin.portalId, batch * 10, 10);
-  };
-  await Promise.all(Array.from({ length: 4 }, sender));
+  await floods.flood(TEST_CLIENTS.alphaAdmin.portalId, FLOOD_EVENTS);
   const oneSecondIn = started + 1_000 - Date.now();
   if (oneSecondIn > 0) await new Promise((resolve) => setTimeout(resolve, oneSecondIn));
   const floodArrivedAtPut = floodArrived();
-  await put(TEST_CLIENTS.betaAdmin.portalId, 0, 1);
+  await floods.put(TEST_CLIENTS.betaAdmin.portalId, 0, 1);
   const quiet = await waitFor("portal-beta's event", () => receiver.notificationsAt(quietPath!)[0], 60_000, 20);
   const floodArrivedBefore = receiver.received.filter(
     (entry) => floodPaths.includes(entry.path) && entry.envelope?.Type === 'Notification' && entry.arrivedAt <= quiet.arrivedAt,
@@ -96,7 +55,7 @@ it("delivers a quiet portal's event before most of another portal's flood of 2,0
   // bodies) and the requests the SNS emulator had open. Through a first-in, first-out queue, or
   // one delivery queue for all subscriptions, it waits behind a thousand and more.
   const floodBodies = FLOOD_EVENTS * FLOODING_SUBSCRIPTIONS;
-  expect(quiet.message).toMatchObject({ portalId: TEST_CLIENTS.betaAdmin.portalId, event: CREATE });
+  expect(quiet.message).toMatchObject({ portalId: TEST_CLIENTS.betaAdmin.portalId, event: FLOOD_EVENT });
   expect(floodArrivedAtPut).toBeLessThan(floodBodies / 2);
   expect(floodArrivedBefore - floodArrivedAtPut).toBeLessThan(floodBodies / 10);
   // And the flood is delivered whole.

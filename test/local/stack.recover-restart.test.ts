@@ -72,10 +72,14 @@ it('finishes after a restart on the same DATA_DIR a recovery stopped midway', as
     expect((await events.send(new PutEventsCommand({ Entries: entries }))).FailedEntryCount).toBe(0);
   }
   events.destroy();
+  // By distinct events: delivery is at least once, so under load an event may be published (and
+  // logged) twice, and the recovery then matches both messages.
   const missed = await waitFor('the outage\'s messages failed', async () => {
     const failed = await api(first, token, 'GET', `/messages?config_id=${configId}&status=failed&limit=100`);
-    return failed.body.messages?.length === EVENTS ? new Set((failed.body.messages as { eventId: string }[]).map(({ eventId }) => eventId)) : undefined;
-  }, 60_000, 250);
+    const messages = (failed.body.messages ?? []) as { eventId: string }[];
+    const eventIds = new Set(messages.map(({ eventId }) => eventId));
+    return eventIds.size === EVENTS ? eventIds : undefined;
+  }, 120_000, 250);
   receiver.statusOf.delete(path);
   const arrivedBefore = receiver.notificationsAt(path).length;
 
@@ -99,12 +103,13 @@ it('finishes after a restart on the same DATA_DIR a recovery stopped midway', as
     const listed = await api(second, again, 'GET', `/recoveries?config_id=${configId}`);
     return listed.body.recoveries?.[0]?.state === 'done' ? listed.body.recoveries[0] : undefined;
   }, 60_000, 250);
-  expect(done).toMatchObject({ matched: EVENTS, failed: 0 });
+  expect(done).toMatchObject({ failed: 0 });
+  expect(done.matched).toBeGreaterThanOrEqual(EVENTS);
 
   const recovered = receiver.notificationsAt(path).slice(arrivedBefore).map((entry) => String(entry.message?.eventId));
   expect(new Set(recovered)).toEqual(missed);
   // At least once: only the batch in hand at the stop may have come twice.
-  expect(recovered.length - EVENTS).toBeLessThanOrEqual(RECOVERY_BATCH);
+  expect(recovered.length - done.matched).toBeLessThanOrEqual(RECOVERY_BATCH);
   await second.stop();
   expect(await second.exited).toEqual({ code: 0, signal: null });
 }, 300_000);

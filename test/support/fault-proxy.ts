@@ -15,11 +15,15 @@ export type FaultMode =
   /** Answer 500 with the service's own error shape, without forwarding. */
   | 'error'
   /** DynamoDB: 'slow' for TransactWriteItems only, every other call passes. */
-  | 'slowTransactions';
+  | 'slowTransactions'
+  /** 'slow' for the calls `slowWhen` picks (by action and body), every other call passes. */
+  | 'slowPicked';
 
 export interface FaultProxy {
   endpoint: string;
   mode: FaultMode;
+  /** In 'slowPicked': the calls to hold up, by their action (`GetItem`) and request body. */
+  slowWhen?: (action: string, body: string) => boolean;
   close(): Promise<void>;
 }
 
@@ -45,7 +49,7 @@ export async function startFaultProxy(
   const sockets = new Set<Socket>();
   const timers = new Set<NodeJS.Timeout>();
 
-  const relay = (incoming: IncomingMessage, outgoing: ServerResponse, delayMs: number) => {
+  const relay = (incoming: IncomingMessage, outgoing: ServerResponse, delayMs: number, body?: Buffer) => {
     const upstream = forward(
       { host: targetUrl.hostname, port: targetUrl.port, method: incoming.method, path: incoming.url, headers: incoming.headers },
       (answer) => {
@@ -64,7 +68,8 @@ export async function startFaultProxy(
       },
     );
     upstream.on('error', () => outgoing.destroy());
-    incoming.pipe(upstream);
+    if (body === undefined) incoming.pipe(upstream);
+    else upstream.end(body);
   };
 
   const proxy: FaultProxy = { endpoint: '', mode: 'pass', close: async () => undefined };
@@ -86,6 +91,16 @@ export async function startFaultProxy(
       case 'slowTransactions':
         relay(incoming, outgoing, String(incoming.headers['x-amz-target']).endsWith('.TransactWriteItems') ? slowMs : 0);
         return;
+      case 'slowPicked': {
+        const chunks: Buffer[] = [];
+        incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
+        incoming.on('end', () => {
+          const body = Buffer.concat(chunks);
+          const action = String(incoming.headers['x-amz-target']).split('.').pop() ?? '';
+          relay(incoming, outgoing, proxy.slowWhen?.(action, body.toString('utf8')) ? slowMs : 0, body);
+        });
+        return;
+      }
       case 'pass':
         relay(incoming, outgoing, 0);
     }

@@ -6,7 +6,8 @@
  * delay is over; one still delayed at a stop is not kept: the local stack resumes every running
  * recovery at start), `MessageAttributes` and `MessageGroupId` (the fair queue's tenant, as
  * event-queue.ts takes it). A message is held to SQS's rules (a body of XML's characters, a group id
- * of 1 to 128 letters, digits and punctuation, valid attributes, 1 MiB), and a batch to its limits:
+ * of 1 to 128 letters, digits and punctuation, no deduplication id (the queues are standard ones),
+ * valid attributes (sqs-message-rules.ts), 1 MiB), and a batch to its limits:
  * 1 to 10 entries with distinct ids, 1 MiB in all. The queue URL names the stand-in itself, so the SDK reaches it whether it takes its
  * endpoint from AWS_ENDPOINT_URL_SQS or from the URL.
  */
@@ -15,6 +16,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { readBody } from '../gateway/http-body';
 import { type EventQueue, md5OfMessageAttributes, type QueueMessageAttribute } from './event-queue';
+import { ALLOWED_CHARACTERS, attributesOf, invalidCharacterOf } from './sqs-message-rules';
 
 export interface SqsStandIn {
   endpoint: string;
@@ -39,8 +41,14 @@ export async function startSqsStandIn(options: { accountId: string; log?: (line:
   const queues = new Map<string, EventQueue>();
   const delayed = new Set<NodeJS.Timeout>();
   let closed = false;
-  type Answer = { status: number; body: Record<string, unknown>; error?: SqsError };
-  const refusal = (status: number, error: SqsError, message: string): Answer => ({ status, body: { __type: `com.amazonaws.sqs#${error.type}`, message }, error });
+  /** `entryMessage`: how SQS words the refusal of a batch's entry, where it words it otherwise than SendMessage's. */
+  type Answer = { status: number; body: Record<string, unknown>; error?: SqsError; entryMessage?: string };
+  const refusal = (status: number, error: SqsError, message: string, entryMessage?: string): Answer => ({
+    status,
+    body: { __type: `com.amazonaws.sqs#${error.type}`, message },
+    error,
+    ...(entryMessage !== undefined && { entryMessage }),
+  });
   const queueOf = (queueUrl: unknown) => queues.get(typeof queueUrl === 'string' ? queueUrl.split('/').pop()! : '');
 
   /** One message checked as SQS checks it: its refusal, or what to queue. */
@@ -57,6 +65,17 @@ export async function startSqsStandIn(options: { accountId: string; log?: (line:
     const groupId = input.MessageGroupId === undefined ? undefined : String(input.MessageGroupId);
     if (groupId !== undefined && !/^[\x21-\x7e]{1,128}$/.test(groupId)) {
       return { refused: refusal(400, ERRORS.invalidParameterValue, `Value ${groupId} for parameter MessageGroupId is invalid. Reason: MessageGroupId can only include alphanumeric and punctuation characters. 1 to 128 in length.`) };
+    }
+    // Every queue here is a standard queue (a fair queue takes a group, not a deduplication id): SQS
+    // refuses the id, which "applies only to FIFO (first-in-first-out) queues" (SQS API Reference,
+    // "SendMessage", https://docs.aws.amazon.com/AWSSimpleQueueService/latest/APIReference/API_SendMessage.html).
+    // Its answers, as AWS gave them to users (no recording shows them): SendMessage's in
+    // https://github.com/cdklabs/construct-hub/issues/905, a batch entry's (in Failed, the call 200)
+    // in https://github.com/aws/aws-sdk-js/issues/4216; "include" is AWS's word, as in its recorded
+    // refusal of DelaySeconds on a FIFO queue.
+    if (input.MessageDeduplicationId !== undefined && input.MessageDeduplicationId !== null) {
+      const reason = 'The request include parameter that is not valid for this queue type';
+      return { refused: refusal(400, ERRORS.invalidParameterValue, `Value ${String(input.MessageDeduplicationId)} for parameter MessageDeduplicationId is invalid. Reason: ${reason}.`, reason) };
     }
     return { body: input.MessageBody, ...(attributes.count > 0 && { attributes: attributes.values }), ...(groupId !== undefined && { groupId }), delaySeconds, bytes };
   };
@@ -106,7 +125,7 @@ export async function startSqsStandIn(options: { accountId: string; log?: (line:
     for (const { id, message } of checked) {
       if ('refused' in message) {
         // As SQS words an entry's refusal in a batch (recorded): "cannot be validated", not "are invalid".
-        const text = String(message.refused.body.message).replace('One or more parameters are invalid.', 'One or more parameters cannot be validated.');
+        const text = message.refused.entryMessage ?? String(message.refused.body.message).replace('One or more parameters are invalid.', 'One or more parameters cannot be validated.');
         failed.push({ Id: id, SenderFault: true, Code: message.refused.error!.code, Message: text });
       } else if (!enqueue(queue, message.body, message.attributes, message.groupId, message.delaySeconds)) {
         failed.push({ Id: id, SenderFault: false, Code: ERRORS.internalError.code, Message: 'The local queue is stopped.' });
@@ -207,59 +226,6 @@ interface MessageInput {
   MessageBody?: unknown;
   DelaySeconds?: unknown;
   MessageGroupId?: unknown;
+  MessageDeduplicationId?: unknown;
   MessageAttributes?: unknown;
-}
-
-/**
- * The characters a message body may hold, XML 1.0's; SQS refuses a body with any other
- * (InvalidMessageContents) and names the first (SQS API Reference, "SendMessage",
- * https://docs.aws.amazon.com/AWSSimpleQueueService/latest/APIReference/API_SendMessage.html;
- * the message as SQS words it, seen in SDK users' reports).
- */
-const ALLOWED_CHARACTERS = '#x9 | #xA | #xD | [#x20-#xD7FF] | [#xE000-#xFFFD] | [#x10000-#x10FFFF]';
-const NOT_ALLOWED = /[^\t\n\r\x20-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/u;
-
-/** The first character of `body` SQS does not take, as `#xN`; a lone surrogate counts as one. */
-function invalidCharacterOf(body: string): string | undefined {
-  const found = NOT_ALLOWED.exec(body);
-  return found ? `#x${found[0].codePointAt(0)!.toString(16).toUpperCase()}` : undefined;
-}
-
-/** SQS takes at most 10 message attributes a message ("Amazon SQS message attributes"). */
-const MAX_ATTRIBUTES = 10;
-
-/**
- * Message attributes as the JSON protocol carries them (`{DataType, StringValue | BinaryValue}`,
- * binary in base64), checked as SQS checks them: at most 10; a name of letters, digits, `_`, `-`
- * and `.`, not starting with `AWS.` or `Amazon.`; a type String, Number or Binary with an optional
- * custom suffix; a value of that type (SQS Developer Guide, "Amazon SQS message attributes",
- * https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/sqs-message-metadata.html).
- * Names, types and values count towards the message's size.
- */
-function attributesOf(input: unknown): { values: Record<string, QueueMessageAttribute>; count: number; bytes: number } | { invalid: string } {
-  const values: Record<string, QueueMessageAttribute> = {};
-  if (input === undefined || input === null) return { values, count: 0, bytes: 0 };
-  if (typeof input !== 'object' || Array.isArray(input)) return { invalid: 'MessageAttributes must be a map.' };
-  const entries = Object.entries(input as Record<string, unknown>);
-  if (entries.length > MAX_ATTRIBUTES) return { invalid: `Number of message attributes [${entries.length}] exceeds the allowed maximum [${MAX_ATTRIBUTES}].` };
-  let bytes = 0;
-  for (const [name, raw] of entries) {
-    if (!/^[A-Za-z0-9_.-]{1,256}$/.test(name) || /^(aws\.|amazon\.)/i.test(name) || name.startsWith('.') || name.endsWith('.') || name.includes('..')) {
-      return { invalid: `Message attribute name '${name}' is invalid.` };
-    }
-    const { DataType: dataType, StringValue: stringValue, BinaryValue: binaryValue } = (raw ?? {}) as Record<string, unknown>;
-    if (typeof dataType !== 'string' || !/^(String|Number|Binary)(\.[A-Za-z0-9_.-]{1,255})?$/.test(dataType)) return { invalid: `The message attribute '${name}' has an invalid message attribute type.` };
-    if (dataType.startsWith('Binary')) {
-      if (typeof binaryValue !== 'string' || binaryValue === '') return { invalid: `Message (user) attribute '${name}' must contain a non-empty value of type '${dataType}'.` };
-      values[name] = { dataType, binaryValue };
-      bytes += Buffer.from(binaryValue, 'base64').length;
-    } else {
-      if (typeof stringValue !== 'string' || stringValue === '') return { invalid: `Message (user) attribute '${name}' must contain a non-empty value of type '${dataType}'.` };
-      if (dataType.startsWith('Number') && !/^-?\d+(\.\d+)?$/.test(stringValue)) return { invalid: `Can't cast the value of message (user) attribute '${name}' to a number.` };
-      values[name] = { dataType, stringValue };
-      bytes += Buffer.byteLength(stringValue, 'utf8');
-    }
-    bytes += Buffer.byteLength(name, 'utf8') + Buffer.byteLength(dataType, 'utf8');
-  }
-  return { values, count: entries.length, bytes };
 }

@@ -1,7 +1,12 @@
 /**
  * The retry sweep on one machine: the same handler as on AWS (functions/retryDeadLetters.ts),
- * invoked on a timer as the EventBridge schedule invokes it there, one run at a time. Its state is
- * all in the table, so under DATA_DIR a restart picks up what was due.
+ * invoked on a timer as the EventBridge schedule invokes it there. A run starts every period
+ * whether or not the last one has ended, as a schedule's invocations do (a run on AWS may take 90 s
+ * of a 60 s period: infra/aws/dead-letter-retries.ts), at most two at once; so a quiet portal's
+ * retry that falls due while a long run works off another portal's backlog goes out in the next
+ * run's first pass (docs/failed-deliveries.md#fair-retries), not after the long run. Runs at once
+ * never send one piece twice: each claims its pieces in the table. Its state is all in the
+ * table, so under DATA_DIR a restart picks up what was due.
  */
 import type { Context } from 'aws-lambda';
 import type { ScheduledHandler } from '../operation-handlers';
@@ -14,30 +19,29 @@ export interface RetrySweepsOptions {
 }
 
 export interface RetrySweeps {
-  /** Stops the timer, after the run in progress. */
+  /** Stops the timer, after the runs in progress. */
   close(): Promise<void>;
 }
 
+/** Runs at once: AWS's sweeper timeout over its period, rounded up (90 s / 60 s). */
+const MAX_RUNS_AT_ONCE = 2;
+
 export function startRetrySweeps({ handler, context, intervalMs, log }: RetrySweepsOptions): RetrySweeps {
-  let closed = false;
-  let running: Promise<void> = Promise.resolve();
-  let timer: NodeJS.Timeout | undefined;
-  const schedule = () => {
-    if (!closed) timer = setTimeout(run, intervalMs);
-  };
+  const running = new Set<Promise<void>>();
   const run = () => {
+    if (running.size >= MAX_RUNS_AT_ONCE) return;
     // The same event shape as a scheduled rule's, as far as the handler reads it (it reads none).
-    running = handler({ source: 'aws.events', 'detail-type': 'Scheduled Event', time: new Date().toISOString() }, context())
+    const current: Promise<void> = handler({ source: 'aws.events', 'detail-type': 'Scheduled Event', time: new Date().toISOString() }, context())
       .then(() => undefined)
       .catch((error: unknown) => log(`sweep failed: ${String(error)}`))
-      .finally(schedule);
+      .finally(() => running.delete(current));
+    running.add(current);
   };
-  schedule();
+  const timer = setInterval(run, intervalMs);
   return {
     async close() {
-      closed = true;
-      clearTimeout(timer);
-      await running;
+      clearInterval(timer);
+      await Promise.all(running);
     },
   };
 }

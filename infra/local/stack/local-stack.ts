@@ -70,8 +70,12 @@ const RECORDER_CONCURRENCY = 2;
 const FORWARDER_CONCURRENCY = 2;
 /** The queue of dead letters by portal's name: DEAD_LETTERS_BY_PORTAL_QUEUE_URL ends with it. */
 const DEAD_LETTERS_BY_PORTAL_QUEUE_NAME = 'webhooks-dead-letters-by-portal';
-/** The retry sweep's, likewise (infra/aws/dead-letter-retries.ts). */
-const SWEEPER_TIMEOUT_MS = 60_000;
+/**
+ * The retry sweep's, as on AWS in proportion to its period (infra/aws/dead-letter-retries.ts: 90 s
+ * every minute), so runs overlap by as much and no run holds up the next: 3 s every 2 s, which
+ * leaves a run 1 s of work (functions/retryDeadLetters.ts keeps 15 s back, but no less than 1 s).
+ */
+const SWEEPER_TIMEOUT_PER_PERIOD = 1.5;
 /** How often the retry sweep runs: every minute on AWS; locally, where time is compressed, every 2 s. */
 const LOCAL_RETRY_SWEEP_INTERVAL_MS = 2_000;
 /**
@@ -237,10 +241,11 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     sqsStandIn.route(RECOVERY_QUEUE_NAME, recoveryQueue);
     await resumeRunningRecoveries(recoveryQueue, (line) => log(`[recoveries] ${line}`));
     records.sendStatusesTo(await loadAttemptsRecorder());
+    const sweepEveryMs = options.retrySweepIntervalMs ?? LOCAL_RETRY_SWEEP_INTERVAL_MS;
     retrySweeps = startRetrySweeps({
       handler: await loadRetrySweeper(),
-      context: () => lambdaContext(RETRY_SWEEPER.handler, region, SWEEPER_TIMEOUT_MS, 256, randomUUID()),
-      intervalMs: options.retrySweepIntervalMs ?? LOCAL_RETRY_SWEEP_INTERVAL_MS,
+      context: () => lambdaContext(RETRY_SWEEPER.handler, region, SWEEPER_TIMEOUT_PER_PERIOD * sweepEveryMs, 256, randomUUID()),
+      intervalMs: sweepEveryMs,
       log: (line) => log(`[retries] ${line}`),
     });
     events = await startEventBus({

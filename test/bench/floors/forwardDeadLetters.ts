@@ -1,27 +1,28 @@
 /**
- * Floor of the dead-letter forwarder: the batch's records sent on to the queue of dead letters by
- * portal in SendMessageBatch calls of at most 10 entries (SQS API Reference, "SendMessageBatch",
- * https://docs.aws.amazon.com/AWSSimpleQueueService/latest/APIReference/API_SendMessageBatch.html),
- * each with its body, SNS's attributes and its portal as group. No check of the body, no 1 MiB
- * split, no partial batch response: nothing but the calls.
+ * Floor of the dead-letter forwarder: the batch's messages sent on to the recorder's queue in one
+ * SendMessageBatch, each with its body, its attributes and the time SNS gave up, keyed by the portal
+ * its message names. No checks of the body, the group or the batch's size, no logging.
  */
 import { SendMessageBatchCommand } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { sqsClient } from '../../../shared/aws/sqs';
 
+const QUEUE_URL = process.env.DEAD_LETTERS_BY_PORTAL_QUEUE_URL!;
+
 export async function handler(event: SQSEvent): Promise<SQSBatchResponse> {
-  const entries = event.Records.map((record, index) => ({
-    Id: String(index),
-    MessageBody: record.body,
-    MessageAttributes: {
-      ...Object.fromEntries(Object.entries(record.messageAttributes).map(([name, value]) => [name, { DataType: value.dataType, StringValue: value.stringValue }])),
-      // When SNS gave up on it, as the forwarder sends it: the second queue's SentTimestamp is the forward's.
-      DeadLetteredAt: { DataType: 'Number', StringValue: record.attributes.SentTimestamp },
-    },
-    MessageGroupId: JSON.parse(JSON.parse(record.body).Message).portalId,
-  }));
-  for (let start = 0; start < entries.length; start += 10) {
-    await sqsClient.send(new SendMessageBatchCommand({ QueueUrl: process.env.DEAD_LETTERS_BY_PORTAL_QUEUE_URL, Entries: entries.slice(start, start + 10) }));
-  }
-  return { batchItemFailures: [] };
+  const { Failed = [] } = await sqsClient.send(
+    new SendMessageBatchCommand({
+      QueueUrl: QUEUE_URL,
+      Entries: event.Records.map((record, index) => ({
+        Id: String(index),
+        MessageBody: record.body,
+        MessageGroupId: JSON.parse(JSON.parse(record.body).Message).portalId,
+        MessageAttributes: {
+          ...Object.fromEntries(Object.entries(record.messageAttributes).map(([name, value]) => [name, { DataType: value.dataType, StringValue: value.stringValue }])),
+          DeadLetteredAt: { DataType: 'Number', StringValue: record.attributes.SentTimestamp },
+        },
+      })),
+    }),
+  );
+  return { batchItemFailures: Failed.map((failed) => ({ itemIdentifier: event.Records[Number(failed.Id)]!.messageId })) };
 }
