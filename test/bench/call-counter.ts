@@ -1,5 +1,5 @@
 /**
- * A pass-through proxy in front of DynamoDB Local or the SNS emulator that counts the requests a
+ * A pass-through proxy in front of DynamoDB Local, the SNS emulator or the SQS stand-in that counts the requests a
  * bundle sends, by action, as the services would bill them: every attempt, retries included.
  * The calls themselves are counted by SDK middleware in the counting build (sdk-call-count.ts);
  * the wire shows what the SDK's retries added to them.
@@ -16,7 +16,10 @@ export interface CallCounter {
   close(): Promise<void>;
 }
 
-/** DynamoDB names its action in X-Amz-Target; SNS (Query protocol) in the form body, or X-Amz-Target for JSON. */
+/**
+ * DynamoDB and SQS (JSON protocol: `AmazonSQS.SendMessageBatch`) name their action in X-Amz-Target;
+ * SNS (Query protocol) in the form body, or X-Amz-Target for JSON.
+ */
 function actionOf(target: string | undefined, body: string): string {
   if (target) return target.split('.').pop()!;
   return new URLSearchParams(body).get('Action') ?? 'unknown';

@@ -28,6 +28,7 @@ const ROW_NOTES: Partial<Record<FunctionName, string>> = {
   recordDeliveryAttempts: `a subscription event of ${ATTEMPTS_PER_EVENT} delivery status records per invocation: 1 ListTagsForResource, 1 GetItem, 1 TransactWriteItems`,
   forwardDeadLetters: `a batch of ${FORWARDED_PER_BATCH} dead letters per invocation, sent on in 1 SendMessageBatch`,
   recordDeadLetters: `a batch of ${RECORDED_PER_BATCH} dead letters per invocation: 1 write (TransactWriteItems) each, 1 GetItem per subscription`,
+  recoverMessages: '1 SendMessage: its first job on the recovery queue (SQS, counted at the SQS stand-in)',
 };
 
 /**

@@ -2,7 +2,7 @@
  * `npm run bench`: each function beside its floor, in one run (docs/performance.md).
  *
  * Builds every function's bundle and a floor bundle per function (./floors/: the same SDK calls,
- * the same clients, nothing else); starts DynamoDB Local and the SNS emulator; measures bundle
+ * the same clients, nothing else); starts DynamoDB Local, the SNS emulator and the SQS stand-in; measures bundle
  * size, module load (fresh Node processes), the first invocation after load, warm invocations,
  * cold starts beside the CDK's default build of each function, and AWS calls per invocation;
  * then, its services stopped, the end-to-end time from PutEvents to an http endpoint under
@@ -37,7 +37,7 @@ async function main(plan: BenchPlan): Promise<void> {
   }
   let measured: Awaited<ReturnType<typeof measureRows>>;
   try {
-    log('starting DynamoDB Local and the SNS emulator');
+    log('starting DynamoDB Local, the SNS emulator and the SQS stand-in');
     measured = await measureRows(plan, bundles, processes, await services.start());
   } finally {
     await services.stop();
