@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LOCAL_CREDENTIALS } from '../../infra/local/stack/local-stack';
 import { API_PREFIXES } from '../../shared/operations';
+import { MESSAGE_NOT_LOGGED } from '../../shared/delivery/logged-publish';
 import { RECOVERY_BATCH } from '../../shared/recoveries/worker';
 import { trustAuthorityFile } from '../support/local-authority';
 import { type NpmStart, startNpmStart, tokenFor } from '../support/npm-start';
@@ -73,13 +74,19 @@ it('finishes after a restart on the same DATA_DIR a recovery stopped midway', as
   }
   events.destroy();
   // By distinct events: delivery is at least once, so under load an event may be published (and
-  // logged) twice, and the recovery then matches both messages.
+  // logged) twice, and the recovery then matches both messages. And a message whose log write
+  // failed (DynamoDB Local past the SDK's budget, under load) is by design never logged, so never
+  // recovered; an error line says so (shared/delivery/logged-publish.ts).
+  const eventIdsOf = async (status: string) => {
+    const listed = await api(first, token, 'GET', `/messages?config_id=${configId}${status}&limit=100`);
+    return new Set(((listed.body.messages ?? []) as { eventId: string }[]).map(({ eventId }) => eventId));
+  };
+  const notLogged = () => first.output().split(MESSAGE_NOT_LOGGED).length - 1;
   const missed = await waitFor('the outage\'s messages failed', async () => {
-    const failed = await api(first, token, 'GET', `/messages?config_id=${configId}&status=failed&limit=100`);
-    const messages = (failed.body.messages ?? []) as { eventId: string }[];
-    const eventIds = new Set(messages.map(({ eventId }) => eventId));
-    return eventIds.size === EVENTS ? eventIds : undefined;
+    const [failed, logged] = await Promise.all([eventIdsOf('&status=failed'), eventIdsOf('')]);
+    return failed.size === logged.size && EVENTS - logged.size <= notLogged() ? failed : undefined;
   }, 120_000, 250);
+  expect(missed.size).toBeGreaterThanOrEqual(EVENTS - notLogged());
   receiver.statusOf.delete(path);
   const arrivedBefore = receiver.notificationsAt(path).length;
 
@@ -104,7 +111,7 @@ it('finishes after a restart on the same DATA_DIR a recovery stopped midway', as
     return listed.body.recoveries?.[0]?.state === 'done' ? listed.body.recoveries[0] : undefined;
   }, 60_000, 250);
   expect(done).toMatchObject({ failed: 0 });
-  expect(done.matched).toBeGreaterThanOrEqual(EVENTS);
+  expect(done.matched).toBeGreaterThanOrEqual(missed.size);
 
   const recovered = receiver.notificationsAt(path).slice(arrivedBefore).map((entry) => String(entry.message?.eventId));
   expect(new Set(recovered)).toEqual(missed);
