@@ -129,8 +129,13 @@ async function whileSending(run) {
 async function resendOne(subscription, message) {
   const succeeded = await whileSending(async () => {
     const answer = await state.api.resend(subscription.configId, message.eventId);
-    // The resend is a message of its own: the first page shows it.
-    if (state.messageLog) await loadMessages();
+    // The resend is a message of its own, pending until its first try: the first page of every
+    // state shows it (a state chosen, such as delivered, would hide it until then).
+    if (state.messageLog) {
+      state.messageLog.status = '';
+      $('message-status').value = '';
+      await loadMessages();
+    }
     announce(`${answer.message} (${subscription.name}, event ${answer.eventId}, message ${answer.messageId})`);
   });
   if (succeeded) $('message-log-heading').focus();

@@ -142,8 +142,10 @@ describeWithChromium('the Messages panel of the admin page', () => {
     expect(again[1]!.message).toEqual(again[0]!.message);
     // The answer's message id is the one SNS gave the new delivery.
     expect(await page.getByRole('status').textContent()).toBe(`Message sent again. (${NAME}, event ${older!.eventId}, message ${again[1]!.envelope.MessageId})`);
-    // The panel read the first page again: the resend is the newest message.
+    // The panel read the first page again, of every state (the resend is pending until its first
+    // try, so "delivered", chosen above, could hide it): the resend is the newest message.
     await page.locator('#message-log-summary').filter({ hasText: '3 messages shown' }).waitFor();
+    expect(await page.getByLabel('Delivery state').inputValue()).toBe('');
     expect(await entries().first().locator('dl code').textContent()).toBe(older!.eventId);
     expect(await page.evaluate('document.activeElement.id')).toBe('message-log-heading');
   });
