@@ -12,6 +12,7 @@ import { chromiumPath, launchChromium, withFailureScreenshot } from '../support/
 import { call, startTestStack, TEST_CLIENTS, type TestStack, tokenFor } from '../support/local-stack-client';
 import { waitFor } from '../support/wait-for';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver';
+import { setSuiteSettings } from '../support/suite-settings';
 
 const PREFIX = API_PREFIXES[0];
 const admin = TEST_CLIENTS.alphaAdmin;
@@ -19,8 +20,7 @@ const REFUSING_PATH = '/refuses-everything';
 
 // Read by the handlers when the stack imports them (in beforeAll); given back after the suite.
 const SETTINGS = { DELIVERY_RETRY_SCHEDULE: '1s,1h' };
-const before = Object.fromEntries(Object.keys(SETTINGS).map((name) => [name, process.env[name]]));
-Object.assign(process.env, SETTINGS);
+const restoreSettings = setSuiteSettings(SETTINGS);
 
 // Runs only where Debian's chromium is installed, and says so in one line where it is not.
 const describeWithChromium = chromiumPath ? describe : xdescribe;
@@ -90,10 +90,7 @@ describeWithChromium('the scheduled retries of a failed delivery on the admin pa
     await browser?.close();
     await receiver?.close();
     await local?.stop();
-    for (const [name, value] of Object.entries(before)) {
-      if (value === undefined) delete process.env[name];
-      else process.env[name] = value;
-    }
+    restoreSettings();
   });
 
   let configId: string;

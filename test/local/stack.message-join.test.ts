@@ -13,6 +13,7 @@ import { API_PREFIXES } from '../../shared/operations';
 import { call, TEST_CLIENTS } from '../support/local-stack-client';
 import { useDeliveryStack } from '../support/delivery-stack';
 import { waitFor } from '../support/wait-for';
+import { setSuiteSettings } from '../support/suite-settings';
 
 const API = API_PREFIXES[0];
 const CREATE = 'asset_bank.media.create';
@@ -20,13 +21,9 @@ const client = TEST_CLIENTS.alphaAdmin;
 
 // Read by the handlers when the stack imports them (in beforeAll); given back after the suite.
 const SETTINGS = { DELIVERY_RETRY_SCHEDULE: '1s,1s', DISABLE_FAILING_AFTER: '3s' };
-const before = Object.fromEntries(Object.keys(SETTINGS).map((name) => [name, process.env[name]]));
-Object.assign(process.env, SETTINGS);
+const restoreSettings = setSuiteSettings(SETTINGS);
 afterAll(() => {
-  for (const [name, value] of Object.entries(before)) {
-    if (value === undefined) delete process.env[name];
-    else process.env[name] = value;
-  }
+  restoreSettings();
 });
 
 const delivery = useDeliveryStack();

@@ -27,6 +27,7 @@ import { waitFor } from '../support/wait-for';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver';
 import { API_PREFIXES } from '../../shared/operations';
 import { DUE_SHARDS, shardOf } from '../../shared/data/due-work';
+import { setSuiteSettings } from '../support/suite-settings';
 
 const API = API_PREFIXES[0];
 const FLOOD_EVENTS = 700;
@@ -45,8 +46,7 @@ const FAIR_AT_MOST = 400;
 
 // Read by the handlers when the stack imports them (in beforeAll); given back after the suite.
 const SETTINGS = { DELIVERY_RETRY_SCHEDULE: '30s,1h' };
-const before = Object.fromEntries(Object.keys(SETTINGS).map((name) => [name, process.env[name]]));
-Object.assign(process.env, SETTINGS);
+const restoreSettings = setSuiteSettings(SETTINGS);
 
 let local: TestStack;
 let receiver: WebhookReceiver;
@@ -72,10 +72,7 @@ afterAll(async () => {
   await local?.stop();
   await dynamoDb?.close();
   await receiver?.close();
-  for (const [name, value] of Object.entries(before)) {
-    if (value === undefined) delete process.env[name];
-    else process.env[name] = value;
-  }
+  restoreSettings();
 });
 
 it("sends a quiet portal's due retry in the first sweep that finds it due while another portal holds a thousand and more", async () => {

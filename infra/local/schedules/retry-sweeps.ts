@@ -2,7 +2,10 @@
  * The retry sweep on one machine: the same handler as on AWS (functions/retryDeadLetters.ts),
  * invoked on a timer as the EventBridge schedule invokes it there. A run starts every period
  * whether or not the last one has ended, as a schedule's invocations do (a run on AWS may take 90 s
- * of a 60 s period: infra/aws/dead-letter-retries.ts), at most two at once; so a quiet portal's
+ * of a 60 s period: infra/aws/dead-letter-retries.ts; EventBridge invokes it asynchronously, and
+ * Lambda runs each queued event in an instance of its own, with no reserved concurrency to wait
+ * for: Lambda Developer Guide, "Invoking a Lambda function asynchronously",
+ * https://docs.aws.amazon.com/lambda/latest/dg/invocation-async.html), at most two at once; so a quiet portal's
  * retry that falls due while a long run works off another portal's backlog goes out in the next
  * run's first pass (docs/failed-deliveries.md#fair-retries), not after the long run. Runs at once
  * never send one piece twice: each claims its pieces in the table. Its state is all in the
